@@ -1,0 +1,101 @@
+// Type-aware linting; workflows/ must stay deterministic, so Node built-ins and I/O
+// libraries are banned there (they belong in activities/).
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const ioModules = [
+  'mongoose',
+  'express',
+  'pino',
+  'ws',
+  '@temporalio/client',
+  '@temporalio/worker',
+  '@temporalio/activity',
+];
+
+export default tseslint.config(
+  {
+    ignores: ['node_modules/**', 'dist/**', 'coverage/**', '.data/**', 'test-results/**', 'bench-results/**'],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: {
+        projectService: {
+          allowDefaultProject: ['*.js', '*.mjs', 'scripts/*.js', 'scripts/*/*.js', 'bin/*.js'],
+        },
+        tsconfigRootDir: import.meta.dirname,
+      },
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        require: 'readonly',
+        module: 'writable',
+        __dirname: 'readonly',
+      },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/require-await': 'off',
+    },
+  },
+  {
+    // Tests read JSON bodies loosely and assert on them; the unsafe-any family only adds noise there.
+    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+    },
+  },
+  {
+    files: ['**/*.js', '**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+    rules: { ...tseslint.configs.disableTypeChecked.rules, '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    files: ['workflows/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['node:*'],
+              message: 'Workflows are deterministic: no Node built-ins (use activities).',
+            },
+            {
+              group: ['fs', 'path', 'http', 'https', 'net', 'crypto', 'child_process', 'os', 'dns'],
+              message: 'Workflows are deterministic: no Node built-ins (use activities).',
+            },
+            { group: ioModules, message: 'Workflows do no I/O: call an activity.' },
+            {
+              group: ['../src/persistence/*', '../src/api/*', '../activities/*'],
+              message: 'Workflows import only workflow-safe code (types excepted).',
+              allowTypeImports: true,
+            },
+          ],
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
+        { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' },
+        { name: 'fetch', message: 'Workflows do no I/O.' },
+      ],
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'Math',
+          property: 'random',
+          message: 'Deterministic: use uuid4() from @temporalio/workflow.',
+        },
+      ],
+    },
+  },
+);

@@ -1,0 +1,23 @@
+// Unit tests need no server; integration tests share the FerretDB started by the global setup
+// and spawn their own time-skipping Temporal test server per file.
+const common = {
+  preset: 'ts-jest',
+  testEnvironment: 'node',
+  transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
+};
+/** @type {import('jest').Config} */
+module.exports = {
+  globalSetup: '<rootDir>/test/setup/global-setup.ts',
+  globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+  maxWorkers: process.env.JEST_MAX_WORKERS ?? 2,
+  testTimeout: 60_000,
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
+      slowTestThreshold: 30,
+    },
+  ],
+};

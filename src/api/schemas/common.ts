@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { countries, operatorCodes } from '../../domain/operators';
+import { sandboxScenarios } from '../../domain/transaction';
+import { currencies } from '../../domain/money';
+
+// Shared request and response building blocks; the single source of validation and types.
+export const reference = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only');
+export const country = z.enum(countries);
+export const provider = z.enum(operatorCodes);
+export const sandboxScenario = z.enum(sandboxScenarios);
+export const currency = z.enum(currencies);
+/** International format, validated per country by libphonenumber-js in the service. */
+export const msisdn = z
+  .string()
+  .trim()
+  .regex(/^\+[1-9]\d{6,14}$/, 'an international number such as +2250700000001');
+/** Whole units: amounts of XOF and XAF have no decimals. */
+export const wholeAmount = z.number().int().positive().max(100_000_000);
+export const action = z.strictObject({ successUrl: z.url(), failureUrl: z.url() });
+export const customerName = z.string().trim().min(1).max(100);

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+
+// The transaction record of the interface (payin or payout), as returned by creations and reads.
+export const failureRecord = z.object({
+  code: z.string(),
+  message: z.string(),
+  provider: z.string().nullable(),
+});
+
+export const transactionRecord = z.object({
+  id: z.string().startsWith('pr_'),
+  type: z.enum(['payin', 'payout']),
+  reference: z.string(),
+  status: z.string(),
+  confirmationRequired: z.boolean(),
+  confirmationStatus: z.enum(['none', 'pending', 'accepted', 'declined']),
+  paymentUrl: z.string().nullable(),
+  customer: z.object({ name: z.string(), phoneNumber: z.string() }),
+  mobileMoney: z.object({ provider: z.object({ name: z.string() }) }).optional(),
+  isDirect: z.boolean(),
+  payFee: z.boolean(),
+  createdAt: z.string(),
+  amount: z.number(),
+  fee: z.number(),
+  chargedAmount: z.number(),
+  currency: z.string(),
+  failure: failureRecord.nullable(),
+});
+export type TransactionRecord = z.infer<typeof transactionRecord>;

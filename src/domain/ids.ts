@@ -1,0 +1,8 @@
+import { randomBytes } from 'node:crypto';
+
+// Public identifiers carry a recognisable prefix (pr_ transactions, rf_ refunds, ...).
+export type IdPrefix = 'pr' | 'rf' | 'tr' | 'mtr' | 'evt' | 'mer' | 'acc' | 'we';
+
+export function newId(prefix: IdPrefix): string {
+  return `${prefix}_${randomBytes(12).toString('hex')}`;
+}

@@ -1,0 +1,26 @@
+import type { TransactionRecord } from '../api/schemas/transaction-record';
+import { toMajor } from './money';
+import type { Transaction } from './transaction';
+
+/** The public record of a stored transaction. mobileMoney appears only for direct flows. */
+export function toTransactionRecord(tx: Transaction): TransactionRecord {
+  return {
+    id: tx.id,
+    type: tx.kind,
+    reference: tx.reference,
+    status: tx.status,
+    confirmationRequired: tx.confirmationRequired,
+    confirmationStatus: tx.confirmationStatus,
+    paymentUrl: tx.paymentUrl,
+    customer: { name: tx.customer.name, phoneNumber: tx.customer.phoneNumber },
+    ...(tx.flow === 'direct' && tx.provider ? { mobileMoney: { provider: { name: tx.provider } } } : {}),
+    isDirect: tx.flow === 'direct',
+    payFee: tx.payFee,
+    createdAt: new Date(tx.createdAt).toISOString(),
+    amount: toMajor(tx.amount, tx.currency),
+    fee: toMajor(tx.fee, tx.currency),
+    chargedAmount: toMajor(tx.chargedAmount, tx.currency),
+    currency: tx.currency,
+    failure: tx.failure ?? null,
+  };
+}

@@ -1,0 +1,68 @@
+// `npm start`: the whole stack in one process tree. Starts FerretDB and the Temporal dev server
+// (with its Web UI) unless MONGODB_URI / TEMPORAL_ADDRESS point elsewhere, then the worker and the API.
+import { resolve } from 'node:path';
+import { ConfigError, loadConfig } from '../config';
+import { createLogger } from '../infra/logger';
+import { startFerretDB, startTemporalDevServer, type LocalServer } from '../infra/local-servers';
+import { onShutdown, runApi, runWorker, type Running } from './run';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.LOG_LEVEL, { role: 'embedded' });
+  const dataDir = resolve(config.DATA_DIR);
+  const servers: LocalServer[] = [];
+  const parts: Running[] = [];
+  const stop = async () => {
+    for (const p of parts.reverse()) await p.stop();
+    for (const s of servers.reverse()) await s.stop();
+  };
+  onShutdown(logger, stop);
+
+  try {
+    let mongoUri = config.MONGODB_URI;
+    if (!mongoUri) {
+      servers.push(
+        await startFerretDB({ dataDir: `${dataDir}/ferretdb`, port: config.EMBEDDED_MONGODB_PORT }),
+      );
+      mongoUri = `mongodb://127.0.0.1:${config.EMBEDDED_MONGODB_PORT}/payments`;
+    }
+    let temporalAddress = config.TEMPORAL_ADDRESS;
+    if (!temporalAddress) {
+      servers.push(
+        await startTemporalDevServer({
+          dataDir: `${dataDir}/temporal`,
+          port: config.EMBEDDED_TEMPORAL_PORT,
+          uiPort: config.EMBEDDED_TEMPORAL_UI_PORT,
+          namespace: config.TEMPORAL_NAMESPACE,
+        }),
+      );
+      temporalAddress = `127.0.0.1:${config.EMBEDDED_TEMPORAL_PORT}`;
+    }
+    const urls = { mongo: mongoUri, temporal: temporalAddress };
+    parts.push(await runWorker(config, urls));
+    parts.push(await runApi(config, logger, urls));
+    const ui = config.TEMPORAL_ADDRESS
+      ? '(external Temporal)'
+      : `http://127.0.0.1:${config.EMBEDDED_TEMPORAL_UI_PORT}`;
+    console.log(
+      [
+        '',
+        'momo-payments is running',
+        `  API          http://127.0.0.1:${config.PORT}  (health: /health/ready)`,
+        `  Temporal UI  ${ui}`,
+        `  Temporal     ${temporalAddress}`,
+        `  MongoDB      ${mongoUri}`,
+        'Ctrl-C stops everything.',
+        '',
+      ].join('\n'),
+    );
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof ConfigError ? err.message : err);
+  process.exit(1);
+});

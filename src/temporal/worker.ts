@@ -1,0 +1,27 @@
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { createActivities, type ActivityDeps } from '../../activities';
+import { repoRoot } from '../infra/tools';
+import { join } from 'node:path';
+
+export interface WorkerSetup {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  deps: ActivityDeps;
+  /** A pre-built bundle (production, tests); without it the workflows are bundled at start. */
+  workflowBundlePath?: string;
+  options?: Partial<WorkerOptions>;
+}
+
+export async function createWorker(setup: WorkerSetup): Promise<Worker> {
+  return Worker.create({
+    connection: setup.connection,
+    namespace: setup.namespace,
+    taskQueue: setup.taskQueue,
+    activities: createActivities(setup.deps),
+    ...(setup.workflowBundlePath
+      ? { workflowBundle: { codePath: setup.workflowBundlePath } }
+      : { workflowsPath: join(repoRoot, 'workflows/index.ts') }),
+    ...setup.options,
+  });
+}

@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+
+// A tiny fetch wrapper for API tests: JSON in and out, Basic credentials, an idempotency key per POST.
+export interface ApiResponse<T = unknown> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface Credentials {
+  apiKey: string;
+  apiClient: string;
+}
+
+export function basic(c: Credentials): string {
+  return `Basic ${Buffer.from(`${c.apiKey}:${c.apiClient}`).toString('base64')}`;
+}
+
+export class ApiClient {
+  constructor(
+    readonly baseUrl: string,
+    readonly credentials: Credentials | null,
+    readonly defaultHeaders: Record<string, string> = {},
+  ) {}
+
+  async request<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<ApiResponse<T>> {
+    const h: Record<string, string> = { ...this.defaultHeaders, ...headers };
+    if (this.credentials) h.authorization ??= basic(this.credentials);
+    if (body !== undefined) h['content-type'] ??= 'application/json';
+    if (method === 'POST') h['x-idempotency-key'] ??= randomUUID();
+    const res = await fetch(`${this.baseUrl}${path}`, {
+      method,
+      headers: h,
+      ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: res.status, headers: res.headers, body: parsed as T };
+  }
+
+  get<T = any>(path: string, headers?: Record<string, string>) {
+    return this.request<T>('GET', path, undefined, headers);
+  }
+
+  post<T = any>(path: string, body: unknown, headers?: Record<string, string>) {
+    return this.request<T>('POST', path, body, headers);
+  }
+}
+
+/** Polls until `check` holds (real time; the worker and the sandbox answer in milliseconds). */
+export async function eventually<T>(
+  fn: () => Promise<T>,
+  check: (v: T) => boolean,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T = await fn();
+  while (!check(last)) {
+    if (Date.now() > deadline)
+      throw new Error(`condition not met in ${timeoutMs}ms; last value: ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 100));
+    last = await fn();
+  }
+  return last;
+}

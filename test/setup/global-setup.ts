@@ -1,0 +1,27 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { freePort, startFerretDB, type LocalServer } from '../../src/infra/local-servers';
+import { repoRoot } from '../../src/infra/tools';
+
+// Once per jest run: one FerretDB (each test file uses its own database) and one workflow bundle
+// (bundling per test costs seconds). Each integration file spawns its own time-skipping server.
+export default async function globalSetup(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'momo-test-'));
+  const port = await freePort();
+  const ferret = await startFerretDB({ dataDir: join(dir, 'ferretdb'), port });
+  (globalThis as { __ferret?: LocalServer; __testDir?: string }).__ferret = ferret;
+  (globalThis as { __testDir?: string }).__testDir = dir;
+
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: join(repoRoot, 'workflows/index.ts'),
+    logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} },
+  });
+  const bundlePath = join(dir, 'workflow-bundle.js');
+  writeFileSync(bundlePath, code);
+
+  // Inherited by jest's worker processes, started after this.
+  process.env.TEST_MONGODB_URL = `mongodb://127.0.0.1:${port}`;
+  process.env.TEST_WORKFLOW_BUNDLE = bundlePath;
+}

@@ -1,0 +1,2 @@
+// Everything the worker's workflow bundle exports.
+export { payinWorkflow } from './payin';
