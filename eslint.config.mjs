@@ -1,5 +1,6 @@
 // Type-aware linting; workflows/ must stay deterministic, so Node built-ins and I/O
-// libraries are banned there (they belong in activities/).
+// libraries are banned there (they belong in activities/). Date.now and Math.random are fine:
+// Temporal's workflow sandbox makes them deterministic.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
