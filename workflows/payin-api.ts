@@ -1,0 +1,56 @@
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { ConfirmationStatus, Failure, TransactionStatus } from '../src/domain/transaction';
+import type { Country, OperatorCode } from '../src/domain/operators';
+import type { SandboxScenario } from '../src/domain/transaction';
+import type { CollectionRequest } from '../src/operators/gateway';
+
+// The messages a payin workflow answers: shared by the workflow, the API and the checkout page.
+
+export interface PayinState {
+  status: TransactionStatus;
+  confirmationStatus: ConfirmationStatus;
+  failure: Failure | null;
+  /** Session flow: the customer may still confirm or decline. */
+  awaitingCustomer: boolean;
+  /** Operator's redirect (WAVE) or USSD hint, once the collection was requested. */
+  paymentUrl: string | null;
+  ussdCode: string | null;
+}
+
+export const payinStateQuery = defineQuery<PayinState>('payinState');
+
+/** What the customer chose on the hosted checkout page. */
+export interface SessionConfirmation {
+  provider: OperatorCode;
+  /** E.164, already validated for the session's country. */
+  msisdn: string;
+  otp?: string;
+}
+
+/** Accepted only while the session awaits the customer; the collection then runs in the same workflow. */
+export const confirmSessionUpdate = defineUpdate<PayinState, [SessionConfirmation]>('confirmSession');
+export const declineSessionUpdate = defineUpdate<PayinState, []>('declineSession');
+
+/** How a payin workflow is started (direct flow: collection set; session flow: null until confirmed). */
+export interface PayinWorkflowInput {
+  transactionId: string;
+  merchantId: string;
+  reference: string;
+  flow: 'direct' | 'session';
+  country: Country;
+  currency: string;
+  /** Integer minor units. */
+  amount: number;
+  sandboxScenario: SandboxScenario | null;
+  collection: CollectionRequest | null;
+  timing: {
+    /** The customer must answer the operator's push within this. */
+    expiryMs: number;
+    /** A session nobody confirms or declines expires after this. */
+    sessionExpiryMs: number;
+    /** After an ambiguous failure, the partner check runs until this long after it (48 hours). */
+    correctionWindowMs: number;
+    /** After success the payin stays refundable (and its workflow open) this long. */
+    refundWindowMs: number;
+  };
+}
