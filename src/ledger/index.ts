@@ -1,0 +1,17 @@
+// The merchant money ledger: import it from here.
+export { Ledger, decodeCursor, encodeCursor, type EntriesQuery, type LedgerOptions } from './ledger';
+export {
+  InsufficientFundsError,
+  LedgerContentionError,
+  LedgerError,
+  SourceRefConflictError,
+  systemAccountNames,
+  type Account,
+  type AccountKind,
+  type Leg,
+  type LedgerEntry,
+  type SystemAccountName,
+  type TransferRequest,
+  type TransferResult,
+} from './types';
+export type { TransferDoc } from './models';

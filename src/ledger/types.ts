@@ -1,0 +1,92 @@
+import type { Currency } from '../domain/money';
+
+// The ledger's public vocabulary. Amounts are integers in the currency's minor unit.
+
+/** Accounts the platform itself holds; they may go negative (they mirror money outside the ledger). */
+export const systemAccountNames = ['operator-clearing', 'fees', 'sandbox-funding'] as const;
+export type SystemAccountName = (typeof systemAccountNames)[number];
+
+export type AccountKind = 'main' | 'sub' | 'system';
+
+export interface Account {
+  id: string;
+  merchantId: string | null;
+  currency: Currency;
+  kind: AccountKind;
+  name: string;
+  /** Running balance of the account's newest entry: always the sum of its entries. */
+  balance: number;
+  createdAt: Date;
+}
+
+export type Leg = 'debit' | 'credit';
+
+/** One immutable line of an account's journal. */
+export interface LedgerEntry {
+  id: string;
+  accountId: string;
+  /** 1, 2, 3... per account, contiguous; unique with accountId. */
+  seq: number;
+  /** Signed: negative for a debit, positive for a credit. */
+  amount: number;
+  balanceAfter: number;
+  currency: Currency;
+  transferId: string;
+  sourceRef: string;
+  leg: Leg;
+  counterpartyAccountId: string;
+  reason: string;
+  transactionId: string | null;
+  metadata: Record<string, unknown> | null;
+  createdAt: Date;
+}
+
+export interface TransferRequest {
+  /** Unique per movement, e.g. `${transactionId}:debit`: the same sourceRef never applies twice. */
+  sourceRef: string;
+  fromAccountId: string;
+  toAccountId: string;
+  /** > 0, minor units. */
+  amount: number;
+  reason: string;
+  transactionId?: string;
+  metadata?: Record<string, unknown>;
+}
+
+export interface TransferResult {
+  transferId: string;
+  /** True for exactly one call per sourceRef: the one that completed it. */
+  applied: boolean;
+  /** Balances right after this transfer's legs (the same answer on every replay). */
+  fromBalance: number;
+  toBalance: number;
+}
+
+export class LedgerError extends Error {
+  override name = 'LedgerError';
+}
+
+/** A non-system account would go below zero; nothing was applied. */
+export class InsufficientFundsError extends LedgerError {
+  override name = 'InsufficientFundsError';
+  constructor(
+    readonly accountId: string,
+    readonly available: number,
+    readonly requested: number,
+  ) {
+    super(`insufficient funds on ${accountId}: available ${available}, requested ${requested}`);
+  }
+}
+
+/** The sourceRef was already used for a different movement (other accounts or amount). */
+export class SourceRefConflictError extends LedgerError {
+  override name = 'SourceRefConflictError';
+  constructor(readonly sourceRef: string) {
+    super(`sourceRef ${sourceRef} was already used for a different transfer`);
+  }
+}
+
+/** Too many lost races in a row on one account; safe to retry (nothing half-applied is lost). */
+export class LedgerContentionError extends LedgerError {
+  override name = 'LedgerContentionError';
+}
