@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { MerchantService } from '../../src/merchants';
 import type { Credentials } from './http';
 import type { TestStack } from './stack';
 
@@ -9,9 +9,10 @@ export interface TestMerchant {
   credentials: Credentials;
 }
 
-export async function createTestMerchant(_stack: TestStack, name = 'Test merchant'): Promise<TestMerchant> {
-  void name;
-  // Placeholder until merchant credentials exist: the api_key names the merchant.
-  const apiKey = `mk_${randomBytes(6).toString('hex')}`;
-  return { merchantId: apiKey, credentials: { apiKey, apiClient: 'secret' } };
+/** A real merchant, issued by the merchant service in the stack's database, with its real credentials. */
+export async function createTestMerchant(stack: TestStack, name = 'Test merchant'): Promise<TestMerchant> {
+  const merchants = MerchantService.on(stack.mongo);
+  await merchants.init();
+  const { merchantId, apiKey, apiClient } = await merchants.createMerchant(name);
+  return { merchantId, credentials: { apiKey, apiClient } };
 }

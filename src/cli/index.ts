@@ -1,0 +1,80 @@
+// Entry point of `npx payments` (bin/payments.js loads it through tsx). Every failure ends as one
+// line on stderr and a non-zero exit code, never a stack trace.
+import { CommanderError } from 'commander';
+import type { Connection } from 'mongoose';
+import { ConfigError, loadConfig } from '../config';
+import { ApiKeyNotFoundError, MerchantNotFoundError } from '../merchants';
+import { LedgerError } from '../ledger';
+import { connectMongo } from '../persistence/mongo';
+import { buildProgram, CliError } from './program';
+
+const connectTimeoutMs = 3_000;
+
+/** Same default as `npm start`: the embedded FerretDB unless MONGODB_URI points elsewhere. */
+export function mongoUriFrom(config: {
+  MONGODB_URI?: string | undefined;
+  EMBEDDED_MONGODB_PORT: number;
+}): string {
+  return config.MONGODB_URI ?? `mongodb://127.0.0.1:${config.EMBEDDED_MONGODB_PORT}/payments`;
+}
+
+/** Never echo a password from the URI. */
+function redact(uri: string): string {
+  return uri.replace(/\/\/([^@/]*)@/, '//***@');
+}
+
+function oneLine(err: unknown, uri: string | null): string {
+  if (err instanceof CliError || err instanceof MerchantNotFoundError || err instanceof ApiKeyNotFoundError) {
+    return err.message;
+  }
+  if (err instanceof ConfigError)
+    return err.message
+      .split('\n')
+      .map((l) => l.trim())
+      .join(' ');
+  if (err instanceof LedgerError) return `ledger: ${err.message}`;
+  const e = err as { name?: string; message?: string; issues?: { path: PropertyKey[]; message: string }[] };
+  if (e.name === 'ZodError' && e.issues?.[0]) return e.issues[0].message;
+  if (e.name === 'MongooseServerSelectionError' || e.name === 'MongoServerSelectionError') {
+    return `cannot reach MongoDB at ${redact(uri ?? '?')} within ${connectTimeoutMs / 1000}s (is \`npm start\` running, or MONGODB_URI set?)`;
+  }
+  if (e.name === 'MongoParseError') return `invalid MONGODB_URI: ${e.message ?? ''}`;
+  return (e.message ?? String(err)).split('\n')[0]!;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let conn: Connection | null = null;
+  let uri: string | null = null;
+  try {
+    const config = loadConfig();
+    const program = buildProgram({
+      nodeEnv: config.NODE_ENV,
+      stdout: (text) => process.stdout.write(`${text}\n`),
+      mongo: async () => {
+        uri ??= mongoUriFrom(config);
+        conn ??= await connectMongo(uri, { serverSelectionTimeoutMS: connectTimeoutMs });
+        return conn;
+      },
+    });
+    // Commander reports usage errors itself (one line); we only keep its exit code.
+    program.exitOverride();
+    program.configureOutput({ outputError: (text, write) => write(text.trimEnd().split('\n')[0] + '\n') });
+    await program.parseAsync(argv);
+    return 0;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode;
+    process.stderr.write(`error: ${oneLine(err, uri)}\n`);
+    return 1;
+  } finally {
+    await (conn as Connection | null)?.close().catch(() => undefined);
+  }
+}
+
+main(process.argv).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  () => {
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,250 @@
+import { randomUUID } from 'node:crypto';
+import { Command } from 'commander';
+import type { Connection } from 'mongoose';
+import { z } from 'zod';
+import { currencies, toMajor, type Currency } from '../domain/money';
+import { Ledger } from '../ledger';
+import { MerchantService, merchantIdSchema, type Merchant } from '../merchants';
+import { parseMajorAmount } from './amount';
+
+// The operator commands. Each prints a human-readable summary, or with --json exactly one JSON
+// document on stdout (nothing else), so scripts can pipe it.
+
+export class CliError extends Error {}
+
+export interface CliContext {
+  /** Opens MongoDB on first use, so `--help` needs no database. */
+  mongo(): Promise<Connection>;
+  nodeEnv: 'development' | 'test' | 'production';
+  stdout(text: string): void;
+}
+
+interface JsonFlag {
+  json?: boolean;
+}
+
+export function buildProgram(ctx: CliContext): Command {
+  const print = (json: boolean | undefined, value: unknown, human: () => string) =>
+    ctx.stdout(json ? JSON.stringify(value, null, 2) : human());
+  const merchantsService = async () => {
+    const service = MerchantService.on(await ctx.mongo(), {
+      keyMode: ctx.nodeEnv === 'production' ? 'live' : 'test',
+    });
+    await service.init();
+    return service;
+  };
+
+  const program = new Command('payments')
+    .description('Operator CLI of the payments service: merchants, API keys, sandbox funding.')
+    .showSuggestionAfterError(true);
+
+  const merchants = program.command('merchants').description('Create, list and suspend merchants.');
+
+  merchants
+    .command('create')
+    .description('Create a merchant and its first API key pair (the secret is shown once).')
+    .requiredOption('--name <name>', "the merchant's name")
+    .option('--json', 'print { merchantId, apiKey, apiClient } as JSON')
+    .action(async (opts: { name: string } & JsonFlag) => {
+      const issued = await (await merchantsService()).createMerchant(opts.name);
+      print(opts.json, issued, () =>
+        [
+          `Merchant ${issued.merchantId} created.`,
+          `  api_key     ${issued.apiKey}`,
+          `  api_client  ${issued.apiClient}`,
+          'The api_client secret is shown only now: store it safely.',
+        ].join('\n'),
+      );
+    });
+
+  merchants
+    .command('list')
+    .description('List every merchant.')
+    .option('--json', 'print a JSON array')
+    .action(async (opts: JsonFlag) => {
+      const all = await (await merchantsService()).listMerchants();
+      print(opts.json, all.map(publicMerchant), () => merchantTable(all));
+    });
+
+  merchants
+    .command('suspend')
+    .description('Suspend a merchant: every one of its keys gets 401 until it is reactivated.')
+    .argument('<merchantId>')
+    .option('--json', 'print the merchant as JSON')
+    .action(async (id: string, opts: JsonFlag) => {
+      const merchant = await (await merchantsService()).suspendMerchant(checkMerchantId(id));
+      print(opts.json, publicMerchant(merchant), () => `Merchant ${merchant.id} suspended.`);
+    });
+
+  merchants
+    .command('reactivate')
+    .description('Reactivate a suspended merchant.')
+    .argument('<merchantId>')
+    .option('--json', 'print the merchant as JSON')
+    .action(async (id: string, opts: JsonFlag) => {
+      const merchant = await (await merchantsService()).reactivateMerchant(checkMerchantId(id));
+      print(opts.json, publicMerchant(merchant), () => `Merchant ${merchant.id} is active.`);
+    });
+
+  const keys = program.command('keys').description('Rotate, revoke and list API key pairs.');
+
+  keys
+    .command('rotate')
+    .description('Issue a new key pair; the previous pairs stay valid until revoked.')
+    .argument('<merchantId>')
+    .option('--json', 'print { merchantId, apiKey, apiClient } as JSON')
+    .action(async (id: string, opts: JsonFlag) => {
+      const issued = await (await merchantsService()).rotateKeys(checkMerchantId(id));
+      print(opts.json, issued, () =>
+        [
+          `New key pair for ${issued.merchantId}:`,
+          `  api_key     ${issued.apiKey}`,
+          `  api_client  ${issued.apiClient}`,
+          'The previous pairs stay valid until you revoke them (payments keys revoke <apiKey>).',
+          'The api_client secret is shown only now: store it safely.',
+        ].join('\n'),
+      );
+    });
+
+  keys
+    .command('revoke')
+    .description('Revoke a key pair for good.')
+    .argument('<apiKey>')
+    .option('--json', 'print the key as JSON')
+    .action(async (apiKey: string, opts: JsonFlag) => {
+      const key = await (await merchantsService()).revokeKey(apiKey);
+      print(
+        opts.json,
+        { apiKey: key.apiKey, merchantId: key.merchantId, status: key.status },
+        () => `Key ${key.apiKey} of ${key.merchantId} revoked.`,
+      );
+    });
+
+  keys
+    .command('list')
+    .description("List a merchant's key pairs (never their secrets).")
+    .argument('<merchantId>')
+    .option('--json', 'print a JSON array')
+    .action(async (id: string, opts: JsonFlag) => {
+      const list = await (await merchantsService()).listKeys(checkMerchantId(id));
+      print(opts.json, list, () =>
+        list.length === 0
+          ? 'No keys.'
+          : table(
+              ['API KEY', 'STATUS', 'CREATED', 'LAST USED'],
+              list.map((k) => [k.apiKey, k.status, iso(k.createdAt), k.lastUsedAt ? iso(k.lastUsedAt) : '-']),
+            ),
+      );
+    });
+
+  const accounts = program.command('accounts').description('Merchant accounts (sandbox).');
+
+  accounts
+    .command('fund')
+    .description("Credit a merchant's main account from the sandbox funding account, as a ledger entry.")
+    .requiredOption('--merchant <merchantId>', 'the merchant to credit')
+    .requiredOption('--currency <currency>', `one of ${currencies.join(', ')}`)
+    .requiredOption('--amount <n>', 'amount in major units, e.g. 5000 (XOF) or 12.50 (USD)')
+    .option('--reason <text>', 'why, recorded on the entry', 'sandbox funding')
+    .option('--json', 'print the result as JSON')
+    .action(
+      async (opts: { merchant: string; currency: string; amount: string; reason: string } & JsonFlag) => {
+        if (ctx.nodeEnv === 'production') {
+          throw new CliError('accounts fund is a sandbox tool and is refused when NODE_ENV=production');
+        }
+        const merchantId = checkMerchantId(opts.merchant);
+        const currency = checkCurrency(opts.currency);
+        const amount = parseOrFail(() => parseMajorAmount(opts.amount, currency));
+        const reason = opts.reason.trim();
+        if (!reason) throw new CliError('--reason must not be empty');
+        const conn = await ctx.mongo();
+        if (!(await (await merchantsService()).getMerchant(merchantId))) {
+          throw new CliError(`no merchant ${merchantId}`);
+        }
+        const ledger = Ledger.on(conn);
+        await ledger.init();
+        const to = await ledger.mainAccount(merchantId, currency);
+        const from = await ledger.systemAccount('sandbox-funding', currency);
+        const sourceRef = `fund:${randomUUID()}`;
+        const result = await ledger.transfer({
+          sourceRef,
+          fromAccountId: from.id,
+          toAccountId: to.id,
+          amount,
+          reason,
+          metadata: { by: 'cli' },
+        });
+        const out = {
+          merchantId,
+          accountId: to.id,
+          currency,
+          amount: toMajor(amount, currency),
+          balance: toMajor(result.toBalance, currency),
+          transferId: result.transferId,
+          sourceRef,
+          reason,
+        };
+        print(opts.json, out, () =>
+          [
+            `Credited ${out.amount} ${currency} to ${to.id} (${merchantId}).`,
+            `  balance   ${out.balance} ${currency}`,
+            `  transfer  ${out.transferId}`,
+            `  reason    ${reason}`,
+          ].join('\n'),
+        );
+      },
+    );
+
+  return program;
+}
+
+function checkMerchantId(id: string): string {
+  if (!merchantIdSchema.safeParse(id).success) throw new CliError(`not a merchant id (mer_...): "${id}"`);
+  return id;
+}
+
+function checkCurrency(text: string): Currency {
+  const parsed = z.enum(currencies).safeParse(text.trim().toUpperCase());
+  if (!parsed.success) throw new CliError(`unknown currency "${text}"; one of ${currencies.join(', ')}`);
+  return parsed.data;
+}
+
+function parseOrFail<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    throw new CliError((err as Error).message);
+  }
+}
+
+function publicMerchant(m: Merchant) {
+  return {
+    merchantId: m.id,
+    name: m.name,
+    status: m.status,
+    settings: m.settings,
+    createdAt: iso(m.createdAt),
+  };
+}
+
+function merchantTable(all: Merchant[]): string {
+  if (all.length === 0) return 'No merchants.';
+  return table(
+    ['MERCHANT', 'STATUS', 'CREATED', 'NAME'],
+    all.map((m) => [m.id, m.status, iso(m.createdAt), m.name]),
+  );
+}
+
+function iso(d: Date): string {
+  return new Date(d).toISOString();
+}
+
+function table(head: string[], rows: string[][]): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [line(head), ...rows.map(line)].join('\n');
+}

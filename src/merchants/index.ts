@@ -1,0 +1,4 @@
+// Merchants, their API credentials and the authentication of API calls.
+export * from './merchant';
+export { MerchantService, type MerchantServiceOptions } from './service';
+export type { KeyMode } from './credentials';
