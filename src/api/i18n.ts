@@ -12,7 +12,18 @@ export function negotiateLanguage(req: Pick<Request, 'acceptsLanguages'>): Langu
 
 const zodLocales = { en: z.locales.en(), fr: z.locales.fr() } as const;
 
-/** Zod's own messages, in the caller's language. */
-export function zodErrorMap(lang: Language) {
-  return zodLocales[lang].localeError;
+/**
+ * Zod's own messages, in the caller's language. A custom check carries its own wording as
+ * `params: { en, fr }` (see `localizedIssue`).
+ */
+export function zodErrorMap(lang: Language): z.core.$ZodErrorMap {
+  return (issue) => {
+    const params = issue.code === 'custom' ? (issue.params as Partial<Record<Language, string>>) : undefined;
+    return params?.[lang] ?? zodLocales[lang].localeError(issue);
+  };
+}
+
+/** The params of a custom zod issue whose message follows the caller's language. */
+export function localizedIssue(en: string, fr: string): Record<Language, string> {
+  return { en, fr };
 }

@@ -49,10 +49,31 @@ export const problemCatalogue = {
     title: { en: 'Not found', fr: 'Introuvable' },
     detail: { en: 'No such resource.', fr: "Cette ressource n'existe pas." },
   },
+  ACCOUNT_NOT_FOUND: {
+    status: 404,
+    title: { en: 'Account not found', fr: 'Compte introuvable' },
+    detail: { en: 'No account of yours has this id.', fr: "Aucun de vos comptes n'a cet identifiant." },
+  },
   PAYMENT_NOT_FOUND: {
     status: 404,
     title: { en: 'Payment not found', fr: 'Paiement introuvable' },
     detail: { en: 'No payment has this reference.', fr: "Aucun paiement n'a cette référence." },
+  },
+  SESSION_NOT_FOUND: {
+    status: 404,
+    title: { en: 'Payment session not found', fr: 'Session de paiement introuvable' },
+    detail: {
+      en: 'This payment link is not valid.',
+      fr: "Ce lien de paiement n'est pas valide.",
+    },
+  },
+  SESSION_CLOSED: {
+    status: 409,
+    title: { en: 'Payment session closed', fr: 'Session de paiement close' },
+    detail: {
+      en: 'This payment no longer awaits your answer: it was already confirmed, declined, or it expired.',
+      fr: "Ce paiement n'attend plus votre réponse : il a déjà été confirmé, refusé, ou il a expiré.",
+    },
   },
   DUPLICATE_REFERENCE: {
     status: 409,
@@ -60,6 +81,144 @@ export const problemCatalogue = {
     detail: {
       en: 'This reference was already used for another transaction.',
       fr: 'Cette référence a déjà été utilisée pour une autre transaction.',
+    },
+  },
+  IDEMPOTENCY_KEY_MISSING: {
+    status: 400,
+    title: { en: 'Idempotency key missing', fr: "Clé d'idempotence manquante" },
+    detail: {
+      en: 'Every POST needs an X-Idempotency-Key header holding a UUID.',
+      fr: 'Chaque POST exige un en-tête X-Idempotency-Key contenant un UUID.',
+    },
+  },
+  IDEMPOTENCY_KEY_INVALID: {
+    status: 400,
+    title: { en: 'Invalid idempotency key', fr: "Clé d'idempotence invalide" },
+    detail: {
+      en: 'X-Idempotency-Key must be a UUID such as 3f2b8c1e-9d4a-4e7b-8a61-0c5d2e9f7a14.',
+      fr: 'X-Idempotency-Key doit être un UUID tel que 3f2b8c1e-9d4a-4e7b-8a61-0c5d2e9f7a14.',
+    },
+  },
+  IDEMPOTENCY_KEY_REUSED: {
+    status: 409,
+    title: { en: 'Idempotency key reused', fr: "Clé d'idempotence réutilisée" },
+    detail: {
+      en: 'This X-Idempotency-Key was already used for a different request; use a new key.',
+      fr: 'Cette X-Idempotency-Key a déjà servi pour une autre requête ; utilisez une nouvelle clé.',
+    },
+  },
+  REQUEST_IN_PROGRESS: {
+    status: 409,
+    title: { en: 'Request in progress', fr: 'Requête en cours' },
+    detail: {
+      en: 'A request with this X-Idempotency-Key is still being processed; retry shortly.',
+      fr: 'Une requête avec cette X-Idempotency-Key est encore en cours ; réessayez dans un instant.',
+    },
+  },
+  RATE_LIMITED: {
+    status: 429,
+    title: { en: 'Too many requests', fr: 'Trop de requêtes' },
+    detail: {
+      en: 'Request rate limit reached; retry after the delay in Retry-After.',
+      fr: 'Limite de requêtes atteinte ; réessayez après le délai indiqué par Retry-After.',
+    },
+  },
+  INVALID_AMOUNT: {
+    status: 400,
+    title: { en: 'Invalid amount', fr: 'Montant invalide' },
+    detail: {
+      en: 'The amount is greater than the original payment allows.',
+      fr: 'Le montant dépasse ce que permet le paiement initial.',
+    },
+  },
+  REFUND_NOT_ALLOWED: {
+    status: 403,
+    title: { en: 'Refund not allowed', fr: 'Remboursement non autorisé' },
+    detail: { en: 'This transaction is not refundable.', fr: "Cette transaction n'est pas remboursable." },
+  },
+  DUPLICATE_REFUND: {
+    status: 409,
+    title: { en: 'Duplicate refund', fr: 'Remboursement en double' },
+    detail: {
+      en: 'This refund was already attempted; use a different idempotency key.',
+      fr: "Ce remboursement a déjà été tenté ; utilisez une autre clé d'idempotence.",
+    },
+  },
+  INSUFFICIENT_BALANCE: {
+    status: 403,
+    title: { en: 'Insufficient balance', fr: 'Solde insuffisant' },
+    detail: {
+      en: 'The account balance does not cover this operation.',
+      fr: 'Le solde du compte ne couvre pas cette opération.',
+    },
+  },
+  OTP_REQUIRED: {
+    status: 400,
+    title: { en: 'OTP required', fr: 'OTP requis' },
+    detail: {
+      en: 'This operator needs the OTP the customer obtains by dialling #144*82#; send it in payin.otp.',
+      fr: "Cet opérateur exige l'OTP que le client obtient en composant le #144*82# ; envoyez-le dans payin.otp.",
+    },
+  },
+  MSISDN_PROVIDER_MISMATCH: {
+    status: 400,
+    title: { en: 'Number of another operator', fr: "Numéro d'un autre opérateur" },
+    detail: {
+      en: 'The phone number belongs to another operator than the chosen provider.',
+      fr: 'Le numéro de téléphone appartient à un autre opérateur que celui choisi.',
+    },
+  },
+  AMOUNT_OUT_OF_RANGE: {
+    status: 400,
+    title: { en: 'Amount out of range', fr: 'Montant hors limites' },
+    detail: {
+      en: "The amount is outside the provider's limits (see GET /v1/providers).",
+      fr: "Le montant est hors des limites de l'opérateur (voir GET /v1/providers).",
+    },
+  },
+  OPERATOR_SIGNATURE_INVALID: {
+    status: 401,
+    title: { en: 'Invalid signature', fr: 'Signature invalide' },
+    detail: {
+      en: 'X-Operator-Signature is missing, wrong or too old.',
+      fr: 'X-Operator-Signature est absente, fausse ou trop ancienne.',
+    },
+  },
+  WEBHOOK_NOT_FOUND: {
+    status: 404,
+    title: { en: 'Webhook endpoint not found', fr: 'Point de terminaison webhook introuvable' },
+    detail: {
+      en: 'No webhook endpoint has this id.',
+      fr: "Aucun point de terminaison webhook n'a cet identifiant.",
+    },
+  },
+  WEBHOOK_URL_NOT_ALLOWED: {
+    status: 400,
+    title: { en: 'Webhook URL not allowed', fr: 'URL de webhook non autorisée' },
+    detail: {
+      en: 'Use an http or https URL without credentials that points to a public address.',
+      fr: 'Utilisez une URL http ou https sans identifiants qui pointe vers une adresse publique.',
+    },
+  },
+  WEBHOOK_DISABLED: {
+    status: 409,
+    title: { en: 'Webhook endpoint disabled', fr: 'Point de terminaison webhook désactivé' },
+    detail: {
+      en: 'Enable the endpoint (POST /v1/webhooks/{id}/enable) before sending to it.',
+      fr: "Réactivez le point de terminaison (POST /v1/webhooks/{id}/enable) avant d'y envoyer.",
+    },
+  },
+  EVENT_NOT_FOUND: {
+    status: 404,
+    title: { en: 'Event not found', fr: 'Événement introuvable' },
+    detail: { en: 'No event has this id.', fr: "Aucun événement n'a cet identifiant." },
+  },
+  UPGRADE_REQUIRED: {
+    status: 426,
+    title: { en: 'Upgrade required', fr: 'Mise à niveau requise' },
+    detail: {
+      en: 'Open /v1/ws as a WebSocket (Upgrade: websocket).',
+      fr: 'Ouvrez /v1/ws en WebSocket (Upgrade: websocket).',
     },
   },
   SERVICE_UNAVAILABLE: {
@@ -81,7 +240,8 @@ export type ProblemCode = keyof typeof problemCatalogue;
 
 export interface FieldError {
   path: string;
-  message: string;
+  /** A plain message (zod already localized it) or one per language. */
+  message: string | Text;
 }
 
 export class ApiProblem extends Error {
@@ -119,7 +279,14 @@ export function renderProblem(
     ...(detail ? { detail: detail[lang] } : {}),
     code,
     ...(instance ? { instance } : {}),
-    ...(extra.errors ? { errors: extra.errors } : {}),
+    ...(extra.errors
+      ? {
+          errors: extra.errors.map((e) => ({
+            path: e.path,
+            message: typeof e.message === 'string' ? e.message : e.message[lang],
+          })),
+        }
+      : {}),
   };
 }
 
@@ -141,6 +308,8 @@ export function errorHandler(log: (err: unknown) => void): ErrorRequestHandler {
     const e = err as { type?: string; status?: number };
     if (e.type === 'entity.parse.failed') return sendProblem(res, renderProblem('MALFORMED_JSON', lang));
     if (e.type === 'entity.too.large') return sendProblem(res, renderProblem('PAYLOAD_TOO_LARGE', lang));
+    // Unsupported charset or Content-Encoding of a JSON body.
+    if (e.status === 415) return sendProblem(res, renderProblem('UNSUPPORTED_MEDIA_TYPE', lang));
     if (e.status && e.status >= 400 && e.status < 500)
       return sendProblem(res, renderProblem('VALIDATION_ERROR', lang));
     log(err);

@@ -7,10 +7,13 @@ import { ApiProblem } from './problem';
 export function parseOr400<S extends z.ZodType>(schema: S, data: unknown, req: Request): z.infer<S> {
   const result = schema.safeParse(data, { error: zodErrorMap(negotiateLanguage(req)) });
   if (result.success) return result.data;
+  const at = (path: PropertyKey[]) => path.map(String).join('.') || '(body)';
   throw new ApiProblem('VALIDATION_ERROR', {
-    errors: result.error.issues.map((i) => ({
-      path: i.path.map(String).join('.') || '(body)',
-      message: i.message,
-    })),
+    // An unknown field is reported at its own path, one entry per field, not at its parent's.
+    errors: result.error.issues.flatMap((i) =>
+      i.code === 'unrecognized_keys'
+        ? i.keys.map((k) => ({ path: at([...i.path, k]), message: i.message }))
+        : [{ path: at(i.path), message: i.message }],
+    ),
   });
 }

@@ -1,0 +1,138 @@
+import { createHash } from 'node:crypto';
+import type { Request, RequestHandler, Response } from 'express';
+import { ApiProblem } from './problem';
+import type { IdempotencyRecord, IdempotencyStore } from '../persistence/idempotency-keys';
+
+// X-Idempotency-Key on every POST: the first request with a key runs; a retry of the same request
+// gets the stored answer; a different request with that key, or one while the first runs, gets 409.
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** The (lower-cased) X-Idempotency-Key of a POST that owns its claim. */
+    idempotencyKey?: string;
+  }
+}
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const headerPath = 'headers.x-idempotency-key';
+
+export interface IdempotencyOptions {
+  store: IdempotencyStore;
+  /** An in-progress claim older than this is taken to be left by a crashed process. */
+  lockMs?: number;
+  /** Expired records are swept at most this often, lazily, on the back of a POST. */
+  sweepEveryMs?: number;
+  log?: (err: unknown) => void;
+}
+
+/** JSON with object keys sorted at every depth: the same body however its keys were ordered. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+export function requestFingerprint(req: Pick<Request, 'method' | 'originalUrl' | 'body'>): string {
+  return createHash('sha256')
+    .update(`${req.method}\n${req.originalUrl}\n${canonicalJson(req.body)}`)
+    .digest('hex');
+}
+
+/**
+ * Which answers are kept for replay. A 400 means the request was refused before anything began,
+ * so the key is given back and the client may fix the body and retry with it; a 5xx (and a 429)
+ * is given back too, so a retry runs again (our handlers are idempotent by business reference,
+ * so a retry after a partial effect completes it). Everything else, 2xx and business 4xx, is kept.
+ */
+export function isReplayable(status: number): boolean {
+  return status < 500 && status !== 400 && status !== 429;
+}
+
+export function idempotency(opts: IdempotencyOptions): RequestHandler {
+  const lockMs = opts.lockMs ?? 30_000;
+  const sweepEveryMs = opts.sweepEveryMs ?? 60 * 60 * 1000;
+  const log = opts.log ?? (() => undefined);
+  let lastSweep = 0;
+
+  const replay = (res: Response, record: IdempotencyRecord): void => {
+    res.status(record.status!).set('Idempotent-Replayed', 'true');
+    if (record.contentType) res.set('Content-Type', record.contentType);
+    res.send(record.body ?? '');
+  };
+
+  return (req, res, next) => {
+    if (req.method !== 'POST') return next();
+    const run = async (): Promise<void> => {
+      const key = readKey(req);
+      const merchantId = req.merchantId;
+      if (!merchantId) throw new Error('idempotency middleware mounted before authentication');
+      const fingerprint = requestFingerprint(req);
+
+      if (Date.now() - lastSweep > sweepEveryMs) {
+        lastSweep = Date.now();
+        opts.store.sweepExpired().catch(log);
+      }
+
+      let claim = await opts.store.claim(merchantId, key, fingerprint, lockMs);
+      while (claim.outcome === 'existing') {
+        const record = claim.record;
+        if (record.fingerprint !== fingerprint) throw new ApiProblem('IDEMPOTENCY_KEY_REUSED');
+        if (record.state === 'completed') return replay(res, record);
+        if (record.lockedUntil.getTime() > Date.now()) {
+          // The first request usually ends within milliseconds: retrying after a second is enough.
+          throw new ApiProblem('REQUEST_IN_PROGRESS', { headers: { 'Retry-After': '1' } });
+        }
+        claim = await opts.store.takeOver(record, fingerprint, lockMs);
+      }
+
+      const { claimId } = claim;
+      req.idempotencyKey = key;
+      // The answer is stored (or the key released) before the client sees it, so a retry that
+      // follows the response can only meet the stored answer, never the in-progress claim.
+      const send = res.send.bind(res);
+      let settled = false;
+      res.send = (body?: unknown) => {
+        if (settled || !(typeof body === 'string' || Buffer.isBuffer(body) || body === undefined)) {
+          // Objects go through res.json, which calls res.send again with the serialized string.
+          return send(body);
+        }
+        settled = true;
+        const status = res.statusCode;
+        const text = body === undefined ? '' : typeof body === 'string' ? body : body.toString('utf8');
+        const contentType = res.get('Content-Type') ?? null;
+        const persisted = isReplayable(status)
+          ? opts.store.complete(merchantId, key, claimId, { status, contentType, body: text })
+          : opts.store.release(merchantId, key, claimId);
+        // If storing fails the claim stays in progress until its lock expires; then a retry runs
+        // the request again, which our idempotent handlers answer with the same resource.
+        void persisted
+          .catch(log)
+          .then(() => send(body))
+          .catch(log);
+        return res;
+      };
+      next();
+    };
+    run().catch(next);
+  };
+}
+
+function readKey(req: Request): string {
+  const raw = req.get('X-Idempotency-Key')?.trim();
+  if (!raw) {
+    throw new ApiProblem('IDEMPOTENCY_KEY_MISSING', {
+      errors: [{ path: headerPath, message: { en: 'Required.', fr: 'Obligatoire.' } }],
+    });
+  }
+  if (!uuidPattern.test(raw)) {
+    throw new ApiProblem('IDEMPOTENCY_KEY_INVALID', {
+      errors: [{ path: headerPath, message: { en: 'Must be a UUID.', fr: 'Doit être un UUID.' } }],
+    });
+  }
+  return raw.toLowerCase();
+}

@@ -1,0 +1,160 @@
+import { randomUUID } from 'node:crypto';
+import { Schema, type Connection, type Model } from 'mongoose';
+
+// One record per (merchant, X-Idempotency-Key). The unique index is the lock: FerretDB has no
+// atomic conditional update, so whoever inserts the record owns the request; everyone else reads it.
+
+/** Keys are kept this long at least (the interface asks for 24 hours). */
+export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
+
+export interface IdempotencyRecord {
+  merchantId: string;
+  key: string;
+  /** sha256 of method, path and canonical body: what "the same request" means. */
+  fingerprint: string;
+  state: 'in_progress' | 'completed';
+  /** Random per claim: a stale claim is removed by this token, never a newer claim of the same key. */
+  claimId: string;
+  /** An in-progress claim older than this was left by a crashed process and may be taken over. */
+  lockedUntil: Date;
+  status: number | null;
+  contentType: string | null;
+  body: string | null;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+const recordSchema = new Schema<IdempotencyRecord>(
+  {
+    merchantId: { type: String, required: true },
+    key: { type: String, required: true },
+    fingerprint: { type: String, required: true },
+    state: { type: String, required: true },
+    claimId: { type: String, required: true },
+    lockedUntil: { type: Date, required: true },
+    status: { type: Number, default: null },
+    contentType: { type: String, default: null },
+    body: { type: String, default: null },
+    createdAt: { type: Date, required: true },
+    expiresAt: { type: Date, required: true },
+  },
+  { versionKey: false, minimize: false, autoIndex: false },
+);
+recordSchema.index({ merchantId: 1, key: 1 }, { unique: true });
+
+export type IdempotencyModel = Model<IdempotencyRecord>;
+
+function idempotencyModel(conn: Connection): IdempotencyModel {
+  return (
+    (conn.models.IdempotencyKey as IdempotencyModel | undefined) ??
+    conn.model<IdempotencyRecord>('IdempotencyKey', recordSchema, 'idempotency_keys')
+  );
+}
+
+export type ClaimResult =
+  { outcome: 'claimed'; claimId: string } | { outcome: 'existing'; record: IdempotencyRecord };
+
+export class IdempotencyStore {
+  constructor(
+    readonly model: IdempotencyModel,
+    private readonly retentionMs = IDEMPOTENCY_RETENTION_MS,
+  ) {}
+
+  static on(conn: Connection): IdempotencyStore {
+    return new IdempotencyStore(idempotencyModel(conn));
+  }
+
+  async init(): Promise<void> {
+    await this.model.createIndexes();
+    // A TTL index for real MongoDB. FerretDB refuses the option ("not implemented"), so there a plain
+    // index serves the sweep. Nothing relies on the TTL: expired records are ignored on read and
+    // removed by sweepExpired().
+    try {
+      await this.model.collection.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 });
+    } catch (err) {
+      const e = err as { code?: number; codeName?: string; message?: string };
+      const unsupported =
+        e.code === 238 || e.codeName === 'NotImplemented' || /not implemented/i.test(e.message ?? '');
+      if (!unsupported) throw err;
+      await this.model.collection.createIndex({ expiresAt: 1 });
+    }
+  }
+
+  /**
+   * Inserts an in-progress claim, or answers the record that already holds the key. A record past
+   * its retention is treated as absent: it is removed (by its own claimId) and the claim retried.
+   */
+  async claim(merchantId: string, key: string, fingerprint: string, lockMs: number): Promise<ClaimResult> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const now = new Date();
+      const claimId = randomUUID();
+      try {
+        await this.model.create({
+          merchantId,
+          key,
+          fingerprint,
+          state: 'in_progress',
+          claimId,
+          lockedUntil: new Date(now.getTime() + lockMs),
+          status: null,
+          contentType: null,
+          body: null,
+          createdAt: now,
+          expiresAt: new Date(now.getTime() + this.retentionMs),
+        });
+        return { outcome: 'claimed', claimId };
+      } catch (err) {
+        if ((err as { code?: number }).code !== 11000) throw err;
+      }
+      const existing = await this.find(merchantId, key);
+      // Released between our insert and our read: claim again.
+      if (!existing) continue;
+      if (existing.expiresAt.getTime() <= now.getTime()) {
+        await this.remove(merchantId, key, existing.claimId);
+        continue;
+      }
+      return { outcome: 'existing', record: existing };
+    }
+    throw new Error(`idempotency key ${key}: could not claim or read it`);
+  }
+
+  /**
+   * Takes over a claim whose lock expired (its process died): removes exactly that claim, then
+   * competes for the key again; the unique index lets one contender win.
+   */
+  async takeOver(stale: IdempotencyRecord, fingerprint: string, lockMs: number): Promise<ClaimResult> {
+    await this.remove(stale.merchantId, stale.key, stale.claimId);
+    return this.claim(stale.merchantId, stale.key, fingerprint, lockMs);
+  }
+
+  async find(merchantId: string, key: string): Promise<IdempotencyRecord | null> {
+    return this.model.findOne({ merchantId, key }, { _id: 0 }).lean<IdempotencyRecord>().exec();
+  }
+
+  /** Stores the response of the request that owns the claim. */
+  async complete(
+    merchantId: string,
+    key: string,
+    claimId: string,
+    response: { status: number; contentType: string | null; body: string },
+  ): Promise<void> {
+    await this.model
+      .updateOne({ merchantId, key, claimId }, { $set: { state: 'completed', ...response } })
+      .exec();
+  }
+
+  /** Gives the key back (the request had no lasting effect, or failed and may be retried). */
+  async release(merchantId: string, key: string, claimId: string): Promise<void> {
+    await this.remove(merchantId, key, claimId);
+  }
+
+  private async remove(merchantId: string, key: string, claimId: string): Promise<void> {
+    await this.model.deleteOne({ merchantId, key, claimId }).exec();
+  }
+
+  /** Deletes records past their retention; answers how many. */
+  async sweepExpired(now = new Date()): Promise<number> {
+    const res = await this.model.deleteMany({ expiresAt: { $lte: now } }).exec();
+    return res.deletedCount;
+  }
+}

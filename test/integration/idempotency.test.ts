@@ -1,0 +1,322 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import express from 'express';
+import type { Connection } from 'mongoose';
+import { ApiClient } from '../helpers/http';
+import { connectTestMongo, startStack, type TestStack } from '../helpers/stack';
+import { createTestMerchant, type TestMerchant } from '../helpers/merchants';
+import { idempotency, requestFingerprint } from '../../src/api/idempotency';
+import { jsonBody } from '../../src/api/json-body';
+import { errorHandler } from '../../src/api/problem';
+import { IDEMPOTENCY_RETENTION_MS, IdempotencyStore } from '../../src/persistence/idempotency-keys';
+
+// X-Idempotency-Key through HTTP, against FerretDB and Temporal: replay, reuse, in-flight,
+// crash recovery, merchant scope, duplicate references, and 50 simultaneous identical POSTs.
+describe('idempotency of POST requests', () => {
+  let stack: TestStack;
+  let merchant: TestMerchant;
+  let api: ApiClient;
+  let store: IdempotencyStore;
+
+  beforeAll(async () => {
+    stack = await startStack();
+    merchant = await createTestMerchant(stack, 'Idempotency merchant');
+    api = new ApiClient(stack.baseUrl, merchant.credentials);
+    store = IdempotencyStore.on(stack.mongo);
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  const payin = (reference: string, amount = 5000) => ({
+    reference,
+    sandboxScenario: 'completed',
+    payin: { amount, msisdn: '+2250500000001', provider: 'MTN', country: 'CI' },
+    action: { successUrl: 'https://merchant.example/ok', failureUrl: 'https://merchant.example/ko' },
+  });
+  const post = (body: unknown, key: string, headers: Record<string, string> = {}, client = api) =>
+    client.post('/v1/direct/payin', body, { 'x-idempotency-key': key, ...headers });
+  const countTx = (reference: string, merchantId = merchant.merchantId) =>
+    stack.mongo.collection('transactions').countDocuments({ merchantId, reference });
+  const keyRecord = (key: string) =>
+    stack.mongo.collection('idempotency_keys').findOne({ merchantId: merchant.merchantId, key });
+
+  it('requires X-Idempotency-Key on every POST, as a UUID, and creates nothing without it', async () => {
+    const missing = await post(payin('idem-missing'), '');
+    expect(missing.status).toBe(400);
+    expect(missing.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(missing.body).toMatchObject({
+      code: 'IDEMPOTENCY_KEY_MISSING',
+      title: 'Idempotency key missing',
+      errors: [{ path: 'headers.x-idempotency-key', message: 'Required.' }],
+    });
+
+    const fr = await post(payin('idem-missing'), '', { 'accept-language': 'fr' });
+    expect(fr.body).toMatchObject({ code: 'IDEMPOTENCY_KEY_MISSING', title: "Clé d'idempotence manquante" });
+
+    for (const bad of ['abc', '1234', `${randomUUID()}x`, 'zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz']) {
+      const invalid = await post(payin('idem-missing'), bad);
+      expect(invalid.status).toBe(400);
+      expect(invalid.body.code).toBe('IDEMPOTENCY_KEY_INVALID');
+    }
+    expect(await countTx('idem-missing')).toBe(0);
+  });
+
+  it('replays the first answer for the same key and request, with Idempotent-Replayed: true', async () => {
+    const key = randomUUID();
+    const first = await post(payin('idem-replay'), key);
+    expect(first.status).toBe(201);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+
+    // Same request with its keys in another order, and the key in upper case: still the same.
+    const b = payin('idem-replay');
+    const reordered = {
+      action: b.action,
+      payin: { ...b.payin },
+      sandboxScenario: b.sandboxScenario,
+      reference: b.reference,
+    };
+    const again = await post(reordered, key.toUpperCase());
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(again.body).toEqual(first.body);
+    expect(await countTx('idem-replay')).toBe(1);
+
+    // Kept at least 24 hours.
+    const record = await keyRecord(key);
+    expect(record!.state).toBe('completed');
+    expect(record!.expiresAt.getTime() - record!.createdAt.getTime()).toBeGreaterThanOrEqual(
+      24 * 60 * 60 * 1000,
+    );
+  });
+
+  it('answers 409 IDEMPOTENCY_KEY_REUSED for the same key with another body or path', async () => {
+    const key = randomUUID();
+    expect((await post(payin('idem-reuse'), key)).status).toBe(201);
+
+    const otherBody = await post(payin('idem-reuse', 7000), key, { 'accept-language': 'fr-FR;q=0.9' });
+    expect(otherBody.status).toBe(409);
+    expect(otherBody.body).toMatchObject({
+      code: 'IDEMPOTENCY_KEY_REUSED',
+      title: "Clé d'idempotence réutilisée",
+    });
+
+    const otherPath = await api.post('/v1/payin/sessions', payin('idem-reuse'), { 'x-idempotency-key': key });
+    expect(otherPath.status).toBe(409);
+    expect(otherPath.body.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect(await countTx('idem-reuse')).toBe(1);
+  });
+
+  it('scopes keys to the merchant: another merchant may use the same key', async () => {
+    const key = randomUUID();
+    const other = await createTestMerchant(stack, 'Other merchant');
+    const otherApi = new ApiClient(stack.baseUrl, other.credentials);
+    const mine = await post(payin('idem-scope'), key);
+    const theirs = await post(payin('idem-scope'), key, {}, otherApi);
+    expect(mine.status).toBe(201);
+    expect(theirs.status).toBe(201);
+    expect(theirs.headers.get('idempotent-replayed')).toBeNull();
+    expect(theirs.body.id).not.toBe(mine.body.id);
+    expect(await countTx('idem-scope', other.merchantId)).toBe(1);
+  });
+
+  it('answers 409 REQUEST_IN_PROGRESS with Retry-After while the first request runs', async () => {
+    const key = randomUUID();
+    const body = payin('idem-inflight');
+    // Another API process holds the claim and has not answered yet.
+    const fingerprint = requestFingerprint({ method: 'POST', originalUrl: '/v1/direct/payin', body });
+    await store.claim(merchant.merchantId, key, fingerprint, 60_000);
+
+    const res = await post(body, key, { 'accept-language': 'fr' });
+    expect(res.status).toBe(409);
+    expect(res.headers.get('retry-after')).toBe('1');
+    expect(res.body).toMatchObject({ code: 'REQUEST_IN_PROGRESS', title: 'Requête en cours' });
+    expect(await countTx('idem-inflight')).toBe(0);
+  });
+
+  it('takes over a claim left by a crashed process once its lock has expired', async () => {
+    const key = randomUUID();
+    const body = payin('idem-crashed');
+    const fingerprint = requestFingerprint({ method: 'POST', originalUrl: '/v1/direct/payin', body });
+    await store.claim(merchant.merchantId, key, fingerprint, -1_000);
+
+    const res = await post(body, key);
+    expect(res.status).toBe(201);
+    expect(await countTx('idem-crashed')).toBe(1);
+    expect((await post(body, key)).headers.get('idempotent-replayed')).toBe('true');
+  });
+
+  it('after a crash between the effect and the stored answer, a retry gets the same payin', async () => {
+    const key = randomUUID();
+    const body = payin('idem-half');
+    const first = await post(body, key);
+    expect(first.status).toBe(201);
+    // As if the process died after creating the payin and before storing the answer.
+    await stack.mongo
+      .collection('idempotency_keys')
+      .updateOne(
+        { merchantId: merchant.merchantId, key },
+        { $set: { state: 'in_progress', status: null, body: null, lockedUntil: new Date(Date.now() - 1) } },
+      );
+    const retry = await post(body, key);
+    expect(retry.status).toBeLessThan(300);
+    expect(retry.body.id).toBe(first.body.id);
+    expect(await countTx('idem-half')).toBe(1);
+  });
+
+  it('answers 409 DUPLICATE_REFERENCE when a new key reuses a reference, without a second payin', async () => {
+    expect((await post(payin('idem-dupref'), randomUUID())).status).toBe(201);
+    const dup = await post(payin('idem-dupref', 9000), randomUUID());
+    expect(dup.status).toBe(409);
+    expect(dup.body).toMatchObject({
+      code: 'DUPLICATE_REFERENCE',
+      title: 'Duplicate reference',
+      errors: [{ path: 'reference' }],
+    });
+    const fr = await post(payin('idem-dupref'), randomUUID(), { 'accept-language': 'fr' });
+    expect(fr.body).toMatchObject({ code: 'DUPLICATE_REFERENCE', title: 'Référence déjà utilisée' });
+    expect(await countTx('idem-dupref')).toBe(1);
+  });
+
+  it('does not keep a 400: the same key may carry the corrected request', async () => {
+    const key = randomUUID();
+    const bad = await post(payin('idem-fixed', -5), key);
+    expect(bad.status).toBe(400);
+    expect(await keyRecord(key)).toBeNull();
+    const fixed = await post(payin('idem-fixed'), key);
+    expect(fixed.status).toBe(201);
+  });
+
+  it('ignores and sweeps records past their retention (no reliance on a TTL index)', async () => {
+    const key = randomUUID();
+    expect((await post(payin('idem-expired-a'), key)).status).toBe(201);
+    await stack.mongo
+      .collection('idempotency_keys')
+      .updateOne({ merchantId: merchant.merchantId, key }, { $set: { expiresAt: new Date(Date.now() - 1) } });
+    // Past retention the key is free again: another request with it is a new request.
+    const reused = await post(payin('idem-expired-b'), key);
+    expect(reused.status).toBe(201);
+    expect(reused.headers.get('idempotent-replayed')).toBeNull();
+
+    const stale = randomUUID();
+    await store.claim(merchant.merchantId, stale, 'x', 1_000);
+    await stack.mongo
+      .collection('idempotency_keys')
+      .updateOne({ key: stale }, { $set: { expiresAt: new Date(Date.now() - 1) } });
+    expect(await store.sweepExpired()).toBeGreaterThanOrEqual(1);
+    expect(await keyRecord(stale)).toBeNull();
+    expect(await keyRecord(key)).not.toBeNull();
+    expect(IDEMPOTENCY_RETENTION_MS).toBeGreaterThanOrEqual(24 * 60 * 60 * 1000);
+  });
+
+  it('50 simultaneous identical POSTs with one key create exactly one payin and one workflow', async () => {
+    const key = randomUUID();
+    const body = payin('idem-burst');
+    const responses = await Promise.all(Array.from({ length: 50 }, () => post(body, key)));
+
+    const created = responses.filter((r) => r.status === 201);
+    const busy = responses.filter((r) => r.status === 409);
+    expect(created.length + busy.length).toBe(50);
+    for (const r of busy) expect(r.body.code).toBe('REQUEST_IN_PROGRESS');
+    const firsts = created.filter((r) => r.headers.get('idempotent-replayed') !== 'true');
+    expect(firsts).toHaveLength(1);
+    for (const r of created) expect(r.body).toEqual(firsts[0]!.body);
+
+    expect(await countTx('idem-burst')).toBe(1);
+    const workflowId = `payin:${merchant.merchantId}:idem-burst`;
+    const description = await stack.env.client.workflow.getHandle(workflowId).describe();
+    expect(description.workflowId).toBe(workflowId);
+    const tx = await stack.mongo
+      .collection('transactions')
+      .findOne({ merchantId: merchant.merchantId, reference: 'idem-burst' });
+    expect(tx!.id).toBe(firsts[0]!.body.id);
+
+    const after = await post(body, key);
+    expect(after.headers.get('idempotent-replayed')).toBe('true');
+    expect(after.body).toEqual(firsts[0]!.body);
+  });
+
+  it('20 simultaneous POSTs with new keys and one reference create one payin; the rest get 409', async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => post(payin('idem-race-ref'), randomUUID())),
+    );
+    expect(responses.filter((r) => r.status === 201)).toHaveLength(1);
+    const others = responses.filter((r) => r.status !== 201);
+    for (const r of others) expect(r.body.code).toBe('DUPLICATE_REFERENCE');
+    expect(await countTx('idem-race-ref')).toBe(1);
+  });
+});
+
+// The middleware's handling of a failing or slow handler, on a bare Express app with the real store.
+describe('idempotency middleware around failing and slow handlers', () => {
+  let mongo: Connection;
+  let server: Server;
+  let api: ApiClient;
+  let calls = 0;
+  let release: () => void = () => undefined;
+
+  beforeAll(async () => {
+    mongo = await connectTestMongo();
+    const store = IdempotencyStore.on(mongo);
+    await store.init();
+    const app = express();
+    app.use(jsonBody());
+    app.use((req, _res, next) => {
+      req.merchantId = 'm_bare';
+      next();
+    });
+    app.use(idempotency({ store }));
+    app.post('/v1/flaky', (_req, res) => {
+      calls += 1;
+      if (calls === 1) throw new Error('dependency down');
+      res.status(201).json({ calls });
+    });
+    app.post('/v1/slow', async (_req, res) => {
+      await new Promise<void>((r) => (release = r));
+      res.status(201).json({ done: true });
+    });
+    app.use(errorHandler(() => undefined));
+    server = await new Promise<Server>((res) => {
+      const s = app.listen(0, '127.0.0.1', () => res(s));
+    });
+    const addr = server.address();
+    api = new ApiClient(`http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`, null);
+  });
+  afterAll(async () => {
+    await new Promise<void>((res) => server?.close(() => res()));
+    await mongo?.close();
+  });
+
+  it('releases the key after a 5xx, so the retry runs and its answer is kept', async () => {
+    const key = randomUUID();
+    const failed = await api.post('/v1/flaky', { a: 1 }, { 'x-idempotency-key': key });
+    expect(failed.status).toBe(500);
+    expect(failed.body).toMatchObject({ code: 'INTERNAL_ERROR', title: 'Internal Server Error' });
+    expect(JSON.stringify(failed.body)).not.toMatch(/dependency down|\n\s+at /);
+
+    const retried = await api.post('/v1/flaky', { a: 1 }, { 'x-idempotency-key': key });
+    expect(retried.status).toBe(201);
+    expect(retried.body).toEqual({ calls: 2 });
+    const replayed = await api.post('/v1/flaky', { a: 1 }, { 'x-idempotency-key': key });
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(replayed.body).toEqual({ calls: 2 });
+    expect(calls).toBe(2);
+  });
+
+  it('answers 409 REQUEST_IN_PROGRESS while the first is running, then replays its answer', async () => {
+    const key = randomUUID();
+    const first = api.post('/v1/slow', {}, { 'x-idempotency-key': key });
+    // Wait until the first holds the claim.
+    const records = mongo.collection('idempotency_keys');
+    while (!(await records.findOne({ key }))) await new Promise((r) => setTimeout(r, 20));
+    const during = await api.post('/v1/slow', {}, { 'x-idempotency-key': key });
+    expect(during.status).toBe(409);
+    expect(during.body.code).toBe('REQUEST_IN_PROGRESS');
+    release();
+    expect((await first).status).toBe(201);
+    const after = await api.post('/v1/slow', {}, { 'x-idempotency-key': key });
+    expect(after.status).toBe(201);
+    expect(after.headers.get('idempotent-replayed')).toBe('true');
+  });
+});
