@@ -1,0 +1,109 @@
+import { Context } from '@temporalio/activity';
+import { toPublicEvent, type EventType } from '../src/events/catalogue';
+import type { EventStore, RecordEventInput } from '../src/events/event-store';
+import { toTransactionRecord } from '../src/domain/transaction-record';
+import type { TransactionStore } from '../src/persistence/transactions';
+import type { DeliveryLog } from '../src/webhooks/delivery-log';
+import { startDelivery } from '../src/webhooks/dispatch';
+import { activeSecrets, type EndpointStore } from '../src/webhooks/endpoint-store';
+import { postWebhook } from '../src/webhooks/sender';
+import { signedHeaders } from '../src/webhooks/signing';
+import type { AttemptOutcome, WebhookDeliveryInput } from '../workflows/webhook-delivery';
+
+export interface EventActivityDeps {
+  transactions: TransactionStore;
+  events: EventStore;
+  endpoints: EndpointStore;
+  deliveries: DeliveryLog;
+  webhooks: { timeoutMs: number; allowPrivateNetworks: boolean };
+}
+
+/** Events and webhook deliveries. Each is idempotent: a retry or a replay changes nothing twice. */
+export function createEventActivities(deps: EventActivityDeps) {
+  const { transactions, events, endpoints, deliveries } = deps;
+
+  /** Stores the event (once per emission key), then starts one delivery per subscribed endpoint. */
+  async function recordEvent(input: RecordEventInput): Promise<{ eventId: string }> {
+    const event = await events.record(input);
+    const ctx = Context.current();
+    for (const endpoint of await endpoints.subscribedTo(event.merchantId, event.type)) {
+      await startDelivery(ctx.client, ctx.info.taskQueue, {
+        eventId: event.id,
+        endpointId: endpoint.id,
+        merchantId: event.merchantId,
+      });
+    }
+    return { eventId: event.id };
+  }
+
+  return {
+    recordEvent,
+
+    /** The event of a payin or payout state change; its data is the record the status read returns. */
+    async emitTransactionEvent(transactionId: string, type: EventType): Promise<{ eventId: string }> {
+      const tx = await transactions.findById(transactionId);
+      if (!tx) throw new Error(`no transaction ${transactionId}`);
+      const data = toTransactionRecord(tx);
+      return recordEvent({
+        merchantId: tx.merchantId,
+        type,
+        subjectId: tx.id,
+        reference: tx.reference,
+        data,
+      });
+    },
+
+    /** One HTTP attempt, logged; an attempt already logged (activity retry) is not sent again. */
+    async attemptWebhookDelivery(
+      input: WebhookDeliveryInput & { deliveryId: string; attempt: number },
+    ): Promise<{ outcome: AttemptOutcome; retryAfterMs: number | null }> {
+      const logged = await deliveries.find(input.deliveryId, input.attempt);
+      if (logged)
+        return { outcome: logged.succeeded ? 'delivered' : 'retry', retryAfterMs: logged.retryAfterMs };
+
+      const endpoint = await endpoints.get(input.merchantId, input.endpointId);
+      if (!endpoint || endpoint.status !== 'enabled')
+        return { outcome: 'endpoint_unavailable', retryAfterMs: null };
+      const event = await events.findById(input.merchantId, input.eventId);
+      if (!event) return { outcome: 'event_missing', retryAfterMs: null };
+
+      const body = JSON.stringify(toPublicEvent(event));
+      // Signed at each attempt: the timestamp is the attempt's, as receivers check its freshness.
+      const headers = signedHeaders(
+        event.id,
+        body,
+        activeSecrets(endpoint).map((s) => s.secret),
+      );
+      const attemptedAt = new Date();
+      const sent = await postWebhook(endpoint.url, headers, body, deps.webhooks);
+      const succeeded = sent.statusCode !== null && sent.statusCode >= 200 && sent.statusCode < 300;
+      await deliveries.record({
+        deliveryId: input.deliveryId,
+        attempt: input.attempt,
+        merchantId: input.merchantId,
+        endpointId: endpoint.id,
+        eventId: event.id,
+        eventType: event.type,
+        trigger: input.trigger,
+        url: endpoint.url,
+        attemptedAt,
+        succeeded,
+        statusCode: sent.statusCode,
+        latencyMs: sent.latencyMs,
+        error: sent.error,
+        retryAfterMs: sent.retryAfterMs,
+      });
+      if (succeeded) return { outcome: 'delivered', retryAfterMs: null };
+      if (sent.statusCode === 410) {
+        await endpoints.setStatus(
+          input.merchantId,
+          endpoint.id,
+          'disabled',
+          'the endpoint answered 410 Gone',
+        );
+        return { outcome: 'endpoint_gone', retryAfterMs: null };
+      }
+      return { outcome: 'retry', retryAfterMs: sent.retryAfterMs };
+    },
+  };
+}

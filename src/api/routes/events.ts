@@ -1,0 +1,77 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { listEventsQuery, redeliverRequest } from '../schemas/webhooks';
+import { decodeCursor, encodeCursor } from '../cursor';
+import { parseOr400 } from '../validate';
+import { ApiProblem } from '../problem';
+import { toPublicEvent } from '../../events/catalogue';
+import { startDelivery } from '../../webhooks/dispatch';
+import type { WebhookApiDeps } from './webhooks';
+
+const eventCursor = z.object({ t: z.number(), id: z.string() });
+
+export function eventRoutes(deps: WebhookApiDeps): Router {
+  const router = Router();
+
+  router.get('/v1/events', async (req, res) => {
+    const q = parseOr400(listEventsQuery, req.query, req);
+    const after = q.cursor ? decodeCursor(eventCursor, q.cursor, req) : undefined;
+    const rows = await deps.events.list(req.merchantId!, {
+      ...(q.type ? { type: q.type } : {}),
+      ...(q.reference ? { reference: q.reference } : {}),
+      ...(q.from ? { from: new Date(q.from) } : {}),
+      ...(q.to ? { to: new Date(q.to) } : {}),
+      ...(after ? { after: { createdAt: new Date(after.t), id: after.id } } : {}),
+      limit: q.limit + 1,
+    });
+    const page = rows.slice(0, q.limit);
+    const last = page[page.length - 1];
+    res.json({
+      data: page.map(toPublicEvent),
+      nextCursor:
+        rows.length > q.limit && last
+          ? encodeCursor({ t: new Date(last.createdAt).getTime(), id: last.id })
+          : null,
+    });
+  });
+
+  router.get('/v1/events/:eventId', async (req, res) => {
+    const event = await deps.events.findById(req.merchantId!, String(req.params.eventId));
+    if (!event) throw new ApiProblem('EVENT_NOT_FOUND');
+    res.json(toPublicEvent(event));
+  });
+
+  /**
+   * Sends the event again, as a new delivery (its own attempts and retries), to one endpoint or to
+   * every enabled endpoint subscribed to its type. The idempotency key names the redelivery, so a
+   * retried request does not send twice.
+   */
+  router.post('/v1/events/:eventId/redeliver', async (req, res) => {
+    const body = parseOr400(redeliverRequest, req.body ?? {}, req);
+    const event = await deps.events.findById(req.merchantId!, String(req.params.eventId));
+    if (!event) throw new ApiProblem('EVENT_NOT_FOUND');
+    let targets;
+    if (body.endpointId) {
+      const endpoint = await deps.endpoints.get(req.merchantId!, body.endpointId);
+      if (!endpoint) throw new ApiProblem('WEBHOOK_NOT_FOUND');
+      if (endpoint.status !== 'enabled') throw new ApiProblem('WEBHOOK_DISABLED');
+      targets = [endpoint];
+    } else {
+      targets = await deps.endpoints.subscribedTo(req.merchantId!, event.type);
+    }
+    const redeliveryKey = req.idempotencyKey ?? String(req.headers['x-idempotency-key'] ?? Date.now());
+    const deliveries = [];
+    for (const endpoint of targets) {
+      const deliveryId = await startDelivery(deps.temporal, deps.taskQueue, {
+        eventId: event.id,
+        endpointId: endpoint.id,
+        merchantId: event.merchantId,
+        redeliveryKey,
+      });
+      deliveries.push({ endpointId: endpoint.id, deliveryId });
+    }
+    res.status(202).json({ eventId: event.id, deliveries });
+  });
+
+  return router;
+}

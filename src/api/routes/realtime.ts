@@ -1,0 +1,20 @@
+import { Router } from 'express';
+import { ApiProblem } from '../problem';
+import { WS_PATH } from '../ws';
+import type { WsTokenStore } from '../../persistence/ws-tokens';
+
+// Over plain HTTP, the WebSocket side of the API: browser tokens, and a 426 for a GET without upgrade.
+export function realtimeRoutes(tokens: WsTokenStore): Router {
+  const router = Router();
+
+  router.post('/v1/ws/tokens', async (req, res) => {
+    const { token, expiresAt } = await tokens.issue(req.merchantId!);
+    res.status(201).json({ token, expiresAt: expiresAt.toISOString(), url: `${WS_PATH}?token=${token}` });
+  });
+
+  router.get(WS_PATH, () => {
+    throw new ApiProblem('UPGRADE_REQUIRED', { headers: { Upgrade: 'websocket' } });
+  });
+
+  return router;
+}

@@ -1,0 +1,153 @@
+import { Router, type Request } from 'express';
+import type { Client } from '@temporalio/client';
+import { z } from 'zod';
+import {
+  createWebhookRequest,
+  deliveryAttemptRecord,
+  listDeliveriesQuery,
+  rotateSecretRequest,
+  webhookEndpointRecord,
+  type WebhookEndpointRecord,
+} from '../schemas/webhooks';
+import { decodeCursor, encodeCursor } from '../cursor';
+import { parseOr400 } from '../validate';
+import { ApiProblem } from '../problem';
+import type { EventStore } from '../../events/event-store';
+import type { DeliveryAttempt, DeliveryLog } from '../../webhooks/delivery-log';
+import { activeSecrets, type EndpointStore, type WebhookEndpoint } from '../../webhooks/endpoint-store';
+import { checkWebhookUrl } from '../../webhooks/ssrf';
+
+export interface WebhookApiDeps {
+  events: EventStore;
+  endpoints: EndpointStore;
+  deliveries: DeliveryLog;
+  temporal: Client;
+  taskQueue: string;
+  allowPrivateNetworks: boolean;
+  /** Default time the previous secret keeps signing after a rotation. */
+  secretOverlapMs: number;
+}
+
+export function toEndpointRecord(e: WebhookEndpoint): WebhookEndpointRecord {
+  return webhookEndpointRecord.parse({
+    id: e.id,
+    url: e.url,
+    eventTypes: e.eventTypes,
+    description: e.description,
+    status: e.status,
+    disabledReason: e.disabledReason,
+    createdAt: new Date(e.createdAt).toISOString(),
+    updatedAt: new Date(e.updatedAt).toISOString(),
+  });
+}
+
+function toAttemptRecord(a: DeliveryAttempt): z.infer<typeof deliveryAttemptRecord> {
+  return {
+    deliveryId: a.deliveryId,
+    attempt: a.attempt,
+    eventId: a.eventId,
+    eventType: a.eventType,
+    trigger: a.trigger,
+    url: a.url,
+    attemptedAt: new Date(a.attemptedAt).toISOString(),
+    succeeded: a.succeeded,
+    statusCode: a.statusCode,
+    latencyMs: a.latencyMs,
+    error: a.error,
+  };
+}
+
+const refusalText = {
+  scheme: {
+    en: 'Only http and https URLs are allowed.',
+    fr: 'Seules les URL http et https sont autorisées.',
+  },
+  credentials: {
+    en: 'A webhook URL may not carry credentials.',
+    fr: 'Une URL de webhook ne peut pas contenir d’identifiants.',
+  },
+  address: {
+    en: 'The URL points to a private, loopback, link-local or reserved address.',
+    fr: 'L’URL pointe vers une adresse privée, de bouclage, lien-local ou réservée.',
+  },
+  invalid: { en: 'The URL is not valid.', fr: 'L’URL n’est pas valide.' },
+};
+
+const deliveryCursor = z.object({ t: z.number(), d: z.string(), n: z.number().int() });
+
+export function webhookRoutes(deps: WebhookApiDeps): Router {
+  const router = Router();
+  const endpointOr404 = async (req: Request) => {
+    const endpoint = await deps.endpoints.get(req.merchantId!, String(req.params.id));
+    if (!endpoint) throw new ApiProblem('WEBHOOK_NOT_FOUND');
+    return endpoint;
+  };
+
+  router.post('/v1/webhooks', async (req, res) => {
+    const body = parseOr400(createWebhookRequest, req.body ?? {}, req);
+    const refusal = checkWebhookUrl(body.url, deps.allowPrivateNetworks);
+    if (refusal) throw new ApiProblem('WEBHOOK_URL_NOT_ALLOWED', { detail: refusalText[refusal] });
+    const endpoint = await deps.endpoints.create(req.merchantId!, {
+      url: body.url,
+      eventTypes: body.eventTypes ?? [],
+      description: body.description ?? null,
+    });
+    res.status(201).json({ ...toEndpointRecord(endpoint), secret: endpoint.secrets[0]!.secret });
+  });
+
+  router.get('/v1/webhooks', async (req, res) => {
+    const endpoints = await deps.endpoints.list(req.merchantId!);
+    res.json({ data: endpoints.map(toEndpointRecord) });
+  });
+
+  router.get('/v1/webhooks/:id', async (req, res) => {
+    res.json(toEndpointRecord(await endpointOr404(req)));
+  });
+
+  router.delete('/v1/webhooks/:id', async (req, res) => {
+    if (!(await deps.endpoints.remove(req.merchantId!, String(req.params.id))))
+      throw new ApiProblem('WEBHOOK_NOT_FOUND');
+    res.status(204).end();
+  });
+
+  router.post('/v1/webhooks/:id/rotate-secret', async (req, res) => {
+    const body = parseOr400(rotateSecretRequest, req.body ?? {}, req);
+    const overlapMs = body.overlapSeconds !== undefined ? body.overlapSeconds * 1000 : deps.secretOverlapMs;
+    const rotated = await deps.endpoints.rotateSecret(req.merchantId!, String(req.params.id), overlapMs);
+    if (!rotated) throw new ApiProblem('WEBHOOK_NOT_FOUND');
+    const previous = activeSecrets(rotated).slice(1);
+    res.json({
+      ...toEndpointRecord(rotated),
+      secret: rotated.secrets[0]!.secret,
+      previousSecretsExpireAt: previous.length ? new Date(previous[0]!.expiresAt!).toISOString() : null,
+    });
+  });
+
+  router.post('/v1/webhooks/:id/enable', async (req, res) => {
+    await endpointOr404(req);
+    const endpoint = await deps.endpoints.setStatus(req.merchantId!, String(req.params.id), 'enabled', null);
+    res.json(toEndpointRecord(endpoint!));
+  });
+
+  router.get('/v1/webhooks/:id/deliveries', async (req, res) => {
+    const q = parseOr400(listDeliveriesQuery, req.query, req);
+    const endpoint = await endpointOr404(req);
+    const after = q.cursor ? decodeCursor(deliveryCursor, q.cursor, req) : undefined;
+    const rows = await deps.deliveries.list(req.merchantId!, endpoint.id, {
+      ...(q.eventId ? { eventId: q.eventId } : {}),
+      ...(after ? { after: { attemptedAt: new Date(after.t), deliveryId: after.d, attempt: after.n } } : {}),
+      limit: q.limit + 1,
+    });
+    const page = rows.slice(0, q.limit);
+    const last = page[page.length - 1];
+    res.json({
+      data: page.map(toAttemptRecord),
+      nextCursor:
+        rows.length > q.limit && last
+          ? encodeCursor({ t: new Date(last.attemptedAt).getTime(), d: last.deliveryId, n: last.attempt })
+          : null,
+    });
+  });
+
+  return router;
+}

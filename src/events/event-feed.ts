@@ -1,0 +1,95 @@
+import { mongo, type Connection } from 'mongoose';
+import type { Logger } from 'pino';
+import { FEED_COLLECTION, type FeedEntry } from './event-store';
+
+// Each API process tails the capped feed with one tailable/awaitData cursor and fans entries out
+// to its own WebSocket clients: the stream comes from the durable record, not from the memory of
+// the worker that caused it, so every API process behind a load balancer sees every event.
+// FerretDB has no change streams; it does have tailable cursors on capped collections.
+
+export type FeedListener = (entry: FeedEntry) => void;
+
+export interface EventFeedOptions {
+  /** How long one getMore waits for new entries. */
+  awaitMs?: number;
+  /** Re-reads this far back when (re)opening the cursor; duplicates are dropped by event id. */
+  overlapMs?: number;
+  logger?: Pick<Logger, 'warn'>;
+}
+
+const RECENT_IDS = 10_000;
+
+export class EventFeed {
+  private readonly listeners = new Set<FeedListener>();
+  private readonly recent = new Set<string>();
+  private stopped = false;
+  private loop: Promise<void> | null = null;
+  private lastAt = Date.now();
+
+  constructor(
+    private readonly conn: Connection,
+    private readonly opts: EventFeedOptions = {},
+  ) {}
+
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  subscribe(listener: FeedListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    this.stopped = true;
+    await this.loop;
+  }
+
+  private emit(entries: FeedEntry[]): void {
+    for (const entry of entries) {
+      if (entry.at.getTime() > this.lastAt) this.lastAt = entry.at.getTime();
+      if (this.recent.has(entry._id)) continue;
+      this.recent.add(entry._id);
+      if (this.recent.size > RECENT_IDS) this.recent.delete(this.recent.values().next().value!);
+      for (const l of this.listeners) l(entry);
+    }
+  }
+
+  private async run(): Promise<void> {
+    const db = this.conn.db!;
+    const awaitMs = this.opts.awaitMs ?? 1000;
+    const overlapMs = this.opts.overlapMs ?? 30_000;
+    while (!this.stopped) {
+      let cursorId: mongo.Long | null = null;
+      try {
+        // batchSize 0: FerretDB closes a tailable cursor whose first batch drained the collection.
+        const first = (await db.command({
+          find: FEED_COLLECTION,
+          filter: { at: { $gte: new Date(this.lastAt - overlapMs) } },
+          tailable: true,
+          awaitData: true,
+          batchSize: 0,
+        })) as { cursor: { id: unknown; firstBatch: FeedEntry[] } };
+        this.emit(first.cursor.firstBatch);
+        cursorId = mongo.Long.fromValue(first.cursor.id as number);
+        while (!this.stopped && !cursorId.isZero()) {
+          const more = (await db.command({
+            getMore: cursorId,
+            collection: FEED_COLLECTION,
+            maxTimeMS: awaitMs,
+            batchSize: 500,
+          })) as { cursor: { id: unknown; nextBatch: FeedEntry[] } };
+          this.emit(more.cursor.nextBatch);
+          cursorId = mongo.Long.fromValue(more.cursor.id as number);
+        }
+      } catch (err) {
+        if (!this.stopped) this.opts.logger?.warn({ err }, 'event feed cursor failed; reopening');
+      }
+      if (this.stopped && cursorId && !cursorId.isZero()) {
+        await db.command({ killCursors: FEED_COLLECTION, cursors: [cursorId] }).catch(() => undefined);
+      }
+      // A dead cursor (empty capped collection on MongoDB, a restart) is reopened shortly.
+      if (!this.stopped) await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}

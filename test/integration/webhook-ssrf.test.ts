@@ -1,0 +1,57 @@
+import { ApiClient, eventually } from '../helpers/http';
+import { createTestMerchant } from '../helpers/merchants';
+import { startStack, type TestStack } from '../helpers/stack';
+import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver';
+import { publishTestEvent } from '../helpers/events';
+
+// The SSRF guard as production runs it (WEBHOOK_ALLOW_PRIVATE_NETWORKS unset).
+describe('webhook SSRF guard', () => {
+  let stack: TestStack;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    stack = await startStack();
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await stack?.stop();
+  });
+
+  it('refuses non-http(s), credentials and private addresses at registration, as problem+json', async () => {
+    const api = new ApiClient(stack.baseUrl, (await createTestMerchant(stack)).credentials);
+    const cases: [string, string][] = [
+      ['ftp://merchant.example/hook', 'VALIDATION_ERROR'],
+      ['file:///etc/passwd', 'VALIDATION_ERROR'],
+      ['https://user:secret@merchant.example/hook', 'WEBHOOK_URL_NOT_ALLOWED'],
+      ['http://127.0.0.1/hook', 'WEBHOOK_URL_NOT_ALLOWED'],
+      ['http://0x7f000001/hook', 'WEBHOOK_URL_NOT_ALLOWED'],
+      ['http://[::1]/hook', 'WEBHOOK_URL_NOT_ALLOWED'],
+      ['http://[::ffff:10.0.0.1]/hook', 'WEBHOOK_URL_NOT_ALLOWED'],
+      ['http://169.254.169.254/latest/meta-data', 'WEBHOOK_URL_NOT_ALLOWED'],
+      ['http://192.168.1.10/hook', 'WEBHOOK_URL_NOT_ALLOWED'],
+    ];
+    for (const [url, code] of cases) {
+      const res = await api.post('/v1/webhooks', { url });
+      expect([url, res.status, res.body.code]).toEqual([url, 400, code]);
+      expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
+    }
+    expect((await api.get('/v1/webhooks')).body.data).toEqual([]);
+  });
+
+  it('checks the resolved address when connecting: a name resolving to loopback is never contacted', async () => {
+    const merchant = await createTestMerchant(stack);
+    const api = new ApiClient(stack.baseUrl, merchant.credentials);
+    // A name, not a literal: accepted at registration, refused when the connection is made.
+    const created = await api.post('/v1/webhooks', { url: `http://localhost:${receiver.port}/hook` });
+    expect(created.status).toBe(201);
+    await publishTestEvent(stack, merchant.merchantId, { type: 'payin.completed', reference: 'ssrf-1' });
+    const log = await eventually(
+      () => api.get(`/v1/webhooks/${created.body.id}/deliveries`),
+      (r) => r.body.data?.length >= 1,
+    );
+    expect(log.body.data[0]).toMatchObject({ succeeded: false, statusCode: null });
+    expect(log.body.data[0].error).toMatch(/not an allowed destination/);
+    expect(receiver.received).toEqual([]);
+  });
+});

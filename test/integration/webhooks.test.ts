@@ -1,0 +1,257 @@
+import { Webhook } from 'standardwebhooks';
+import { ApiClient, eventually } from '../helpers/http';
+import { createTestMerchant } from '../helpers/merchants';
+import { startStack, type TestStack } from '../helpers/stack';
+import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver';
+import { publishTestEvent } from '../helpers/events';
+import { publicEvent } from '../../src/events/catalogue';
+import { webhookEndpointRecord, webhookEndpointWithSecret } from '../../src/api/schemas/webhooks';
+
+// Webhooks through HTTP: endpoints, Standard Webhooks signatures verified with the standardwebhooks
+// package, the delivery log, events listing, redelivery, 410 and redirects. Receivers run on
+// loopback, which WEBHOOK_ALLOW_PRIVATE_NETWORKS lets through (webhook-ssrf.test.ts covers refusals).
+describe('webhooks', () => {
+  let stack: TestStack;
+  let api: ApiClient;
+  let merchantId: string;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    stack = await startStack({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+    const merchant = await createTestMerchant(stack);
+    merchantId = merchant.merchantId;
+    api = new ApiClient(stack.baseUrl, merchant.credentials);
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await stack?.stop();
+  });
+  beforeEach(() => {
+    receiver.received.length = 0;
+    receiver.respond = () => ({ status: 200 });
+  });
+
+  const register = async (client: ApiClient, path: string, eventTypes?: string[]) => {
+    const res = await client.post('/v1/webhooks', {
+      url: `${receiver.url}${path}`,
+      ...(eventTypes ? { eventTypes } : {}),
+    });
+    expect(res.status).toBe(201);
+    return webhookEndpointWithSecret.parse(res.body);
+  };
+  const at = (path: string) => () => Promise.resolve(receiver.received.filter((r) => r.path === path));
+
+  it('manages endpoints: the secret is shown once, lists omit it, delete removes', async () => {
+    const created = await register(api, '/crud', ['payin.completed']);
+    expect(created.secret).toMatch(/^whsec_/);
+    const list = await api.get('/v1/webhooks');
+    expect(list.status).toBe(200);
+    const listed = list.body.data.find((e: { id: string }) => e.id === created.id);
+    expect(webhookEndpointRecord.strict().parse(listed)).toMatchObject({
+      eventTypes: ['payin.completed'],
+      status: 'enabled',
+    });
+    expect(JSON.stringify(list.body)).not.toContain('whsec_');
+
+    const bad = await api.post('/v1/webhooks', { url: `${receiver.url}/x`, eventTypes: ['payin.nope'] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors[0].path).toBe('eventTypes.0');
+    const creds = await api.post(
+      '/v1/webhooks',
+      { url: 'https://u:p@merchant.example/hook' },
+      { 'accept-language': 'fr' },
+    );
+    expect(creds.status).toBe(400);
+    expect(creds.body).toMatchObject({
+      code: 'WEBHOOK_URL_NOT_ALLOWED',
+      title: 'URL de webhook non autorisée',
+    });
+
+    expect((await api.request('DELETE', `/v1/webhooks/${created.id}`)).status).toBe(204);
+    const gone = await api.request('DELETE', `/v1/webhooks/${created.id}`);
+    expect(gone.status).toBe(404);
+    expect(gone.headers.get('content-type')).toMatch(/problem\+json/);
+    expect(gone.body.code).toBe('WEBHOOK_NOT_FOUND');
+  });
+
+  it('delivers a signed payin.completed that the standardwebhooks package verifies, and logs the attempt', async () => {
+    const endpoint = await register(api, '/signed');
+    await publishTestEvent(stack, merchantId, { type: 'payin.completed', reference: 'wh-signed-1' });
+
+    const [hit] = await eventually(at('/signed'), (r) => r.length > 0);
+    const verified = new Webhook(endpoint.secret).verify(hit!.body, hit!.headers as Record<string, string>);
+    const event = publicEvent.parse(verified);
+    expect(event).toMatchObject({
+      type: 'payin.completed',
+      data: { reference: 'wh-signed-1', status: 'success' },
+    });
+    expect(hit!.headers['webhook-id']).toBe(event.id);
+    expect((await api.get(`/v1/events/${event.id}`)).body).toEqual(event);
+    // A wrong secret does not verify.
+    expect(() =>
+      new Webhook(`whsec_${Buffer.from('not the secret').toString('base64')}`).verify(
+        hit!.body,
+        hit!.headers as Record<string, string>,
+      ),
+    ).toThrow();
+
+    const log = await eventually(
+      () => api.get(`/v1/webhooks/${endpoint.id}/deliveries`),
+      (r) => r.body.data?.length === 1,
+    );
+    expect(log.body.data[0]).toMatchObject({
+      eventId: event.id,
+      eventType: 'payin.completed',
+      attempt: 1,
+      trigger: 'event',
+      succeeded: true,
+      statusCode: 200,
+      error: null,
+      latencyMs: expect.any(Number),
+      attemptedAt: expect.stringMatching(/Z$/),
+    });
+
+    // Redelivery sends the same event again, as a new delivery, signed afresh.
+    const again = await api.post(`/v1/events/${event.id}/redeliver`, {});
+    expect(again.status).toBe(202);
+    expect(again.body.deliveries).toEqual([
+      { endpointId: endpoint.id, deliveryId: expect.stringContaining(':redeliver:') },
+    ]);
+    const hits = await eventually(at('/signed'), (r) => r.length === 2);
+    expect(
+      new Webhook(endpoint.secret).verify(hits[1]!.body, hits[1]!.headers as Record<string, string>),
+    ).toMatchObject({ id: event.id });
+    const log2 = await eventually(
+      () => api.get(`/v1/webhooks/${endpoint.id}/deliveries`),
+      (r) => r.body.data?.length === 2,
+    );
+    expect(log2.body.data[0]).toMatchObject({ trigger: 'redelivery', succeeded: true });
+    expect((await api.post('/v1/events/evt_unknown/redeliver', {})).body.code).toBe('EVENT_NOT_FOUND');
+    await api.request('DELETE', `/v1/webhooks/${endpoint.id}`);
+  });
+
+  it('a payin emits payin.completed through its workflow, with the status read as data, to its endpoint', async () => {
+    const endpoint = await register(api, '/payin-flow', ['payin.completed']);
+    const created = await api.post('/v1/direct/payin', {
+      reference: 'wh-payin-flow',
+      sandboxScenario: 'completed',
+      customerName: 'Awa Koné',
+      payin: { amount: 5000, msisdn: '+2250500000001', provider: 'MTN', country: 'CI' },
+      action: { successUrl: 'https://merchant.example/ok', failureUrl: 'https://merchant.example/ko' },
+    });
+    expect(created.status).toBe(201);
+    const [hit] = await eventually(at('/payin-flow'), (r) => r.length > 0);
+    const event = publicEvent.parse(
+      new Webhook(endpoint.secret).verify(hit!.body, hit!.headers as Record<string, string>),
+    );
+    expect(event.type).toBe('payin.completed');
+    expect(event.data).toEqual((await api.get('/v1/payin/wh-payin-flow')).body);
+    await api.request('DELETE', `/v1/webhooks/${endpoint.id}`);
+  });
+
+  it('lists events with filters and cursor pagination, and keeps one payin’s events apart from another’s', async () => {
+    const other = await createTestMerchant(stack, 'Other');
+    await publishTestEvent(stack, merchantId, { type: 'payin.completed', reference: 'wh-list-ok' });
+    await publishTestEvent(stack, merchantId, { type: 'payin.failed', reference: 'wh-list-ko' });
+    await publishTestEvent(stack, other.merchantId, { type: 'payin.completed', reference: 'wh-list-other' });
+    const all = await eventually(
+      () => api.get('/v1/events?limit=100'),
+      (r) =>
+        ['wh-list-ok', 'wh-list-ko'].every((ref) => r.body.data?.some((e: any) => e.data.reference === ref)),
+    );
+    expect(all.body.data.some((e: any) => e.data.reference === 'wh-list-other')).toBe(false);
+    const failed = await api.get('/v1/events?type=payin.failed');
+    expect(failed.body.data.map((e: any) => e.data.reference)).toEqual(['wh-list-ko']);
+    expect((await api.get('/v1/events?reference=wh-list-ok')).body.data).toEqual([
+      expect.objectContaining({ type: 'payin.completed' }),
+    ]);
+
+    // Pages of one, newest first, until the cursor runs out: every event exactly once.
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: any = await api.get(`/v1/events?limit=1${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(page.status).toBe(200);
+      seen.push(...page.body.data.map((e: any) => e.id));
+      cursor = page.body.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual(all.body.data.map((e: any) => e.id));
+    const future = await api.get(
+      `/v1/events?from=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`,
+    );
+    expect(future.body.data).toEqual([]);
+    expect((await api.get('/v1/events?cursor=garbage')).body.code).toBe('VALIDATION_ERROR');
+    expect((await api.get('/v1/events?type=nope')).status).toBe(400);
+  });
+
+  it('disables an endpoint that answers 410, and never follows a redirect', async () => {
+    const gone = await register(api, '/gone', ['payin.completed']);
+    const redirecting = await register(api, '/redirect', ['payin.completed']);
+    receiver.respond = ({ path }) =>
+      path === '/gone'
+        ? { status: 410 }
+        : path === '/redirect'
+          ? { status: 302, headers: { location: `${receiver.url}/target` } }
+          : { status: 200 };
+    await publishTestEvent(stack, merchantId, { type: 'payin.completed', reference: 'wh-410' });
+    await eventually(
+      () => api.get(`/v1/webhooks/${gone.id}`),
+      (r) => r.body.status === 'disabled',
+    );
+    const log = await eventually(
+      () => api.get(`/v1/webhooks/${redirecting.id}/deliveries`),
+      (r) => r.body.data?.length >= 1,
+    );
+    expect(log.body.data[0]).toMatchObject({ succeeded: false, statusCode: 302, error: 'HTTP 302' });
+    expect(receiver.received.filter((r) => r.path === '/target')).toEqual([]);
+    const disabled = await api.get(`/v1/webhooks/${gone.id}`);
+    expect(disabled.body.disabledReason).toMatch(/410/);
+    // A disabled endpoint receives nothing more until enabled again.
+    const firstEvent = (await api.get('/v1/events?reference=wh-410')).body.data[0];
+    expect((await api.post(`/v1/events/${firstEvent.id}/redeliver`, { endpointId: gone.id })).body.code).toBe(
+      'WEBHOOK_DISABLED',
+    );
+    expect((await api.post(`/v1/webhooks/${gone.id}/enable`, {})).body.status).toBe('enabled');
+    await api.request('DELETE', `/v1/webhooks/${gone.id}`);
+    await api.request('DELETE', `/v1/webhooks/${redirecting.id}`);
+  });
+
+  it('rotates the secret: during the overlap both secrets sign', async () => {
+    const endpoint = await register(api, '/rotated');
+    const rotated = await api.post(`/v1/webhooks/${endpoint.id}/rotate-secret`, { overlapSeconds: 3600 });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).not.toBe(endpoint.secret);
+    expect(rotated.body.previousSecretsExpireAt).toEqual(expect.any(String));
+    await publishTestEvent(stack, merchantId, { type: 'payin.completed', reference: 'wh-rotated' });
+    const [hit] = await eventually(at('/rotated'), (r) => r.length > 0);
+    const headers = hit!.headers as Record<string, string>;
+    expect(headers['webhook-signature']!.split(' ')).toHaveLength(2);
+    expect(new Webhook(rotated.body.secret).verify(hit!.body, headers)).toMatchObject({
+      type: 'payin.completed',
+    });
+    expect(new Webhook(endpoint.secret).verify(hit!.body, headers)).toMatchObject({
+      type: 'payin.completed',
+    });
+    await api.request('DELETE', `/v1/webhooks/${endpoint.id}`);
+  });
+
+  it('never shows or sends one merchant’s endpoints or events to another', async () => {
+    const mine = await register(api, '/isolated-mine');
+    const stranger = await createTestMerchant(stack, 'Stranger');
+    const other = new ApiClient(stack.baseUrl, stranger.credentials);
+    expect((await other.get('/v1/webhooks')).body.data).toEqual([]);
+    expect((await other.get(`/v1/webhooks/${mine.id}/deliveries`)).status).toBe(404);
+    expect((await other.request('DELETE', `/v1/webhooks/${mine.id}`)).status).toBe(404);
+    await publishTestEvent(stack, stranger.merchantId, { type: 'payin.completed', reference: 'wh-stranger' });
+    await eventually(
+      () => other.get('/v1/events?reference=wh-stranger'),
+      (r) => r.body.data?.length === 1,
+    );
+    const strangerEvent = (await other.get('/v1/events?reference=wh-stranger')).body.data[0];
+    expect((await api.post(`/v1/events/${strangerEvent.id}/redeliver`, {})).status).toBe(404);
+    expect((await api.get(`/v1/events/${strangerEvent.id}`)).status).toBe(404);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(receiver.received.filter((r) => r.path === '/isolated-mine')).toEqual([]);
+  });
+});
