@@ -1,0 +1,61 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { country } from '../schemas/common';
+import { countries, operatorCodes, operatorsByCountry, type OperatorCode } from '../../domain/operators';
+import { belongsToAnotherOperator, predictCarrier } from '../../domain/operator-prefixes';
+import { providerInfo, providersOf } from '../../domain/providers';
+import { negotiateLanguage } from '../i18n';
+import { ApiProblem } from '../problem';
+import { parseOr400 } from '../validate';
+
+export const providersQuery = z.object({ country: country.optional() });
+/** A '+' in a query string arrives as a space unless encoded; both forms, and none, are accepted. */
+export const predictQuery = z.object({
+  msisdn: z
+    .string()
+    .trim()
+    .regex(/^\+?[1-9]\d{6,14}$/, 'an international number such as +2250700000001')
+    .transform((s) => (s.startsWith('+') ? s : `+${s}`)),
+});
+
+const asOperator = (c: string | null): OperatorCode | null => operatorCodes.find((o) => o === c) ?? null;
+
+export function providerRoutes(): Router {
+  const router = Router();
+
+  router.get('/v1/providers', (req, res) => {
+    const q = parseOr400(providersQuery, req.query, req);
+    const list = (q.country ? [q.country] : countries).flatMap((c) => providersOf(c));
+    res.json({ providers: list });
+  });
+
+  router.get('/v1/providers/predict', (req, res) => {
+    const q = parseOr400(predictQuery, req.query, req);
+    const prediction = predictCarrier(q.msisdn);
+    if (!prediction) {
+      const message =
+        negotiateLanguage(req) === 'fr'
+          ? "Ce n'est pas un numéro mobile valide de CI ou CM."
+          : 'Not a valid mobile number of CI or CM.';
+      throw new ApiProblem('VALIDATION_ERROR', { errors: [{ path: 'msisdn', message }] });
+    }
+    const offered = operatorsByCountry[prediction.country];
+    const predicted = asOperator(prediction.carrier);
+    const operator = predicted && offered.includes(predicted) ? predicted : null;
+    res.json({
+      msisdn: prediction.msisdn,
+      country: prediction.country,
+      // The operator the prefix belongs to, when we offer it; null when unknown or not offered.
+      operator,
+      provider: operator ? providerInfo(operator, prediction.country).name : null,
+      // The network of the prefix, offered or not (e.g. NEXTTEL in CM).
+      carrier: prediction.carrier,
+      // Every provider of the country that would accept a payin from this number (Wave takes any).
+      acceptedBy: offered
+        .filter((code) => !belongsToAnotherOperator(prediction.msisdn, code))
+        .map((code) => providerInfo(code, prediction.country).name),
+    });
+  });
+
+  return router;
+}

@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { countries } from '../domain/operators';
+import { currencies } from '../domain/money';
+import { sandboxScenarios } from '../domain/transaction';
+
+// The JSON spoken between the HTTP gateway and an operator endpoint (the simulator, or an adapter
+// in front of a real operator), and the body of operator callbacks. Both sides parse with these.
+
+const id = z.string().min(1).max(100);
+const scenario = z.enum(sandboxScenarios).nullable().optional();
+const callbackUrl = z.url().optional();
+
+export const collectionRequestBody = z.strictObject({
+  transactionId: id,
+  country: z.enum(countries),
+  msisdn: z.string().regex(/^\+[1-9]\d{6,14}$/),
+  amount: z.number().int().positive(),
+  currency: z.enum(currencies),
+  otp: z.string().max(16).optional(),
+  sandboxScenario: scenario,
+  callbackUrl,
+});
+export type CollectionRequestBody = z.infer<typeof collectionRequestBody>;
+
+export const disbursementRequestBody = collectionRequestBody.omit({ otp: true });
+export type DisbursementRequestBody = z.infer<typeof disbursementRequestBody>;
+
+export const refundRequestBody = z.strictObject({
+  refundId: id,
+  transactionId: id,
+  country: z.enum(countries),
+  amount: z.number().int().positive(),
+  currency: z.enum(currencies),
+  sandboxScenario: scenario,
+  callbackUrl,
+});
+export type RefundRequestBody = z.infer<typeof refundRequestBody>;
+
+export const operatorOutcome = z.enum(['completed', 'failed', 'pending']);
+
+export const operatorStatusBody = z.object({
+  id,
+  outcome: operatorOutcome,
+  operatorReference: z.string(),
+  failure: z.object({ code: z.string(), message: z.string() }).nullable().optional(),
+  paymentUrl: z.string().nullable().optional(),
+  ussdCode: z.string().nullable().optional(),
+});
+export type OperatorStatusBody = z.infer<typeof operatorStatusBody>;
+
+export const partnerCheckBody = z.object({
+  collected: z.boolean(),
+  operatorReference: z.string().nullable().optional(),
+});
+
+export const callbackKinds = ['collection', 'disbursement', 'refund'] as const;
+export type CallbackKind = (typeof callbackKinds)[number];
+
+/** What an operator POSTs to /operator-callbacks/:code. Only a trigger: the service re-reads the status. */
+export const operatorCallbackBody = z.object({
+  kind: z.enum(callbackKinds),
+  /** Our id: the transaction id (collection, disbursement) or the refund id. */
+  id,
+  /** For a refund, the collection it reverses (our transaction id). */
+  transactionId: id.optional(),
+  outcome: operatorOutcome.optional(),
+  operatorReference: z.string().optional(),
+});
+export type OperatorCallbackBody = z.infer<typeof operatorCallbackBody>;

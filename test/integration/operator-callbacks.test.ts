@@ -1,0 +1,122 @@
+import { ApiClient, eventually } from '../helpers/http';
+import { startStack, type TestStack } from '../helpers/stack';
+import { createTestMerchant } from '../helpers/merchants';
+import { signCallback } from '../../src/operators/signature';
+import { TransactionStore } from '../../src/persistence/transactions';
+
+// POST /operator-callbacks/:code: signed by the operator, only a trigger (a signal to the workflow).
+describe('operator callbacks', () => {
+  let stack: TestStack;
+  let api: ApiClient;
+  let merchantId: string;
+
+  beforeAll(async () => {
+    stack = await startStack();
+    const merchant = await createTestMerchant(stack);
+    merchantId = merchant.merchantId;
+    api = new ApiClient(stack.baseUrl, merchant.credentials);
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  const secrets = () => stack.config.OPERATOR_CALLBACK_SECRETS;
+  const send = (code: string, body: string, signature?: string, lang = 'en') =>
+    fetch(`${stack.baseUrl}/operator-callbacks/${code}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'accept-language': lang,
+        ...(signature !== undefined ? { 'x-operator-signature': signature } : {}),
+      },
+      body,
+    });
+
+  /** Names of the operatorCallback signals the payin's workflow has received. */
+  async function signals(reference: string): Promise<{ kind: string; id: string }[]> {
+    const history = await stack.env.client.workflow
+      .getHandle(`payin:${merchantId}:${reference}`)
+      .fetchHistory();
+    const { defaultPayloadConverter } = await import('@temporalio/common');
+    return (history.events ?? [])
+      .map((e) => e.workflowExecutionSignaledEventAttributes)
+      .filter((a) => a?.signalName === 'operatorCallback')
+      .map((a) => defaultPayloadConverter.fromPayload(a!.input!.payloads![0]!));
+  }
+
+  async function createPayin(reference: string) {
+    const res = await api.post('/v1/direct/payin', {
+      reference,
+      customerName: 'Awa Koné',
+      payin: { amount: 5000, msisdn: '+2250500000001', provider: 'MTN', country: 'CI' },
+      action: { successUrl: 'https://merchant.example/ok', failureUrl: 'https://merchant.example/ko' },
+    });
+    expect(res.status).toBe(201);
+    return res.body.id as string;
+  }
+
+  it('delivers the simulator callback to the payin workflow as an operatorCallback signal', async () => {
+    const id = await createPayin('cb-1');
+    const delivery = await eventually(
+      async () => stack.simulator.simulator.callbacks.find((c) => c.id === id),
+      (d) => d?.delivered === true,
+    );
+    expect(delivery).toMatchObject({ status: 202, url: `${stack.baseUrl}/operator-callbacks/MTN` });
+    await eventually(
+      () => signals('cb-1'),
+      (s) => s.length >= 1,
+    );
+    expect(await signals('cb-1')).toEqual([{ kind: 'collection', id }]);
+  });
+
+  it('refuses a missing, wrong, foreign or stale signature with 401 problem+json', async () => {
+    const body = JSON.stringify({ kind: 'collection', id: 'pr_x', outcome: 'completed' });
+    const missing = await send('MTN', body);
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get('content-type')).toMatch(/application\/problem\+json/);
+    expect(await missing.json()).toMatchObject({ code: 'OPERATOR_SIGNATURE_INVALID' });
+    expect((await send('MTN', body, 'garbage')).status).toBe(401);
+    expect((await send('MTN', body, signCallback(secrets().ORANGE, body))).status).toBe(401);
+    const stale = signCallback(secrets().MTN, body, Math.floor(Date.now() / 1000) - 600);
+    expect((await send('MTN', body, stale)).status).toBe(401);
+    // The body signed is the body checked: one changed byte breaks it.
+    expect((await send('MTN', body.replace('pr_x', 'pr_y'), signCallback(secrets().MTN, body))).status).toBe(
+      401,
+    );
+    const fr = await send('MTN', body, 'garbage', 'fr');
+    expect(((await fr.json()) as { title: string }).title).toBe('Signature invalide');
+  });
+
+  it('answers 202 for an unknown transaction, and 404 for an unknown operator route', async () => {
+    const body = JSON.stringify({ kind: 'collection', id: 'pr_does_not_exist' });
+    expect((await send('MTN', body, signCallback(secrets().MTN, body))).status).toBe(202);
+    expect((await send('AIRTEL', body, 'x')).status).toBe(404);
+    const bad = JSON.stringify({ kind: 'nope', id: 'pr_x' });
+    expect((await send('MTN', bad, signCallback(secrets().MTN, bad))).status).toBe(400);
+  });
+
+  it('is harmless when replayed, and ignores another operator calling about our transaction', async () => {
+    const id = await createPayin('cb-2');
+    await eventually(
+      () => signals('cb-2'),
+      (s) => s.length >= 1,
+    );
+    const store = TransactionStore.on(stack.mongo);
+    const before = await store.findById(id);
+    const body = JSON.stringify({ kind: 'collection', id, outcome: 'completed' });
+    const sig = signCallback(secrets().MTN, body);
+    expect((await send('MTN', body, sig)).status).toBe(202);
+    expect((await send('MTN', body, sig)).status).toBe(202);
+    await eventually(
+      () => signals('cb-2'),
+      (s) => s.length >= 3,
+    );
+    // Orange signs correctly, but the payin is MTN's: accepted, not forwarded.
+    expect((await send('ORANGE', body, signCallback(secrets().ORANGE, body))).status).toBe(202);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await signals('cb-2')).toHaveLength(3);
+    const after = await store.findById(id);
+    expect(after?.status).toBe(before?.status === 'processing' ? after?.status : before?.status);
+    expect(after?.amount).toBe(before?.amount);
+  });
+});
