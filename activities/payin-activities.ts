@@ -1,31 +1,87 @@
-import type { OperatorGateway, OperatorStatus, CollectionRequest } from '../src/operators/gateway';
+import type { CollectionRequest, OperatorGateway, OperatorStatus } from '../src/operators/gateway';
 import type { TransactionStore } from '../src/persistence/transactions';
-import type { Failure, Transaction } from '../src/domain/transaction';
+import type { Transaction } from '../src/domain/transaction';
+import type { Country, OperatorCode } from '../src/domain/operators';
+import type { Ledger } from '../src/ledger';
 
 export interface PayinActivityDeps {
   transactions: TransactionStore;
   operators: OperatorGateway;
+  ledger: Ledger;
 }
 
+/** The fields of a payin its workflow may change; everything else is fixed at creation. */
+export type PayinStateUpdate = Partial<
+  Pick<Transaction, 'status' | 'confirmationStatus' | 'failure' | 'provider' | 'paymentUrl'>
+> & { customerPhone?: string };
+
 /** Activities of the payin workflow. Each is idempotent: a retry or a replay changes nothing twice. */
-export function createPayinActivities({ transactions, operators }: PayinActivityDeps) {
+export function createPayinActivities({ transactions, operators, ledger }: PayinActivityDeps) {
   return {
-    /** Asks the operator to push a payment request to the customer's phone. */
+    /** Asks the operator to push a payment request; our transaction id is its idempotency key. */
     async requestCollection(req: CollectionRequest): Promise<OperatorStatus> {
       return operators.requestCollection(req);
     },
 
-    async readCollectionStatus(transactionId: string): Promise<OperatorStatus> {
-      return operators.collectionStatus(transactionId);
+    async readCollectionStatus(
+      transactionId: string,
+      operator: OperatorCode,
+      country: Country,
+    ): Promise<OperatorStatus> {
+      return operators.collectionStatus(transactionId, operator, country);
+    },
+
+    /** Asks the operator's partner whether the funds of a failed collection were collected after all. */
+    async partnerCheck(
+      transactionId: string,
+      operator: OperatorCode,
+      country: Country,
+    ): Promise<{ collected: boolean; operatorReference?: string }> {
+      return operators.partnerCheck(transactionId, operator, country);
     },
 
     /** Records the workflow's view of the payin; setting the same state twice is harmless. */
-    async recordPayinState(
-      transactionId: string,
-      state: Pick<Transaction, 'status'> &
-        Partial<Pick<Transaction, 'confirmationStatus'>> & { failure?: Failure | null },
-    ): Promise<void> {
-      await transactions.update(transactionId, state);
+    async recordPayinState(transactionId: string, update: PayinStateUpdate): Promise<void> {
+      const { customerPhone, ...fields } = update;
+      await transactions.update(transactionId, {
+        ...fields,
+        ...(customerPhone ? { 'customer.phoneNumber': customerPhone } : {}),
+      });
+    },
+
+    /**
+     * Credits the merchant for a collected payin: the net amount to its main account and the fee to
+     * the fees account, both from operator clearing. Each movement has its own sourceRef, so a
+     * retried or replayed credit never applies twice.
+     */
+    async creditMerchantForPayin(transactionId: string): Promise<{ credited: number; fee: number }> {
+      const tx = await transactions.findById(transactionId);
+      if (!tx) throw new Error(`payin ${transactionId} not found`);
+      const clearing = await ledger.systemAccount('operator-clearing', tx.currency);
+      const main = await ledger.mainAccount(tx.merchantId, tx.currency);
+      const net = tx.payFee ? tx.amount - tx.fee : tx.amount;
+      if (net > 0) {
+        await ledger.transfer({
+          sourceRef: `${tx.id}:payin-credit`,
+          fromAccountId: clearing.id,
+          toAccountId: main.id,
+          amount: net,
+          reason: `payin ${tx.reference}`,
+          transactionId: tx.id,
+        });
+      }
+      if (tx.fee > 0) {
+        const fees = await ledger.systemAccount('fees', tx.currency);
+        await ledger.transfer({
+          sourceRef: `${tx.id}:payin-fee`,
+          fromAccountId: clearing.id,
+          toAccountId: fees.id,
+          amount: tx.fee,
+          reason: `payin fee ${tx.reference}`,
+          transactionId: tx.id,
+        });
+      }
+      return { credited: net, fee: tx.fee };
     },
   };
 }

@@ -54,3 +54,9 @@ export interface PayinWorkflowInput {
     refundWindowMs: number;
   };
 }
+
+/**
+ * Returns once the operator answered the collection request (or the payin ended), so the API can
+ * hand the merchant what the operator gave: WAVE's redirect address in `paymentUrl`.
+ */
+export const operatorAnswerUpdate = defineUpdate<PayinState, []>('operatorAnswer');

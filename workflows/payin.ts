@@ -1,86 +1,238 @@
 import {
   condition,
-  defineQuery,
   proxyActivities,
   setHandler,
+  sleep,
   upsertSearchAttributes,
-  ApplicationFailure,
+  log,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { CollectionRequest, OperatorStatus } from '../src/operators/gateway';
-import type { Failure, TransactionStatus } from '../src/domain/transaction';
-import type { ProviderName } from '../src/domain/operators';
-import { saStatus } from '../src/temporal/search-attributes';
+import type { Failure, TransactionStatus, ConfirmationStatus } from '../src/domain/transaction';
+import { providerName } from '../src/domain/operators';
+import { isAmbiguousFailure } from '../src/domain/failures';
+import { saProvider, saStatus } from '../src/temporal/search-attributes';
+import {
+  confirmSessionUpdate,
+  declineSessionUpdate,
+  operatorAnswerUpdate,
+  payinStateQuery,
+  type PayinState,
+  type PayinWorkflowInput,
+  type SessionConfirmation,
+} from './payin-api';
+import { operatorCallbackSignal } from './signals';
 
-export interface PayinWorkflowInput {
-  transactionId: string;
-  collection: CollectionRequest;
-  provider: ProviderName;
-  /** Milliseconds the customer has to answer before the payin expires. */
-  expiryMs: number;
-  /** Milliseconds after success during which the payin stays refundable; the workflow stays open. */
-  refundWindowMs: number;
-}
+export type { PayinWorkflowInput } from './payin-api';
 
-export interface PayinState {
-  status: TransactionStatus;
-  failure: Failure | null;
-}
-
-export const payinStateQuery = defineQuery<PayinState>('payinState');
-
-const { requestCollection, readCollectionStatus, recordPayinState } = proxyActivities<Activities>({
+const acts = proxyActivities<Activities>({
   startToCloseTimeout: '30s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
 });
+/** Operator calls give up after a few tries: an unreachable operator is a failure to resolve, not a hang. */
+const operator = proxyActivities<Activities>({
+  startToCloseTimeout: '20s',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
+});
 
-/** Polling backoff while the operator has no final answer: 5s, 10s, 20s ... capped at 5 minutes. */
-function pollDelayMs(attempt: number): number {
-  return Math.min(5_000 * 2 ** attempt, 300_000);
-}
+/** Polling while the operator has no final answer: 5 s, 10 s, 20 s ... capped at 5 minutes. */
+const pollDelayMs = (attempt: number) => Math.min(5_000 * 2 ** attempt, 300_000);
+/** Partner checks after an ambiguous failure: 5 min, 10 min ... capped at 2 hours. */
+const partnerCheckDelayMs = (attempt: number) => Math.min(300_000 * 2 ** attempt, 7_200_000);
 
+type Outcome = { kind: 'success' } | { kind: 'failed'; failure: Failure } | { kind: 'expired' };
+
+/**
+ * One payin, direct or session, from creation to the end of its refund window.
+ * Direct: the collection is requested at once. Session: the workflow waits for the customer to
+ * confirm (Update) on the hosted page, then runs the same collection. A failure that may have
+ * debited the customer is re-checked with the operator's partner for 48 hours.
+ */
 export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinState> {
-  const state: PayinState = { status: 'processing', failure: null };
-  setHandler(payinStateQuery, () => state);
+  const state: PayinState = {
+    status: 'processing',
+    confirmationStatus: 'none',
+    failure: null,
+    awaitingCustomer: input.flow === 'session',
+    paymentUrl: null,
+    ussdCode: null,
+  };
+  let operatorSignalled = false;
+  let operatorAnswered = false;
+  let confirmation: SessionConfirmation | null = null;
+  let declined = false;
 
-  const setStatus = async (status: TransactionStatus, failure: Failure | null = null) => {
-    state.status = status;
-    state.failure = failure;
-    upsertSearchAttributes([{ key: saStatus, value: status }]);
-    await recordPayinState(input.transactionId, { status, failure });
+  setHandler(payinStateQuery, () => state);
+  setHandler(operatorCallbackSignal, () => {
+    operatorSignalled = true;
+  });
+  setHandler(operatorAnswerUpdate, async () => {
+    await condition(() => operatorAnswered || isFinal(state.status));
+    return state;
+  });
+  setHandler(
+    confirmSessionUpdate,
+    (choice) => {
+      confirmation = choice;
+      state.awaitingCustomer = false;
+      return state;
+    },
+    { validator: (_choice) => assertSessionOpen() },
+  );
+  setHandler(
+    declineSessionUpdate,
+    () => {
+      declined = true;
+      state.awaitingCustomer = false;
+      return state;
+    },
+    { validator: () => assertSessionOpen() },
+  );
+  // Rejected Updates never reach history: a late click on the page changes nothing.
+  function assertSessionOpen(): void {
+    if (!state.awaitingCustomer) throw new Error('This payment session is no longer open.');
+  }
+
+  const record = async (
+    changes: Partial<{
+      status: TransactionStatus;
+      confirmationStatus: ConfirmationStatus;
+      failure: Failure | null;
+    }>,
+  ) => {
+    Object.assign(state, changes);
+    if (changes.status) upsertSearchAttributes([{ key: saStatus, value: changes.status }]);
+    await acts.recordPayinState(input.transactionId, changes);
   };
 
-  let answer: OperatorStatus = await requestCollection(input.collection);
-  let deadlinePassed = false;
-  let attempt = 0;
-  const started = Date.now(); // workflow time: deterministic
-  while (answer.outcome === 'pending') {
-    const waitMs = Math.min(pollDelayMs(attempt++), Math.max(0, started + input.expiryMs - Date.now()));
-    if (waitMs <= 0) {
-      deadlinePassed = true;
-      break;
+  // Session flow: nothing happens until the customer confirms, declines, or lets it expire.
+  let collection: CollectionRequest | null = input.collection;
+  if (input.flow === 'session') {
+    const acted = await condition(() => confirmation !== null || declined, input.timing.sessionExpiryMs);
+    state.awaitingCustomer = false;
+    if (!acted) return finish({ kind: 'expired' });
+    if (declined || !confirmation) {
+      await record({ confirmationStatus: 'declined' });
+      return finish({
+        kind: 'failed',
+        failure: failureOf('DECLINED_BY_CUSTOMER', 'The customer declined the payment', null),
+      });
     }
-    await condition(() => false, waitMs);
-    answer = await readCollectionStatus(input.transactionId);
+    const choice: SessionConfirmation = confirmation;
+    collection = {
+      transactionId: input.transactionId,
+      operator: choice.provider,
+      country: input.country,
+      msisdn: choice.msisdn,
+      amount: input.amount,
+      currency: input.currency,
+      ...(choice.otp ? { otp: choice.otp } : {}),
+      sandboxScenario: input.sandboxScenario,
+    };
+    const provider = providerName(choice.provider, input.country);
+    upsertSearchAttributes([{ key: saProvider, value: provider }]);
+    await acts.recordPayinState(input.transactionId, { provider, customerPhone: choice.msisdn });
   }
+  if (!collection) throw new Error('a direct payin needs its collection request');
+  const outcome = await collect(collection);
+  return finish(outcome, collection);
 
-  if (deadlinePassed) {
-    await setStatus('expired', {
-      code: 'EXPIRED',
-      message: 'The customer did not answer in time',
-      provider: input.provider,
-    });
-    return state;
-  }
-  if (answer.outcome === 'failed') {
+  async function collect(req: CollectionRequest): Promise<Outcome> {
+    const provider = providerName(req.operator, req.country);
+    await record({ confirmationStatus: 'pending' });
+    let answer: OperatorStatus;
+    try {
+      answer = await operator.requestCollection(req);
+    } catch {
+      return {
+        kind: 'failed',
+        failure: failureOf('OPERATOR_UNAVAILABLE', 'The operator could not be reached', provider),
+      };
+    }
+    state.paymentUrl = answer.paymentUrl ?? null;
+    state.ussdCode = answer.ussdCode ?? null;
+    if (answer.paymentUrl)
+      await acts.recordPayinState(input.transactionId, { paymentUrl: answer.paymentUrl });
+    operatorAnswered = true;
+    // Wait for the operator: a callback wakes us early, polling covers a callback that never comes.
+    const deadline = Date.now() + input.timing.expiryMs; // workflow time: deterministic
+    let attempt = 0;
+    while (answer.outcome === 'pending') {
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) return { kind: 'expired' };
+      operatorSignalled = false;
+      await condition(() => operatorSignalled, Math.min(pollDelayMs(attempt++), remaining));
+      try {
+        answer = await operator.readCollectionStatus(req.transactionId, req.operator, req.country);
+      } catch (err) {
+        log.warn('collection status unavailable; polling again', { error: String(err) });
+      }
+    }
+    if (answer.outcome === 'completed') return { kind: 'success' };
     const f = answer.failure ?? { code: 'OPERATOR_ERROR', message: 'The operator refused the payment' };
-    await setStatus('failed', { ...f, provider: input.provider });
+    return { kind: 'failed', failure: failureOf(f.code, f.message, provider) };
+  }
+
+  async function finish(outcome: Outcome, req?: CollectionRequest): Promise<PayinState> {
+    if (outcome.kind === 'expired') {
+      await record({
+        status: 'expired',
+        failure: failureOf(
+          'EXPIRED',
+          'Nobody answered in time',
+          req ? providerName(req.operator, req.country) : null,
+        ),
+      });
+      await acts.emitTransactionEvent(input.transactionId, 'payin.expired');
+      return state;
+    }
+    if (outcome.kind === 'failed') {
+      const declinedByPayer = !isAmbiguousFailure(outcome.failure.code);
+      await record({
+        status: 'failed',
+        failure: outcome.failure,
+        ...(declinedByPayer && state.confirmationStatus !== 'declined'
+          ? { confirmationStatus: 'declined' }
+          : {}),
+      });
+      await acts.emitTransactionEvent(input.transactionId, 'payin.failed');
+      if (declinedByPayer || !req) return state;
+      // The customer may have been debited: ask the partner until the correction window closes.
+      if (!(await correctedByPartner(req))) return state;
+      await acts.creditMerchantForPayin(input.transactionId);
+      await record({ status: 'success', confirmationStatus: 'accepted', failure: null });
+      await acts.emitTransactionEvent(input.transactionId, 'payin.corrected');
+    } else {
+      await record({ confirmationStatus: 'accepted' });
+      await acts.creditMerchantForPayin(input.transactionId);
+      await record({ status: 'success' });
+      await acts.emitTransactionEvent(input.transactionId, 'payin.completed');
+    }
+    // Refundable for the refund window: a durable timer keeps this workflow (and its refunds) open.
+    await sleep(input.timing.refundWindowMs);
     return state;
   }
-  if (answer.outcome !== 'completed') throw ApplicationFailure.nonRetryable(`unexpected operator outcome`);
-  await setStatus('success');
 
-  // The payin stays open, and so refundable, for the refund window: a durable timer, not a date check.
-  await condition(() => false, input.refundWindowMs);
-  return state;
+  async function correctedByPartner(req: CollectionRequest): Promise<boolean> {
+    const deadline = Date.now() + input.timing.correctionWindowMs;
+    for (let attempt = 0; ; attempt++) {
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) return false;
+      await sleep(Math.min(partnerCheckDelayMs(attempt), remaining));
+      try {
+        const check = await operator.partnerCheck(req.transactionId, req.operator, req.country);
+        if (check.collected) return true;
+      } catch (err) {
+        log.warn('partner check unavailable; trying again later', { error: String(err) });
+      }
+    }
+  }
+}
+
+function isFinal(status: TransactionStatus): boolean {
+  return status !== 'processing' && status !== 'pending';
+}
+
+function failureOf(code: string, message: string, provider: string | null): Failure {
+  return { code, message, provider: provider as Failure['provider'] };
 }

@@ -1,6 +1,7 @@
 import type { TransactionRecord } from '../api/schemas/transaction-record';
 import { toMajor } from './money';
 import type { Transaction } from './transaction';
+import { ussdCodeOf } from './providers';
 
 /** The public record of a stored transaction. mobileMoney appears only for direct flows. */
 export function toTransactionRecord(tx: Transaction): TransactionRecord {
@@ -22,5 +23,8 @@ export function toTransactionRecord(tx: Transaction): TransactionRecord {
     chargedAmount: toMajor(tx.chargedAmount, tx.currency),
     currency: tx.currency,
     failure: tx.failure ?? null,
+    ...(tx.kind === 'payin' && tx.flow === 'direct' && tx.provider && ussdCodeOf(tx.provider)
+      ? { ussdCode: ussdCodeOf(tx.provider)! }
+      : {}),
   };
 }

@@ -5,61 +5,119 @@ import type { Connection } from 'mongoose';
 import { createWorker } from '../../src/temporal/worker';
 import { buildActivityDeps } from '../../src/main/wiring';
 import { connectTestMongo, startTimeSkippingEnv } from '../helpers/stack';
+import { configSchema } from '../../src/config';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/server';
 import type { PayinWorkflowInput } from '../../workflows/payin';
+import { payinStateQuery } from '../../workflows/payin-api';
+import { eventually } from '../helpers/http';
+import { TransactionStore } from '../../src/persistence/transactions';
 
 // The payin workflow keeps a 7-day refund-window timer after success; time skipping passes it fast.
 describe('time skipping', () => {
   let env: TestWorkflowEnvironment;
   let mongo: Connection;
   let worker: Worker;
+  let simulator: RunningSimulator;
   const taskQueue = `tq-${randomBytes(4).toString('hex')}`;
 
   beforeAll(async () => {
     env = await startTimeSkippingEnv();
     mongo = await connectTestMongo();
+    // Settles at once: time skipping would otherwise race the simulator's real-time delay.
+    const config = configSchema.parse({});
+    simulator = await startSimulator({
+      port: 0,
+      callbackSecrets: config.OPERATOR_CALLBACK_SECRETS,
+      settleDelayMs: 0,
+    });
+    config.OPERATOR_BASE_URL = simulator.url;
     worker = await createWorker({
       connection: env.nativeConnection,
       namespace: 'default',
       taskQueue,
-      deps: await buildActivityDeps({ mongo }),
+      deps: await buildActivityDeps({ mongo, config }),
       workflowBundlePath: process.env.TEST_WORKFLOW_BUNDLE!,
     });
   });
   afterAll(async () => {
     if (worker?.getState() === 'RUNNING') worker.shutdown();
     await mongo?.close();
+    // runUntil has returned by now, so the worker no longer holds the connection
     await env?.teardown();
+    await simulator?.stop();
   });
 
   it('passes a 7-day timer in under 5 seconds of wall time', async () => {
     const input: PayinWorkflowInput = {
       transactionId: 'pr_timer',
-      provider: 'ORANGE_CI',
+      merchantId: 'mer_timer',
+      reference: 'timer-1',
+      flow: 'direct',
+      country: 'CI',
+      currency: 'XOF',
+      amount: 1000,
+      sandboxScenario: 'completed',
       collection: {
         transactionId: 'pr_timer',
-        operator: 'ORANGE',
+        operator: 'MTN',
         country: 'CI',
-        msisdn: '+2250700000001',
+        msisdn: '+2250500000001',
         amount: 1000,
         currency: 'XOF',
         sandboxScenario: 'completed',
       },
-      expiryMs: 15 * 60_000,
-      refundWindowMs: 7 * 24 * 3_600_000,
+      timing: {
+        expiryMs: 15 * 60_000,
+        sessionExpiryMs: 30 * 60_000,
+        correctionWindowMs: 48 * 3_600_000,
+        refundWindowMs: 7 * 24 * 3_600_000,
+      },
     };
-    const before = await env.currentTimeMs();
-    const started = Date.now();
-    const result = await worker.runUntil(
-      env.client.workflow.execute('payinWorkflow', {
+    // The workflow's activities read and update the stored payin, as they do for a real one.
+    const now = new Date();
+    await TransactionStore.on(mongo).insertOrGet({
+      id: 'pr_timer',
+      merchantId: 'mer_timer',
+      kind: 'payin',
+      reference: 'timer-1',
+      flow: 'direct',
+      status: 'processing',
+      confirmationRequired: true,
+      confirmationStatus: 'none',
+      paymentUrl: null,
+      customer: { name: 'Timer', phoneNumber: '+2250500000001' },
+      country: 'CI',
+      provider: 'MTN_CI',
+      currency: 'XOF',
+      amount: 1000,
+      fee: 15,
+      chargedAmount: 1000,
+      payFee: true,
+      sandboxScenario: 'completed',
+      failure: null,
+      workflowId: `timer-${taskQueue}`,
+      createdAt: now,
+      updatedAt: now,
+    });
+    const result = await worker.runUntil(async () => {
+      const handle = await env.client.workflow.start('payinWorkflow', {
         taskQueue,
         workflowId: `timer-${taskQueue}`,
         args: [input],
-      }),
-    );
-    const wallMs = Date.now() - started;
-    const skippedMs = (await env.currentTimeMs()) - before;
-    expect(result).toMatchObject({ status: 'success' });
-    expect(skippedMs).toBeGreaterThanOrEqual(7 * 24 * 3_600_000);
-    expect(wallMs).toBeLessThan(5_000);
+      });
+      // Reach success first (operator, ledger, events: real work, real time)...
+      await eventually(
+        () => handle.query(payinStateQuery),
+        (s) => s.status === 'success',
+      );
+      // ...then time only the refund window's 7-day timer.
+      const before = await env.currentTimeMs();
+      const started = Date.now();
+      const state = await handle.result();
+      return { state, wallMs: Date.now() - started, skippedMs: (await env.currentTimeMs()) - before };
+    });
+    expect(result.state).toMatchObject({ status: 'success' });
+    expect(result.skippedMs).toBeGreaterThanOrEqual(7 * 24 * 3_600_000 - 60_000);
+    expect(result.wallMs).toBeLessThan(5_000);
   });
 });

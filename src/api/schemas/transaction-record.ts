@@ -25,5 +25,7 @@ export const transactionRecord = z.object({
   chargedAmount: z.number(),
   currency: z.string(),
   failure: failureRecord.nullable(),
+  /** Direct payins with MTN CI (*133#) or MOOV CI (*155#): what the customer dials when no prompt appears. */
+  ussdCode: z.string().optional(),
 });
 export type TransactionRecord = z.infer<typeof transactionRecord>;

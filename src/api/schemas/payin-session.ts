@@ -1,0 +1,14 @@
+import { z } from 'zod';
+import { action, country, customerName, msisdn, reference, sandboxScenario, wholeAmount } from './common';
+
+/** Endpoint 3: POST /v1/payin/sessions. The customer picks the operator later, on the checkout page. */
+export const payinSessionRequest = z.strictObject({
+  reference,
+  sandboxScenario: sandboxScenario.optional(),
+  amount: wholeAmount,
+  msisdn,
+  customerName: customerName.optional(),
+  country,
+  action,
+});
+export type PayinSessionRequest = z.infer<typeof payinSessionRequest>;

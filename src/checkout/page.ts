@@ -1,0 +1,302 @@
+import type { Language } from '../api/i18n';
+import { toMajor } from '../domain/money';
+import type { CheckoutView } from './service';
+import { checkoutTexts } from './i18n';
+
+// The hosted checkout page: one server-rendered HTML document, inline CSS and JS (no build step,
+// no external asset), mobile first. Every interpolated value goes through `esc` or `jsonForScript`.
+
+export function esc(value: string): string {
+  return value.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
+}
+
+/** JSON inside <script type="application/json">: no `<` can close the element early. */
+function jsonForScript(value: unknown): string {
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+}
+
+export function formatAmount(minor: number, currency: string, locale: string): string {
+  const major = toMajor(minor, currency as Parameters<typeof toMajor>[1]);
+  try {
+    return new Intl.NumberFormat(locale, { style: 'currency', currency }).format(major);
+  } catch {
+    return `${major} ${currency}`;
+  }
+}
+
+const styles = `
+*{box-sizing:border-box}
+html{-webkit-text-size-adjust:100%}
+body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1a1a1a;background:#f3f4f6}
+main{max-width:28rem;margin:0 auto;padding:1rem;background:#fff;min-height:100vh}
+@media (min-width:32rem){main{margin:2rem auto;min-height:0;border-radius:12px;box-shadow:0 1px 4px rgba(0,0,0,.15);padding:1.5rem}}
+nav{text-align:right;font-size:.9rem}
+a{color:#0a4f96}
+h1{font-size:1.15rem;margin:.25rem 0 .5rem}
+.amount-label{color:#4a4a4a;font-size:.9rem;margin:.5rem 0 0}
+.amount{font-size:2rem;font-weight:700;margin:0 0 .25rem}
+.ref{color:#4a4a4a;font-size:.9rem;margin:0 0 1rem;word-break:break-all}
+.field{margin:0 0 1rem}
+label{display:block;font-weight:600;margin-bottom:.25rem}
+select,input{width:100%;font:inherit;padding:.7rem .75rem;border:2px solid #6b6b6b;border-radius:8px;background:#fff;color:#1a1a1a}
+[aria-invalid="true"]{border-color:#b00020}
+.hint{color:#4a4a4a;font-size:.9rem;margin:.25rem 0 0}
+.error{color:#b00020;font-weight:600;margin:.25rem 0 0}
+.actions{display:flex;flex-direction:column;gap:.75rem;margin-top:1.25rem}
+button{font:inherit;font-weight:700;padding:.85rem 1rem;border-radius:8px;border:2px solid #0a4f96;cursor:pointer;min-height:48px}
+#confirm{background:#0a4f96;color:#fff}
+#decline{background:#fff;color:#0a4f96}
+button:disabled{opacity:.6;cursor:progress}
+:focus-visible{outline:3px solid #e07b00;outline-offset:2px}
+#status{min-height:1.5rem;font-weight:600;margin:1rem 0 0}
+#status.busy::before{content:"";display:inline-block;width:1em;height:1em;margin-right:.5em;vertical-align:-.15em;border:3px solid #0a4f96;border-right-color:transparent;border-radius:50%;animation:spin 1s linear infinite}
+@keyframes spin{to{transform:rotate(360deg)}}
+@media (prefers-reduced-motion:reduce){#status.busy::before{animation:none}}
+[hidden]{display:none!important}
+`;
+
+// Plain ES2017, no framework: a form, two POSTs, and polling of the status until the payin ends.
+const script = `
+(function () {
+  var data = JSON.parse(document.getElementById('checkout-data').textContent);
+  var t = data.texts;
+  var form = document.getElementById('form');
+  var provider = document.getElementById('provider');
+  var msisdn = document.getElementById('msisdn');
+  var otp = document.getElementById('otp');
+  var otpField = document.getElementById('otp-field');
+  var confirmBtn = document.getElementById('confirm');
+  var declineBtn = document.getElementById('decline');
+  var statusEl = document.getElementById('status');
+  var formError = document.getElementById('form-error');
+  var base = encodeURIComponent(data.id);
+  var polling = false;
+
+  function fill(text, vars) {
+    return text.replace(/\\{(\\w+)\\}/g, function (_, k) { return vars[k] == null ? '' : vars[k]; });
+  }
+  function say(text, busy) {
+    statusEl.textContent = text;
+    statusEl.className = busy ? 'busy' : '';
+  }
+  function chosen() { return data.providers[provider.value] || {}; }
+  function syncOtp() {
+    var needs = !!chosen().otpRequired;
+    otpField.hidden = !needs;
+    otp.required = needs;
+  }
+  function busy(on) {
+    confirmBtn.disabled = on;
+    declineBtn.disabled = on;
+    provider.disabled = on;
+    msisdn.disabled = on;
+    otp.disabled = on;
+  }
+  function clearErrors() {
+    formError.textContent = '';
+    ['provider', 'msisdn', 'otp'].forEach(function (f) {
+      var el = document.getElementById(f + '-error');
+      el.textContent = '';
+      el.hidden = true;
+      document.getElementById(f).removeAttribute('aria-invalid');
+    });
+  }
+  function showErrors(problem) {
+    var first = null;
+    (problem.errors || []).forEach(function (e) {
+      var el = document.getElementById(e.path + '-error');
+      if (!el) return;
+      el.textContent = e.message;
+      el.hidden = false;
+      var input = document.getElementById(e.path);
+      input.setAttribute('aria-invalid', 'true');
+      if (!first) first = input;
+    });
+    formError.textContent = first ? t.fixErrors : (problem.detail || problem.title || t.unavailable);
+    if (first) first.focus();
+  }
+  function show(state) {
+    if (state.final) {
+      form.hidden = true;
+      var done = state.confirmationStatus === 'declined' ? t.declined : (t[state.status] || t.failed);
+      say(done + (state.redirectUrl ? ' ' + t.redirecting : ''), !!state.redirectUrl);
+      if (state.redirectUrl) setTimeout(function () { location.replace(state.redirectUrl); }, 800);
+      return true;
+    }
+    if (state.awaitingCustomer) {
+      form.hidden = false;
+      return false;
+    }
+    form.hidden = true;
+    var msg = t.waitingPush;
+    if (state.ussdCode) msg += ' ' + fill(t.ussdFallback, { ussd: state.ussdCode });
+    say(msg, true);
+    return false;
+  }
+  function poll() {
+    if (polling) return;
+    polling = true;
+    (function tick() {
+      fetch(base + '/status', { headers: { accept: 'application/json' }, cache: 'no-store' })
+        .then(function (r) { if (!r.ok) throw new Error(String(r.status)); return r.json(); })
+        .then(function (state) { if (!show(state)) setTimeout(tick, 1500); })
+        .catch(function () { say(t.unavailable, true); setTimeout(tick, 3000); });
+    })();
+  }
+  function send(path, body, pending) {
+    clearErrors();
+    busy(true);
+    say(pending, true);
+    return fetch(base + path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'accept-language': data.lang },
+      body: JSON.stringify(body),
+    }).then(function (r) {
+      return r.json().catch(function () { return {}; }).then(function (b) { return { status: r.status, body: b }; });
+    }).then(function (res) {
+      if (res.status === 200) return res.body;
+      if (res.status === 409) { poll(); return null; }
+      busy(false);
+      say('', false);
+      showErrors(res.body);
+      return null;
+    }, function () {
+      busy(false);
+      say(t.unavailable, false);
+      return null;
+    });
+  }
+
+  provider.addEventListener('change', syncOtp);
+  form.addEventListener('submit', function (ev) {
+    ev.preventDefault();
+    var p = chosen();
+    var body = { provider: provider.value, msisdn: msisdn.value };
+    if (p.otpRequired) body.otp = otp.value;
+    send('/confirm', body, fill(t.sending, { operator: p.name })).then(function (state) {
+      if (!state) return;
+      if (state.paymentUrl && !state.final) {
+        say(fill(t.redirectingToOperator, { operator: p.name }), true);
+        location.assign(state.paymentUrl);
+        return;
+      }
+      if (!show(state)) poll();
+    });
+  });
+  declineBtn.addEventListener('click', function () {
+    send('/decline', {}, t.declining).then(function (state) {
+      if (state && !show(state)) poll();
+    });
+  });
+
+  syncOtp();
+  if (!show(data.state)) {
+    if (data.state.awaitingCustomer) provider.focus(); else poll();
+  }
+})();
+`;
+
+export interface PageOptions {
+  lang: Language;
+  nonce: string;
+}
+
+export function renderCheckoutPage(view: CheckoutView, opts: PageOptions): string {
+  const t = checkoutTexts[opts.lang];
+  const { tx, providers } = view;
+  const merchant = view.merchantName || '—';
+  const otpUssd = providers.find((p) => p.otpRequired)?.otpUssdCode ?? '';
+  const selected = view.suggested ?? providers[0]?.code;
+  const options = providers
+    .map(
+      (p) =>
+        `<option value="${esc(p.code)}"${p.code === selected ? ' selected' : ''}>${esc(p.displayName)}</option>`,
+    )
+    .join('');
+  const data = {
+    id: tx.id,
+    lang: opts.lang,
+    texts: t.client,
+    providers: Object.fromEntries(
+      providers.map((p) => [p.code, { name: p.displayName, otpRequired: p.otpRequired }]),
+    ),
+    state: view.state,
+  };
+  const other = t.otherLanguage;
+  return `<!doctype html>
+<html lang="${t.htmlLang}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<meta name="robots" content="noindex">
+<link rel="icon" href="data:,">
+<title>${esc(t.pageTitle)} · ${esc(merchant)}</title>
+<style nonce="${opts.nonce}">${styles}</style>
+</head>
+<body>
+<main>
+<nav aria-label="${esc(t.languageSwitch)}"><a href="?lang=${other.code}" hreflang="${other.code}" lang="${other.code}">${esc(other.label)}</a></nav>
+<h1>${esc(t.asksYouToPay(merchant))}</h1>
+<p class="amount-label">${esc(t.amountLabel)}</p>
+<p class="amount" data-testid="amount">${esc(formatAmount(tx.amount, tx.currency, t.numberLocale))}</p>
+<p class="ref">${esc(t.reference)} ${esc(tx.reference)}</p>
+<form id="form" novalidate${view.state.awaitingCustomer ? '' : ' hidden'}>
+<p id="form-error" class="error" role="alert"></p>
+<div class="field">
+<label for="provider">${esc(t.provider)}</label>
+<select id="provider" name="provider" data-testid="provider" aria-describedby="provider-error">${options}</select>
+<p id="provider-error" class="error" hidden></p>
+</div>
+<div class="field">
+<label for="msisdn">${esc(t.msisdn)}</label>
+<input id="msisdn" name="msisdn" type="tel" inputmode="tel" autocomplete="tel" required value="${esc(tx.customer.phoneNumber)}" data-testid="msisdn" aria-describedby="msisdn-hint msisdn-error">
+<p id="msisdn-hint" class="hint">${esc(t.msisdnHint)}</p>
+<p id="msisdn-error" class="error" hidden></p>
+</div>
+<div class="field" id="otp-field" hidden>
+<label for="otp">${esc(t.otp)}</label>
+<input id="otp" name="otp" type="text" inputmode="numeric" autocomplete="one-time-code" maxlength="8" data-testid="otp" aria-describedby="otp-hint otp-error">
+<p id="otp-hint" class="hint">${esc(t.otpHint(otpUssd))}</p>
+<p id="otp-error" class="error" hidden></p>
+</div>
+<div class="actions">
+<button type="submit" id="confirm" data-testid="confirm">${esc(t.confirm)}</button>
+<button type="button" id="decline" data-testid="decline">${esc(t.decline)}</button>
+</div>
+</form>
+<p id="status" data-testid="status" role="status" aria-live="polite"></p>
+<noscript><p class="error">${esc(t.noScript)}</p></noscript>
+</main>
+<script type="application/json" id="checkout-data">${jsonForScript(data)}</script>
+<script nonce="${opts.nonce}">${script}</script>
+</body>
+</html>`;
+}
+
+/** The customer-facing page for a link that leads nowhere (unknown id, or not a session). */
+export function renderNotFoundPage(lang: Language, nonce: string): string {
+  const t = checkoutTexts[lang];
+  return `<!doctype html>
+<html lang="${t.htmlLang}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${esc(t.notFoundTitle)}</title>
+<style nonce="${nonce}">${styles}</style>
+</head>
+<body>
+<main>
+<h1>${esc(t.notFoundTitle)}</h1>
+<p>${esc(t.notFoundBody)}</p>
+</main>
+</body>
+</html>`;
+}

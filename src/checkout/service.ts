@@ -1,0 +1,222 @@
+import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/common';
+import type { TransactionStore } from '../persistence/transactions';
+import type { Transaction } from '../domain/transaction';
+import { toMajor } from '../domain/money';
+import { normalizeMsisdn } from '../domain/msisdn';
+import { checkPayinForProvider, providersOf, type ProviderInfo } from '../domain/providers';
+import { predictCarrier } from '../domain/operator-prefixes';
+import type { OperatorCode } from '../domain/operators';
+import { ApiProblem, type FieldError } from '../api/problem';
+import type { CheckoutConfirmRequest } from '../api/schemas/checkout';
+import {
+  confirmSessionUpdate,
+  declineSessionUpdate,
+  payinStateQuery,
+  type PayinState,
+} from '../../workflows/payin-api';
+
+// The customer's side of a payin session: what the hosted checkout page shows, and the customer's
+// answer, handed to the session's workflow as an Update (the workflow decides; we only relay).
+
+export interface CheckoutServiceDeps {
+  transactions: TransactionStore;
+  temporal: Client;
+  merchantName(merchantId: string): Promise<string | null>;
+}
+
+export interface CheckoutView {
+  tx: Transaction;
+  merchantName: string;
+  providers: ProviderInfo[];
+  /** The operator the session's number belongs to, preselected on the page. */
+  suggested: OperatorCode | null;
+  state: CheckoutState;
+}
+
+/** What the page polls (GET /checkout/:id/status) and what confirm and decline answer. */
+export interface CheckoutState {
+  id: string;
+  status: PayinState['status'];
+  confirmationStatus: PayinState['confirmationStatus'];
+  failure: PayinState['failure'];
+  awaitingCustomer: boolean;
+  /** The operator's own page (WAVE): the customer goes there first. */
+  paymentUrl: string | null;
+  /** What to dial when the operator's prompt does not appear (MTN, MOOV in CI). */
+  ussdCode: string | null;
+  /** The customer has nothing more to do here; the page leaves for `redirectUrl`. */
+  final: boolean;
+  redirectUrl: string | null;
+}
+
+const isWebUrl = (u: string | null | undefined): u is string => !!u && /^https?:\/\//i.test(u);
+
+function toCheckoutState(tx: Transaction, s: PayinState): CheckoutState {
+  const declined = s.confirmationStatus === 'declined';
+  const final = declined || ['success', 'failed', 'expired', 'reversed'].includes(s.status);
+  const target = s.status === 'success' && !declined ? tx.action?.successUrl : tx.action?.failureUrl;
+  return {
+    id: tx.id,
+    status: s.status,
+    confirmationStatus: s.confirmationStatus,
+    failure: s.failure,
+    awaitingCustomer: s.awaitingCustomer,
+    paymentUrl: isWebUrl(s.paymentUrl) ? s.paymentUrl : null,
+    ussdCode: s.ussdCode,
+    final,
+    redirectUrl: final && isWebUrl(target) ? target : null,
+  };
+}
+
+/** The stored record as the workflow last wrote it: used once the workflow cannot answer. */
+function storedState(tx: Transaction): PayinState {
+  return {
+    status: tx.status,
+    confirmationStatus: tx.confirmationStatus,
+    failure: tx.failure,
+    awaitingCustomer: tx.status === 'processing' && tx.confirmationStatus === 'none',
+    paymentUrl: null,
+    ussdCode: null,
+  };
+}
+
+const sessionClosed = () => new ApiProblem('SESSION_CLOSED');
+
+export class CheckoutService {
+  constructor(private readonly deps: CheckoutServiceDeps) {}
+
+  /** Only sessions have a checkout page; a direct payin's id is as unknown here as a made-up one. */
+  private async session(id: string): Promise<Transaction> {
+    const tx = /^pr_[0-9a-f]{24}$/.test(id) ? await this.deps.transactions.findById(id) : null;
+    if (!tx || tx.kind !== 'payin' || tx.flow !== 'session') throw new ApiProblem('SESSION_NOT_FOUND');
+    return tx;
+  }
+
+  async view(id: string): Promise<CheckoutView> {
+    const tx = await this.session(id);
+    const [merchantName, state] = await Promise.all([
+      this.deps.merchantName(tx.merchantId),
+      this.stateOf(tx),
+    ]);
+    const providers = providersOf(tx.country).filter((p) => p.available);
+    const carrier = predictCarrier(tx.customer.phoneNumber)?.carrier;
+    const suggested = providers.find((p) => p.code === carrier)?.code ?? null;
+    return { tx, merchantName: merchantName ?? '', providers, suggested, state };
+  }
+
+  async status(id: string): Promise<CheckoutState> {
+    return this.stateOf(await this.session(id));
+  }
+
+  async confirm(id: string, answer: CheckoutConfirmRequest): Promise<CheckoutState> {
+    const tx = await this.session(id);
+    const msisdn = this.validate(tx, answer);
+    const state = await this.update(tx, () =>
+      this.deps.temporal.workflow.getHandle(tx.workflowId).executeUpdate(confirmSessionUpdate, {
+        args: [{ provider: answer.provider, msisdn, ...(answer.otp ? { otp: answer.otp } : {}) }],
+      }),
+    );
+    return toCheckoutState(tx, state);
+  }
+
+  async decline(id: string): Promise<CheckoutState> {
+    const tx = await this.session(id);
+    const state = await this.update(tx, () =>
+      this.deps.temporal.workflow.getHandle(tx.workflowId).executeUpdate(declineSessionUpdate),
+    );
+    // Accepted means decided: the workflow records the decline right after answering.
+    return toCheckoutState(tx, { ...state, confirmationStatus: 'declined', awaitingCustomer: false });
+  }
+
+  /** The customer's choice against the session's country and the provider's rules; the E.164 number. */
+  private validate(tx: Transaction, answer: CheckoutConfirmRequest): string {
+    const errors: FieldError[] = [];
+    const offered = providersOf(tx.country).find((p) => p.code === answer.provider && p.available);
+    if (!offered) {
+      const allowed = providersOf(tx.country)
+        .filter((p) => p.available)
+        .map((p) => p.code)
+        .join(', ');
+      errors.push({
+        path: 'provider',
+        message: {
+          en: `Not offered in ${tx.country}; choose one of ${allowed}.`,
+          fr: `Non proposé en ${tx.country} ; choisissez parmi ${allowed}.`,
+        },
+      });
+    }
+    const msisdn = normalizeMsisdn(answer.msisdn, tx.country);
+    if (!msisdn) {
+      errors.push({
+        path: 'msisdn',
+        message: {
+          en: `Not a valid mobile number in ${tx.country}.`,
+          fr: `Ce n'est pas un numéro mobile valide en ${tx.country}.`,
+        },
+      });
+    }
+    if (offered && msisdn) {
+      const violations = checkPayinForProvider({
+        operator: answer.provider,
+        country: tx.country,
+        msisdn,
+        amount: toMajor(tx.amount, tx.currency),
+        otp: answer.otp,
+      });
+      for (const v of violations) {
+        if (v.code === 'OTP_REQUIRED') {
+          errors.push({
+            path: 'otp',
+            message: {
+              en: `${offered.displayName} needs the code you get by dialling ${offered.otpUssdCode ?? ''}.`,
+              fr: `${offered.displayName} demande le code obtenu en composant ${offered.otpUssdCode ?? ''}.`,
+            },
+          });
+        } else if (v.code === 'MSISDN_PROVIDER_MISMATCH') {
+          errors.push({
+            path: 'msisdn',
+            message: {
+              en: `This number does not belong to ${offered.displayName}.`,
+              fr: `Ce numéro n'appartient pas à ${offered.displayName}.`,
+            },
+          });
+        } else {
+          errors.push({
+            path: 'provider',
+            message: {
+              en: `${offered.displayName} accepts ${v.min} to ${v.max} ${tx.currency}.`,
+              fr: `${offered.displayName} accepte de ${v.min} à ${v.max} ${tx.currency}.`,
+            },
+          });
+        }
+      }
+    }
+    if (errors.length > 0 || !msisdn) throw new ApiProblem('VALIDATION_ERROR', { errors });
+    return msisdn;
+  }
+
+  /** Runs an Update; a session that no longer awaits the customer (or whose workflow ended) is a 409. */
+  private async update(tx: Transaction, run: () => Promise<PayinState>): Promise<PayinState> {
+    try {
+      return await run();
+    } catch (err) {
+      if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError)
+        throw sessionClosed();
+      throw err;
+    }
+  }
+
+  private async stateOf(tx: Transaction): Promise<CheckoutState> {
+    let state: PayinState;
+    try {
+      const live = await this.deps.temporal.workflow.getHandle(tx.workflowId).query(payinStateQuery);
+      state = { ...storedState(tx), ...live };
+    } catch {
+      // A closed, not yet started or unreachable workflow: the record it last wrote is the answer,
+      // and the page keeps polling rather than showing the customer an error.
+      state = storedState(tx);
+    }
+    return toCheckoutState(tx, state);
+  }
+}

@@ -1,0 +1,17 @@
+// Operator failure codes. A definitive failure means the customer was not debited (declined,
+// wrong OTP, no funds...). Any other failure is ambiguous (timeouts, operator errors, a transaction
+// the operator does not know): the customer may have been debited, so the payin goes through the
+// partner check for up to 48 hours.
+export const definitiveFailureCodes = [
+  'PAYER_DECLINED',
+  'DECLINED_BY_CUSTOMER',
+  'INSUFFICIENT_FUNDS',
+  'OTP_REQUIRED',
+  'OTP_INVALID',
+  'INVALID_MSISDN',
+  'INVALID_REQUEST',
+] as const;
+
+export function isAmbiguousFailure(code: string): boolean {
+  return !(definitiveFailureCodes as readonly string[]).includes(code);
+}

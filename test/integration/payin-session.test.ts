@@ -1,0 +1,284 @@
+import { randomUUID } from 'node:crypto';
+import { ApiClient, eventually } from '../helpers/http';
+import { startStack, type TestStack } from '../helpers/stack';
+import { createTestMerchant } from '../helpers/merchants';
+import { transactionRecord } from '../../src/api/schemas/transaction-record';
+
+// Endpoint 3 (payin sessions) and the hosted checkout page's routes, over HTTP against the real
+// stack: the page's HTML, its status polling, and the customer's confirm and decline.
+describe('payin sessions and the checkout routes', () => {
+  let stack: TestStack;
+  let api: ApiClient;
+  /** The customer's side: no merchant credentials. */
+  let customer: ApiClient;
+  let merchantId: string;
+  const merchantName = `<script>alert("x")</script> & Fils`;
+
+  beforeAll(async () => {
+    stack = await startStack();
+    const merchant = await createTestMerchant(stack, merchantName);
+    merchantId = merchant.merchantId;
+    api = new ApiClient(stack.baseUrl, merchant.credentials);
+    customer = new ApiClient(stack.baseUrl, null);
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  const action = { successUrl: 'https://merchant.example/ok', failureUrl: 'https://merchant.example/ko' };
+  const session = (reference: string, extra: Record<string, unknown> = {}) => ({
+    reference,
+    sandboxScenario: 'completed',
+    amount: 5000,
+    msisdn: '+2250500000001',
+    customerName: 'Awa Koné',
+    country: 'CI',
+    action,
+    ...extra,
+  });
+  const create = async (reference: string, extra: Record<string, unknown> = {}) => {
+    const res = await api.post('/v1/payin/sessions', session(reference, extra));
+    expect(res.status).toBe(201);
+    return res.body as { id: string; paymentUrl: string };
+  };
+  const pathOf = (url: string) => new URL(url).pathname;
+  const paths = (body: { errors?: { path: string }[] }) => (body.errors ?? []).map((e) => e.path);
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    customer.request('POST', path, body, headers);
+
+  it('creates a session: a record without mobileMoney whose paymentUrl opens the checkout page', async () => {
+    const created = await api.post('/v1/payin/sessions', session('sess-1'));
+    expect(created.status).toBe(201);
+    const record = transactionRecord.parse(created.body);
+    expect(record).toMatchObject({
+      type: 'payin',
+      reference: 'sess-1',
+      status: 'processing',
+      confirmationRequired: true,
+      confirmationStatus: 'none',
+      isDirect: false,
+      amount: 5000,
+      fee: 0,
+      currency: 'XOF',
+      customer: { name: 'Awa Koné', phoneNumber: '+2250500000001' },
+      failure: null,
+    });
+    expect(created.body).not.toHaveProperty('mobileMoney');
+    expect(record.id).toMatch(/^pr_[0-9a-f]{24}$/);
+    expect(record.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    // PUBLIC_BASE_URL is unset here: the link uses the request's own origin.
+    expect(record.paymentUrl).toBe(`${stack.baseUrl}/checkout/${record.id}`);
+
+    const read = await api.get('/v1/payin/sess-1');
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ id: record.id, isDirect: false, paymentUrl: record.paymentUrl });
+    expect(read.body).not.toHaveProperty('mobileMoney');
+
+    // One workflow per payin, found by merchant and reference.
+    const described = await stack.env.client.workflow.getHandle(`payin:${merchantId}:sess-1`).describe();
+    expect(described.type).toBe('payinWorkflow');
+  });
+
+  it('answers a retry with the same key with the same session, and refuses the reference to another request', async () => {
+    const key = randomUUID();
+    const first = await api.post('/v1/payin/sessions', session('sess-2'), { 'x-idempotency-key': key });
+    const again = await api.post('/v1/payin/sessions', session('sess-2'), { 'x-idempotency-key': key });
+    expect(first.status).toBe(201);
+    expect(again.body.id).toBe(first.body.id);
+    const other = await api.post('/v1/payin/sessions', session('sess-2'));
+    expect(other.status).toBe(409);
+    expect(other.body.code).toBe('DUPLICATE_REFERENCE');
+  });
+
+  it('refuses bad sessions with localized 400s naming each field', async () => {
+    const bad = await api.post(
+      '/v1/payin/sessions',
+      session('sess-bad', { amount: 10.5, country: 'SN', extra: 1, action: { successUrl: 'nope' } }),
+      { 'accept-language': 'fr' },
+    );
+    expect(bad.status).toBe(400);
+    expect(bad.headers.get('content-type')).toMatch(/application\/problem\+json/);
+    expect(bad.body).toMatchObject({ code: 'VALIDATION_ERROR', title: 'Requête invalide' });
+    expect(paths(bad.body)).toEqual(
+      expect.arrayContaining(['amount', 'country', 'extra', 'action.successUrl', 'action.failureUrl']),
+    );
+
+    // The checkout page navigates to these: a script URL is not a redirect address.
+    const script = await api.post(
+      '/v1/payin/sessions',
+      session('sess-bad', { action: { ...action, successUrl: 'javascript:alert(1)' } }),
+    );
+    expect(script.status).toBe(400);
+    expect(paths(script.body)).toEqual(['action.successUrl']);
+
+    const cameroonian = await api.post(
+      '/v1/payin/sessions',
+      session('sess-bad', { msisdn: '+237650000001' }),
+    );
+    expect(cameroonian.status).toBe(400);
+    expect(paths(cameroonian.body)).toEqual(['msisdn']);
+
+    const tooSmall = await api.post('/v1/payin/sessions', session('sess-bad', { amount: 10 }));
+    expect(tooSmall.status).toBe(400);
+    expect(tooSmall.body.code).toBe('AMOUNT_OUT_OF_RANGE');
+    expect(paths(tooSmall.body)).toEqual(['amount']);
+
+    const noAuth = await customer.post('/v1/payin/sessions', session('sess-bad'));
+    expect(noAuth.status).toBe(401);
+  });
+
+  it('serves the checkout page in French, escaped, with the country operators and the test hooks', async () => {
+    const s = await create('sess-page');
+    const res = await customer.get(pathOf(s.paymentUrl), { 'accept-language': 'fr', accept: 'text/html' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/text\/html/);
+    expect(res.headers.get('content-security-policy')).toMatch(/script-src 'nonce-/);
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+    const html = res.body as string;
+    expect(html).toContain('<html lang="fr">');
+    expect(html).toContain('vous demande de payer');
+    expect(html).toContain('Confirmer le paiement');
+    // The merchant's name is shown, never executed.
+    expect(html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; Fils');
+    expect(html).not.toContain('<script>alert(');
+    expect(html).toMatch(/5\s000\s+F\s?CFA/);
+    for (const hook of ['provider', 'msisdn', 'otp', 'confirm', 'decline', 'status'])
+      expect(html).toContain(`data-testid="${hook}"`);
+    const options = [...html.matchAll(/<option value="(\w+)"/g)].map((m) => m[1]);
+    expect(options).toEqual(['ORANGE', 'MTN', 'MOOV', 'WAVE']);
+    // The number's own operator is preselected, the number prefilled.
+    expect(html).toContain('<option value="MTN" selected>');
+    expect(html).toContain('value="+2250500000001"');
+
+    const english = await customer.get(`${pathOf(s.paymentUrl)}?lang=en`, { 'accept-language': 'fr' });
+    expect(english.body).toContain('<html lang="en">');
+    expect(english.body).toContain('Confirm payment');
+  });
+
+  it('offers only the operators of Cameroon for a CM session', async () => {
+    const s = await create('sess-cm', { country: 'CM', msisdn: '+237650000001', amount: 2000 });
+    const html = (await customer.get(pathOf(s.paymentUrl))).body as string;
+    expect([...html.matchAll(/<option value="(\w+)"/g)].map((m) => m[1])).toEqual(['ORANGE', 'MTN']);
+    expect(html).toMatch(/F\s?CFA|XAF/);
+
+    const wave = await post(`${pathOf(s.paymentUrl)}/confirm`, { provider: 'WAVE', msisdn: '+237650000001' });
+    expect(wave.status).toBe(400);
+    expect(paths(wave.body)).toEqual(['provider']);
+  });
+
+  it('answers 404 for an unknown link: a page for people, problem+json for programs', async () => {
+    const page = await customer.get('/checkout/pr_000000000000000000000000', {
+      accept: 'text/html',
+      'accept-language': 'fr',
+    });
+    expect(page.status).toBe(404);
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    expect(page.body).toContain('Paiement introuvable');
+
+    const json = await customer.get('/checkout/nope/status', { 'accept-language': 'fr' });
+    expect(json.status).toBe(404);
+    expect(json.headers.get('content-type')).toMatch(/application\/problem\+json/);
+    expect(json.body).toMatchObject({ code: 'SESSION_NOT_FOUND', title: 'Session de paiement introuvable' });
+
+    // A direct payin has no checkout page.
+    const direct = await api.post('/v1/direct/payin', {
+      reference: 'direct-1',
+      payin: { amount: 5000, msisdn: '+2250500000001', provider: 'MTN', country: 'CI' },
+      action,
+    });
+    expect(direct.status).toBe(201);
+    const res = await post(`/checkout/${direct.body.id}/confirm`, {
+      provider: 'MTN',
+      msisdn: '+2250500000001',
+    });
+    expect(res.status).toBe(404);
+  });
+
+  it('validates the customer answer before the workflow sees it', async () => {
+    const s = await create('sess-validate');
+    const confirm = (body: unknown, headers: Record<string, string> = {}) =>
+      post(`${pathOf(s.paymentUrl)}/confirm`, body, headers);
+
+    const orange = await confirm(
+      { provider: 'ORANGE', msisdn: '+2250700000001' },
+      { 'accept-language': 'fr' },
+    );
+    expect(orange.status).toBe(400);
+    expect(orange.body.errors).toEqual([{ path: 'otp', message: expect.stringContaining('#144*82#') }]);
+    expect(orange.body.title).toBe('Requête invalide');
+
+    const mismatch = await confirm({ provider: 'MTN', msisdn: '+2250700000001' });
+    expect(paths(mismatch.body)).toEqual(['msisdn']);
+    const invalid = await confirm({ provider: 'MTN', msisdn: '+2259' });
+    expect(paths(invalid.body)).toEqual(['msisdn']);
+    const unknown = await confirm({ provider: 'FREE', msisdn: '+2250500000001', pin: 1 });
+    expect(paths(unknown.body).sort()).toEqual(['pin', 'provider']);
+
+    // Not JSON (what a cross-site form would send): refused before anything else.
+    const form = await confirm('provider=MTN', { 'content-type': 'text/plain' });
+    expect(form.status).toBe(415);
+
+    // None of it reached the workflow: the session still awaits the customer.
+    const status = await customer.get(`${pathOf(s.paymentUrl)}/status`);
+    expect(status.body).toMatchObject({ awaitingCustomer: true, final: false, redirectUrl: null });
+  });
+
+  it('confirm runs the collection; a second confirm or a decline afterwards is a 409', async () => {
+    const s = await create('sess-confirm');
+    const page = pathOf(s.paymentUrl);
+    const first = await post(`${page}/confirm`, { provider: 'MTN', msisdn: '+225 05 00 00 00 01' });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ id: s.id, awaitingCustomer: false });
+
+    const again = await post(`${page}/confirm`, { provider: 'MTN', msisdn: '+2250500000001' });
+    expect(again.status).toBe(409);
+    expect(again.body.code).toBe('SESSION_CLOSED');
+    const decline = await post(`${page}/decline`, {}, { 'accept-language': 'fr' });
+    expect(decline.status).toBe(409);
+    expect(decline.body.title).toBe('Session de paiement close');
+
+    const done = await eventually(
+      () => customer.get(`${page}/status`),
+      (r) => r.body.final === true,
+    );
+    expect(done.body).toMatchObject({ status: 'success', redirectUrl: action.successUrl });
+    const read = await api.get('/v1/payin/sess-confirm');
+    expect(read.body).toMatchObject({ status: 'success', confirmationStatus: 'accepted' });
+    expect(read.body).not.toHaveProperty('mobileMoney');
+  });
+
+  it('decline ends the session declined and sends the customer to the failure URL', async () => {
+    const s = await create('sess-decline');
+    const page = pathOf(s.paymentUrl);
+    const declined = await post(`${page}/decline`, {});
+    expect(declined.status).toBe(200);
+    expect(declined.body).toMatchObject({
+      confirmationStatus: 'declined',
+      final: true,
+      redirectUrl: action.failureUrl,
+    });
+    const read = await eventually(
+      () => api.get('/v1/payin/sess-decline'),
+      (r) => r.body.confirmationStatus === 'declined',
+    );
+    expect(read.body.status).not.toBe('success');
+
+    const late = await post(`${page}/confirm`, { provider: 'MTN', msisdn: '+2250500000001' });
+    expect(late.status).toBe(409);
+  });
+
+  it('a session nobody answers expires after SESSION_EXPIRY (30 minutes)', async () => {
+    const s = await create('sess-expire');
+    const page = pathOf(s.paymentUrl);
+    await stack.env.sleep('31m');
+    const read = await eventually(
+      () => api.get('/v1/payin/sess-expire'),
+      (r) => r.body.status === 'expired',
+    );
+    expect(read.body.confirmationStatus).toBe('none');
+    const status = await customer.get(`${page}/status`);
+    expect(status.body).toMatchObject({ status: 'expired', final: true, redirectUrl: action.failureUrl });
+    const late = await post(`${page}/confirm`, { provider: 'MTN', msisdn: '+2250500000001' });
+    expect(late.status).toBe(409);
+  });
+});
