@@ -1,6 +1,6 @@
 // Type-aware linting; workflows/ must stay deterministic, so Node built-ins and I/O
-// libraries are banned there (they belong in activities/). Date.now and Math.random are fine:
-// Temporal's workflow sandbox makes them deterministic.
+// libraries are banned there (they belong in activities/). Date.now is deterministic inside
+// Temporal's workflow sandbox; for randomness (jitter) we ask for uuid4() so it reads as intended.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 

@@ -19,5 +19,12 @@ module.exports = {
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       slowTestThreshold: 30,
     },
+    // A real headless Chromium (scripts/provision-browser) on the hosted checkout page.
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
+      slowTestThreshold: 30,
+    },
   ],
 };

@@ -1,10 +1,31 @@
 import { z } from 'zod';
+import { feeScheduleJson } from './domain/fees';
 
 // Every setting comes from the environment and is validated once, at start-up, by this schema.
 const duration = z
   .string()
   .regex(/^\d+(ms|s|m|h|d)$/, 'a duration such as 500ms, 30s, 15m, 48h or 7d')
   .transform(parseDuration);
+
+/** Development defaults, shared with the simulator that `npm start` runs; production sets its own. */
+export const devOperatorCallbackSecrets = {
+  ORANGE: 'dev-orange-callback-secret-0001',
+  MTN: 'dev-mtn-callback-secret-00000001',
+  MOOV: 'dev-moov-callback-secret-0000001',
+  WAVE: 'dev-wave-callback-secret-0000001',
+};
+const secret = z.string().min(16, 'at least 16 characters');
+const operatorSecrets = z
+  .string()
+  .transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'JSON such as {"ORANGE":"...","MTN":"...",...}' });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.strictObject({ ORANGE: secret, MTN: secret, MOOV: secret, WAVE: secret }));
 
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -28,8 +49,42 @@ export const configSchema = z.object({
   PAYIN_EXPIRY: duration.prefault('15m'),
   /** How long after success a payin stays refundable (the payin workflow keeps this timer). */
   REFUND_WINDOW: duration.prefault('7d'),
+  /** A payin session nobody confirms or declines on the checkout page expires after this long. */
+  SESSION_EXPIRY: duration.prefault('30m'),
+  /** After an ambiguous failure, the partner check may turn a payin into success until this long after. */
+  PAYIN_CORRECTION_WINDOW: duration.prefault('48h'),
   /** Pre-built workflow bundle (production); without it the worker bundles workflows/ at start. */
   WORKFLOW_BUNDLE_PATH: z.string().optional(),
+  /** JSON fee schedule overriding the defaults per kind (docs/fees.md); unset: payin 1.5 %, payout 1 %, refund 0. */
+  FEE_SCHEDULE: feeScheduleJson.optional(),
+  /** Lets webhooks reach loopback and private networks: development and tests only (SSRF guard). */
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: z
+    .enum(['true', 'false', '1', '0'])
+    .default('false')
+    .transform((v) => v === 'true' || v === '1'),
+  /** A webhook attempt without a 2xx answer within this long failed. */
+  WEBHOOK_TIMEOUT: duration.prefault('10s'),
+  /** After a secret rotation, the previous secret keeps signing for this long by default. */
+  WEBHOOK_SECRET_OVERLAP: duration.prefault('24h'),
+  /** Interval of WebSocket heartbeats (and of the ping that drops dead connections). */
+  WS_HEARTBEAT: duration.prefault('25s'),
+  /** Operator endpoint (the simulator in the sandbox). When unset, `npm start` runs the simulator. */
+  OPERATOR_BASE_URL: z.url().optional(),
+  /** An operator call unanswered after this long is abandoned; the activity retries it (same id). */
+  OPERATOR_TIMEOUT: duration.prefault('10s'),
+  /** Base URL operators call back (`/operator-callbacks/<CODE>`); defaults to PUBLIC_BASE_URL. */
+  OPERATOR_CALLBACK_BASE_URL: z.url().optional(),
+  /** JSON `{ "ORANGE": "...", "MTN": ..., "MOOV": ..., "WAVE": ... }`: per-operator callback HMAC secrets. */
+  OPERATOR_CALLBACK_SECRETS: operatorSecrets.prefault(JSON.stringify(devOperatorCallbackSecrets)),
+  /** Port of the operator simulator that `npm start` runs when OPERATOR_BASE_URL is unset. */
+  EMBEDDED_SIMULATOR_PORT: z.coerce.number().int().min(1).max(65535).default(4010),
+  /**
+   * How long the API reuses a successful credential lookup; a key revoked or a merchant suspended
+   * from the CLI keeps working for at most this long. 0ms disables the cache.
+   */
+  AUTH_CACHE_TTL: duration.prefault('10s'),
+  /** Requests per merchant per minute (429 beyond); 0 disables the limit. */
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
 });
 
 export type Config = z.infer<typeof configSchema>;

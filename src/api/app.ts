@@ -2,15 +2,42 @@ import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import { requireMerchant, type Authenticator } from './auth';
 import { errorHandler, notFoundHandler } from './problem';
+import { idempotency } from './idempotency';
+import { jsonBody } from './json-body';
+import { merchantRateLimit } from './rate-limit';
+import type { IdempotencyStore } from '../persistence/idempotency-keys';
 import { healthRoutes, type HealthChecks } from './routes/health';
 import { payinRoutes } from './routes/payins';
+import { accountRoutes } from './routes/accounts';
+import type { Ledger } from '../ledger';
+import { operatorCallbackRoutes, type OperatorCallbackDeps } from './routes/operator-callbacks';
+import { providerRoutes } from './routes/providers';
+import { webhookRoutes, type WebhookApiDeps } from './routes/webhooks';
+import { eventRoutes } from './routes/events';
+import { realtimeRoutes } from './routes/realtime';
+import type { WsTokenStore } from '../persistence/ws-tokens';
 import type { PayinService } from '../services/payin-service';
+import { checkoutRoutes } from './routes/checkout';
+import type { CheckoutService } from '../checkout/service';
 
 export interface AppDeps {
   logger: Logger;
   health: HealthChecks;
   authenticate: Authenticator;
   payins: PayinService;
+  /** The merchant ledger behind GET /v1/accounts; omitted, the routes are absent. */
+  ledger?: Ledger;
+  /** The hosted checkout page of payin sessions (customer-facing, no merchant credentials). */
+  checkout: CheckoutService;
+  /** Signed operator callbacks (POST /operator-callbacks/:code); omitted, the route is absent. */
+  operatorCallbacks?: OperatorCallbackDeps;
+  idempotency: IdempotencyStore;
+  /** Requests per merchant per minute; 0 disables the limit. */
+  rateLimitPerMinute: number;
+  /** Webhook endpoints, their deliveries and events; omitted, the routes are absent. */
+  webhooks?: WebhookApiDeps;
+  /** Browser tokens of the WebSocket stream (the stream itself is ws.ts, on the server). */
+  wsTokens?: WsTokenStore;
 }
 
 export function createApp(deps: AppDeps): Express {
@@ -19,11 +46,25 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', 'loopback');
 
   app.use(healthRoutes(deps.health));
-  app.use(express.json({ limit: '32kb', type: ['application/json', 'application/*+json'] }));
+  // Before the JSON parser: the HMAC is over the raw body, and operators have no merchant credentials.
+  if (deps.operatorCallbacks) app.use(operatorCallbackRoutes(deps.operatorCallbacks));
+  app.use(jsonBody());
+  // Customers reach the hosted checkout page with the link alone: mounted before /v1 authentication.
+  app.use(checkoutRoutes(deps.checkout));
 
   // Every /v1 route is the calling merchant's; routers declare full paths, as the interface writes them.
   app.use('/v1', requireMerchant(deps.authenticate));
+  // Throttled requests never claim an idempotency key; every POST claims one before any router.
+  app.use('/v1', merchantRateLimit(deps.rateLimitPerMinute));
+  app.use(
+    '/v1',
+    idempotency({ store: deps.idempotency, log: (err) => deps.logger.error({ err }, 'idempotency store') }),
+  );
   app.use(payinRoutes(deps.payins));
+  if (deps.ledger) app.use(accountRoutes(deps.ledger));
+  app.use(providerRoutes());
+  if (deps.webhooks) app.use(webhookRoutes(deps.webhooks), eventRoutes(deps.webhooks));
+  if (deps.wsTokens) app.use(realtimeRoutes(deps.wsTokens));
 
   app.use(notFoundHandler);
   app.use(errorHandler((err) => deps.logger.error({ err }, 'unhandled error')));

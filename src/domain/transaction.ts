@@ -40,7 +40,11 @@ export interface Transaction {
   payFee: boolean;
   sandboxScenario: 'completed' | 'failed' | 'pending' | null;
   failure: Failure | null;
+  /** Where the checkout page sends the customer once the payin ends (the merchant's action URLs). */
+  action?: { successUrl: string; failureUrl: string };
   workflowId: string;
+  /** X-Idempotency-Key of the request that created it: its retry gets it back, another key a 409. */
+  idempotencyKey?: string | null;
   createdAt: Date;
   updatedAt: Date;
 }

@@ -96,6 +96,8 @@ export async function startFerretDB(opts: { dataDir: string; port: number }): Pr
       `--listen-addr=127.0.0.1:${opts.port}`,
       '--debug-addr=-',
       '--telemetry=disable',
+      // Its state file (telemetry id) goes with its data, not into the working directory.
+      `--state-dir=${opts.dataDir}`,
       '--log-level=warn',
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },

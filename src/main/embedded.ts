@@ -5,6 +5,7 @@ import { ConfigError, loadConfig } from '../config';
 import { createLogger } from '../infra/logger';
 import { startFerretDB, startTemporalDevServer, type LocalServer } from '../infra/local-servers';
 import { onShutdown, runApi, runWorker, type Running } from './run';
+import { startSimulator } from '../simulator/server';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -38,6 +39,18 @@ async function main(): Promise<void> {
       );
       temporalAddress = `127.0.0.1:${config.EMBEDDED_TEMPORAL_PORT}`;
     }
+    let operatorUrl = config.OPERATOR_BASE_URL;
+    if (!operatorUrl) {
+      // The sandbox operator, a separate HTTP service like a real one; it calls this API back.
+      const sim = await startSimulator({
+        port: config.EMBEDDED_SIMULATOR_PORT,
+        callbackSecrets: config.OPERATOR_CALLBACK_SECRETS,
+        callbackBaseUrl: config.OPERATOR_CALLBACK_BASE_URL ?? `http://127.0.0.1:${config.PORT}`,
+      });
+      parts.push(sim);
+      operatorUrl = sim.url;
+      config.OPERATOR_BASE_URL = operatorUrl;
+    }
     const urls = { mongo: mongoUri, temporal: temporalAddress };
     parts.push(await runWorker(config, urls));
     parts.push(await runApi(config, logger, urls));
@@ -50,6 +63,7 @@ async function main(): Promise<void> {
         'momo-payments is running',
         `  API          http://127.0.0.1:${config.PORT}  (health: /health/ready)`,
         `  Temporal UI  ${ui}`,
+        `  Operators    ${operatorUrl}  (sandbox simulator unless OPERATOR_BASE_URL is set)`,
         `  Temporal     ${temporalAddress}`,
         `  MongoDB      ${mongoUri}`,
         'Ctrl-C stops everything.',

@@ -7,6 +7,7 @@ import { connectMongo } from '../persistence/mongo';
 import { connectTemporalClient } from '../temporal/connection';
 import { createWorker } from '../temporal/worker';
 import { buildActivityDeps, buildApi } from './wiring';
+import { realtimeOf } from '../api/ws';
 
 // Starting and stopping the API and the worker; shared by the production entry points and npm start.
 
@@ -25,9 +26,12 @@ export async function runApi(
   const server = await new Promise<Server>((res) => {
     const s = app.listen(config.PORT, config.HOST, () => res(s));
   });
+  const realtime = realtimeOf(app);
+  realtime?.attach(server);
   return {
     server,
     stop: async () => {
+      await realtime?.close();
       await new Promise<void>((res) => server.close(() => res()));
       await temporal.connection.close();
       await mongo.close();
@@ -45,7 +49,7 @@ export async function runWorker(
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    deps: await buildActivityDeps({ mongo }),
+    deps: await buildActivityDeps({ mongo, config }),
     ...(config.WORKFLOW_BUNDLE_PATH ? { workflowBundlePath: config.WORKFLOW_BUNDLE_PATH } : {}),
   });
   const done = worker.run();

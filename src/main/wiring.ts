@@ -4,18 +4,24 @@ import type { Express } from 'express';
 import type { Config } from '../config';
 import type { Logger } from '../infra/logger';
 import { createApp } from '../api/app';
-import type { Authenticator } from '../api/auth';
+import { MerchantService } from '../merchants';
+import { Ledger } from '../ledger';
+import { resolveFeeSchedule } from '../domain/fees';
 import { pingMongo } from '../persistence/mongo';
 import { TransactionStore } from '../persistence/transactions';
+import { IdempotencyStore } from '../persistence/idempotency-keys';
 import { PayinService } from '../services/payin-service';
+import { CheckoutService } from '../checkout/service';
 import { pingTemporal } from '../temporal/connection';
-import { InProcessSandboxOperator } from '../operators/sandbox';
+import { HttpOperatorGateway } from '../operators/http-gateway';
+import type { OperatorGateway } from '../operators/gateway';
+import { operatorCallbackSignal } from '../../workflows/signals';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import type { ActivityDeps } from '../../activities';
+import { buildEventApi, buildEventDeps } from '../events/wiring';
+import { registerRealtime } from '../api/ws';
 
 // Builds the API and the worker's dependencies from their connections: the one place that wires.
-
-/** Placeholder until merchant credentials exist: the api_key names the merchant. */
-const placeholderAuthenticator: Authenticator = async (apiKey) => apiKey;
 
 export async function buildApi(opts: {
   config: Config;
@@ -25,9 +31,39 @@ export async function buildApi(opts: {
 }): Promise<Express> {
   const transactions = TransactionStore.on(opts.mongo);
   await transactions.init();
-  return createApp({
+  const merchants = MerchantService.on(opts.mongo, {
+    keyMode: opts.config.NODE_ENV === 'production' ? 'live' : 'test',
+    authCacheTtlMs: opts.config.AUTH_CACHE_TTL,
+  });
+  await merchants.init();
+  const idempotency = IdempotencyStore.on(opts.mongo);
+  await idempotency.init();
+  const ledger = Ledger.on(opts.mongo);
+  await ledger.init();
+  const eventApi = await buildEventApi({
+    ...opts,
+    authenticate: (apiKey, apiClient) => merchants.authenticate(apiKey, apiClient),
+  });
+  const app = createApp({
+    webhooks: eventApi.webhooks,
+    wsTokens: eventApi.wsTokens,
+    operatorCallbacks: {
+      secrets: opts.config.OPERATOR_CALLBACK_SECRETS,
+      findTransaction: (id) => transactions.findById(id),
+      signal: async (workflowId, payload) => {
+        try {
+          await opts.temporal.workflow.getHandle(workflowId).signal(operatorCallbackSignal, payload);
+        } catch (err) {
+          // A closed workflow has nothing left to learn from the operator.
+          if (!(err instanceof WorkflowNotFoundError)) throw err;
+        }
+      },
+    },
+    idempotency,
+    ledger,
+    rateLimitPerMinute: opts.config.RATE_LIMIT_PER_MINUTE,
     logger: opts.logger,
-    authenticate: placeholderAuthenticator,
+    authenticate: (apiKey, apiClient) => merchants.authenticate(apiKey, apiClient),
     health: { mongo: () => pingMongo(opts.mongo), temporal: () => pingTemporal(opts.temporal) },
     payins: new PayinService({
       transactions,
@@ -35,12 +71,44 @@ export async function buildApi(opts: {
       taskQueue: opts.config.TEMPORAL_TASK_QUEUE,
       payinExpiryMs: opts.config.PAYIN_EXPIRY,
       refundWindowMs: opts.config.REFUND_WINDOW,
+      sessionExpiryMs: opts.config.SESSION_EXPIRY,
+      correctionWindowMs: opts.config.PAYIN_CORRECTION_WINDOW,
+      feeSchedule: resolveFeeSchedule(opts.config.FEE_SCHEDULE),
+      publicBaseUrl: opts.config.PUBLIC_BASE_URL,
     }),
+    checkout: new CheckoutService({
+      transactions,
+      temporal: opts.temporal,
+      merchantName: async (id) => (await merchants.getMerchant(id))?.name ?? null,
+    }),
+  });
+  // The WebSocket stream needs the listening server: run.ts attaches it (realtimeOf).
+  registerRealtime(app, eventApi.hub);
+  return app;
+}
+
+/** Operators over HTTP: the simulator in the sandbox (npm start runs it), real adapters later. */
+export function buildOperatorGateway(config: Config): OperatorGateway {
+  return new HttpOperatorGateway({
+    baseUrl: config.OPERATOR_BASE_URL ?? `http://127.0.0.1:${config.EMBEDDED_SIMULATOR_PORT}`,
+    timeoutMs: config.OPERATOR_TIMEOUT,
+    callbackBaseUrl: config.OPERATOR_CALLBACK_BASE_URL ?? config.PUBLIC_BASE_URL ?? null,
   });
 }
 
-export async function buildActivityDeps(opts: { mongo: Connection }): Promise<ActivityDeps> {
+export async function buildActivityDeps(opts: { mongo: Connection; config: Config }): Promise<ActivityDeps> {
   const transactions = TransactionStore.on(opts.mongo);
   await transactions.init();
-  return { transactions, operators: new InProcessSandboxOperator() };
+  const ledger = Ledger.on(opts.mongo);
+  await ledger.init();
+  return {
+    transactions,
+    ledger,
+    operators: buildOperatorGateway(opts.config),
+    ...(await buildEventDeps(opts.mongo)),
+    webhooks: {
+      timeoutMs: opts.config.WEBHOOK_TIMEOUT,
+      allowPrivateNetworks: opts.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+    },
+  };
 }

@@ -23,7 +23,12 @@ const transactionSchema = new Schema<Transaction>(
     payFee: { type: Boolean, required: true },
     sandboxScenario: { type: String, default: null },
     failure: { type: Schema.Types.Mixed, default: null },
+    action: {
+      type: new Schema({ successUrl: String, failureUrl: String }, { _id: false }),
+      default: undefined,
+    },
     workflowId: { type: String, required: true },
+    idempotencyKey: { type: String, default: null },
     createdAt: { type: Date, required: true },
     updatedAt: { type: Date, required: true },
   },

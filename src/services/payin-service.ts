@@ -1,15 +1,27 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { TransactionStore } from '../persistence/transactions';
 import type { DirectPayinRequest } from '../api/schemas/payin';
-import { currencyByCountry, isOffered, operatorsByCountry, providerName } from '../domain/operators';
-import { toMinor } from '../domain/money';
+import type { PayinSessionRequest } from '../api/schemas/payin-session';
+import type { CollectionRequest } from '../operators/gateway';
+import { providersOf } from '../domain/providers';
+import { assertPayinFitsProvider } from './provider-rules';
+import {
+  currencyByCountry,
+  isOffered,
+  operatorsByCountry,
+  providerName,
+  type Country,
+  type OperatorCode,
+} from '../domain/operators';
+import { toMinor, type Currency } from '../domain/money';
+import { computeFee, splitFee, type FeeSchedule } from '../domain/fees';
 import { newId } from '../domain/ids';
 import { normalizeMsisdn } from '../domain/msisdn';
 import type { Transaction } from '../domain/transaction';
 import { transactionWorkflowId } from '../temporal/workflow-ids';
 import { saKind, saMerchantId, saProvider, saReference, saStatus } from '../temporal/search-attributes';
 import { ApiProblem } from '../api/problem';
-import type { PayinWorkflowInput } from '../../workflows/payin';
+import { operatorAnswerUpdate, type PayinWorkflowInput } from '../../workflows/payin-api';
 
 export interface PayinServiceDeps {
   transactions: TransactionStore;
@@ -17,10 +29,15 @@ export interface PayinServiceDeps {
   taskQueue: string;
   payinExpiryMs: number;
   refundWindowMs: number;
+  sessionExpiryMs: number;
+  correctionWindowMs: number;
+  feeSchedule: FeeSchedule;
+  /** PUBLIC_BASE_URL: where customers reach the checkout page; unset, the request's own origin. */
+  publicBaseUrl?: string | undefined;
 }
 
 function fieldProblem(path: string, en: string, fr: string): ApiProblem {
-  return new ApiProblem('VALIDATION_ERROR', { detail: { en, fr }, errors: [{ path, message: en }] });
+  return new ApiProblem('VALIDATION_ERROR', { detail: { en, fr }, errors: [{ path, message: { en, fr } }] });
 }
 
 export class PayinService {
@@ -33,6 +50,7 @@ export class PayinService {
   async createDirect(
     merchantId: string,
     body: DirectPayinRequest,
+    idempotencyKey?: string,
   ): Promise<{ created: boolean; transaction: Transaction }> {
     const { payin } = body;
     if (!isOffered(payin.provider, payin.country)) {
@@ -51,6 +69,16 @@ export class PayinService {
         `Ce n'est pas un numéro mobile valide en ${payin.country}.`,
       );
     }
+    assertPayinFitsProvider(
+      {
+        operator: payin.provider,
+        country: payin.country,
+        msisdn: phone,
+        amount: payin.amount,
+        otp: payin.otp,
+      },
+      'payin.',
+    );
     const currency = currencyByCountry[payin.country];
     const amount = toMinor(payin.amount, currency);
     const provider = providerName(payin.provider, payin.country);
@@ -70,36 +98,161 @@ export class PayinService {
       provider,
       currency,
       amount,
-      fee: 0,
-      chargedAmount: amount,
-      payFee: true,
+      ...this.pricing(payin.provider, payin.country, amount, currency),
       sandboxScenario: body.sandboxScenario ?? null,
       failure: null,
       workflowId: transactionWorkflowId('payin', merchantId, body.reference),
+      idempotencyKey: idempotencyKey ?? null,
       createdAt: now,
       updatedAt: now,
     };
     const stored = await this.deps.transactions.insertOrGet(draft);
-    await this.startWorkflow(stored.transaction, payin.otp);
+    // The reference is taken. By this very request (a retry after a crash): carry on and answer it.
+    // By another request: refuse, never a second transaction.
+    if (!stored.created && (!idempotencyKey || stored.transaction.idempotencyKey !== idempotencyKey)) {
+      throw new ApiProblem('DUPLICATE_REFERENCE', {
+        errors: [
+          {
+            path: 'reference',
+            message: { en: 'Already used by another payin.', fr: 'Déjà utilisée par un autre paiement.' },
+          },
+        ],
+      });
+    }
+    const tx = stored.transaction;
+    await this.startWorkflow(tx, {
+      transactionId: tx.id,
+      operator: payin.provider,
+      country: tx.country,
+      msisdn: tx.customer.phoneNumber,
+      amount: tx.amount,
+      currency: tx.currency,
+      ...(payin.otp ? { otp: payin.otp } : {}),
+      sandboxScenario: tx.sandboxScenario,
+    });
+    // WAVE's customer pays on Wave's own page: the merchant needs its address in this very answer,
+    // so wait (briefly) for the operator's first answer. Other operators push to the phone.
+    if (payin.provider === 'WAVE' && !tx.paymentUrl) {
+      const state = await this.deps.temporal.workflow
+        .getHandle(tx.workflowId)
+        .executeUpdate(operatorAnswerUpdate)
+        .catch(() => null);
+      if (state?.paymentUrl) return { ...stored, transaction: { ...tx, paymentUrl: state.paymentUrl } };
+    }
     return stored;
   }
 
-  private async startWorkflow(tx: Transaction, otp: string | undefined): Promise<void> {
+  /**
+   * Endpoint 3: a payment intent. Nothing is collected until the customer confirms on the hosted
+   * checkout page (`paymentUrl`); its workflow waits for that, for a decline, or for the expiry.
+   */
+  async createSession(
+    merchantId: string,
+    body: PayinSessionRequest,
+    opts: { idempotencyKey?: string | undefined; requestOrigin: string },
+  ): Promise<{ created: boolean; transaction: Transaction }> {
+    const phone = normalizeMsisdn(body.msisdn, body.country);
+    if (!phone) {
+      throw fieldProblem(
+        'msisdn',
+        `Not a valid mobile number in ${body.country}.`,
+        `Ce n'est pas un numéro mobile valide en ${body.country}.`,
+      );
+    }
+    // The customer chooses the operator later: refuse now an amount that no operator would take.
+    const offers = providersOf(body.country).filter((p) => p.available);
+    if (!offers.some((p) => body.amount >= p.minAmount && body.amount <= p.maxAmount)) {
+      const min = Math.min(...offers.map((p) => p.minAmount));
+      const max = Math.max(...offers.map((p) => p.maxAmount));
+      throw new ApiProblem('AMOUNT_OUT_OF_RANGE', {
+        errors: [
+          {
+            path: 'amount',
+            message: {
+              en: `Must be between ${min} and ${max} in ${body.country}.`,
+              fr: `Doit être compris entre ${min} et ${max} en ${body.country}.`,
+            },
+          },
+        ],
+      });
+    }
+    const currency = currencyByCountry[body.country];
+    const amount = toMinor(body.amount, currency);
+    const id = newId('pr');
+    const base = (this.deps.publicBaseUrl ?? opts.requestOrigin).replace(/\/+$/, '');
+    const now = new Date();
+    const draft: Transaction = {
+      id,
+      merchantId,
+      kind: 'payin',
+      reference: body.reference,
+      flow: 'session',
+      status: 'processing',
+      confirmationRequired: true,
+      confirmationStatus: 'none',
+      paymentUrl: `${base}/checkout/${id}`,
+      customer: { name: body.customerName ?? '', phoneNumber: phone },
+      country: body.country,
+      provider: null,
+      currency,
+      amount,
+      ...this.pricing(null, body.country, amount, currency),
+      sandboxScenario: body.sandboxScenario ?? null,
+      failure: null,
+      action: { successUrl: body.action.successUrl, failureUrl: body.action.failureUrl },
+      workflowId: transactionWorkflowId('payin', merchantId, body.reference),
+      idempotencyKey: opts.idempotencyKey ?? null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const stored = await this.deps.transactions.insertOrGet(draft);
+    // Same rule as the direct flow: only this very request (its retry) may get the stored one back.
+    if (
+      !stored.created &&
+      (!opts.idempotencyKey || stored.transaction.idempotencyKey !== opts.idempotencyKey)
+    ) {
+      throw new ApiProblem('DUPLICATE_REFERENCE', {
+        errors: [
+          {
+            path: 'reference',
+            message: { en: 'Already used by another payin.', fr: 'Déjà utilisée par un autre paiement.' },
+          },
+        ],
+      });
+    }
+    await this.startWorkflow(stored.transaction, null);
+    return stored;
+  }
+
+  /**
+   * Fee and charged amount from the fee schedule. The merchant bears payin fees (payFee true):
+   * the customer pays `amount`, the merchant is credited amount - fee (docs/fees.md). A session's
+   * operator is unknown at creation, so its fee is the country's.
+   */
+  private pricing(provider: OperatorCode | null, country: Country, amount: number, currency: Currency) {
+    const payFee = true;
+    const fee = computeFee('payin', provider, country, amount, currency, this.deps.feeSchedule);
+    return { fee, chargedAmount: splitFee('payin', amount, fee, payFee).chargedAmount, payFee };
+  }
+
+  /** `collection` is null for a session: the customer's choice on the checkout page supplies it. */
+  private async startWorkflow(tx: Transaction, collection: CollectionRequest | null): Promise<void> {
     const input: PayinWorkflowInput = {
       transactionId: tx.id,
-      provider: tx.provider!,
-      collection: {
-        transactionId: tx.id,
-        operator: tx.provider!.split('_')[0] as PayinWorkflowInput['collection']['operator'],
-        country: tx.country,
-        msisdn: tx.customer.phoneNumber,
-        amount: tx.amount,
-        currency: tx.currency,
-        ...(otp ? { otp } : {}),
-        sandboxScenario: tx.sandboxScenario,
+      merchantId: tx.merchantId,
+      reference: tx.reference,
+      flow: tx.flow,
+      country: tx.country,
+      currency: tx.currency,
+      amount: tx.amount,
+      sandboxScenario: tx.sandboxScenario,
+      collection,
+      timing: {
+        expiryMs: this.deps.payinExpiryMs,
+        sessionExpiryMs: this.deps.sessionExpiryMs,
+        correctionWindowMs: this.deps.correctionWindowMs,
+        refundWindowMs: this.deps.refundWindowMs,
       },
-      expiryMs: this.deps.payinExpiryMs,
-      refundWindowMs: this.deps.refundWindowMs,
     };
     try {
       await this.deps.temporal.workflow.start('payinWorkflow', {
@@ -110,7 +263,8 @@ export class PayinService {
           { key: saMerchantId, value: tx.merchantId },
           { key: saKind, value: 'payin' },
           { key: saReference, value: tx.reference },
-          { key: saProvider, value: tx.provider! },
+          // A session has no provider until the customer picks one; the workflow sets it then.
+          ...(tx.provider ? [{ key: saProvider, value: tx.provider }] : []),
           { key: saStatus, value: tx.status },
         ],
         memo: { amount: tx.amount, currency: tx.currency },

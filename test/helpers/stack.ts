@@ -9,7 +9,10 @@ import { testServerWrapper } from '../../src/infra/tools';
 import { connectMongo } from '../../src/persistence/mongo';
 import { createWorker } from '../../src/temporal/worker';
 import { buildActivityDeps, buildApi } from '../../src/main/wiring';
+import { realtimeOf } from '../../src/api/ws';
 import { ensureSearchAttributes } from '../../src/temporal/connection';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/server';
+import type { SimulatorOptions } from '../../src/simulator/app';
 
 // The real stack for one test file: FerretDB (own database), a time-skipping Temporal test
 // server, a worker on the pre-built bundle, and the HTTP API on a free port.
@@ -32,6 +35,8 @@ export interface TestStack {
   config: Config;
   baseUrl: string;
   taskQueue: string;
+  /** The operator simulator the gateway calls; it calls this stack's API back. */
+  simulator: RunningSimulator;
   stop(): Promise<void>;
 }
 
@@ -50,7 +55,10 @@ export async function connectTestMongo(): Promise<Connection> {
   return connectMongo(`${base}/t_${randomBytes(6).toString('hex')}`);
 }
 
-export async function startStack(overrides: Partial<Record<keyof Config, string>> = {}): Promise<TestStack> {
+export async function startStack(
+  overrides: Partial<Record<keyof Config, string>> = {},
+  opts: { simulator?: Partial<SimulatorOptions> } = {},
+): Promise<TestStack> {
   const env = await startTimeSkippingEnv();
   const mongo = await connectTestMongo();
   const taskQueue = `test-${randomBytes(4).toString('hex')}`;
@@ -60,13 +68,22 @@ export async function startStack(overrides: Partial<Record<keyof Config, string>
     PORT: '0',
     HOST: '127.0.0.1',
     TEMPORAL_TASK_QUEUE: taskQueue,
+    OPERATOR_TIMEOUT: '1s',
     ...overrides,
   });
+  // A fresh simulator per stack: its 9904 number answers slower than the 1 s the gateway waits.
+  const simulator = await startSimulator({
+    port: 0,
+    callbackSecrets: config.OPERATOR_CALLBACK_SECRETS,
+    slowResponseMs: 1_500,
+    ...opts.simulator,
+  });
+  config.OPERATOR_BASE_URL ??= simulator.url;
   const worker = await createWorker({
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     taskQueue,
-    deps: await buildActivityDeps({ mongo }),
+    deps: await buildActivityDeps({ mongo, config }),
     workflowBundlePath: process.env.TEST_WORKFLOW_BUNDLE!,
   });
   const running = worker.run();
@@ -74,16 +91,22 @@ export async function startStack(overrides: Partial<Record<keyof Config, string>
   const server = await new Promise<Server>((res) => {
     const s = app.listen(0, '127.0.0.1', () => res(s));
   });
+  const realtime = realtimeOf(app);
+  realtime?.attach(server);
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : 0;
+  simulator.simulator.setCallbackBaseUrl(`http://127.0.0.1:${port}`);
   return {
     env,
     mongo,
     worker,
     config,
     taskQueue,
+    simulator,
     baseUrl: `http://127.0.0.1:${port}`,
     stop: async () => {
+      await simulator.stop();
+      await realtime?.close();
       await new Promise<void>((res) => server.close(() => res()));
       worker.shutdown();
       await running;

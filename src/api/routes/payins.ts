@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { directPayinRequest } from '../schemas/payin';
+import { payinSessionRequest } from '../schemas/payin-session';
 import { parseOr400 } from '../validate';
 import { ApiProblem } from '../problem';
 import { toTransactionRecord } from '../../domain/transaction-record';
@@ -10,7 +11,16 @@ export function payinRoutes(payins: PayinService): Router {
 
   router.post('/v1/direct/payin', async (req, res) => {
     const body = parseOr400(directPayinRequest, req.body, req);
-    const { created, transaction } = await payins.createDirect(req.merchantId!, body);
+    const { created, transaction } = await payins.createDirect(req.merchantId!, body, req.idempotencyKey);
+    res.status(created ? 201 : 200).json(toTransactionRecord(transaction));
+  });
+
+  router.post('/v1/payin/sessions', async (req, res) => {
+    const body = parseOr400(payinSessionRequest, req.body, req);
+    const { created, transaction } = await payins.createSession(req.merchantId!, body, {
+      idempotencyKey: req.idempotencyKey,
+      requestOrigin: `${req.protocol}://${req.get('host')}`,
+    });
     res.status(created ? 201 : 200).json(toTransactionRecord(transaction));
   });
 

@@ -21,5 +21,7 @@ export const msisdn = z
   .regex(/^\+[1-9]\d{6,14}$/, 'an international number such as +2250700000001');
 /** Whole units: amounts of XOF and XAF have no decimals. */
 export const wholeAmount = z.number().int().positive().max(100_000_000);
-export const action = z.strictObject({ successUrl: z.url(), failureUrl: z.url() });
+/** The checkout page navigates to these: only web addresses, never javascript: or data: URLs. */
+const redirectUrl = z.url({ protocol: /^https?$/ });
+export const action = z.strictObject({ successUrl: redirectUrl, failureUrl: redirectUrl });
 export const customerName = z.string().trim().min(1).max(100);

@@ -1,7 +1,10 @@
 import { z } from 'zod';
+import { currencyByCountry } from '../../domain/operators';
+import { localizedIssue } from '../i18n';
 import {
   action,
   country,
+  currency,
   customerName,
   msisdn,
   provider,
@@ -16,17 +19,33 @@ export const directPayinRequest = z.strictObject({
   reference,
   sandboxScenario: sandboxScenario.optional(),
   customerName: customerName.optional(),
-  payin: z.strictObject({
-    amount: wholeAmount,
-    msisdn,
-    provider,
-    country,
-    otp: z
-      .string()
-      .trim()
-      .regex(/^\d{4,8}$/, '4 to 8 digits')
-      .optional(),
-  }),
+  payin: z
+    .strictObject({
+      amount: wholeAmount,
+      msisdn,
+      provider,
+      country,
+      /** Optional: the country decides it (CI: XOF, CM: XAF); a contradicting one is refused. */
+      currency: currency.optional(),
+      otp: z
+        .string()
+        .trim()
+        .regex(/^\d{4,8}$/, '4 to 8 digits')
+        .optional(),
+    })
+    .superRefine((p, ctx) => {
+      const expected = currencyByCountry[p.country];
+      if (p.currency && p.currency !== expected) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['currency'],
+          params: localizedIssue(
+            `${p.country} payments are in ${expected}.`,
+            `Les paiements en ${p.country} sont en ${expected}.`,
+          ),
+        });
+      }
+    }),
   action,
 });
 export type DirectPayinRequest = z.infer<typeof directPayinRequest>;
