@@ -58,7 +58,7 @@ describe('payin sessions and the checkout routes', () => {
       confirmationStatus: 'none',
       isDirect: false,
       amount: 5000,
-      fee: 0,
+      fee: 75, // the default payin fee, 1.5 %, borne by the merchant (docs/fees.md)
       currency: 'XOF',
       customer: { name: 'Awa Koné', phoneNumber: '+2250500000001' },
       failure: null,
