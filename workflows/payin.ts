@@ -1,10 +1,16 @@
 import {
+  ActivityFailure,
+  ApplicationFailure,
+  ParentClosePolicy,
+  allHandlersFinished,
   condition,
   proxyActivities,
   setHandler,
   sleep,
+  startChild,
   upsertSearchAttributes,
   log,
+  type ChildWorkflowHandle,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { CollectionRequest, OperatorStatus } from '../src/operators/gateway';
@@ -22,6 +28,9 @@ import {
   type SessionConfirmation,
 } from './payin-api';
 import { operatorCallbackSignal } from './signals';
+import { decideRefund, refundTypeOf, type RefundRefusal } from '../src/domain/refund';
+import { refundWorkflowId, requestRefundUpdate, type RefundAsk, type RefundOutcome } from './refund-api';
+import type { refundWorkflow } from './refund';
 
 export type { PayinWorkflowInput } from './payin-api';
 
@@ -42,6 +51,23 @@ const partnerCheckDelayMs = (attempt: number) => Math.min(300_000 * 2 ** attempt
 
 type Outcome = { kind: 'success' } | { kind: 'failed'; failure: Failure } | { kind: 'expired' };
 
+/** A refund of this payin as the workflow tracks it; `opening` while the merchant is being debited. */
+interface RefundSlot {
+  refundId: string;
+  externalReference: string;
+  idempotencyKey: string | null;
+  /** Integer minor units, reserved from the refundable remainder until the refund is reversed. */
+  amount: number;
+  phase: 'opening' | 'processing' | 'completed' | 'reversed';
+}
+
+const refusalMessages: Record<RefundRefusal, string> = {
+  REFUND_NOT_ALLOWED:
+    'This payment is not refundable (not successful, fully refunded, or its refund window closed).',
+  INVALID_AMOUNT: 'The amount is greater than what this payment still allows.',
+  DUPLICATE_REFUND: 'A refund of this payment already uses this externalReference.',
+};
+
 /**
  * One payin, direct or session, from creation to the end of its refund window.
  * Direct: the collection is requested at once. Session: the workflow waits for the customer to
@@ -61,10 +87,29 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinSta
   let operatorAnswered = false;
   let confirmation: SessionConfirmation | null = null;
   let declined = false;
+  // Refunds: the workflow is their single point of decision, so the remainder is checked and
+  // reserved atomically (handlers run one at a time; FerretDB could not do it).
+  const refunds: RefundSlot[] = [];
+  const refundChildren = new Map<string, ChildWorkflowHandle<typeof refundWorkflow>>();
+  // Refundable from the moment success is recorded (before the API can read it) until the window's timer fires.
+  let refundWindowClosed = false;
+  let refundsInFlight = 0;
+  let collectedWith: CollectionRequest | null = null;
 
   setHandler(payinStateQuery, () => state);
-  setHandler(operatorCallbackSignal, () => {
-    operatorSignalled = true;
+  setHandler(operatorCallbackSignal, (payload) => {
+    if (payload.kind !== 'refund') {
+      operatorSignalled = true;
+      return;
+    }
+    // A refund's callback reaches the payin's workflow (the operator names the collection): pass it on.
+    const child = refundChildren.get(payload.id);
+    if (child) void child.signal(operatorCallbackSignal, payload).catch(() => undefined);
+  });
+  setHandler(requestRefundUpdate, (ask: RefundAsk) => openRefund(ask), {
+    validator: (ask: RefundAsk) => {
+      decideOnRefund(ask);
+    },
   });
   setHandler(operatorAnswerUpdate, async () => {
     await condition(() => operatorAnswered || isFinal(state.status));
@@ -134,8 +179,114 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinSta
     await acts.recordPayinState(input.transactionId, { provider, customerPhone: choice.msisdn });
   }
   if (!collection) throw new Error('a direct payin needs its collection request');
+  collectedWith = collection;
   const outcome = await collect(collection);
   return finish(outcome, collection);
+
+  /** A retry of an accepted request (same externalReference and key), a new refund, or a refusal. */
+  function decideOnRefund(ask: RefundAsk): { replay: RefundSlot } | { amount: number } {
+    const same = refunds.find((r) => r.externalReference === ask.externalReference);
+    if (same) {
+      if (ask.idempotencyKey !== null && same.idempotencyKey === ask.idempotencyKey) return { replay: same };
+      throw refusal('DUPLICATE_REFUND');
+    }
+    const committed = refunds.filter((r) => r.phase !== 'reversed').reduce((sum, r) => sum + r.amount, 0);
+    const decision = decideRefund(
+      {
+        refundable: state.status === 'success' && !refundWindowClosed && collectedWith !== null,
+        originalAmount: input.amount,
+        committed,
+      },
+      ask.amount,
+    );
+    if (!decision.ok) throw refusal(decision.refusal);
+    return { amount: decision.amount };
+  }
+
+  async function openRefund(ask: RefundAsk): Promise<{ refundId: string }> {
+    // Decided again: the state may have changed since this Update was validated.
+    const decision = decideOnRefund(ask);
+    if ('replay' in decision) {
+      const slot = decision.replay;
+      await condition(() => slot.phase !== 'opening' || !refunds.includes(slot));
+      if (!refunds.includes(slot)) throw refusal('REFUND_NOT_ALLOWED');
+      return { refundId: slot.refundId };
+    }
+    const req = collectedWith!;
+    const slot: RefundSlot = {
+      refundId: ask.refundId,
+      externalReference: ask.externalReference,
+      idempotencyKey: ask.idempotencyKey,
+      amount: decision.amount,
+      phase: 'opening',
+    };
+    refunds.push(slot); // reserved before the first await: the next request sees it
+    refundsInFlight++;
+    const workflowId = refundWorkflowId(input.merchantId, ask.refundId);
+    try {
+      await acts.openRefund({
+        refundId: ask.refundId,
+        transactionRef: ask.transactionRef,
+        payinId: input.transactionId,
+        externalReference: ask.externalReference,
+        reason: ask.reason,
+        amount: decision.amount,
+        refundType: refundTypeOf(decision.amount, input.amount),
+        operator: req.operator,
+        country: req.country,
+        sandboxScenario: ask.sandboxScenario,
+        idempotencyKey: ask.idempotencyKey,
+        apiKey: ask.apiKey,
+        requestedAt: ask.requestedAt,
+        workflowId,
+      });
+    } catch (err) {
+      // Nothing was debited or stored: release the reservation and the externalReference.
+      refunds.splice(refunds.indexOf(slot), 1);
+      refundsInFlight--;
+      const type =
+        err instanceof ActivityFailure && err.cause instanceof ApplicationFailure ? err.cause.type : null;
+      if (type === 'INSUFFICIENT_BALANCE')
+        throw ApplicationFailure.create({
+          type,
+          message: 'The merchant balance does not cover this refund.',
+          nonRetryable: true,
+        });
+      throw err;
+    }
+    slot.phase = 'processing';
+    const child = await startChild<typeof refundWorkflow>('refundWorkflow', {
+      workflowId,
+      args: [
+        {
+          refundId: ask.refundId,
+          payinId: input.transactionId,
+          operator: req.operator,
+          country: req.country,
+          amount: decision.amount,
+          currency: input.currency,
+          sandboxScenario: ask.sandboxScenario,
+        },
+      ],
+      // The merchant was debited: the refund must reach its end even if this workflow is stopped.
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+    });
+    refundChildren.set(ask.refundId, child);
+    void child.result().then(
+      (outcome: RefundOutcome) => {
+        slot.phase = outcome; // reversed: the amount is refundable again
+        refundChildren.delete(ask.refundId);
+        refundsInFlight--;
+      },
+      (err: unknown) => {
+        // Unknown money state: keep the amount reserved, but let the payin workflow end.
+        log.error('refund workflow failed', { refundId: ask.refundId, error: String(err) });
+        refundChildren.delete(ask.refundId);
+        refundsInFlight--;
+      },
+    );
+    return { refundId: ask.refundId };
+  }
 
   async function collect(req: CollectionRequest): Promise<Outcome> {
     const provider = providerName(req.operator, req.country);
@@ -208,8 +359,11 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinSta
       await record({ status: 'success' });
       await acts.emitTransactionEvent(input.transactionId, 'payin.completed');
     }
-    // Refundable for the refund window: a durable timer keeps this workflow (and its refunds) open.
+    // The refund window is this durable timer; requestRefund Updates are handled while it runs.
     await sleep(input.timing.refundWindowMs);
+    refundWindowClosed = true;
+    // Refunds accepted in time still finish under this workflow (their callbacks come through it).
+    await condition(() => refundsInFlight === 0 && allHandlersFinished());
     return state;
   }
 
@@ -231,6 +385,10 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinSta
 
 function isFinal(status: TransactionStatus): boolean {
   return status !== 'processing' && status !== 'pending';
+}
+
+function refusal(type: RefundRefusal): ApplicationFailure {
+  return ApplicationFailure.create({ type, message: refusalMessages[type], nonRetryable: true });
 }
 
 function failureOf(code: string, message: string, provider: string | null): Failure {

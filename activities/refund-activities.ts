@@ -1,0 +1,204 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { OperatorGateway, OperatorStatus, RefundRequest } from '../src/operators/gateway';
+import type { TransactionStore } from '../src/persistence/transactions';
+import type { RefundStore } from '../src/persistence/refunds';
+import type { RefundAuditLog } from '../src/persistence/refund-audit';
+import type { Ledger } from '../src/ledger';
+import { InsufficientFundsError } from '../src/ledger';
+import { computeFee, type FeeSchedule } from '../src/domain/fees';
+import type { Refund } from '../src/domain/refund';
+import { toRefundRecord } from '../src/domain/refund-record';
+import type { Country, OperatorCode } from '../src/domain/operators';
+import type { EventType } from '../src/events/catalogue';
+import type { RecordEventInput } from '../src/events/event-store';
+import type { OpenRefundInput } from '../workflows/refund-api';
+
+export interface RefundActivityDeps {
+  transactions: TransactionStore;
+  refunds: RefundStore;
+  refundAudit: RefundAuditLog;
+  ledger: Ledger;
+  operators: OperatorGateway;
+  refundFees: FeeSchedule;
+}
+
+/**
+ * Activities of refunds. Each is idempotent: ledger movements have fixed sourceRefs
+ * (`<refundId>:refund-debit`, `:refund-fee`, `:refund-reversal`), the record is inserted by id,
+ * and audit steps are unique per (refund, step).
+ */
+export function createRefundActivities(deps: RefundActivityDeps) {
+  const { transactions, refunds, refundAudit, ledger, operators } = deps;
+
+  const requireRefund = async (refundId: string): Promise<Refund> => {
+    const refund = await refunds.findById(refundId);
+    if (!refund) throw new Error(`refund ${refundId} not found`);
+    return refund;
+  };
+  const audit = (r: Refund, action: 'refund.completed' | 'refund.failed' | 'refund.reversed') =>
+    refundAudit.append({
+      action,
+      actor: 'system',
+      merchantId: r.merchantId,
+      apiKey: null,
+      idempotencyKey: null,
+      payinReference: r.payinReference,
+      refundId: r.id,
+      externalReference: r.externalReference,
+      amount: r.amount + r.fee,
+      outcome: action.slice('refund.'.length),
+      stepKey: `${r.id}:${action}`,
+    });
+
+  return {
+    /**
+     * Debits the merchant (amount + refund fee) and stores the refund `processing`. The debit comes
+     * first: a refund the balance cannot cover leaves no record (non-retryable INSUFFICIENT_BALANCE).
+     */
+    async openRefund(input: OpenRefundInput): Promise<{ fee: number }> {
+      const payin = await transactions.findById(input.payinId);
+      if (!payin) throw new Error(`payin ${input.payinId} not found`);
+      const fee = computeFee(
+        'refund',
+        input.operator,
+        input.country,
+        input.amount,
+        payin.currency,
+        deps.refundFees,
+      );
+      const main = await ledger.mainAccount(payin.merchantId, payin.currency);
+      const clearing = await ledger.systemAccount('operator-clearing', payin.currency);
+      try {
+        await ledger.transfer({
+          sourceRef: `${input.refundId}:refund-debit`,
+          fromAccountId: main.id,
+          toAccountId: clearing.id,
+          amount: input.amount + fee,
+          reason: `refund ${input.externalReference} of payin ${payin.reference}`,
+          transactionId: input.refundId,
+        });
+      } catch (err) {
+        if (err instanceof InsufficientFundsError)
+          throw ApplicationFailure.nonRetryable(err.message, 'INSUFFICIENT_BALANCE');
+        throw err;
+      }
+      const now = new Date();
+      const stored = await refunds.insertOrGet({
+        id: input.refundId,
+        transactionRef: input.transactionRef,
+        merchantId: payin.merchantId,
+        payinId: payin.id,
+        payinReference: payin.reference,
+        externalReference: input.externalReference,
+        reason: input.reason,
+        amount: input.amount,
+        fee,
+        currency: payin.currency,
+        refundType: input.refundType,
+        status: 'processing',
+        transactionStatus: 'pending',
+        processedAt: null,
+        customerMsisdn: payin.customer.phoneNumber,
+        customerName: payin.customer.name,
+        sandboxScenario: input.sandboxScenario,
+        failure: null,
+        idempotencyKey: input.idempotencyKey,
+        apiKey: input.apiKey,
+        workflowId: input.workflowId,
+        createdAt: new Date(input.requestedAt),
+        updatedAt: now,
+      });
+      await refundAudit.append({
+        action: 'refund.debited',
+        actor: 'system',
+        merchantId: payin.merchantId,
+        apiKey: input.apiKey,
+        idempotencyKey: input.idempotencyKey,
+        payinReference: payin.reference,
+        refundId: input.refundId,
+        externalReference: input.externalReference,
+        amount: input.amount + fee,
+        outcome: 'debited',
+        stepKey: `${input.refundId}:refund.debited`,
+      });
+      return { fee: stored.fee };
+    },
+
+    /** Asks the operator to credit the customer; our refund id is its idempotency key. */
+    async requestRefund(req: RefundRequest): Promise<OperatorStatus> {
+      return operators.refund(req);
+    },
+
+    async readRefundStatus(
+      refundId: string,
+      operator: OperatorCode,
+      country: Country,
+    ): Promise<OperatorStatus> {
+      return operators.refundStatus(refundId, operator, country);
+    },
+
+    /** The customer was credited: the refund fee (if any) leaves clearing for the fees account. */
+    async completeRefund(refundId: string, processedAt: string): Promise<void> {
+      const r = await requireRefund(refundId);
+      if (r.fee > 0) {
+        await ledger.transfer({
+          sourceRef: `${r.id}:refund-fee`,
+          fromAccountId: (await ledger.systemAccount('operator-clearing', r.currency)).id,
+          toAccountId: (await ledger.systemAccount('fees', r.currency)).id,
+          amount: r.fee,
+          reason: `refund fee ${r.externalReference}`,
+          transactionId: r.id,
+        });
+      }
+      await refunds.update(r.id, {
+        status: 'completed',
+        transactionStatus: 'completed',
+        processedAt: new Date(processedAt),
+      });
+      await audit(r, 'refund.completed');
+    },
+
+    async failRefund(
+      refundId: string,
+      failure: { code: string; message: string },
+      processedAt: string,
+    ): Promise<void> {
+      const r = await requireRefund(refundId);
+      const provider = (await transactions.findById(r.payinId))?.provider ?? null;
+      await refunds.update(r.id, {
+        status: 'failed',
+        transactionStatus: 'failed',
+        processedAt: new Date(processedAt),
+        failure: { code: failure.code, message: failure.message, provider },
+      });
+      await audit(r, 'refund.failed');
+    },
+
+    /** Credits the merchant back what was debited for a failed refund, once; the refund ends `reversed`. */
+    async reverseRefund(refundId: string): Promise<void> {
+      const r = await requireRefund(refundId);
+      await ledger.transfer({
+        sourceRef: `${r.id}:refund-reversal`,
+        fromAccountId: (await ledger.systemAccount('operator-clearing', r.currency)).id,
+        toAccountId: (await ledger.mainAccount(r.merchantId, r.currency)).id,
+        amount: r.amount + r.fee,
+        reason: `reversal of failed refund ${r.externalReference}`,
+        transactionId: r.id,
+      });
+      await refunds.update(r.id, { status: 'reversed' });
+      await audit(r, 'refund.reversed');
+    },
+
+    /** The event of a refund state change; its data is the refund record as GET /v1/refunds/{reference} shows it. */
+    async refundEventInput(refundId: string, type: EventType): Promise<RecordEventInput> {
+      const r = await requireRefund(refundId);
+      return {
+        merchantId: r.merchantId,
+        type,
+        subjectId: r.id,
+        reference: r.payinReference,
+        data: toRefundRecord(r),
+      };
+    },
+  };
+}

@@ -1,0 +1,34 @@
+import { Router } from 'express';
+import { refundRequest } from '../schemas/refund';
+import { parseOr400 } from '../validate';
+import { ApiProblem } from '../problem';
+import { parseBasic } from '../auth';
+import { toRefundRecord } from '../../domain/refund-record';
+import type { RefundService } from '../../services/refund-service';
+
+export function refundRoutes(refunds: RefundService): Router {
+  const router = Router();
+
+  router.post('/v1/payin/:reference/refund', async (req, res) => {
+    const body = parseOr400(refundRequest, req.body, req);
+    const { created, refund } = await refunds.create(
+      {
+        merchantId: req.merchantId!,
+        // Authenticated already: the header is well formed. Kept for the audit trail.
+        apiKey: parseBasic(req.headers.authorization)?.apiKey ?? null,
+        idempotencyKey: req.idempotencyKey ?? null,
+      },
+      req.params.reference,
+      body,
+    );
+    res.status(created ? 201 : 200).json(toRefundRecord(refund));
+  });
+
+  router.get('/v1/refunds/:reference', async (req, res) => {
+    const refund = await refunds.get(req.merchantId!, req.params.reference);
+    if (!refund) throw new ApiProblem('REFUND_NOT_FOUND');
+    res.json(toRefundRecord(refund));
+  });
+
+  return router;
+}

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { failureRecord } from './transaction-record';
+import { reference, sandboxScenario } from './common';
+
+/** Endpoint 8: POST /v1/payin/{reference}/refund. Without `amount`, the whole remainder is refunded. */
+export const refundRequest = z.strictObject({
+  amount: z.number().positive().max(100_000_000).optional(),
+  reason: z.string().trim().min(1).max(500),
+  externalReference: reference,
+  sandboxScenario: sandboxScenario.optional(),
+});
+export type RefundRequest = z.infer<typeof refundRequest>;
+
+/** The refund record of the interface; `failure` is ours (null unless the operator refused). */
+export const refundRecord = z.object({
+  type: z.literal('refund'),
+  reference: z.string().startsWith('rf_'),
+  originalReference: z.string(),
+  externalReference: z.string(),
+  amount: z.number(),
+  fee: z.number(),
+  currency: z.string(),
+  status: z.enum(['pending', 'processing', 'completed', 'failed', 'reversed']),
+  reason: z.string(),
+  refundType: z.enum(['full', 'partial']),
+  customerMsisdn: z.string(),
+  customerName: z.string(),
+  createdAt: z.string(),
+  transaction: z.object({
+    reference: z.string().startsWith('tr_'),
+    status: z.enum(['pending', 'completed', 'failed']),
+    processedAt: z.string().nullable(),
+  }),
+  // Lazy: transaction-record.ts embeds refund records, so the two modules import each other.
+  failure: z.lazy(() => failureRecord).nullable(),
+});
+export type RefundRecord = z.infer<typeof refundRecord>;

@@ -1,0 +1,33 @@
+import type { RefundRecord } from '../api/schemas/refund';
+import { toMajor } from './money';
+import type { Refund } from './refund';
+
+/** The public record of a stored refund (amounts in major units, as in transaction records). */
+export function toRefundRecord(r: Refund): RefundRecord {
+  return {
+    type: 'refund',
+    reference: r.id,
+    originalReference: r.payinReference,
+    externalReference: r.externalReference,
+    amount: toMajor(r.amount, r.currency),
+    fee: toMajor(r.fee, r.currency),
+    currency: r.currency,
+    status: r.status,
+    reason: r.reason,
+    refundType: r.refundType,
+    customerMsisdn: r.customerMsisdn,
+    customerName: r.customerName,
+    createdAt: new Date(r.createdAt).toISOString(),
+    transaction: {
+      reference: r.transactionRef,
+      status: r.transactionStatus,
+      processedAt: r.processedAt ? new Date(r.processedAt).toISOString() : null,
+    },
+    failure: r.failure ?? null,
+  };
+}
+
+/** Money that went back to the customer: completed refunds only (in flight or reversed ones did not). */
+export function refundedTotal(refunds: Refund[]): number {
+  return refunds.filter((r) => r.status === 'completed').reduce((sum, r) => sum + r.amount, 0);
+}

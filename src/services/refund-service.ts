@@ -1,0 +1,160 @@
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { TransactionStore } from '../persistence/transactions';
+import type { RefundStore } from '../persistence/refunds';
+import type { RefundAuditLog } from '../persistence/refund-audit';
+import type { RefundRequest } from '../api/schemas/refund';
+import { ApiProblem, type ProblemCode } from '../api/problem';
+import { minorUnitDigits, toMinor } from '../domain/money';
+import { newId } from '../domain/ids';
+import type { Refund } from '../domain/refund';
+import type { Transaction } from '../domain/transaction';
+import { refundedTotal } from '../domain/refund-record';
+import { requestRefundUpdate } from '../../workflows/refund-api';
+
+export interface RefundServiceDeps {
+  transactions: TransactionStore;
+  refunds: RefundStore;
+  audit: RefundAuditLog;
+  temporal: Client;
+}
+
+/** Who asks: the merchant and the api_key it called with, and the request's idempotency key. */
+export interface RefundCaller {
+  merchantId: string;
+  apiKey: string | null;
+  idempotencyKey: string | null;
+}
+
+/** The refusals the payin workflow answers, by ApplicationFailure type. */
+const workflowRefusals = new Set<ProblemCode>([
+  'REFUND_NOT_ALLOWED',
+  'INVALID_AMOUNT',
+  'DUPLICATE_REFUND',
+  'INSUFFICIENT_BALANCE',
+]);
+
+export class RefundService {
+  constructor(private readonly deps: RefundServiceDeps) {}
+
+  /**
+   * Endpoint 8. The payin's workflow decides (Update): it checks and reserves the remainder, debits
+   * the merchant and stores the refund before answering, then runs the refund as a child workflow.
+   * Every request is audited with its outcome.
+   */
+  async create(
+    caller: RefundCaller,
+    payinReference: string,
+    body: RefundRequest,
+  ): Promise<{ created: boolean; refund: Refund }> {
+    const log = (outcome: string, refundId: string | null = null) =>
+      this.deps.audit.append({
+        action: 'refund.requested',
+        actor: 'merchant',
+        merchantId: caller.merchantId,
+        apiKey: caller.apiKey,
+        idempotencyKey: caller.idempotencyKey,
+        payinReference,
+        refundId,
+        externalReference: body.externalReference,
+        amount: payin && body.amount !== undefined ? toMinor(body.amount, payin.currency) : null,
+        outcome,
+      });
+    const refuse = async (code: ProblemCode): Promise<never> => {
+      await log(code);
+      throw new ApiProblem(code);
+    };
+
+    const payin = await this.deps.transactions.find(caller.merchantId, 'payin', payinReference);
+    if (!payin) return refuse('PAYMENT_NOT_FOUND');
+    // The stored status trails the workflow's: not yet success here means not refundable now.
+    if (payin.status !== 'success') return refuse('REFUND_NOT_ALLOWED');
+    if (body.amount !== undefined && !Number.isInteger(body.amount * 10 ** minorUnitDigits[payin.currency])) {
+      await log('VALIDATION_ERROR');
+      const digits = minorUnitDigits[payin.currency];
+      throw new ApiProblem('VALIDATION_ERROR', {
+        errors: [
+          {
+            path: 'amount',
+            message: {
+              en: `${payin.currency} amounts have at most ${digits} decimals.`,
+              fr: `Les montants en ${payin.currency} ont au plus ${digits} décimales.`,
+            },
+          },
+        ],
+      });
+    }
+    // The externalReference is taken: by this very request (a retry after a crash) it is answered
+    // again; by any other, refused. The workflow checks it again, race-free.
+    const existing = await this.deps.refunds.findByExternalReference(
+      caller.merchantId,
+      payin.id,
+      body.externalReference,
+    );
+    if (existing) {
+      if (caller.idempotencyKey && existing.idempotencyKey === caller.idempotencyKey) {
+        await log('accepted', existing.id);
+        return { created: false, refund: existing };
+      }
+      return refuse('DUPLICATE_REFUND');
+    }
+
+    const refundId = newId('rf');
+    let accepted: { refundId: string };
+    try {
+      accepted = await this.deps.temporal.workflow
+        .getHandle(payin.workflowId)
+        .executeUpdate(requestRefundUpdate, {
+          args: [
+            {
+              refundId,
+              transactionRef: newId('tr'),
+              externalReference: body.externalReference,
+              reason: body.reason,
+              amount: body.amount === undefined ? null : toMinor(body.amount, payin.currency),
+              sandboxScenario: body.sandboxScenario ?? null,
+              idempotencyKey: caller.idempotencyKey,
+              apiKey: caller.apiKey,
+              requestedAt: new Date().toISOString(),
+            },
+          ],
+        });
+    } catch (err) {
+      const code = refusalOf(err);
+      if (code) return refuse(code);
+      throw err; // a fault: 500, nothing was debited or stored by this request
+    }
+    const refund = await this.deps.refunds.findById(accepted.refundId);
+    if (!refund) throw new Error(`refund ${accepted.refundId} accepted but not stored`);
+    await log('accepted', refund.id);
+    return { created: accepted.refundId === refundId, refund };
+  }
+
+  /** A merchant's refund by its rf_ reference. */
+  async get(merchantId: string, reference: string): Promise<Refund | null> {
+    return this.deps.refunds.find(merchantId, reference);
+  }
+
+  /** What GET /v1/payin/{reference} adds: the payin's refunds and the amount refunded (minor units). */
+  async ofPayin(payin: Transaction): Promise<{ refunds: Refund[]; refunded: number }> {
+    const refunds = await this.deps.refunds.ofPayin(payin.merchantId, payin.id);
+    return { refunds, refunded: refundedTotal(refunds) };
+  }
+
+  async auditTrail(merchantId: string, payinReference: string) {
+    return this.deps.audit.list(merchantId, payinReference);
+  }
+}
+
+/** The problem a failed Update stands for; null for a fault. */
+function refusalOf(err: unknown): ProblemCode | null {
+  if (err instanceof WorkflowUpdateFailedError) {
+    const cause = err.cause;
+    if (cause instanceof ApplicationFailure && cause.type && workflowRefusals.has(cause.type as ProblemCode))
+      return cause.type as ProblemCode;
+    return null;
+  }
+  // The payin's workflow has ended: the payin failed or expired, or its refund window closed.
+  if (err instanceof WorkflowNotFoundError) return 'REFUND_NOT_ALLOWED';
+  return null;
+}

@@ -1,0 +1,71 @@
+import { defineUpdate } from '@temporalio/workflow';
+import type { Country, OperatorCode } from '../src/domain/operators';
+import type { RefundType } from '../src/domain/refund';
+import type { SandboxScenario } from '../src/domain/transaction';
+
+// The messages of refunds: the payin workflow's `requestRefund` Update, which serialises every
+// refund of the payin, and the input of each refund's own (child) workflow.
+
+/** A merchant's refund request, as the API hands it to the payin's workflow. */
+export interface RefundAsk {
+  /** rf_… and tr_…, chosen by the API so a crash-and-retry can be recognised. */
+  refundId: string;
+  transactionRef: string;
+  externalReference: string;
+  reason: string;
+  /** Integer minor units; null: the whole remainder. */
+  amount: number | null;
+  sandboxScenario: SandboxScenario | null;
+  /** The request's X-Idempotency-Key: the same key asking again gets the same refund back. */
+  idempotencyKey: string | null;
+  apiKey: string | null;
+  /** ISO 8601, when the API received it. */
+  requestedAt: string;
+}
+
+/**
+ * Accepted only when the refund fits (validator, no history when refused): payin in success,
+ * window open, amount within what remains, externalReference new. Refusals are ApplicationFailures
+ * whose type is the API problem code (REFUND_NOT_ALLOWED, INVALID_AMOUNT, DUPLICATE_REFUND, and
+ * INSUFFICIENT_BALANCE from the handler). Answers the refund id once the merchant was debited and
+ * the refund stored.
+ */
+export const requestRefundUpdate = defineUpdate<{ refundId: string }, [RefundAsk]>('requestRefund');
+
+/** What the handler tells the activity that debits the merchant and stores the refund. */
+export interface OpenRefundInput {
+  refundId: string;
+  transactionRef: string;
+  payinId: string;
+  externalReference: string;
+  reason: string;
+  /** Integer minor units, decided by the payin workflow. */
+  amount: number;
+  refundType: RefundType;
+  operator: OperatorCode;
+  country: Country;
+  sandboxScenario: SandboxScenario | null;
+  idempotencyKey: string | null;
+  apiKey: string | null;
+  requestedAt: string;
+  workflowId: string;
+}
+
+/** The refund's own workflow: asks the operator, then completes, or fails and is reversed. */
+export interface RefundWorkflowInput {
+  refundId: string;
+  payinId: string;
+  operator: OperatorCode;
+  country: Country;
+  /** Integer minor units. */
+  amount: number;
+  currency: string;
+  sandboxScenario: SandboxScenario | null;
+}
+
+/** `reversed`: the operator refused, the merchant was credited back, the remainder is free again. */
+export type RefundOutcome = 'completed' | 'reversed';
+
+export function refundWorkflowId(merchantId: string, refundId: string): string {
+  return `refund:${merchantId}:${refundId}`;
+}

@@ -1,0 +1,88 @@
+import { condition, log, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { OperatorStatus } from '../src/operators/gateway';
+import type { EventType } from '../src/events/catalogue';
+import type { RefundOutcome, RefundWorkflowInput } from './refund-api';
+import { operatorCallbackSignal } from './signals';
+
+export type { RefundWorkflowInput } from './refund-api';
+
+const acts = proxyActivities<Activities>({
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
+});
+/** Operator calls give up after a few tries: an unreachable operator fails the refund (then reversed). */
+const operator = proxyActivities<Activities>({
+  startToCloseTimeout: '20s',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
+});
+
+/** Polling while the operator has no final answer: 5 s, 10 s, 20 s ... capped at 5 minutes. */
+const pollDelayMs = (attempt: number) => Math.min(5_000 * 2 ** attempt, 300_000);
+/** A refund the operator leaves pending this long is failed ("deadline exceeded") and reversed. */
+export const REFUND_OPERATOR_DEADLINE_MS = 48 * 3_600_000;
+
+/**
+ * One refund, started by its payin's workflow once the merchant was debited (and the refund stored
+ * `processing`). Asks the operator to credit the customer; on success the refund is `completed`; on
+ * refusal it is `failed`, then the merchant is credited back and it is `reversed`. Each step is an
+ * idempotent activity, so the merchant is debited once and credited back at most once.
+ */
+export async function refundWorkflow(input: RefundWorkflowInput): Promise<RefundOutcome> {
+  let signalled = false;
+  // The payin workflow forwards the operator's callbacks for this refund: only a wake-up call.
+  setHandler(operatorCallbackSignal, () => {
+    signalled = true;
+  });
+  const emit = async (type: EventType) => acts.recordEvent(await acts.refundEventInput(input.refundId, type));
+
+  await emit('refund.processing');
+  let answer: OperatorStatus | null;
+  try {
+    answer = await operator.requestRefund({
+      refundId: input.refundId,
+      transactionId: input.payinId,
+      operator: input.operator,
+      country: input.country,
+      amount: input.amount,
+      currency: input.currency,
+      sandboxScenario: input.sandboxScenario,
+    });
+  } catch (err) {
+    log.warn('refund request failed', { error: String(err) });
+    answer = null;
+  }
+  const deadline = Date.now() + REFUND_OPERATOR_DEADLINE_MS; // workflow time: deterministic
+  for (let attempt = 0; answer?.outcome === 'pending';) {
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) {
+      answer = {
+        outcome: 'failed',
+        operatorReference: answer.operatorReference,
+        failure: { code: 'REFUND_EXPIRED', message: 'The operator did not settle the refund in time' },
+      };
+      break;
+    }
+    signalled = false;
+    await condition(() => signalled, Math.min(pollDelayMs(attempt++), remaining));
+    try {
+      answer = await operator.readRefundStatus(input.refundId, input.operator, input.country);
+    } catch (err) {
+      log.warn('refund status unavailable; polling again', { error: String(err) });
+    }
+  }
+  const processedAt = new Date().toISOString();
+  if (answer?.outcome === 'completed') {
+    await acts.completeRefund(input.refundId, processedAt);
+    await emit('refund.completed');
+    return 'completed';
+  }
+  const failure = answer?.failure ?? {
+    code: 'OPERATOR_UNAVAILABLE',
+    message: 'The operator could not be reached',
+  };
+  await acts.failRefund(input.refundId, failure, processedAt);
+  await emit('refund.failed');
+  await acts.reverseRefund(input.refundId);
+  return 'reversed';
+}
