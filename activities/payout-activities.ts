@@ -1,0 +1,81 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { DisbursementRequest, OperatorGateway, OperatorStatus } from '../src/operators/gateway';
+import type { TransactionStore } from '../src/persistence/transactions';
+import type { Failure, PayoutDetails, Transaction } from '../src/domain/transaction';
+import type { Country, OperatorCode } from '../src/domain/operators';
+import { InsufficientFundsError, type Ledger } from '../src/ledger';
+import { debitPayout, reversePayout, settlePayoutFee } from '../src/services/payout-ledger';
+
+export interface PayoutActivityDeps {
+  transactions: TransactionStore;
+  operators: OperatorGateway;
+  ledger: Ledger;
+}
+
+/** What a payout workflow may change on its record; everything else is fixed at creation. */
+export interface PayoutStateUpdate {
+  status?: Transaction['status'];
+  failure?: Failure | null;
+  confirmationStatus?: Transaction['confirmationStatus'];
+  operatorReference?: string | null;
+  processedAt?: string | null;
+  operatorStatus?: PayoutDetails['operatorStatus'];
+}
+
+/** Activities of the payout workflow. Each is idempotent: a retry or a replay changes nothing twice. */
+export function createPayoutActivities({ transactions, operators, ledger }: PayoutActivityDeps) {
+  async function payout(id: string): Promise<Transaction> {
+    const tx = await transactions.findById(id);
+    if (!tx?.payout) throw new Error(`payout ${id} not found`);
+    return tx;
+  }
+
+  return {
+    /**
+     * Makes sure the account was debited before the operator is asked. The API already applied this
+     * very transfer (same sourceRef), so this is normally a replay that writes nothing.
+     */
+    async ensurePayoutDebited(transactionId: string): Promise<{ applied: boolean }> {
+      try {
+        return { applied: (await debitPayout(ledger, await payout(transactionId))).applied };
+      } catch (err) {
+        if (err instanceof InsufficientFundsError)
+          throw ApplicationFailure.nonRetryable(err.message, 'InsufficientFundsError');
+        throw err;
+      }
+    },
+
+    /** Our transaction id is the operator's idempotency key: a retry after a timeout pays once. */
+    async requestDisbursement(req: DisbursementRequest): Promise<OperatorStatus> {
+      return operators.disburse(req);
+    },
+
+    async readDisbursementStatus(
+      transactionId: string,
+      operator: OperatorCode,
+      country: Country,
+    ): Promise<OperatorStatus> {
+      return operators.disbursementStatus(transactionId, operator, country);
+    },
+
+    /** Records the workflow's view of the payout; setting the same state twice is harmless. */
+    async recordPayoutState(transactionId: string, update: PayoutStateUpdate): Promise<void> {
+      const { operatorReference, processedAt, operatorStatus, ...fields } = update;
+      await transactions.update(transactionId, {
+        ...fields,
+        ...(operatorReference !== undefined ? { 'payout.operatorReference': operatorReference } : {}),
+        ...(processedAt !== undefined ? { 'payout.processedAt': processedAt } : {}),
+        ...(operatorStatus !== undefined ? { 'payout.operatorStatus': operatorStatus } : {}),
+      });
+    },
+
+    async settlePayoutFee(transactionId: string): Promise<void> {
+      await settlePayoutFee(ledger, await payout(transactionId));
+    },
+
+    /** Credits the gross amount back, once whatever the retries (fixed sourceRef). */
+    async reversePayout(transactionId: string): Promise<{ applied: boolean }> {
+      return { applied: (await reversePayout(ledger, await payout(transactionId))).applied };
+    },
+  };
+}

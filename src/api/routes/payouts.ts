@@ -1,0 +1,58 @@
+import { Router } from 'express';
+import { accountPayoutRequest, directPayoutRequest, standardPayoutRequest } from '../schemas/payout';
+import { parseOr400 } from '../validate';
+import { ApiProblem } from '../problem';
+import { toPublicRecord } from '../../domain/payout-record';
+import type { PayoutService } from '../../services/payout-service';
+
+// Endpoints 4 to 7. A payout answers, at creation and at every read, in the shape it was created
+// with: the transaction record (direct: with mobileMoney; standard shape A: without) or, for a
+// standard payout with accountId (shape B), the alternative payout record.
+export function payoutRoutes(payouts: PayoutService): Router {
+  const router = Router();
+
+  router.post('/v1/direct/payout', async (req, res) => {
+    const body = parseOr400(directPayoutRequest, req.body, req);
+    const { created, transaction } = await payouts.create(
+      req.merchantId!,
+      {
+        shape: 'direct',
+        reference: body.reference,
+        sandboxScenario: body.sandboxScenario,
+        customerName: body.customerName,
+        ...body.payout,
+        pathPrefix: 'payout.',
+      },
+      req.idempotencyKey,
+    );
+    res.status(created ? 201 : 200).json(toPublicRecord(transaction));
+  });
+
+  router.get('/v1/direct/payout/:reference', async (req, res) => {
+    const tx = await payouts.get(req.merchantId!, req.params.reference, 'direct');
+    if (!tx) throw new ApiProblem('PAYOUT_NOT_FOUND');
+    res.json(toPublicRecord(tx));
+  });
+
+  router.post('/v1/payout', async (req, res) => {
+    // The shape follows the request: `accountId` present (even empty) means shape B.
+    const withAccount = typeof req.body === 'object' && req.body !== null && 'accountId' in req.body;
+    const body = withAccount
+      ? { shape: 'B' as const, ...parseOr400(accountPayoutRequest, req.body, req) }
+      : { shape: 'A' as const, ...parseOr400(standardPayoutRequest, req.body, req) };
+    const { created, transaction } = await payouts.create(
+      req.merchantId!,
+      { ...body, pathPrefix: '' },
+      req.idempotencyKey,
+    );
+    res.status(created ? 201 : 200).json(toPublicRecord(transaction));
+  });
+
+  router.get('/v1/payout/:reference', async (req, res) => {
+    const tx = await payouts.get(req.merchantId!, req.params.reference, 'standard');
+    if (!tx) throw new ApiProblem('PAYOUT_NOT_FOUND');
+    res.json(toPublicRecord(tx));
+  });
+
+  return router;
+}

@@ -1,0 +1,291 @@
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { TransactionStore } from '../persistence/transactions';
+import { InsufficientFundsError, type Account, type Ledger } from '../ledger';
+import {
+  currencyByCountry,
+  isOffered,
+  operatorCodes,
+  operatorsByCountry,
+  providerName,
+} from '../domain/operators';
+import type { Country, OperatorCode } from '../domain/operators';
+import { toMinor } from '../domain/money';
+import { computeFee, splitFee, type FeeSchedule } from '../domain/fees';
+import { newId } from '../domain/ids';
+import { normalizeMsisdn } from '../domain/msisdn';
+import { belongsToAnotherOperator, predictCarrier } from '../domain/operator-prefixes';
+import { providerInfo } from '../domain/providers';
+import type { PayoutDetails, SandboxScenario, Transaction } from '../domain/transaction';
+import { transactionWorkflowId } from '../temporal/workflow-ids';
+import { saKind, saMerchantId, saProvider, saReference, saStatus } from '../temporal/search-attributes';
+import { ApiProblem } from '../api/problem';
+import { debitPayout } from './payout-ledger';
+import type { PayoutWorkflowInput } from '../../workflows/payout';
+
+export interface PayoutServiceDeps {
+  transactions: TransactionStore;
+  ledger: Ledger;
+  temporal: Client;
+  taskQueue: string;
+  payoutExpiryMs: number;
+  feeSchedule: FeeSchedule;
+}
+
+/** A payout request of any of the three shapes, with where its fields sit in the body (for errors). */
+export interface PayoutInput {
+  shape: PayoutDetails['shape'];
+  reference: string;
+  sandboxScenario?: SandboxScenario | undefined;
+  customerName?: string | undefined;
+  /** Whole units. */
+  amount: number;
+  msisdn: string;
+  provider?: OperatorCode | undefined;
+  country: Country;
+  /** Shape B only. */
+  accountId?: string | undefined;
+  /** `payout.` for the direct flow, '' for the flat standard shapes. */
+  pathPrefix: string;
+}
+
+function fieldProblem(path: string, en: string, fr: string): ApiProblem {
+  return new ApiProblem('VALIDATION_ERROR', { detail: { en, fr }, errors: [{ path, message: { en, fr } }] });
+}
+
+const insufficient = () =>
+  new ApiProblem('INSUFFICIENT_BALANCE', {
+    detail: {
+      en: 'The account balance does not cover the amount plus the fee (chargedAmount).',
+      fr: 'Le solde du compte ne couvre pas le montant augmenté des frais (chargedAmount).',
+    },
+  });
+
+export class PayoutService {
+  constructor(private readonly deps: PayoutServiceDeps) {}
+
+  /**
+   * Debits the account, then starts the payout's workflow, so the answer tells whether the money
+   * was there. Order: record (pending; reserves the reference), debit (fixed sourceRef), workflow
+   * (fixed id). Each step is idempotent, so a retry with the same key after a crash completes the
+   * job; a refused debit removes the record, leaving no workflow, no entry and no record.
+   */
+  async create(
+    merchantId: string,
+    input: PayoutInput,
+    idempotencyKey?: string,
+  ): Promise<{ created: boolean; transaction: Transaction }> {
+    const existing = await this.deps.transactions.find(merchantId, 'payout', input.reference);
+    if (existing) return this.resume(existing, idempotencyKey);
+
+    const p = input.pathPrefix;
+    const phone = normalizeMsisdn(input.msisdn, input.country);
+    if (!phone) {
+      throw fieldProblem(
+        `${p}msisdn`,
+        `Not a valid mobile number in ${input.country}.`,
+        `Ce n'est pas un numéro mobile valide en ${input.country}.`,
+      );
+    }
+    const operator = this.operatorFor(input, phone);
+    const limits = providerInfo(operator, input.country);
+    if (input.amount < limits.minAmount || input.amount > limits.maxAmount) {
+      throw new ApiProblem('AMOUNT_OUT_OF_RANGE', {
+        errors: [
+          {
+            path: `${p}amount`,
+            message: {
+              en: `Must be between ${limits.minAmount} and ${limits.maxAmount} for ${operator} in ${input.country}.`,
+              fr: `Doit être compris entre ${limits.minAmount} et ${limits.maxAmount} pour ${operator} en ${input.country}.`,
+            },
+          },
+        ],
+      });
+    }
+    const currency = currencyByCountry[input.country];
+    const amount = toMinor(input.amount, currency);
+    const fee = computeFee('payout', operator, input.country, amount, currency, this.deps.feeSchedule);
+    const { chargedAmount } = splitFee('payout', amount, fee, true);
+
+    const account = await this.accountToDebit(merchantId, input, currency);
+    // Refused before anything is written; the ledger's own check below decides races.
+    if ((account?.balance ?? 0) < chargedAmount) throw insufficient();
+
+    const now = new Date();
+    const draft: Transaction = {
+      id: newId('pr'),
+      merchantId,
+      kind: 'payout',
+      reference: input.reference,
+      flow: input.shape === 'direct' ? 'direct' : 'standard',
+      status: 'pending',
+      confirmationRequired: false,
+      confirmationStatus: 'none',
+      paymentUrl: null,
+      customer: { name: input.customerName ?? '', phoneNumber: phone },
+      country: input.country,
+      provider: providerName(operator, input.country),
+      currency,
+      amount,
+      fee,
+      chargedAmount,
+      // The merchant bears payout fees: it is debited amount + fee, the beneficiary gets amount.
+      payFee: true,
+      sandboxScenario: input.sandboxScenario ?? null,
+      failure: null,
+      payout: {
+        shape: input.shape,
+        accountId: account!.id,
+        transferReference: newId('mtr'),
+        operatorReference: null,
+        processedAt: null,
+        operatorStatus: null,
+      },
+      workflowId: transactionWorkflowId('payout', merchantId, input.reference),
+      idempotencyKey: idempotencyKey ?? null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const stored = await this.deps.transactions.insertOrGet(draft);
+    if (!stored.created) return this.resume(stored.transaction, idempotencyKey);
+    return { created: true, transaction: await this.debitAndStart(stored.transaction) };
+  }
+
+  /** The reference is taken: by this very request (a retry after a crash), carry on; else refuse. */
+  private async resume(
+    tx: Transaction,
+    idempotencyKey: string | undefined,
+  ): Promise<{ created: boolean; transaction: Transaction }> {
+    if (!idempotencyKey || tx.idempotencyKey !== idempotencyKey) {
+      throw new ApiProblem('DUPLICATE_REFERENCE', {
+        errors: [
+          {
+            path: 'reference',
+            message: { en: 'Already used by another payout.', fr: 'Déjà utilisée par un autre transfert.' },
+          },
+        ],
+      });
+    }
+    return { created: false, transaction: await this.debitAndStart(tx) };
+  }
+
+  private async debitAndStart(tx: Transaction): Promise<Transaction> {
+    if (tx.status === 'pending') {
+      try {
+        await debitPayout(this.deps.ledger, tx);
+      } catch (err) {
+        if (!(err instanceof InsufficientFundsError)) throw err;
+        // Nothing was debited and no workflow exists: the payout never happened.
+        await this.deps.transactions.removeUnstarted(tx.id);
+        throw insufficient();
+      }
+    }
+    await this.startWorkflow(tx);
+    return tx;
+  }
+
+  private operatorFor(input: PayoutInput, phone: string): OperatorCode {
+    const path = `${input.pathPrefix}provider`;
+    if (input.provider) {
+      if (!isOffered(input.provider, input.country)) {
+        const allowed = operatorsByCountry[input.country].join(', ');
+        throw fieldProblem(
+          path,
+          `${input.provider} is not offered in ${input.country}; allowed: ${allowed}.`,
+          `${input.provider} n'est pas proposé en ${input.country} ; valeurs possibles : ${allowed}.`,
+        );
+      }
+      if (belongsToAnotherOperator(phone, input.provider)) {
+        throw new ApiProblem('MSISDN_PROVIDER_MISMATCH', {
+          errors: [
+            {
+              path: `${input.pathPrefix}msisdn`,
+              message: {
+                en: `This number is not a ${input.provider} number; choose its own operator (GET /v1/providers/predict).`,
+                fr: `Ce numéro n'est pas un numéro ${input.provider} ; choisissez son opérateur (GET /v1/providers/predict).`,
+              },
+            },
+          ],
+        });
+      }
+      return input.provider;
+    }
+    const carrier = predictCarrier(phone)?.carrier ?? null;
+    const predicted = operatorCodes.find((c) => c === carrier);
+    if (!predicted || !isOffered(predicted, input.country)) {
+      throw fieldProblem(
+        path,
+        `The operator of this number cannot be told from its prefix; send provider.`,
+        `L'opérateur de ce numéro ne se déduit pas de son préfixe ; envoyez provider.`,
+      );
+    }
+    return predicted;
+  }
+
+  /** Shape B: the merchant's own main or sub-account, in the country's currency; else its main account. */
+  private async accountToDebit(
+    merchantId: string,
+    input: PayoutInput,
+    currency: Transaction['currency'],
+  ): Promise<Account | null> {
+    if (input.shape !== 'B') {
+      // Looked up, not created: a merchant without an account simply has no balance.
+      const accounts = await this.deps.ledger.listAccounts(merchantId);
+      const main = accounts.find((a) => a.kind === 'main' && a.currency === currency) ?? null;
+      if (!main) throw insufficient();
+      return main;
+    }
+    const account = input.accountId ? await this.deps.ledger.getAccount(input.accountId) : null;
+    if (!account || account.merchantId !== merchantId || account.kind === 'system')
+      throw new ApiProblem('ACCOUNT_NOT_FOUND', {
+        errors: [{ path: 'accountId', message: { en: 'Unknown account.', fr: 'Compte inconnu.' } }],
+      });
+    if (account.currency !== currency) {
+      throw fieldProblem(
+        'accountId',
+        `This account holds ${account.currency}; payouts in ${input.country} are in ${currency}.`,
+        `Ce compte est en ${account.currency} ; les transferts en ${input.country} sont en ${currency}.`,
+      );
+    }
+    return account;
+  }
+
+  private async startWorkflow(tx: Transaction): Promise<void> {
+    const operator = tx.provider!.split('_')[0] as OperatorCode;
+    const input: PayoutWorkflowInput = {
+      transactionId: tx.id,
+      disbursement: {
+        transactionId: tx.id,
+        operator,
+        country: tx.country,
+        msisdn: tx.customer.phoneNumber,
+        amount: tx.amount,
+        currency: tx.currency,
+        sandboxScenario: tx.sandboxScenario,
+      },
+      timing: { expiryMs: this.deps.payoutExpiryMs },
+    };
+    try {
+      await this.deps.temporal.workflow.start('payoutWorkflow', {
+        taskQueue: this.deps.taskQueue,
+        workflowId: tx.workflowId,
+        args: [input],
+        typedSearchAttributes: [
+          { key: saMerchantId, value: tx.merchantId },
+          { key: saKind, value: 'payout' },
+          { key: saReference, value: tx.reference },
+          { key: saProvider, value: tx.provider! },
+          { key: saStatus, value: tx.status },
+        ],
+        memo: { amount: tx.amount, currency: tx.currency, shape: tx.payout!.shape },
+      });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+  }
+
+  /** Endpoint 5 reads direct payouts, endpoint 7 standard ones (shape A or B). */
+  async get(merchantId: string, reference: string, flow: 'direct' | 'standard'): Promise<Transaction | null> {
+    const tx = await this.deps.transactions.find(merchantId, 'payout', reference);
+    return tx && tx.flow === flow ? tx : null;
+  }
+}

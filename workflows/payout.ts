@@ -1,0 +1,140 @@
+import { condition, log, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { PayoutStateUpdate } from '../activities/payout-activities';
+import type { DisbursementRequest, OperatorStatus } from '../src/operators/gateway';
+import type { Failure } from '../src/domain/transaction';
+import { providerName } from '../src/domain/operators';
+import { saStatus } from '../src/temporal/search-attributes';
+import { operatorCallbackSignal } from './signals';
+
+/** How a payout workflow is started, once the API has debited the account (docs/payouts.md). */
+export interface PayoutWorkflowInput {
+  transactionId: string;
+  disbursement: DisbursementRequest;
+  timing: {
+    /** Without a final answer from the operator by then, the payout ends `expired` and is reversed. */
+    expiryMs: number;
+  };
+}
+
+export interface PayoutResult {
+  status: 'completed' | 'reversed' | 'failed';
+  failure: Failure | null;
+}
+
+/** Ledger and record activities: retried until they apply (each money movement has a fixed sourceRef). */
+const acts = proxyActivities<Activities>({
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
+});
+/** Operator calls give up after a few tries; the workflow then re-checks before any conclusion. */
+const operator = proxyActivities<Activities>({
+  startToCloseTimeout: '20s',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
+});
+
+/** Polling while the operator has no final answer: 5 s, 10 s, 20 s ... capped at 5 minutes. */
+const pollDelayMs = (attempt: number) => Math.min(5_000 * 2 ** attempt, 300_000);
+/** Past the deadline, an operator that has never answered is asked again, at most an hour apart. */
+const recheckDelayMs = (attempt: number) => Math.min(60_000 * 2 ** attempt, 3_600_000);
+
+/**
+ * One payout: pending (the API debited the account) -> processing -> processed -> completed, or
+ * failed / expired -> reversed. Money goes back only on the operator's own answer (failed, or still
+ * pending at the deadline): an operator that did not answer may have paid, so it is asked until it
+ * answers, and a payout is never both paid and refunded to the merchant.
+ */
+export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<PayoutResult> {
+  const req = input.disbursement;
+  const provider = providerName(req.operator, req.country);
+  const failureOf = (code: string, message: string): Failure => ({ code, message, provider });
+  let signalled = false;
+  setHandler(operatorCallbackSignal, () => {
+    signalled = true;
+  });
+
+  const record = async (update: PayoutStateUpdate) => {
+    await acts.recordPayoutState(input.transactionId, update);
+    if (update.status) {
+      upsertSearchAttributes([{ key: saStatus, value: update.status }]);
+      await acts.emitTransactionEvent(input.transactionId, 'payout.updated');
+    }
+  };
+  /** The operator took the transfer: `processed`, with its reference in the record. */
+  const processed = (first: OperatorStatus) =>
+    record({
+      status: 'processed',
+      operatorReference: first.operatorReference,
+      processedAt: new Date().toISOString(), // workflow time: deterministic
+      operatorStatus: 'pending',
+    });
+
+  try {
+    // The API applied this very debit (same sourceRef): normally a replay that writes nothing.
+    await acts.ensurePayoutDebited(input.transactionId);
+  } catch {
+    // Only a non-retryable InsufficientFundsError gets here: nothing was debited, nothing to reverse.
+    const failure = failureOf('INSUFFICIENT_BALANCE', 'The account balance does not cover the payout');
+    await record({ status: 'failed', failure });
+    return { status: 'failed', failure };
+  }
+  await record({ status: 'processing' });
+
+  let answer: OperatorStatus | null = null;
+  try {
+    answer = await operator.requestDisbursement(req);
+    await processed(answer);
+  } catch (err) {
+    // Timeouts, an unreachable operator: the transfer may have been made. Ask, never assume.
+    log.warn('disbursement request unanswered; checking its status', { error: String(err) });
+  }
+
+  const deadline = Date.now() + input.timing.expiryMs;
+  for (let attempt = 0; answer?.outcome !== 'completed' && answer?.outcome !== 'failed'; attempt++) {
+    const remaining = deadline - Date.now();
+    // The operator itself still says pending at the deadline: it did not pay, the payout expires.
+    if (remaining <= 0 && answer?.outcome === 'pending') break;
+    signalled = false;
+    await condition(
+      () => signalled,
+      remaining > 0 ? Math.min(pollDelayMs(attempt), remaining) : recheckDelayMs(attempt),
+    );
+    try {
+      const read = await operator.readDisbursementStatus(req.transactionId, req.operator, req.country);
+      // First answer after an unanswered request: a transfer the operator never saw is not processed.
+      if (!answer && read.outcome !== 'failed') await processed(read);
+      answer = read;
+    } catch (err) {
+      log.warn('disbursement status unavailable; asking again later', { error: String(err) });
+    }
+  }
+
+  if (answer?.outcome === 'completed') {
+    await acts.settlePayoutFee(input.transactionId);
+    await record({
+      status: 'completed',
+      operatorStatus: 'completed',
+      operatorReference: answer.operatorReference,
+      processedAt: new Date().toISOString(),
+      failure: null,
+    });
+    await acts.emitTransactionEvent(input.transactionId, 'payout.completed');
+    return { status: 'completed', failure: null };
+  }
+  const failed = answer?.outcome === 'failed';
+  const failure = failed
+    ? failureOf(
+        answer?.failure?.code ?? 'OPERATOR_ERROR',
+        answer?.failure?.message ?? 'The operator refused the transfer',
+      )
+    : failureOf('EXPIRED', 'The operator did not settle the transfer before the deadline');
+  await record({
+    status: failed ? 'failed' : 'expired',
+    operatorStatus: 'failed',
+    processedAt: new Date().toISOString(),
+    failure,
+  });
+  await acts.reversePayout(input.transactionId);
+  await record({ status: 'reversed' });
+  return { status: 'reversed', failure };
+}
