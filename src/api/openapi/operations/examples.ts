@@ -1,0 +1,176 @@
+// Examples shown in the reference for each operation; a test checks each against its schema.
+
+const createdAt = '2026-11-22T10:15:00.120Z';
+const action = { successUrl: 'https://shop.example/ok', failureUrl: 'https://shop.example/ko' };
+
+export const directPayinExample = {
+  reference: 'order-1001',
+  sandboxScenario: 'completed',
+  customerName: 'Awa Koné',
+  payin: { amount: 5000, msisdn: '+2250500000001', provider: 'MTN', country: 'CI' },
+  action,
+};
+
+export const payinRecordExample = {
+  id: 'pr_0a1b2c3d4e5f60718293a4b5',
+  type: 'payin',
+  reference: 'order-1001',
+  status: 'processing',
+  confirmationRequired: true,
+  confirmationStatus: 'none',
+  paymentUrl: null,
+  customer: { name: 'Awa Koné', phoneNumber: '+2250500000001' },
+  mobileMoney: { provider: { name: 'MTN_CI' } },
+  isDirect: true,
+  payFee: false,
+  createdAt,
+  amount: 5000,
+  fee: 75,
+  chargedAmount: 5075,
+  currency: 'XOF',
+  failure: null,
+  ussdCode: '*133#',
+};
+
+export const sessionExample = {
+  reference: '6d1f7f0e-3f7a-4a4e-9c55-2f3b1a9e8c10',
+  amount: 5000,
+  msisdn: '+2250700000001',
+  customerName: 'Awa Koné',
+  country: 'CI',
+  action,
+};
+
+export const sessionRecordExample = {
+  ...payinRecordExample,
+  reference: sessionExample.reference,
+  mobileMoney: undefined,
+  isDirect: false,
+  ussdCode: undefined,
+  customer: { name: 'Awa Koné', phoneNumber: '+2250700000001' },
+  paymentUrl: 'https://pay.example/checkout/pr_0a1b2c3d4e5f60718293a4b5',
+};
+
+export const directPayoutExample = {
+  reference: 'payout-2001',
+  customerName: 'Yao Kouassi',
+  payout: { amount: 10000, msisdn: '+2250700000002', provider: 'ORANGE', country: 'CI' },
+};
+
+export const payoutRecordExample = {
+  ...payinRecordExample,
+  id: 'pr_1b2c3d4e5f60718293a4b5c6',
+  type: 'payout',
+  reference: 'payout-2001',
+  status: 'processed',
+  confirmationRequired: false,
+  paymentUrl: null,
+  customer: { name: 'Yao Kouassi', phoneNumber: '+2250700000002' },
+  mobileMoney: { provider: { name: 'ORANGE_CI' } },
+  amount: 10000,
+  fee: 100,
+  chargedAmount: 10100,
+  ussdCode: undefined,
+};
+
+export const standardPayoutExample = {
+  reference: '0b8a1c52-77d9-4a43-8f0e-1f6f3e0f3b2a',
+  amount: 10000,
+  msisdn: '+2250700000002',
+  country: 'CI',
+  customerName: 'Yao Kouassi',
+};
+
+export const accountPayoutExample = { ...standardPayoutExample, accountId: 'acc_5f0c9e1d2a3b4c5d6e7f8091' };
+
+export const accountPayoutRecordExample = {
+  type: 'payout',
+  fee: 100,
+  reference: 'mtr_5f0c9e1d2a3b4c5d6e7f8091',
+  phoneNumber: '+2250700000002',
+  customerName: 'Yao Kouassi',
+  amount: 10000,
+  chargedAmount: 10100,
+  status: 'processing',
+  currency: 'XOF',
+  customerReference: standardPayoutExample.reference,
+  confirmationRequired: false,
+  confirmationStatus: 'none',
+  transaction: {},
+  createdAt,
+  failure: null,
+};
+
+export const refundExample = {
+  amount: 2000,
+  reason: 'Item out of stock',
+  externalReference: 'refund-1001-1',
+};
+
+export const refundRecordExample = {
+  type: 'refund',
+  reference: 'rf_2c3d4e5f60718293a4b5c6d7',
+  originalReference: 'order-1001',
+  externalReference: 'refund-1001-1',
+  amount: 2000,
+  fee: 0,
+  currency: 'XOF',
+  status: 'processing',
+  reason: 'Item out of stock',
+  refundType: 'partial',
+  customerMsisdn: '+2250500000001',
+  customerName: 'Awa Koné',
+  createdAt,
+  transaction: { reference: 'tr_3d4e5f60718293a4b5c6d7e8', status: 'pending', processedAt: null },
+  failure: null,
+};
+
+export const accountExample = {
+  id: 'acc_5f0c9e1d2a3b4c5d6e7f8091',
+  currency: 'XOF',
+  kind: 'main',
+  name: 'main',
+  available: 125000,
+  pending: 0,
+  createdAt,
+};
+
+export const entryExample = {
+  id: 'ent_6a7b8c9d0e1f2a3b4c5d6e7f',
+  accountId: accountExample.id,
+  direction: 'credit',
+  amount: 4925,
+  balanceAfter: 125000,
+  currency: 'XOF',
+  reason: 'payin order-1001',
+  transactionId: payinRecordExample.id,
+  createdAt,
+};
+
+export const webhookEndpointExample = {
+  id: 'we_7b8c9d0e1f2a3b4c5d6e7f80',
+  url: 'https://shop.example/hooks/payments',
+  eventTypes: ['payin.completed', 'payin.failed'],
+  description: 'Order service',
+  status: 'enabled',
+  disabledReason: null,
+  createdAt,
+  updatedAt: createdAt,
+};
+
+export const eventExample = {
+  id: 'evt_5f0c9e1d2a3b4c5d6e7f8091',
+  type: 'payin.completed',
+  createdAt: '2026-11-22T10:15:02.120Z',
+  data: { ...payinRecordExample, status: 'success' },
+};
+
+export const problemExample = {
+  type: '/docs/errors#VALIDATION_ERROR',
+  title: 'Invalid request',
+  status: 400,
+  detail: 'One or more fields are invalid.',
+  code: 'VALIDATION_ERROR',
+  instance: '/v1/direct/payin',
+  errors: [{ path: 'payin.amount', message: 'Too small: expected number to be >0' }],
+};

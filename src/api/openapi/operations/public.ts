@@ -1,0 +1,178 @@
+import { z } from 'zod';
+import { defineOperations } from '../registry';
+import { liveness, readiness } from '../../schemas/health';
+import { checkoutConfirmRequest, checkoutState } from '../../schemas/checkout';
+import { operatorCallbackBody } from '../../../operators/wire';
+
+// Routes outside the merchant API: health, the hosted checkout page's calls, operator callbacks,
+// and the service's own documentation and metrics.
+
+const sessionId = { id: { description: 'The payin session id (pr_…), from its paymentUrl' } };
+const stateExample = {
+  id: 'pr_0a1b2c3d4e5f60718293a4b5',
+  status: 'processing',
+  confirmationStatus: 'accepted',
+  failure: null,
+  awaitingCustomer: false,
+  paymentUrl: null,
+  ussdCode: '*133#',
+  final: false,
+  redirectUrl: null,
+};
+
+defineOperations(
+  {
+    method: 'get',
+    path: '/health/live',
+    operationId: 'liveness',
+    summary: 'Liveness',
+    tag: 'Operations',
+    auth: false,
+    responses: {
+      200: {
+        description: 'The process serves',
+        name: 'Liveness',
+        schema: liveness,
+        example: { status: 'ok' },
+      },
+    },
+  },
+  {
+    method: 'get',
+    path: '/health/ready',
+    operationId: 'readiness',
+    summary: 'Readiness',
+    description: 'MongoDB and Temporal answer.',
+    tag: 'Operations',
+    auth: false,
+    responses: {
+      200: { description: 'Ready', name: 'Readiness', schema: readiness },
+      503: { description: 'A dependency does not answer', name: 'Readiness', schema: readiness },
+    },
+  },
+  {
+    method: 'get',
+    path: '/metrics',
+    operationId: 'metrics',
+    summary: 'Prometheus metrics',
+    description:
+      'Text exposition format: HTTP, transactions, webhooks, ledger, and the Temporal worker (docs/operations.md).',
+    tag: 'Operations',
+    auth: false,
+    responses: { 200: { description: 'Metrics', contentType: 'text/plain', schema: z.string() } },
+  },
+  {
+    method: 'get',
+    path: '/openapi.json',
+    operationId: 'openapiDocument',
+    summary: 'This OpenAPI document',
+    tag: 'Operations',
+    auth: false,
+    responses: {
+      200: { description: 'The OpenAPI 3.1 document', schema: z.record(z.string(), z.unknown()) },
+    },
+  },
+  {
+    method: 'get',
+    path: '/checkout/{id}',
+    operationId: 'checkoutPage',
+    summary: 'Hosted checkout page of a payin session',
+    description:
+      'The HTML page `paymentUrl` opens (`?lang=en|fr`). No merchant credentials: the link is the capability.',
+    tag: 'Checkout',
+    auth: false,
+    pathParams: sessionId,
+    query: z.object({ lang: z.enum(['en', 'fr']).optional() }),
+    responses: {
+      200: { description: 'The page', contentType: 'text/html', schema: z.string() },
+      404: {
+        description: 'A page saying the link is not valid (to a browser)',
+        contentType: 'text/html',
+        schema: z.string(),
+      },
+    },
+    errors: ['SESSION_NOT_FOUND'],
+  },
+  {
+    method: 'get',
+    path: '/checkout/{id}/status',
+    operationId: 'checkoutStatus',
+    summary: 'State of a payin session, as the checkout page polls it',
+    tag: 'Checkout',
+    auth: false,
+    pathParams: sessionId,
+    responses: {
+      200: { description: 'The state', name: 'CheckoutState', schema: checkoutState, example: stateExample },
+    },
+    errors: ['SESSION_NOT_FOUND'],
+  },
+  {
+    method: 'post',
+    path: '/checkout/{id}/confirm',
+    operationId: 'checkoutConfirm',
+    summary: 'The customer confirms a payin session',
+    description: 'Requires `Content-Type: application/json`; 20 answers a minute per client address.',
+    tag: 'Checkout',
+    auth: false,
+    pathParams: sessionId,
+    body: {
+      schemas: [{ name: 'CheckoutConfirmRequest', schema: checkoutConfirmRequest }],
+      example: { provider: 'MTN', msisdn: '+225 05 00 00 00 01' },
+    },
+    responses: {
+      200: {
+        description: 'The state after the answer',
+        name: 'CheckoutState',
+        schema: checkoutState,
+        example: stateExample,
+      },
+    },
+    errors: [
+      'SESSION_NOT_FOUND',
+      'SESSION_CLOSED',
+      'OTP_REQUIRED',
+      'MSISDN_PROVIDER_MISMATCH',
+      'AMOUNT_OUT_OF_RANGE',
+      'RATE_LIMITED',
+    ],
+  },
+  {
+    method: 'post',
+    path: '/checkout/{id}/decline',
+    operationId: 'checkoutDecline',
+    summary: 'The customer declines a payin session',
+    tag: 'Checkout',
+    auth: false,
+    pathParams: sessionId,
+    responses: {
+      200: {
+        description: 'The state after the answer',
+        name: 'CheckoutState',
+        schema: checkoutState,
+        example: { ...stateExample, confirmationStatus: 'declined', final: true },
+      },
+    },
+    errors: ['SESSION_NOT_FOUND', 'SESSION_CLOSED', 'RATE_LIMITED'],
+  },
+  {
+    method: 'post',
+    path: '/operator-callbacks/{code}',
+    operationId: 'operatorCallback',
+    summary: 'Signed callback from an operator',
+    description:
+      'Authenticated by `X-Operator-Signature` (`t=…,v1=…`, HMAC-SHA256 over the raw body, 5-minute tolerance). ' +
+      'Every well-signed callback answers 202, known transaction or not.',
+    tag: 'Operators',
+    auth: false,
+    pathParams: { code: { description: 'Operator code', schema: z.enum(['ORANGE', 'MTN', 'MOOV', 'WAVE']) } },
+    body: { schemas: [{ name: 'OperatorCallback', schema: operatorCallbackBody }] },
+    responses: {
+      202: {
+        description: 'Received',
+        name: 'CallbackReceipt',
+        schema: z.object({ received: z.literal(true) }),
+      },
+    },
+    errors: ['OPERATOR_SIGNATURE_INVALID', 'NOT_FOUND'],
+  },
+);

@@ -1,0 +1,11 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+// What every log line of one request carries, whichever logger writes it: the request id, then
+// the merchant and the workflow once they are known.
+export interface LogContext {
+  requestId: string;
+  merchantId?: string;
+  workflowId?: string;
+}
+
+export const logContext = new AsyncLocalStorage<LogContext>();

@@ -1,0 +1,81 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+// Prometheus metrics of this process (API, worker, or both in `npm start` and the tests), plus the
+// Temporal worker's own series, which the SDK's Core runtime serves on its own port: /metrics
+// appends them, so one scrape of a process sees everything it does.
+
+export const metricsRegistry = new Registry();
+collectDefaultMetrics({ register: metricsRegistry });
+
+export const httpRequestDuration = new Histogram({
+  name: 'payments_http_request_duration_seconds',
+  help: 'HTTP request latency by method, route template and status',
+  labelNames: ['method', 'route', 'status'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [metricsRegistry],
+});
+
+export const transactionsCreated = new Counter({
+  name: 'payments_transactions_created_total',
+  help: 'Transactions (payin, payout, refund) accepted by the API, by kind, status and provider',
+  labelNames: ['kind', 'status', 'provider'] as const,
+  registers: [metricsRegistry],
+});
+
+export const transactionsFinished = new Counter({
+  name: 'payments_transactions_finished_total',
+  help: 'Transactions that reached a final status, by kind, status and provider',
+  labelNames: ['kind', 'status', 'provider'] as const,
+  registers: [metricsRegistry],
+});
+
+export const webhookDeliveries = new Counter({
+  name: 'payments_webhook_deliveries_total',
+  help: 'Webhook delivery attempts by outcome (delivered, failed, gone)',
+  labelNames: ['outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+export const ledgerPostings = new Counter({
+  name: 'payments_ledger_postings_total',
+  help: 'Ledger transfers applied (each one debit and one credit entry)',
+  registers: [metricsRegistry],
+});
+
+/** Statuses after which a transaction changes no more (a failed payin may still be corrected). */
+const finalStatuses = new Set(['success', 'completed', 'failed', 'reversed', 'expired']);
+
+/** Counts a final status once per event recorded for it (events are the durable state changes). */
+export function observeTransactionEvent(type: string, data: Record<string, unknown>): void {
+  const status = typeof data.status === 'string' ? data.status : null;
+  if (!status || !finalStatuses.has(status)) return;
+  const mobileMoney = data.mobileMoney as { provider?: { name?: string } } | undefined;
+  transactionsFinished.inc({
+    kind: type.slice(0, type.indexOf('.')),
+    status,
+    provider: mobileMoney?.provider?.name ?? 'none',
+  });
+}
+
+const temporalSources = new Set<string>();
+
+/** The Temporal Core runtime's Prometheus endpoint in this process (`host:port`). */
+export function addTemporalMetricsSource(bindAddress: string): void {
+  temporalSources.add(`http://${bindAddress.replace(/^0\.0\.0\.0:/, '127.0.0.1:')}/metrics`);
+}
+
+/** This process's metrics, then the Temporal worker's (an unreachable exporter is skipped). */
+export async function renderMetrics(): Promise<string> {
+  const parts = [await metricsRegistry.metrics()];
+  for (const url of temporalSources) {
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+      if (res.ok) parts.push(await res.text());
+    } catch {
+      // The worker is not up (yet): the API's own series are still worth a scrape.
+    }
+  }
+  return parts.join('\n');
+}
+
+export const metricsContentType = metricsRegistry.contentType;
