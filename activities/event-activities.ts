@@ -1,7 +1,10 @@
+import { observeTransactionEvent, webhookDeliveries } from '../src/infra/metrics';
 import { Context } from '@temporalio/activity';
 import { toPublicEvent, type EventType } from '../src/events/catalogue';
 import type { EventStore, RecordEventInput } from '../src/events/event-store';
-import { toTransactionRecord } from '../src/domain/transaction-record';
+import { toPublicRecord } from '../src/domain/payout-record';
+import { refundedTotal } from '../src/domain/refund-record';
+import type { RefundStore } from '../src/persistence/refunds';
 import type { TransactionStore } from '../src/persistence/transactions';
 import type { DeliveryLog } from '../src/webhooks/delivery-log';
 import { startDelivery } from '../src/webhooks/dispatch';
@@ -12,6 +15,8 @@ import type { AttemptOutcome, WebhookDeliveryInput } from '../workflows/webhook-
 
 export interface EventActivityDeps {
   transactions: TransactionStore;
+  /** A payin's record shows its refunds, in events as in the status read. */
+  refunds: RefundStore;
   events: EventStore;
   endpoints: EndpointStore;
   deliveries: DeliveryLog;
@@ -20,11 +25,12 @@ export interface EventActivityDeps {
 
 /** Events and webhook deliveries. Each is idempotent: a retry or a replay changes nothing twice. */
 export function createEventActivities(deps: EventActivityDeps) {
-  const { transactions, events, endpoints, deliveries } = deps;
+  const { transactions, refunds, events, endpoints, deliveries } = deps;
 
   /** Stores the event (once per emission key), then starts one delivery per subscribed endpoint. */
   async function recordEvent(input: RecordEventInput): Promise<{ eventId: string }> {
     const event = await events.record(input);
+    observeTransactionEvent(input.type, input.data);
     const ctx = Context.current();
     for (const endpoint of await endpoints.subscribedTo(event.merchantId, event.type)) {
       await startDelivery(ctx.client, ctx.info.taskQueue, {
@@ -43,7 +49,13 @@ export function createEventActivities(deps: EventActivityDeps) {
     async emitTransactionEvent(transactionId: string, type: EventType): Promise<{ eventId: string }> {
       const tx = await transactions.findById(transactionId);
       if (!tx) throw new Error(`no transaction ${transactionId}`);
-      const data = toTransactionRecord(tx);
+      // The record exactly as the status read answers it (a shape B payout has its own shape;
+      // a payin carries its refunds).
+      const ofPayin = tx.kind === 'payin' ? await refunds.ofPayin(tx.merchantId, tx.id) : null;
+      const data = toPublicRecord(
+        tx,
+        ofPayin ? { refunds: ofPayin, refunded: refundedTotal(ofPayin) } : undefined,
+      );
       return recordEvent({
         merchantId: tx.merchantId,
         type,
@@ -92,6 +104,9 @@ export function createEventActivities(deps: EventActivityDeps) {
         latencyMs: sent.latencyMs,
         error: sent.error,
         retryAfterMs: sent.retryAfterMs,
+      });
+      webhookDeliveries.inc({
+        outcome: succeeded ? 'delivered' : sent.statusCode === 410 ? 'gone' : 'failed',
       });
       if (succeeded) return { outcome: 'delivered', retryAfterMs: null };
       if (sent.statusCode === 410) {

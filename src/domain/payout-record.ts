@@ -48,8 +48,11 @@ export function toAccountPayoutRecord(tx: Transaction): AccountPayoutRecord {
 }
 
 /** The public record of any payin or payout, in the shape its creation answered (events use it too). */
-export function toPublicRecord(tx: Transaction): TransactionRecord | AccountPayoutRecord {
+export function toPublicRecord(
+  tx: Transaction,
+  refunds?: Parameters<typeof toTransactionRecord>[1],
+): TransactionRecord | AccountPayoutRecord {
   return tx.kind === 'payout' && tx.payout?.shape === 'B'
     ? toAccountPayoutRecord(tx)
-    : toTransactionRecord(tx);
+    : toTransactionRecord(tx, refunds);
 }
