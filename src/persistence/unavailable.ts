@@ -1,0 +1,36 @@
+// Errors that mean "a dependency cannot be reached right now", not "this request is wrong" or "our
+// code is broken": the API answers them 503 with Retry-After (the client retries), never a 500.
+
+/** Seconds a client is told to wait before retrying while a dependency is down. */
+export const RETRY_AFTER_SECONDS = 5;
+
+// By name, so the check holds whichever copy of the driver (mongodb, mongoose) threw it.
+const unreachableMongo = new Set([
+  'MongoNetworkError',
+  'MongoNetworkTimeoutError',
+  'MongoServerSelectionError',
+  'MongooseServerSelectionError',
+  'MongoNotConnectedError',
+  'MongoTopologyClosedError',
+  'MongoPoolClearedError',
+  'PoolClearedOnNetworkError',
+  'MongoWaitQueueTimeoutError',
+  'MongoServerClosedError',
+]);
+
+// gRPC UNAVAILABLE (14): the Temporal frontend cannot be reached.
+const GRPC_UNAVAILABLE = 14;
+
+export function isDependencyUnavailable(err: unknown): boolean {
+  let current: unknown = err;
+  // The cause chain: Temporal wraps gRPC errors, our stores may wrap driver errors.
+  for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
+    const e = current as { name?: unknown; message?: unknown; code?: unknown; cause?: unknown };
+    if (typeof e.name === 'string' && unreachableMongo.has(e.name)) return true;
+    // mongoose queues operations while disconnected and fails them after bufferTimeoutMS.
+    if (typeof e.message === 'string' && /buffering timed out after/.test(e.message)) return true;
+    if (e.code === GRPC_UNAVAILABLE && (e.name === 'ServiceError' || 'details' in e)) return true;
+    current = e.cause;
+  }
+  return false;
+}
