@@ -1,0 +1,608 @@
+// `npm run bench`: end-to-end figures measured side by side in one run, on one stack (docs/benchmarks.md).
+// Starts FerretDB and the Temporal dev server (unless MONGODB_URI / TEMPORAL_ADDRESS are set), the
+// operator simulator, the API and the worker as separate processes, then measures:
+//   1. payins created over HTTP and completed (success, ledger credit, webhook) per second
+//   2. the bound: a bare workflow with as many no-op activities, on the same server
+//   3. Temporal history events and billable actions per payin, payout and refund
+//   4. status reads with 1,000 and with BENCH_STORED stored transactions
+//   5. ledger postings on one hot account and spread over 100 accounts
+// Prints a table and writes bench-results/bench-<time>.json. Sizes: see `sizes` below.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { Client, Connection as TemporalConnection } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
+import type { Connection } from 'mongoose';
+import { configSchema } from '../src/config';
+import {
+  freePort,
+  startFerretDB,
+  startTemporalDevServer,
+  waitForPort,
+  type LocalServer,
+} from '../src/infra/local-servers';
+import { repoRoot } from '../src/infra/tools';
+import { connectMongo } from '../src/persistence/mongo';
+import { MerchantService } from '../src/merchants';
+import { Ledger } from '../src/ledger';
+import { startSimulator } from '../src/simulator/server';
+import { ApiClient, basic } from '../test/helpers/http';
+import { startReceiver } from '../test/helpers/webhook-receiver';
+
+const int = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const sizes = {
+  /** Issue size: 2,000. */
+  payins: int('BENCH_PAYINS', 300),
+  concurrency: int('BENCH_CONCURRENCY', 16),
+  /** Issue size: 100,000. */
+  stored: int('BENCH_STORED', 10_000),
+  readSeconds: int('BENCH_READ_SECONDS', 5),
+  postings: int('BENCH_POSTINGS', 500),
+};
+const profile = process.env.BENCH_PROFILE === '1';
+const resultsDir = join(repoRoot, 'bench-results');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function pool<T>(items: T[], width: number, fn: (item: T, i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        await fn(items[i]!, i);
+      }
+    }),
+  );
+}
+
+// ---- Temporal cost from real histories ----
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+const E = {
+  started: 1,
+  activityScheduled: 10,
+  timerStarted: 17,
+  marker: 25,
+  signaled: 26,
+  childInitiated: 30,
+  signalExternal: 39,
+  upsertSA: 40,
+  updateAccepted: 41,
+  propertiesModified: 45,
+} as const;
+
+/**
+ * Billable actions as Temporal Cloud counts them, read from a history: the start, each activity
+ * scheduled, timer, signal received, update accepted, child or external signal initiated,
+ * marker (side effect, local activity) and search-attribute or memo change.
+ */
+function billableActions(events: HistoryEvent[]): number {
+  const billable = new Set<number>(Object.values(E));
+  return events.filter((e) => billable.has(Number(e.eventType))).length;
+}
+
+async function cost(client: Client, workflowIds: string[]) {
+  let events = 0;
+  let actions = 0;
+  let activities = 0;
+  for (const id of workflowIds) {
+    const history = await client.workflow.getHandle(id).fetchHistory();
+    const list = history.events ?? [];
+    events += list.length;
+    actions += billableActions(list);
+    activities += list.filter((e) => Number(e.eventType) === E.activityScheduled).length;
+  }
+  return { workflows: workflowIds.length, historyEvents: events, billableActions: actions, activities };
+}
+
+// ---- processes ----
+
+function nodeProcess(script: string, env: NodeJS.ProcessEnv, name: string): ChildProcess {
+  const flags = profile
+    ? ['--cpu-prof', `--cpu-prof-dir=${join(resultsDir, 'profiles')}`, `--cpu-prof-name=${name}.cpuprofile`]
+    : [];
+  const proc = spawn(process.execPath, [...flags, '--import', 'tsx', script], {
+    cwd: repoRoot,
+    env,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  return proc;
+}
+
+async function waitForPoller(client: Client, taskQueue: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    const res = await client.workflowService.describeTaskQueue({
+      namespace: 'default',
+      taskQueue: { name: taskQueue },
+      taskQueueType: 1,
+    });
+    if ((res.pollers ?? []).length > 0) return;
+    await sleep(200);
+  }
+  throw new Error(`no worker polls ${taskQueue}`);
+}
+
+async function stopProcess(proc: ChildProcess): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return;
+  const exited = new Promise((r) => proc.once('exit', r));
+  proc.kill('SIGTERM');
+  const timer = setTimeout(() => proc.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Self time per function across a .cpuprofile, the top `n`. */
+function topFunctions(file: string, n = 12) {
+  const prof = JSON.parse(readFileSync(file, 'utf8')) as {
+    nodes: {
+      id: number;
+      hitCount?: number;
+      callFrame: { functionName: string; url: string; lineNumber: number };
+    }[];
+  };
+  const total = prof.nodes.reduce((a, node) => a + (node.hitCount ?? 0), 0);
+  const byFn = new Map<string, number>();
+  for (const node of prof.nodes) {
+    const f = node.callFrame;
+    const where = f.url.replace(/^file:\/\//, '').replace(repoRoot, '.');
+    const key = `${f.functionName || '(anonymous)'} ${where.split('node_modules/').pop()}:${f.lineNumber + 1}`;
+    byFn.set(key, (byFn.get(key) ?? 0) + (node.hitCount ?? 0));
+  }
+  return [...byFn.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([fn, hits]) => ({ fn, selfPercent: Math.round((1000 * hits) / total) / 10 }));
+}
+
+// ---- the run ----
+
+async function main(): Promise<void> {
+  mkdirSync(resultsDir, { recursive: true });
+  if (profile) rmSync(join(resultsDir, 'profiles'), { recursive: true, force: true });
+  const dir = mkdtempSync(join(tmpdir(), 'momo-bench-'));
+  const servers: LocalServer[] = [];
+  const children: ChildProcess[] = [];
+  let mongo: Connection | undefined;
+  let temporalConn: TemporalConnection | undefined;
+  try {
+    let mongoUri = process.env.MONGODB_URI;
+    if (!mongoUri) {
+      const port = await freePort();
+      servers.push(await startFerretDB({ dataDir: join(dir, 'ferretdb'), port }));
+      mongoUri = `mongodb://127.0.0.1:${port}/bench`;
+    }
+    let temporalAddress = process.env.TEMPORAL_ADDRESS;
+    if (!temporalAddress) {
+      const port = await freePort();
+      servers.push(
+        await startTemporalDevServer({
+          dataDir: join(dir, 'temporal'),
+          port,
+          uiPort: await freePort(),
+          namespace: 'default',
+        }),
+      );
+      temporalAddress = `127.0.0.1:${port}`;
+    }
+    mongo = await connectMongo(mongoUri);
+    temporalConn = await TemporalConnection.connect({ address: temporalAddress });
+    const client = new Client({ connection: temporalConn });
+
+    const apiPort = await freePort();
+    const apiUrl = `http://127.0.0.1:${apiPort}`;
+    const config = configSchema.parse({});
+    const simulator = await startSimulator({
+      port: 0,
+      callbackSecrets: config.OPERATOR_CALLBACK_SECRETS,
+      callbackBaseUrl: apiUrl,
+      settleDelayMs: 20,
+    });
+    const taskQueue = `bench-${randomUUID().slice(0, 8)}`;
+    const common: NodeJS.ProcessEnv = {
+      ...process.env,
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'warn',
+      MONGODB_URI: mongoUri,
+      TEMPORAL_ADDRESS: temporalAddress,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      OPERATOR_BASE_URL: simulator.url,
+      OPERATOR_CALLBACK_BASE_URL: apiUrl,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      RATE_LIMIT_PER_MINUTE: '0',
+      WORKER_METRICS_PORT: '0',
+      TEMPORAL_METRICS_ADDRESS: `127.0.0.1:${await freePort()}`,
+    };
+    children.push(nodeProcess('src/main/worker.ts', common, 'worker'));
+    children.push(
+      nodeProcess('src/main/api.ts', { ...common, PORT: String(apiPort), HOST: '127.0.0.1' }, 'api'),
+    );
+    const bareQueue = `${taskQueue}-bare`;
+    children.push(
+      nodeProcess('bench/bare-worker.ts', { ...common, TEMPORAL_TASK_QUEUE: bareQueue }, 'bare-worker'),
+    );
+    await waitForPort(apiPort, 60_000);
+    await waitForPoller(client, taskQueue);
+    await waitForPoller(client, bareQueue);
+
+    const merchants = MerchantService.on(mongo);
+    await merchants.init();
+    const { merchantId, apiKey, apiClient } = await merchants.createMerchant('Bench merchant');
+    const credentials = { apiKey, apiClient };
+    const api = new ApiClient(apiUrl, credentials);
+    const receiver = await startReceiver();
+    const completedAt = new Map<string, number>();
+    receiver.respond = ({ body }) => {
+      const event = JSON.parse(body) as { type: string; data: { reference: string } };
+      if (event.type === 'payin.completed') completedAt.set(event.data.reference, Date.now());
+      return { status: 200 };
+    };
+    const hook = await api.post('/v1/webhooks', { url: `${receiver.url}/hooks`, eventTypes: [] });
+    if (hook.status !== 201)
+      throw new Error(`webhook registration: ${hook.status} ${JSON.stringify(hook.body)}`);
+    // Warm-up: the first requests compile code paths in every process.
+    for (let i = 0; i < 5; i++) {
+      await api.post('/v1/direct/payin', payin(`warmup-${i}`));
+    }
+    await waitFor(() => [0, 1, 2, 3, 4].every((i) => completedAt.has(`warmup-${i}`)), 60_000, 'warm-up');
+
+    // 1. End-to-end payins.
+    console.log(`1/5 ${sizes.payins} payins at concurrency ${sizes.concurrency}...`);
+    let seq = 0;
+    const e2eStart = Date.now();
+    const created = await autocannon({
+      url: apiUrl,
+      connections: sizes.concurrency,
+      amount: sizes.payins,
+      requests: [
+        {
+          method: 'POST',
+          path: '/v1/direct/payin',
+          setupRequest: (req) => ({
+            ...req,
+            headers: {
+              authorization: basic(credentials),
+              'content-type': 'application/json',
+              'x-idempotency-key': randomUUID(),
+            },
+            body: JSON.stringify(payin(`bench-${seq++}`)),
+          }),
+        },
+      ],
+    });
+    const createSeconds = (Date.now() - e2eStart) / 1000;
+    const refs = Array.from({ length: sizes.payins }, (_, i) => `bench-${i}`);
+    await waitFor(() => refs.every((r) => completedAt.has(r)), 600_000, 'payins completed');
+    const lastDone = Math.max(...refs.map((r) => completedAt.get(r)!));
+    const e2eSeconds = (lastDone - e2eStart) / 1000;
+    // Completed means credited too: one credit entry per payin.
+    const txIds = (
+      await mongo
+        .db!.collection('transactions')
+        .find({ merchantId, reference: { $in: refs } }, { projection: { id: 1, status: 1 } })
+        .toArray()
+    ).filter((t) => t.status === 'success');
+    const credits = await mongo.db!.collection('ledger_entries').countDocuments({
+      sourceRef: { $in: txIds.map((t) => `${String(t.id)}:payin-credit`) },
+      leg: 'credit',
+    });
+    const e2e = {
+      payins: sizes.payins,
+      non2xx: created.non2xx,
+      successful: txIds.length,
+      credited: credits,
+      webhooks: refs.filter((r) => completedAt.has(r)).length,
+      createPerSecond: round(sizes.payins / createSeconds),
+      completedPerSecond: round(sizes.payins / e2eSeconds),
+      createLatencyMs: { p50: created.latency.p50, p99: created.latency.p99 },
+    };
+
+    // 3. Temporal cost per transaction (before the bound: the bound uses the payin's activity count).
+    console.log('3/5 Temporal cost per transaction...');
+    const endpointId = (hook.body as { id: string }).id;
+    const deliveries = async (reference: string, typePrefix: string) => {
+      const events = await api.get(`/v1/events?reference=${encodeURIComponent(reference)}&limit=100`);
+      return ((events.body as { data: { id: string; type: string }[] }).data ?? [])
+        .filter((e) => e.type.startsWith(typePrefix))
+        .map((e) => `webhook:${e.id}:${endpointId}`);
+    };
+    const payinCost = await cost(client, [
+      `payin:${merchantId}:bench-0`,
+      ...(await deliveries('bench-0', 'payin.')),
+    ]);
+    const payinOwn = await cost(client, [`payin:${merchantId}:bench-0`]);
+
+    await fund(mongo, merchantId);
+    const po = await api.post('/v1/direct/payout', {
+      reference: 'bench-payout',
+      sandboxScenario: 'completed',
+      customerName: 'Kouassi Yao',
+      payout: { amount: 5000, msisdn: '+2250500002001', provider: 'MTN', country: 'CI' },
+    });
+    if (po.status !== 201) throw new Error(`payout: ${po.status} ${JSON.stringify(po.body)}`);
+    await waitFor(
+      async () => (await api.get('/v1/direct/payout/bench-payout')).body.status === 'completed',
+      60_000,
+      'payout',
+    );
+    await sleep(1_000);
+    const payoutCost = await cost(client, [
+      `payout:${merchantId}:bench-payout`,
+      ...(await deliveries('bench-payout', 'payout.')),
+    ]);
+
+    const rf = await api.post('/v1/payin/bench-1/refund', {
+      amount: 1000,
+      reason: 'bench',
+      externalReference: 'bench-refund',
+      sandboxScenario: 'completed',
+    });
+    if (rf.status !== 201) throw new Error(`refund: ${rf.status} ${JSON.stringify(rf.body)}`);
+    const rfRef = (rf.body as { reference: string }).reference;
+    await waitFor(
+      async () => (await api.get(`/v1/refunds/${rfRef}`)).body.status === 'completed',
+      60_000,
+      'refund',
+    );
+    await sleep(1_000);
+    const refundDoc = await mongo.db!.collection('refunds').findOne({ id: rfRef });
+    const refundCost = await cost(client, [
+      String(refundDoc?.workflowId),
+      ...(await deliveries('bench-1', 'refund.')),
+    ]);
+
+    // 2. The bound: the same number of activities, no-ops, on the same server.
+    const activities = payinOwn.activities;
+    console.log(`2/5 bound: ${sizes.payins} bare workflows of ${activities} no-op activities...`);
+    const boundStart = Date.now();
+    await pool(refs, sizes.concurrency, async (_r, i) => {
+      await client.workflow.execute('bareWorkflow', {
+        taskQueue: bareQueue,
+        workflowId: `bare-${taskQueue}-${i}`,
+        args: [activities],
+      });
+    });
+    const boundPerSecond = round(sizes.payins / ((Date.now() - boundStart) / 1000));
+
+    // 4. Status reads at two data sizes.
+    console.log(
+      `4/5 status reads with 1,000 and ${sizes.stored.toLocaleString('en')} stored transactions...`,
+    );
+    const known = [...refs];
+    const reads1k = await (async () => {
+      await storeSynthetic(mongo, merchantId, 1_000, known);
+      return readBench(apiUrl, credentials, known);
+    })();
+    await storeSynthetic(mongo, merchantId, sizes.stored, known);
+    const readsBig = await readBench(apiUrl, credentials, known);
+
+    // 5. Ledger postings, from this process on its own connection (as a worker would).
+    console.log(`5/5 ledger: ${sizes.postings} transfers on one hot account, then over 100 accounts...`);
+    const ledgerFigures = await ledgerBench(mongo, sizes.postings, sizes.concurrency);
+
+    const results = {
+      at: new Date().toISOString(),
+      machine: { cpus: (await import('node:os')).cpus().length, node: process.version },
+      sizes,
+      e2e,
+      bound: {
+        workflows: sizes.payins,
+        activitiesPerWorkflow: activities,
+        workflowsPerSecond: boundPerSecond,
+      },
+      ratioE2eToBound: round(e2e.completedPerSecond / boundPerSecond),
+      temporalCost: { payin: payinCost, payinWorkflowOnly: payinOwn, payout: payoutCost, refund: refundCost },
+      reads: { at1k: reads1k, atStored: readsBig, ratio: round(readsBig.perSecond / reads1k.perSecond) },
+      ledger: ledgerFigures,
+      profiles: {} as Record<string, unknown>,
+    };
+
+    await simulator.stop();
+    await receiver.close();
+    for (const c of children) await stopProcess(c);
+    children.length = 0;
+    if (profile) {
+      const profDir = join(resultsDir, 'profiles');
+      for (const f of readdirSync(profDir).filter((f) => f.endsWith('.cpuprofile')))
+        results.profiles[f] = topFunctions(join(profDir, f));
+    }
+    const out = join(resultsDir, `bench-${results.at.replace(/[:.]/g, '-')}.json`);
+    writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+    printTable(results);
+    console.log(`\nwritten: ${out}`);
+  } finally {
+    for (const c of children) await stopProcess(c);
+    await mongo?.close();
+    await temporalConn?.close();
+    for (const s of servers.reverse()) await s.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function payin(reference: string) {
+  return {
+    reference,
+    sandboxScenario: 'completed',
+    payin: { amount: 5000, msisdn: '+2250500000001', provider: 'MTN', country: 'CI' },
+    action: { successUrl: 'https://merchant.example/ok', failureUrl: 'https://merchant.example/ko' },
+  };
+}
+
+const round = (x: number) => Math.round(x * 10) / 10;
+
+async function waitFor(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not done in ${timeoutMs} ms`);
+    await sleep(100);
+  }
+}
+
+async function fund(mongo: Connection, merchantId: string): Promise<void> {
+  const ledger = Ledger.on(mongo);
+  await ledger.transfer({
+    sourceRef: `fund:${randomUUID()}`,
+    fromAccountId: (await ledger.systemAccount('sandbox-funding', 'XOF')).id,
+    toAccountId: (await ledger.mainAccount(merchantId, 'XOF')).id,
+    amount: 10_000_000,
+    reason: 'bench funding',
+  });
+}
+
+/**
+ * Tops the merchant's stored transactions up to `total` with copies of a real payin record (the
+ * reads only need documents of the real shape; running that many workflows would take hours).
+ */
+async function storeSynthetic(
+  mongo: Connection,
+  merchantId: string,
+  total: number,
+  known: string[],
+): Promise<void> {
+  const col = mongo.db!.collection('transactions');
+  const template = await col.findOne({ merchantId, reference: 'bench-0' });
+  if (!template) throw new Error('no template payin');
+  const { _id: _ignored, ...fields } = template;
+  let count = await col.countDocuments({});
+  const batch = 1_000;
+  while (count < total) {
+    const n = Math.min(batch, total - count);
+    const docs = Array.from({ length: n }, (_, k) => {
+      const reference = `stored-${count + k}`;
+      known.push(reference);
+      return {
+        ...fields,
+        id: `pr_stored${count + k}`,
+        reference,
+        workflowId: `payin:${merchantId}:${reference}`,
+        idempotencyKey: null,
+      };
+    });
+    await col.insertMany(docs, { ordered: false });
+    count += n;
+  }
+}
+
+async function readBench(url: string, credentials: { apiKey: string; apiClient: string }, refs: string[]) {
+  const result = await autocannon({
+    url,
+    connections: sizes.concurrency,
+    duration: sizes.readSeconds,
+    requests: [
+      {
+        method: 'GET',
+        setupRequest: (req) => ({
+          ...req,
+          path: `/v1/payin/${refs[Math.floor(Math.random() * refs.length)]}`,
+          headers: { authorization: basic(credentials) },
+        }),
+      },
+    ],
+  });
+  return {
+    stored: refs.length,
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    perSecond: round(result.requests.average),
+    latencyMs: { p50: result.latency.p50, p99: result.latency.p99 },
+  };
+}
+
+async function ledgerBench(mongo: Connection, postings: number, width: number) {
+  const ledger = Ledger.on(mongo);
+  const owner = `mer_bench_${randomUUID().slice(0, 8)}`;
+  const funding = await ledger.systemAccount('sandbox-funding', 'XOF');
+  const accounts = await Promise.all(
+    Array.from({ length: 100 }, (_, i) => ledger.createSubAccount(owner, 'XOF', `a${i}`)),
+  );
+  const hot = await ledger.createSubAccount(owner, 'XOF', 'hot');
+  for (const a of [hot, ...accounts])
+    await ledger.transfer({
+      sourceRef: `fund:${a.id}`,
+      fromAccountId: funding.id,
+      toAccountId: a.id,
+      amount: 1e9,
+      reason: 'bench',
+    });
+  const run = async (label: string, pick: (i: number) => [string, string]) => {
+    const ops = Array.from({ length: postings }, (_, i) => i);
+    const start = Date.now();
+    await pool(ops, width, async (i) => {
+      const [from, to] = pick(i);
+      await ledger.transfer({
+        sourceRef: `${label}:${owner}:${i}`,
+        fromAccountId: from,
+        toAccountId: to,
+        amount: 1,
+        reason: 'bench',
+      });
+    });
+    const seconds = (Date.now() - start) / 1000;
+    return {
+      transfers: postings,
+      transfersPerSecond: round(postings / seconds),
+      entriesPerSecond: round((2 * postings) / seconds),
+    };
+  };
+  // Hot: every transfer debits the same account. Spread: each account is one of 100.
+  const hotFigures = await run('hot', (i) => [hot.id, accounts[i % 100]!.id]);
+  const spread = await run('spread', (i) => [accounts[i % 100]!.id, accounts[(i + 37) % 100]!.id]);
+  return {
+    hotAccount: hotFigures,
+    spread100: spread,
+    ratio: round(hotFigures.transfersPerSecond / spread.transfersPerSecond),
+  };
+}
+
+function printTable(r: {
+  e2e: { completedPerSecond: number; createPerSecond: number; createLatencyMs: { p50: number; p99: number } };
+  bound: { workflowsPerSecond: number; activitiesPerWorkflow: number };
+  ratioE2eToBound: number;
+  temporalCost: Record<string, { historyEvents: number; billableActions: number; workflows: number }>;
+  reads: {
+    at1k: { stored: number; perSecond: number; latencyMs: { p50: number; p99: number } };
+    atStored: { stored: number; perSecond: number; latencyMs: { p50: number; p99: number } };
+    ratio: number;
+  };
+  ledger: { hotAccount: { transfersPerSecond: number }; spread100: { transfersPerSecond: number } };
+}): void {
+  const rows: [string, string][] = [
+    ['payins completed /s (success + credit + webhook)', String(r.e2e.completedPerSecond)],
+    ['payins created /s', String(r.e2e.createPerSecond)],
+    ['creation latency p50 / p99 (ms)', `${r.e2e.createLatencyMs.p50} / ${r.e2e.createLatencyMs.p99}`],
+    [
+      `bound: bare workflows /s (${r.bound.activitiesPerWorkflow} no-op activities)`,
+      String(r.bound.workflowsPerSecond),
+    ],
+    ['ratio e2e / bound', String(r.ratioE2eToBound)],
+    ...Object.entries(r.temporalCost).map(([k, c]): [string, string] => [
+      `Temporal ${k}: workflows / history events / billable actions`,
+      `${c.workflows} / ${c.historyEvents} / ${c.billableActions}`,
+    ]),
+    [
+      `reads /s, p50 / p99 ms at ${r.reads.at1k.stored}`,
+      `${r.reads.at1k.perSecond}, ${r.reads.at1k.latencyMs.p50} / ${r.reads.at1k.latencyMs.p99}`,
+    ],
+    [
+      `reads /s, p50 / p99 ms at ${r.reads.atStored.stored}`,
+      `${r.reads.atStored.perSecond}, ${r.reads.atStored.latencyMs.p50} / ${r.reads.atStored.latencyMs.p99}`,
+    ],
+    ['reads ratio (large / 1k)', String(r.reads.ratio)],
+    ['ledger transfers /s, one hot account', String(r.ledger.hotAccount.transfersPerSecond)],
+    ['ledger transfers /s, over 100 accounts', String(r.ledger.spread100.transfersPerSecond)],
+  ];
+  const w = Math.max(...rows.map(([k]) => k.length));
+  console.log('');
+  for (const [k, v] of rows) console.log(`${k.padEnd(w)}  ${v}`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
