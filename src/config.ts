@@ -53,6 +53,8 @@ export const configSchema = z.object({
   SESSION_EXPIRY: duration.prefault('30m'),
   /** After an ambiguous failure, the partner check may turn a payin into success until this long after. */
   PAYIN_CORRECTION_WINDOW: duration.prefault('48h'),
+  /** A payout the operator has not settled after this long ends `expired` and is reversed. */
+  PAYOUT_EXPIRY: duration.prefault('30m'),
   /** Pre-built workflow bundle (production); without it the worker bundles workflows/ at start. */
   WORKFLOW_BUNDLE_PATH: z.string().optional(),
   /** JSON fee schedule overriding the defaults per kind (docs/fees.md); unset: payin 1.5 %, payout 1 %, refund 0. */
@@ -68,6 +70,13 @@ export const configSchema = z.object({
   WEBHOOK_SECRET_OVERLAP: duration.prefault('24h'),
   /** Interval of WebSocket heartbeats (and of the ping that drops dead connections). */
   WS_HEARTBEAT: duration.prefault('25s'),
+  /** Where the Temporal worker's own Prometheus exporter listens (host:port); /metrics appends its series. */
+  TEMPORAL_METRICS_ADDRESS: z
+    .string()
+    .regex(/^[\w.-]+:\d{1,5}$/, 'host:port')
+    .default('127.0.0.1:9464'),
+  /** Port of the worker process's /metrics (a standalone worker has no API to serve it); 0 disables. */
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
   /** Operator endpoint (the simulator in the sandbox). When unset, `npm start` runs the simulator. */
   OPERATOR_BASE_URL: z.url().optional(),
   /** An operator call unanswered after this long is abandoned; the activity retries it (same id). */

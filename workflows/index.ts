@@ -1,4 +1,6 @@
 // Everything the worker's workflow bundle exports.
 export { payinWorkflow } from './payin';
+export { refundWorkflow } from './refund';
+export { payoutWorkflow } from './payout';
 export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { publishEventWorkflow } from './publish-event';

@@ -7,6 +7,9 @@ import { jsonBody } from './json-body';
 import { merchantRateLimit } from './rate-limit';
 import type { IdempotencyStore } from '../persistence/idempotency-keys';
 import { healthRoutes, type HealthChecks } from './routes/health';
+import { docsRoutes } from './routes/docs';
+import { observability } from './observability';
+import { databaseGuard, type DatabaseGuardOptions } from './dependency-guard';
 import { payinRoutes } from './routes/payins';
 import { accountRoutes } from './routes/accounts';
 import type { Ledger } from '../ledger';
@@ -17,14 +20,24 @@ import { eventRoutes } from './routes/events';
 import { realtimeRoutes } from './routes/realtime';
 import type { WsTokenStore } from '../persistence/ws-tokens';
 import type { PayinService } from '../services/payin-service';
+import type { PayoutService } from '../services/payout-service';
+import { payoutRoutes } from './routes/payouts';
+import type { RefundService } from '../services/refund-service';
+import { refundRoutes } from './routes/refunds';
 import { checkoutRoutes } from './routes/checkout';
 import type { CheckoutService } from '../checkout/service';
 
 export interface AppDeps {
   logger: Logger;
   health: HealthChecks;
+  /** Answers 503 at once while MongoDB is unreachable; omitted, requests meet the driver's timeouts. */
+  database?: DatabaseGuardOptions;
   authenticate: Authenticator;
   payins: PayinService;
+  /** Refunds of payins (endpoint 8, GET /v1/refunds/{reference}); omitted, the routes are absent. */
+  refunds?: RefundService;
+  /** Payouts (endpoints 4 to 7); omitted, the routes are absent. */
+  payouts?: PayoutService;
   /** The merchant ledger behind GET /v1/accounts; omitted, the routes are absent. */
   ledger?: Ledger;
   /** The hosted checkout page of payin sessions (customer-facing, no merchant credentials). */
@@ -45,7 +58,11 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
 
+  // First: request ids, access logs and HTTP metrics for every route; then /metrics, /openapi.json, /docs.
+  app.use(observability(deps.logger));
   app.use(healthRoutes(deps.health));
+  app.use(docsRoutes());
+  if (deps.database) app.use(databaseGuard(deps.database));
   // Before the JSON parser: the HMAC is over the raw body, and operators have no merchant credentials.
   if (deps.operatorCallbacks) app.use(operatorCallbackRoutes(deps.operatorCallbacks));
   app.use(jsonBody());
@@ -60,7 +77,9 @@ export function createApp(deps: AppDeps): Express {
     '/v1',
     idempotency({ store: deps.idempotency, log: (err) => deps.logger.error({ err }, 'idempotency store') }),
   );
-  app.use(payinRoutes(deps.payins));
+  app.use(payinRoutes(deps.payins, deps.refunds));
+  if (deps.refunds) app.use(refundRoutes(deps.refunds));
+  if (deps.payouts) app.use(payoutRoutes(deps.payouts));
   if (deps.ledger) app.use(accountRoutes(deps.ledger));
   app.use(providerRoutes());
   if (deps.webhooks) app.use(webhookRoutes(deps.webhooks), eventRoutes(deps.webhooks));

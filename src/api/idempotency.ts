@@ -81,7 +81,7 @@ export function idempotency(opts: IdempotencyOptions): RequestHandler {
       let claim = await opts.store.claim(merchantId, key, fingerprint, lockMs);
       while (claim.outcome === 'existing') {
         const record = claim.record;
-        if (record.fingerprint !== fingerprint) throw new ApiProblem('IDEMPOTENCY_KEY_REUSED');
+        if (record.fingerprint !== fingerprint) throw new ApiProblem(keyReusedCode(req));
         if (record.state === 'completed') return replay(res, record);
         if (record.lockedUntil.getTime() > Date.now()) {
           // The first request usually ends within milliseconds: retrying after a second is enough.
@@ -120,6 +120,12 @@ export function idempotency(opts: IdempotencyOptions): RequestHandler {
     };
     run().catch(next);
   };
+}
+
+// The refund interface names this case itself: 409 "Duplicate refund; use a different idempotency key".
+const refundPath = /^\/v1\/payin\/[^/]+\/refund\/?$/;
+function keyReusedCode(req: Request): 'IDEMPOTENCY_KEY_REUSED' | 'DUPLICATE_REFUND' {
+  return refundPath.test(req.originalUrl.split('?')[0]!) ? 'DUPLICATE_REFUND' : 'IDEMPOTENCY_KEY_REUSED';
 }
 
 function readKey(req: Request): string {

@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { z } from 'zod';
 import { negotiateLanguage, type Language } from './i18n';
+import { isDependencyUnavailable, RETRY_AFTER_SECONDS } from '../persistence/unavailable';
 
 // Every error leaves the API as application/problem+json (RFC 9457) with a stable `code`.
 // Titles and details are localized; English titles of the refund errors are the interface's own.
@@ -58,6 +59,16 @@ export const problemCatalogue = {
     status: 404,
     title: { en: 'Payment not found', fr: 'Paiement introuvable' },
     detail: { en: 'No payment has this reference.', fr: "Aucun paiement n'a cette référence." },
+  },
+  REFUND_NOT_FOUND: {
+    status: 404,
+    title: { en: 'Refund not found', fr: 'Remboursement introuvable' },
+    detail: { en: 'No refund has this reference.', fr: "Aucun remboursement n'a cette référence." },
+  },
+  PAYOUT_NOT_FOUND: {
+    status: 404,
+    title: { en: 'Payout not found', fr: 'Transfert introuvable' },
+    detail: { en: 'No payout has this reference.', fr: "Aucun transfert n'a cette référence." },
   },
   SESSION_NOT_FOUND: {
     status: 404,
@@ -312,6 +323,11 @@ export function errorHandler(log: (err: unknown) => void): ErrorRequestHandler {
     if (e.status === 415) return sendProblem(res, renderProblem('UNSUPPORTED_MEDIA_TYPE', lang));
     if (e.status && e.status >= 400 && e.status < 500)
       return sendProblem(res, renderProblem('VALIDATION_ERROR', lang));
+    // A dependency down (MongoDB, Temporal) is the client's cue to retry, not a server bug.
+    if (isDependencyUnavailable(err))
+      return sendProblem(res, renderProblem('SERVICE_UNAVAILABLE', lang, {}, req.originalUrl), {
+        'Retry-After': String(RETRY_AFTER_SECONDS),
+      });
     log(err);
     sendProblem(res, renderProblem('INTERNAL_ERROR', lang, {}, req.originalUrl));
   };

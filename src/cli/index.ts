@@ -7,6 +7,9 @@ import { ApiKeyNotFoundError, MerchantNotFoundError } from '../merchants';
 import { LedgerError } from '../ledger';
 import { connectMongo } from '../persistence/mongo';
 import { buildProgram, CliError } from './program';
+import type { Client } from '@temporalio/client';
+import { connectTemporalClient } from '../temporal/connection';
+import { TimelineNotFoundError } from './timeline';
 
 const connectTimeoutMs = 3_000;
 
@@ -24,7 +27,12 @@ function redact(uri: string): string {
 }
 
 function oneLine(err: unknown, uri: string | null): string {
-  if (err instanceof CliError || err instanceof MerchantNotFoundError || err instanceof ApiKeyNotFoundError) {
+  if (
+    err instanceof CliError ||
+    err instanceof MerchantNotFoundError ||
+    err instanceof ApiKeyNotFoundError ||
+    err instanceof TimelineNotFoundError
+  ) {
     return err.message;
   }
   if (err instanceof ConfigError)
@@ -45,6 +53,7 @@ function oneLine(err: unknown, uri: string | null): string {
 export async function main(argv: string[]): Promise<number> {
   let conn: Connection | null = null;
   let uri: string | null = null;
+  let temporal: Client | null = null;
   try {
     const config = loadConfig();
     const program = buildProgram({
@@ -54,6 +63,14 @@ export async function main(argv: string[]): Promise<number> {
         uri ??= mongoUriFrom(config);
         conn ??= await connectMongo(uri, { serverSelectionTimeoutMS: connectTimeoutMs });
         return conn;
+      },
+      // Same default as `npm start`: the embedded dev server unless TEMPORAL_ADDRESS is set.
+      temporal: async () => {
+        temporal ??= await connectTemporalClient(
+          config.TEMPORAL_ADDRESS ?? `127.0.0.1:${config.EMBEDDED_TEMPORAL_PORT}`,
+          config.TEMPORAL_NAMESPACE,
+        );
+        return temporal;
       },
     });
     // Commander reports usage errors itself (one line); we only keep its exit code.
@@ -67,6 +84,7 @@ export async function main(argv: string[]): Promise<number> {
     return 1;
   } finally {
     await (conn as Connection | null)?.close().catch(() => undefined);
+    await (temporal as Client | null)?.connection.close().catch(() => undefined);
   }
 }
 

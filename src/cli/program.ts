@@ -6,6 +6,8 @@ import { currencies, toMajor, type Currency } from '../domain/money';
 import { Ledger } from '../ledger';
 import { MerchantService, merchantIdSchema, type Merchant } from '../merchants';
 import { parseMajorAmount } from './amount';
+import type { Client } from '@temporalio/client';
+import { renderTimeline, transactionTimeline } from './timeline';
 
 // The operator commands. Each prints a human-readable summary, or with --json exactly one JSON
 // document on stdout (nothing else), so scripts can pipe it.
@@ -17,6 +19,8 @@ export interface CliContext {
   mongo(): Promise<Connection>;
   nodeEnv: 'development' | 'test' | 'production';
   stdout(text: string): void;
+  /** Connects to Temporal on first use (`transactions show`). */
+  temporal?(): Promise<Client>;
 }
 
 interface JsonFlag {
@@ -194,6 +198,31 @@ export function buildProgram(ctx: CliContext): Command {
         );
       },
     );
+
+  program
+    .command('transactions')
+    .description('Inspect transactions.')
+    .command('show')
+    .description(
+      "A transaction's timeline: each step of its workflow with time and outcome, and its ledger entries.",
+    )
+    .argument('<reference>', "the merchant's reference (a refund: its rf_ reference)")
+    .requiredOption('--merchant <merchantId>', 'the merchant that owns it')
+    .option('--kind <kind>', 'payin, payout or refund', 'payin')
+    .option('--json', 'print the timeline as JSON')
+    .action(async (reference: string, opts: { merchant: string; kind: string } & JsonFlag) => {
+      const kind = z.enum(['payin', 'payout', 'refund']).safeParse(opts.kind);
+      if (!kind.success) throw new CliError('--kind must be payin, payout or refund');
+      if (!ctx.temporal) throw new CliError('no Temporal connection configured');
+      const timeline = await transactionTimeline({
+        temporal: await ctx.temporal(),
+        mongo: await ctx.mongo(),
+        merchantId: checkMerchantId(opts.merchant),
+        reference,
+        kind: kind.data,
+      });
+      print(opts.json, timeline, () => renderTimeline(timeline));
+    });
 
   return program;
 }

@@ -2,9 +2,17 @@ import type { TransactionRecord } from '../api/schemas/transaction-record';
 import { toMajor } from './money';
 import type { Transaction } from './transaction';
 import { ussdCodeOf } from './providers';
+import type { Refund } from './refund';
+import { toRefundRecord } from './refund-record';
 
-/** The public record of a stored transaction. mobileMoney appears only for direct flows. */
-export function toTransactionRecord(tx: Transaction): TransactionRecord {
+/**
+ * The public record of a stored transaction. mobileMoney appears only for direct flows. `refunds`
+ * (a payin's refunds and refunded total, minor units) is added by the payin status read.
+ */
+export function toTransactionRecord(
+  tx: Transaction,
+  refunds?: { refunds: Refund[]; refunded: number },
+): TransactionRecord {
   return {
     id: tx.id,
     type: tx.kind,
@@ -25,6 +33,12 @@ export function toTransactionRecord(tx: Transaction): TransactionRecord {
     failure: tx.failure ?? null,
     ...(tx.kind === 'payin' && tx.flow === 'direct' && tx.provider && ussdCodeOf(tx.provider)
       ? { ussdCode: ussdCodeOf(tx.provider)! }
+      : {}),
+    ...(refunds
+      ? {
+          refundedAmount: toMajor(refunds.refunded, tx.currency),
+          refunds: refunds.refunds.map(toRefundRecord),
+        }
       : {}),
   };
 }

@@ -24,7 +24,8 @@ export interface Transaction {
   merchantId: string;
   kind: TransactionKind;
   reference: string;
-  flow: 'direct' | 'session';
+  /** 'standard': a payout of POST /v1/payout (no mobileMoney in its record). */
+  flow: 'direct' | 'session' | 'standard';
   status: TransactionStatus;
   confirmationRequired: boolean;
   confirmationStatus: ConfirmationStatus;
@@ -43,8 +44,26 @@ export interface Transaction {
   /** Where the checkout page sends the customer once the payin ends (the merchant's action URLs). */
   action?: { successUrl: string; failureUrl: string };
   workflowId: string;
+  /** Payouts only: how it was asked for and what the operator did (src/domain/payout-record.ts). */
+  payout?: PayoutDetails;
   /** X-Idempotency-Key of the request that created it: its retry gets it back, another key a 409. */
   idempotencyKey?: string | null;
   createdAt: Date;
   updatedAt: Date;
+}
+
+/**
+ * A payout's own facts. `shape` is the request's (direct flow, standard flat A, standard with
+ * accountId B) and decides the public record; `accountId` is the ledger account debited.
+ */
+export interface PayoutDetails {
+  shape: 'direct' | 'A' | 'B';
+  accountId: string;
+  /** mtr_…: the transfer's system-side reference, shown as `reference` in the shape B record. */
+  transferReference: string;
+  /** Set once the operator took the transfer (status processed). */
+  operatorReference: string | null;
+  /** ISO 8601: when the operator took it, then when it reached its final outcome. */
+  processedAt: string | null;
+  operatorStatus: 'pending' | 'completed' | 'failed' | null;
 }

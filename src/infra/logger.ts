@@ -1,21 +1,32 @@
 import pino, { type Logger } from 'pino';
+import { logContext } from './log-context';
+import { censor, maskPhonesInText, redactPaths } from './log-masking';
 
-// Structured JSON logs. Secrets, OTPs and credentials never reach a log line.
-export function createLogger(level: string, base: Record<string, unknown> = {}): Logger {
-  return pino({
-    level,
-    base: { service: 'momo-payments', ...base },
-    redact: {
-      paths: [
-        'req.headers.authorization',
-        '*.otp',
-        '*.*.otp',
-        '*.apiClient',
-        '*.secret',
-        'headers.authorization',
-      ],
-      censor: '[redacted]',
+// Structured JSON logs. Secrets, OTPs and credentials never reach a log line; phone numbers are
+// masked. Every line written while serving a request carries its request id (and merchant and
+// workflow ids once known), through the async context, whichever module logs.
+export function createLogger(
+  level: string,
+  base: Record<string, unknown> = {},
+  destination?: pino.DestinationStream,
+): Logger {
+  return pino(
+    {
+      level,
+      base: { service: 'momo-payments', ...base },
+      redact: { paths: [...redactPaths, 'req.headers.authorization', 'headers.authorization'], censor },
+      mixin: () => ({ ...logContext.getStore() }),
+      hooks: {
+        // Free text (messages, error strings) may quote a number: mask it too.
+        logMethod(args, method) {
+          method.apply(
+            this,
+            args.map((a) => (typeof a === 'string' ? maskPhonesInText(a) : a)) as Parameters<typeof method>,
+          );
+        },
+      },
     },
-  });
+    destination,
+  );
 }
 export type { Logger };

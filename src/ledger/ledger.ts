@@ -1,3 +1,4 @@
+import { ledgerPostings } from '../infra/metrics';
 import type { Connection } from 'mongoose';
 import { newId } from '../domain/ids';
 import type { Currency } from '../domain/money';
@@ -238,6 +239,7 @@ export class Ledger {
       // Only a status hint (the legs are the truth); a retry after a crash here sets it too.
       await this.m.transfers.updateOne({ id: transfer.id }, { $set: { status: 'completed' } }).exec();
     }
+    if (credit.inserted) ledgerPostings.inc();
     return {
       transferId: transfer.id,
       applied: credit.inserted,

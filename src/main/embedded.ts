@@ -6,6 +6,7 @@ import { createLogger } from '../infra/logger';
 import { startFerretDB, startTemporalDevServer, type LocalServer } from '../infra/local-servers';
 import { onShutdown, runApi, runWorker, type Running } from './run';
 import { startSimulator } from '../simulator/server';
+import { installWorkerRuntime } from '../temporal/runtime';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -52,6 +53,8 @@ async function main(): Promise<void> {
       config.OPERATOR_BASE_URL = operatorUrl;
     }
     const urls = { mongo: mongoUri, temporal: temporalAddress };
+    // One process runs both: the API's /metrics includes the worker's series.
+    installWorkerRuntime({ logger, metricsAddress: config.TEMPORAL_METRICS_ADDRESS });
     parts.push(await runWorker(config, urls));
     parts.push(await runApi(config, logger, urls));
     const ui = config.TEMPORAL_ADDRESS

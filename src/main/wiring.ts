@@ -11,6 +11,10 @@ import { pingMongo } from '../persistence/mongo';
 import { TransactionStore } from '../persistence/transactions';
 import { IdempotencyStore } from '../persistence/idempotency-keys';
 import { PayinService } from '../services/payin-service';
+import { RefundService } from '../services/refund-service';
+import { RefundStore } from '../persistence/refunds';
+import { RefundAuditLog } from '../persistence/refund-audit';
+import { PayoutService } from '../services/payout-service';
 import { CheckoutService } from '../checkout/service';
 import { pingTemporal } from '../temporal/connection';
 import { HttpOperatorGateway } from '../operators/http-gateway';
@@ -38,6 +42,9 @@ export async function buildApi(opts: {
   await merchants.init();
   const idempotency = IdempotencyStore.on(opts.mongo);
   await idempotency.init();
+  const refunds = RefundStore.on(opts.mongo);
+  const refundAudit = RefundAuditLog.on(opts.mongo);
+  await Promise.all([refunds.init(), refundAudit.init()]);
   const ledger = Ledger.on(opts.mongo);
   await ledger.init();
   const eventApi = await buildEventApi({
@@ -65,12 +72,27 @@ export async function buildApi(opts: {
     logger: opts.logger,
     authenticate: (apiKey, apiClient) => merchants.authenticate(apiKey, apiClient),
     health: { mongo: () => pingMongo(opts.mongo), temporal: () => pingTemporal(opts.temporal) },
+    database: { isConnected: () => opts.mongo.readyState === 1, probe: () => pingMongo(opts.mongo) },
+    payouts: new PayoutService({
+      transactions,
+      ledger,
+      temporal: opts.temporal,
+      taskQueue: opts.config.TEMPORAL_TASK_QUEUE,
+      payoutExpiryMs: opts.config.PAYOUT_EXPIRY,
+      feeSchedule: resolveFeeSchedule(opts.config.FEE_SCHEDULE),
+    }),
+    refunds: new RefundService({ transactions, refunds, audit: refundAudit, temporal: opts.temporal }),
     payins: new PayinService({
       transactions,
       temporal: opts.temporal,
       taskQueue: opts.config.TEMPORAL_TASK_QUEUE,
       payinExpiryMs: opts.config.PAYIN_EXPIRY,
       refundWindowMs: opts.config.REFUND_WINDOW,
+      // The merchant's own window (settings.refundWindowDays) wins; REFUND_WINDOW is the fallback.
+      refundWindowMsOf: async (merchantId) => {
+        const days = (await merchants.getMerchant(merchantId))?.settings?.refundWindowDays;
+        return typeof days === 'number' ? days * 86_400_000 : null;
+      },
       sessionExpiryMs: opts.config.SESSION_EXPIRY,
       correctionWindowMs: opts.config.PAYIN_CORRECTION_WINDOW,
       feeSchedule: resolveFeeSchedule(opts.config.FEE_SCHEDULE),
@@ -101,9 +123,15 @@ export async function buildActivityDeps(opts: { mongo: Connection; config: Confi
   await transactions.init();
   const ledger = Ledger.on(opts.mongo);
   await ledger.init();
+  const refunds = RefundStore.on(opts.mongo);
+  const refundAudit = RefundAuditLog.on(opts.mongo);
+  await Promise.all([refunds.init(), refundAudit.init()]);
   return {
     transactions,
     ledger,
+    refunds,
+    refundAudit,
+    refundFees: resolveFeeSchedule(opts.config.FEE_SCHEDULE),
     operators: buildOperatorGateway(opts.config),
     ...(await buildEventDeps(opts.mongo)),
     webhooks: {

@@ -27,6 +27,7 @@ const transactionSchema = new Schema<Transaction>(
       type: new Schema({ successUrl: String, failureUrl: String }, { _id: false }),
       default: undefined,
     },
+    payout: { type: Schema.Types.Mixed, default: undefined },
     workflowId: { type: String, required: true },
     idempotencyKey: { type: String, default: null },
     createdAt: { type: Date, required: true },
@@ -77,6 +78,11 @@ export class TransactionStore {
 
   async findById(id: string): Promise<Transaction | null> {
     return this.model.findOne({ id }, { _id: 0 }).lean<Transaction>().exec();
+  }
+
+  /** Removes a transaction nothing happened to yet (a payout whose debit was refused). */
+  async removeUnstarted(id: string): Promise<void> {
+    await this.model.deleteOne({ id, status: 'pending' }).exec();
   }
 
   /** Idempotent: setting the same fields twice leaves the same document. */

@@ -29,6 +29,8 @@ export interface PayinServiceDeps {
   taskQueue: string;
   payinExpiryMs: number;
   refundWindowMs: number;
+  /** The merchant's own refund window, fixed into each payin at its creation; null: refundWindowMs. */
+  refundWindowMsOf?: (merchantId: string) => Promise<number | null>;
   sessionExpiryMs: number;
   correctionWindowMs: number;
   feeSchedule: FeeSchedule;
@@ -241,7 +243,7 @@ export class PayinService {
       transactionId: tx.id,
       merchantId: tx.merchantId,
       reference: tx.reference,
-      flow: tx.flow,
+      flow: tx.flow === 'session' ? 'session' : 'direct',
       country: tx.country,
       currency: tx.currency,
       amount: tx.amount,
@@ -251,7 +253,7 @@ export class PayinService {
         expiryMs: this.deps.payinExpiryMs,
         sessionExpiryMs: this.deps.sessionExpiryMs,
         correctionWindowMs: this.deps.correctionWindowMs,
-        refundWindowMs: this.deps.refundWindowMs,
+        refundWindowMs: (await this.deps.refundWindowMsOf?.(tx.merchantId)) ?? this.deps.refundWindowMs,
       },
     };
     try {

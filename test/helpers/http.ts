@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { assertConforms, isServiceResponse } from './contract';
 
 // A tiny fetch wrapper for API tests: JSON in and out, Basic credentials, an idempotency key per POST.
 export interface ApiResponse<T = unknown> {
@@ -45,6 +46,13 @@ export class ApiClient {
     } catch {
       // not JSON: keep the text
     }
+    // Every answer of the service must be what its OpenAPI document says (test/helpers/contract.ts).
+    if (isServiceResponse(res.headers))
+      assertConforms(method, path, {
+        status: res.status,
+        contentType: res.headers.get('content-type'),
+        body: parsed,
+      });
     return { status: res.status, headers: res.headers, body: parsed as T };
   }
 

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
+import { addTemporalMetricsSource } from '../../src/infra/metrics';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
+import { Runtime, DefaultLogger, type Worker, type WorkerOptions } from '@temporalio/worker';
 import type { Connection } from 'mongoose';
 import { configSchema, type Config } from '../../src/config';
 import { createLogger } from '../../src/infra/logger';
@@ -18,14 +20,30 @@ import type { SimulatorOptions } from '../../src/simulator/app';
 // server, a worker on the pre-built bundle, and the HTTP API on a free port.
 
 let runtimeInstalled = false;
-function quietRuntime(): void {
+async function quietRuntime(): Promise<void> {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
+  // The worker's own Prometheus exporter on a free port, appended to the API's /metrics. Jest gives
+  // each test file fresh modules but the process keeps its runtime: the address is kept globally.
+  const shared = globalThis as { temporalPrometheusAddress?: string };
+  const bindAddress = (shared.temporalPrometheusAddress ??= `127.0.0.1:${await freePort()}`);
   try {
-    Runtime.install({ logger: new DefaultLogger('ERROR') });
+    Runtime.install({
+      logger: new DefaultLogger('ERROR'),
+      telemetryOptions: { metrics: { prometheus: { bindAddress } } },
+    });
   } catch {
     // already installed in this process
   }
+  addTemporalMetricsSource(bindAddress);
+}
+
+async function freePort(): Promise<number> {
+  const probe = createNetServer();
+  await new Promise<void>((res) => probe.listen(0, '127.0.0.1', res));
+  const addr = probe.address();
+  await new Promise<void>((res) => probe.close(() => res()));
+  return typeof addr === 'object' && addr ? addr.port : 0;
 }
 
 export interface TestStack {
@@ -41,7 +59,7 @@ export interface TestStack {
 }
 
 export async function startTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
-  quietRuntime();
+  await quietRuntime();
   const env = await TestWorkflowEnvironment.createTimeSkipping({
     server: { executable: { type: 'existing-path', path: testServerWrapper } },
   });
@@ -57,7 +75,11 @@ export async function connectTestMongo(): Promise<Connection> {
 
 export async function startStack(
   overrides: Partial<Record<keyof Config, string>> = {},
-  opts: { simulator?: Partial<SimulatorOptions> } = {},
+  opts: {
+    simulator?: Partial<SimulatorOptions>;
+    /** e.g. `maxCachedWorkflows: 0` for worker-restart tests (the test server has no sticky timeout). */
+    worker?: Partial<WorkerOptions>;
+  } = {},
 ): Promise<TestStack> {
   const env = await startTimeSkippingEnv();
   const mongo = await connectTestMongo();
@@ -85,6 +107,7 @@ export async function startStack(
     taskQueue,
     deps: await buildActivityDeps({ mongo, config }),
     workflowBundlePath: process.env.TEST_WORKFLOW_BUNDLE!,
+    ...(opts.worker ? { options: opts.worker } : {}),
   });
   const running = worker.run();
   const app = await buildApi({ config, mongo, temporal: env.client, logger: createLogger('silent') });
@@ -108,7 +131,8 @@ export async function startStack(
       await simulator.stop();
       await realtime?.close();
       await new Promise<void>((res) => server.close(() => res()));
-      worker.shutdown();
+      // A test may have stopped it already (worker restart tests).
+      if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
       await mongo.close();
       await env.teardown();

@@ -5,8 +5,9 @@ import { parseOr400 } from '../validate';
 import { ApiProblem } from '../problem';
 import { toTransactionRecord } from '../../domain/transaction-record';
 import type { PayinService } from '../../services/payin-service';
+import type { RefundService } from '../../services/refund-service';
 
-export function payinRoutes(payins: PayinService): Router {
+export function payinRoutes(payins: PayinService, refunds?: RefundService): Router {
   const router = Router();
 
   router.post('/v1/direct/payin', async (req, res) => {
@@ -27,7 +28,8 @@ export function payinRoutes(payins: PayinService): Router {
   router.get('/v1/payin/:reference', async (req, res) => {
     const tx = await payins.get(req.merchantId!, req.params.reference);
     if (!tx) throw new ApiProblem('PAYMENT_NOT_FOUND');
-    res.json(toTransactionRecord(tx));
+    // This read also tracks refund progress (the interface): the payin's refunds and refunded total.
+    res.json(toTransactionRecord(tx, refunds ? await refunds.ofPayin(tx) : undefined));
   });
 
   return router;

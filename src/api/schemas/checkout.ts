@@ -16,3 +16,25 @@ export const checkoutConfirmRequest = z.strictObject({
     .optional(),
 });
 export type CheckoutConfirmRequest = z.infer<typeof checkoutConfirmRequest>;
+
+/** What the hosted checkout page polls (GET /checkout/:id/status) and its answers return. */
+export const checkoutState = z.object({
+  id: z.string().startsWith('pr_'),
+  status: z.enum([
+    'pending',
+    'processing',
+    'processed',
+    'success',
+    'completed',
+    'failed',
+    'reversed',
+    'expired',
+  ]),
+  confirmationStatus: z.enum(['none', 'pending', 'accepted', 'declined']),
+  failure: z.object({ code: z.string(), message: z.string(), provider: z.string().nullable() }).nullable(),
+  awaitingCustomer: z.boolean(),
+  paymentUrl: z.string().nullable(),
+  ussdCode: z.string().nullable(),
+  final: z.boolean(),
+  redirectUrl: z.string().nullable(),
+});

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { refundRecord } from './refund';
 
 // The transaction record of the interface (payin or payout), as returned by creations and reads.
 export const failureRecord = z.object({
@@ -27,5 +28,8 @@ export const transactionRecord = z.object({
   failure: failureRecord.nullable(),
   /** Direct payins with MTN CI (*133#) or MOOV CI (*155#): what the customer dials when no prompt appears. */
   ussdCode: z.string().optional(),
+  /** Payin status read: the amount refunded so far (completed refunds) and every refund, oldest first. */
+  refundedAmount: z.number().optional(),
+  refunds: z.array(z.lazy(() => refundRecord)).optional(),
 });
 export type TransactionRecord = z.infer<typeof transactionRecord>;

@@ -70,3 +70,21 @@ export const listEventsQuery = z.strictObject({
 export const eventPage = z.object({ data: z.array(publicEvent), nextCursor: z.string().nullable() });
 
 export const redeliverRequest = z.strictObject({ endpointId: z.string().max(100).optional() }).default({});
+
+// Answers of the webhook and event routes, as documented in the OpenAPI document.
+export const webhookEndpointList = z.object({ data: z.array(webhookEndpointRecord) });
+
+export const rotatedSecretRecord = webhookEndpointWithSecret.extend({
+  /** When the previous secrets stop signing; null when no overlap was asked for. */
+  previousSecretsExpireAt: z.string().nullable(),
+});
+
+export const deliveryPage = z.object({
+  data: z.array(deliveryAttemptRecord),
+  nextCursor: z.string().nullable(),
+});
+
+export const redeliveryRecord = z.object({
+  eventId: z.string(),
+  deliveries: z.array(z.object({ endpointId: z.string(), deliveryId: z.string() })),
+});
