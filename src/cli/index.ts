@@ -11,7 +11,8 @@ import type { Client } from '@temporalio/client';
 import { connectTemporalClient } from '../temporal/connection';
 import { TimelineNotFoundError } from './timeline';
 
-const connectTimeoutMs = 3_000;
+/** How long the CLI waits for MongoDB before saying it cannot reach it (PAYMENTS_CLI_CONNECT_TIMEOUT_MS). */
+const connectTimeoutMs = Number(process.env.PAYMENTS_CLI_CONNECT_TIMEOUT_MS ?? 3_000);
 
 /** Same default as `npm start`: the embedded FerretDB unless MONGODB_URI points elsewhere. */
 export function mongoUriFrom(config: {

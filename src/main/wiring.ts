@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import type { Connection } from 'mongoose';
+import { ConnectionStates, type Connection } from 'mongoose';
 import type { Express } from 'express';
 import type { Config } from '../config';
 import type { Logger } from '../infra/logger';
@@ -72,7 +72,10 @@ export async function buildApi(opts: {
     logger: opts.logger,
     authenticate: (apiKey, apiClient) => merchants.authenticate(apiKey, apiClient),
     health: { mongo: () => pingMongo(opts.mongo), temporal: () => pingTemporal(opts.temporal) },
-    database: { isConnected: () => opts.mongo.readyState === 1, probe: () => pingMongo(opts.mongo) },
+    database: {
+      isConnected: () => opts.mongo.readyState === ConnectionStates.connected,
+      probe: () => pingMongo(opts.mongo),
+    },
     payouts: new PayoutService({
       transactions,
       ledger,

@@ -217,6 +217,8 @@ describe('operations: contract, logs, metrics and the transaction timeline', () 
     const env = {
       MONGODB_URI: `${process.env.TEST_MONGODB_URL}/${stack.mongo.name}`,
       TEMPORAL_ADDRESS: stack.env.address,
+      // A loaded CI machine can take longer than the CLI's default 3 s to answer.
+      PAYMENTS_CLI_CONNECT_TIMEOUT_MS: '20000',
     };
     const human = await cli(['transactions', 'show', reference, '--merchant', merchant.merchantId], env);
     expect(human.stderr).toBe('');
@@ -235,6 +237,7 @@ describe('operations: contract, logs, metrics and the transaction timeline', () 
       ['transactions', 'show', reference, '--merchant', merchant.merchantId, '--json'],
       env,
     );
+    expect({ code: json.code, stderr: json.stderr }).toEqual({ code: 0, stderr: '' });
     const timeline = JSON.parse(json.stdout);
     const steps = timeline.steps.map((s: { step: string }) => s.step);
     expect(steps[0]).toBe('workflow payinWorkflow started');
