@@ -18,6 +18,11 @@ const unreachableMongo = new Set([
   'MongoServerClosedError',
 ]);
 
+// FerretDB's SQLite backend has one writer per database: under heavy concurrent writes a query
+// can wait past its busy timeout and be interrupted (SQLITE_INTERRUPT, 9, or SQLITE_BUSY, 5).
+// Nothing was written; a retry succeeds once the writers drain.
+const sqliteContention = /\binterrupted \(9\)|database is locked|\(SQLITE_BUSY\)/;
+
 // gRPC UNAVAILABLE (14): the Temporal frontend cannot be reached.
 const GRPC_UNAVAILABLE = 14;
 
@@ -29,6 +34,8 @@ export function isDependencyUnavailable(err: unknown): boolean {
     if (typeof e.name === 'string' && unreachableMongo.has(e.name)) return true;
     // mongoose queues operations while disconnected and fails them after bufferTimeoutMS.
     if (typeof e.message === 'string' && /buffering timed out after/.test(e.message)) return true;
+    if (e.name === 'MongoServerError' && typeof e.message === 'string' && sqliteContention.test(e.message))
+      return true;
     if (e.code === GRPC_UNAVAILABLE && (e.name === 'ServiceError' || 'details' in e)) return true;
     current = e.cause;
   }
