@@ -2,8 +2,14 @@ import { Schema, type Connection, type Model } from 'mongoose';
 import type { Transaction } from '../domain/transaction';
 
 // Payins and payouts. One document per transaction; the workflow is its only writer after creation.
-const transactionSchema = new Schema<Transaction>(
+//
+// Every hot lookup is by `_id` alone: FerretDB's SQLite backend pushes only an exact `{ _id }` filter
+// down to SQLite and scans the collection for anything else, so reads would slow as data grows. The
+// document's `_id` is the transaction id, and `transaction_refs` maps a merchant's reference to it
+// (its `_id` is `merchant|kind|reference`, which also makes a duplicate reference impossible).
+const transactionSchema = new Schema<Transaction & { _id: string }>(
   {
+    _id: { type: String, required: true },
     id: { type: String, required: true, unique: true },
     merchantId: { type: String, required: true },
     kind: { type: String, required: true },
@@ -39,54 +45,105 @@ const transactionSchema = new Schema<Transaction>(
 // makes a duplicate impossible under concurrency (FerretDB has no transactions).
 transactionSchema.index({ merchantId: 1, kind: 1, reference: 1 }, { unique: true });
 
-export type TransactionModel = Model<Transaction>;
+export type TransactionModel = Model<Transaction & { _id: string }>;
+
+interface TransactionRef {
+  _id: string;
+  id: string;
+}
+const refSchema = new Schema<TransactionRef>(
+  { _id: String, id: { type: String, required: true } },
+  { versionKey: false },
+);
+type RefModel = Model<TransactionRef>;
 
 export function transactionModel(conn: Connection): TransactionModel {
   return (
     (conn.models.Transaction as TransactionModel | undefined) ??
-    conn.model<Transaction>('Transaction', transactionSchema)
+    conn.model<Transaction & { _id: string }>('Transaction', transactionSchema)
   );
 }
 
+function refModel(conn: Connection): RefModel {
+  return (
+    (conn.models.TransactionRef as RefModel | undefined) ??
+    conn.model<TransactionRef>('TransactionRef', refSchema, 'transaction_refs')
+  );
+}
+
+const refKey = (merchantId: string, kind: Transaction['kind'], reference: string) =>
+  `${merchantId}|${kind}|${reference}`;
+const isDuplicateKey = (err: unknown) => (err as { code?: number }).code === 11000;
+
 export class TransactionStore {
-  constructor(private readonly model: TransactionModel) {}
+  constructor(
+    private readonly model: TransactionModel,
+    private readonly refs: RefModel,
+  ) {}
 
   static on(conn: Connection): TransactionStore {
-    return new TransactionStore(transactionModel(conn));
+    return new TransactionStore(transactionModel(conn), refModel(conn));
   }
 
   async init(): Promise<void> {
-    await this.model.init();
+    await Promise.all([this.model.init(), this.refs.init()]);
   }
 
-  /** Inserts; answers the stored one when this merchant already used the reference for this kind. */
+  /**
+   * Inserts; answers the stored one when this merchant already used the reference for this kind.
+   * The reference is claimed first (unique `_id`); a claim whose transaction was never written (a
+   * crash in between) is completed by the next attempt, under the claimed id.
+   */
   async insertOrGet(tx: Transaction): Promise<{ created: boolean; transaction: Transaction }> {
+    let id = tx.id;
     try {
-      await this.model.create(tx);
-      return { created: true, transaction: tx };
+      await this.refs.create({ _id: refKey(tx.merchantId, tx.kind, tx.reference), id });
     } catch (err) {
-      if ((err as { code?: number }).code !== 11000) throw err;
-      const existing = await this.find(tx.merchantId, tx.kind, tx.reference);
+      if (!isDuplicateKey(err)) throw err;
+      const claim = await this.refs
+        .findOne({ _id: refKey(tx.merchantId, tx.kind, tx.reference) })
+        .lean()
+        .exec();
+      if (!claim) throw err;
+      const existing = await this.findById(claim.id);
+      if (existing) return { created: false, transaction: existing };
+      id = claim.id;
+    }
+    const stored: Transaction = { ...tx, id };
+    try {
+      await this.model.create({ ...stored, _id: id });
+      return { created: true, transaction: stored };
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+      const existing = await this.findById(id);
       if (!existing) throw err;
       return { created: false, transaction: existing };
     }
   }
 
   async find(merchantId: string, kind: Transaction['kind'], reference: string): Promise<Transaction | null> {
-    return this.model.findOne({ merchantId, kind, reference }, { _id: 0 }).lean<Transaction>().exec();
+    const claim = await this.refs
+      .findOne({ _id: refKey(merchantId, kind, reference) })
+      .lean()
+      .exec();
+    return claim ? this.findById(claim.id) : null;
   }
 
   async findById(id: string): Promise<Transaction | null> {
-    return this.model.findOne({ id }, { _id: 0 }).lean<Transaction>().exec();
+    return this.model.findOne({ _id: id }, { _id: 0 }).lean<Transaction>().exec();
   }
 
   /** Removes a transaction nothing happened to yet (a payout whose debit was refused). */
   async removeUnstarted(id: string): Promise<void> {
-    await this.model.deleteOne({ id, status: 'pending' }).exec();
+    const tx = await this.findById(id);
+    if (!tx || tx.status !== 'pending') return;
+    await this.model.deleteOne({ _id: id }).exec();
+    // After the transaction: a claim left alone by a crash here is re-used by the next attempt.
+    await this.refs.deleteOne({ _id: refKey(tx.merchantId, tx.kind, tx.reference) }).exec();
   }
 
   /** Idempotent: setting the same fields twice leaves the same document. */
   async update(id: string, fields: Partial<Transaction>): Promise<void> {
-    await this.model.updateOne({ id }, { $set: { ...fields, updatedAt: new Date() } }).exec();
+    await this.model.updateOne({ _id: id }, { $set: { ...fields, updatedAt: new Date() } }).exec();
   }
 }

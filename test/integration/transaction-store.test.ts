@@ -1,0 +1,78 @@
+import type { Connection } from 'mongoose';
+import { TransactionStore } from '../../src/persistence/transactions';
+import type { Transaction } from '../../src/domain/transaction';
+import { connectTestMongo } from '../helpers/stack';
+
+// The transaction store against the real FerretDB: references claimed by a unique _id, point reads.
+describe('transaction store', () => {
+  let mongo: Connection;
+  let store: TransactionStore;
+  beforeAll(async () => {
+    mongo = await connectTestMongo();
+    store = TransactionStore.on(mongo);
+    await store.init();
+  });
+  afterAll(async () => {
+    await mongo?.close();
+  });
+
+  const draft = (id: string, reference: string): Transaction => {
+    const now = new Date();
+    return {
+      id,
+      merchantId: 'mer_store',
+      kind: 'payin',
+      reference,
+      flow: 'direct',
+      status: 'processing',
+      confirmationRequired: true,
+      confirmationStatus: 'none',
+      paymentUrl: null,
+      customer: { name: '', phoneNumber: '+2250500000001' },
+      country: 'CI',
+      provider: 'MTN_CI',
+      currency: 'XOF',
+      amount: 1000,
+      fee: 15,
+      chargedAmount: 1000,
+      payFee: true,
+      sandboxScenario: null,
+      failure: null,
+      workflowId: `payin:mer_store:${reference}`,
+      createdAt: now,
+      updatedAt: now,
+    };
+  };
+
+  it('stores once per reference, even when 20 inserts race', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => store.insertOrGet(draft(`pr_race${i}`, 'race'))),
+    );
+    expect(results.filter((r) => r.created)).toHaveLength(1);
+    expect(new Set(results.map((r) => r.transaction.id)).size).toBe(1);
+    expect(await mongo.collection('transactions').countDocuments({ reference: 'race' })).toBe(1);
+    expect((await store.find('mer_store', 'payin', 'race'))?.id).toBe(results[0]!.transaction.id);
+  });
+
+  it('completes a reference claimed by a process that died before writing the transaction', async () => {
+    await mongo
+      .collection('transaction_refs')
+      .insertOne({ _id: 'mer_store|payin|orphan' as never, id: 'pr_claimed' });
+    const first = await store.insertOrGet(draft('pr_other', 'orphan'));
+    expect(first).toMatchObject({ created: true, transaction: { id: 'pr_claimed' } });
+    const again = await store.insertOrGet(draft('pr_third', 'orphan'));
+    expect(again).toMatchObject({ created: false, transaction: { id: 'pr_claimed' } });
+  });
+
+  it('reads and updates by id, and removes only what never started', async () => {
+    await store.insertOrGet({ ...draft('pr_pending', 'pending-one'), status: 'pending' });
+    await store.update('pr_pending', { confirmationStatus: 'pending' });
+    expect((await store.findById('pr_pending'))?.confirmationStatus).toBe('pending');
+    await store.removeUnstarted('pr_pending');
+    expect(await store.findById('pr_pending')).toBeNull();
+    // The reference is free again.
+    expect((await store.insertOrGet(draft('pr_next', 'pending-one'))).created).toBe(true);
+    await store.removeUnstarted('pr_next'); // processing: kept
+    expect(await store.findById('pr_next')).not.toBeNull();
+  });
+});
