@@ -1,8 +1,7 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { launchBrowser, screenshotDir, type TestBrowser } from '../helpers/browser';
 import { ApiClient } from '../helpers/http';
 import { startStack, type TestStack } from '../helpers/stack';
 import { createTestMerchant } from '../helpers/merchants';
@@ -11,8 +10,7 @@ import { createTestMerchant } from '../helpers/merchants';
 // scripts/provision-browser), against the real stack: a customer confirms, another declines.
 // Screenshots land in test-results/ (kept as CI artifacts).
 
-const executablePath = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
-const shots = join(process.cwd(), 'test-results');
+const shots = screenshotDir;
 
 describe('hosted checkout page in a real browser', () => {
   let stack: TestStack;
@@ -20,10 +18,9 @@ describe('hosted checkout page in a real browser', () => {
   let merchantSite: Server;
   let merchantUrl: string;
   let context: BrowserContext;
-  let profile: string;
+  let browser: TestBrowser;
 
   beforeAll(async () => {
-    mkdirSync(shots, { recursive: true });
     stack = await startStack();
     const merchant = await createTestMerchant(stack, 'Boutique Akwaba');
     api = new ApiClient(stack.baseUrl, merchant.credentials);
@@ -37,29 +34,16 @@ describe('hosted checkout page in a real browser', () => {
     const addr = merchantSite.address();
     merchantUrl = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
     // A fresh profile every run: nothing cached or remembered between runs.
-    profile = mkdtempSync(join(tmpdir(), 'checkout-chromium-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
+    browser = await launchBrowser({
       viewport: { width: 390, height: 844 },
       isMobile: true,
       hasTouch: true,
       locale: 'en-GB',
     });
+    context = browser.context;
   });
   afterAll(async () => {
-    await context?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
+    await browser?.close();
     await new Promise((res) => merchantSite?.close(res));
     await stack?.stop();
   });

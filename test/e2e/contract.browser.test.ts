@@ -1,8 +1,7 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
+import { launchBrowser, screenshotDir, type TestBrowser } from '../helpers/browser';
 import { eventually } from '../helpers/http';
 import { assertConforms } from '../helpers/contract';
 import { startStack, type TestStack } from '../helpers/stack';
@@ -12,34 +11,20 @@ import { createPaymentsClient } from '../../src/client';
 // The merchant's view of the contract: the interactive reference at /docs in a real headless
 // Chromium (screenshot in test-results/), and a payin end to end through the generated typed client.
 
-const executablePath = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
-const shots = join(process.cwd(), 'test-results');
+const shots = screenshotDir;
 
 describe('the contract as a merchant meets it', () => {
   let stack: TestStack;
   let context: BrowserContext;
-  let profile: string;
+  let browser: TestBrowser;
 
   beforeAll(async () => {
-    mkdirSync(shots, { recursive: true });
     stack = await startStack();
-    profile = mkdtempSync(join(tmpdir(), 'docs-chromium-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-      ],
-      viewport: { width: 1280, height: 900 },
-    });
+    browser = await launchBrowser({ viewport: { width: 1280, height: 900 } });
+    context = browser.context;
   });
   afterAll(async () => {
-    await context?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
+    await browser?.close();
     await stack?.stop();
   });
 

@@ -3,29 +3,13 @@ import { configSchema } from '../../src/config';
 import {
   computeFee,
   defaultFeeSchedule,
-  feeKinds,
   feeScheduleJson,
   resolveFeeSchedule,
   splitFee,
   type FeeSchedule,
 } from '../../src/domain/fees';
-import { currencies } from '../../src/domain/money';
-import { countries, operatorCodes } from '../../src/domain/operators';
+import { amount, country, currency, kind, operator, terms } from '../helpers/fee-arbitraries';
 
-const kind = fc.constantFrom(...feeKinds);
-const currency = fc.constantFrom(...currencies);
-const operator = fc.option(fc.constantFrom(...operatorCodes), { nil: null });
-const country = fc.option(fc.constantFrom(...countries), { nil: null });
-const amount = fc.integer({ min: 0, max: 10_000_000_000 });
-const perCurrency = fc.option(fc.dictionary(currency, fc.integer({ min: 0, max: 100_000 })), {
-  nil: undefined,
-});
-const terms = fc.record({
-  rateBps: fc.integer({ min: 0, max: 10_000 }),
-  fixed: perCurrency,
-  min: perCurrency,
-  max: perCurrency,
-});
 const schedule: fc.Arbitrary<FeeSchedule> = fc.record({
   payin: terms.map((t) => ({ ...t, rules: [] })),
   payout: fc

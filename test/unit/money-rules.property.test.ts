@@ -1,35 +1,21 @@
 import fc from 'fast-check';
 import {
   computeFee,
-  feeKinds,
   resolveFeeSchedule,
   splitFee,
   type FeeKindSchedule,
   type FeeRule,
   type FeeSchedule,
 } from '../../src/domain/fees';
-import { currencies, toMajor, toMinor, type Currency } from '../../src/domain/money';
-import { countries, operatorCodes, type Country, type OperatorCode } from '../../src/domain/operators';
+import { toMajor, toMinor, type Currency } from '../../src/domain/money';
+import { type Country, type OperatorCode } from '../../src/domain/operators';
 import { decideRefund, refundTypeOf } from '../../src/domain/refund';
+import { amount, country, currency, kind, operator, terms } from '../helpers/fee-arbitraries';
 
 // Properties of the money rules that test/unit/fees.test.ts does not state: clamps, rule choice
 // against a reference model, rounding never rewarding split payments, amounts in major units, fee
 // splits under any schedule, and the refund remainder over sequences of requests.
 
-const kind = fc.constantFrom(...feeKinds);
-const currency = fc.constantFrom(...currencies);
-const operator = fc.option(fc.constantFrom(...operatorCodes), { nil: null });
-const country = fc.option(fc.constantFrom(...countries), { nil: null });
-const amount = fc.integer({ min: 0, max: 10_000_000_000 });
-const perCurrency = fc.option(fc.dictionary(currency, fc.integer({ min: 0, max: 100_000 })), {
-  nil: undefined,
-});
-const terms = fc.record({
-  rateBps: fc.integer({ min: 0, max: 10_000 }),
-  fixed: perCurrency,
-  min: perCurrency,
-  max: perCurrency,
-});
 const rule: fc.Arbitrary<FeeRule> = fc
   .tuple(terms, operator, country)
   .map(([t, op, c]) => ({ ...t, ...(op ? { operator: op } : {}), ...(c ? { country: c } : {}) }));
