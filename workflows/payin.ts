@@ -17,7 +17,7 @@ import type { CollectionRequest, OperatorStatus } from '../src/operators/gateway
 import type { Failure, TransactionStatus, ConfirmationStatus } from '../src/domain/transaction';
 import { providerName } from '../src/domain/operators';
 import { isAmbiguousFailure } from '../src/domain/failures';
-import { saProvider, saStatus } from '../src/temporal/search-attributes';
+import { saKind, saMerchantId, saProvider, saReference, saStatus } from '../src/temporal/search-attributes';
 import {
   confirmSessionUpdate,
   declineSessionUpdate,
@@ -270,6 +270,15 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinSta
       ],
       // The merchant was debited: the refund must reach its end even if this workflow is stopped.
       parentClosePolicy: ParentClosePolicy.ABANDON,
+      // Findable in the Temporal UI like every transaction: by merchant, kind, reference and status.
+      typedSearchAttributes: [
+        { key: saMerchantId, value: input.merchantId },
+        { key: saKind, value: 'refund' },
+        { key: saReference, value: ask.refundId },
+        { key: saProvider, value: providerName(req.operator, req.country) },
+        { key: saStatus, value: 'processing' },
+      ],
+      memo: { amount: decision.amount, currency: input.currency, payin: input.reference },
     });
     refundChildren.set(ask.refundId, child);
     void child.result().then(

@@ -1,9 +1,10 @@
-import { condition, log, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, log, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { OperatorStatus } from '../src/operators/gateway';
 import type { EventType } from '../src/events/catalogue';
 import type { RefundOutcome, RefundWorkflowInput } from './refund-api';
 import { operatorCallbackSignal } from './signals';
+import { saStatus } from '../src/temporal/search-attributes';
 
 export type { RefundWorkflowInput } from './refund-api';
 
@@ -35,6 +36,9 @@ export async function refundWorkflow(input: RefundWorkflowInput): Promise<Refund
     signalled = true;
   });
   const emit = async (type: EventType) => acts.recordEvent(await acts.refundEventInput(input.refundId, type));
+  // Ops filter refunds by status in the Temporal UI, as they do payins and payouts.
+  const showStatus = (status: 'completed' | 'failed' | 'reversed') =>
+    upsertSearchAttributes([{ key: saStatus, value: status }]);
 
   await emit('refund.processing');
   let answer: OperatorStatus | null;
@@ -74,6 +78,7 @@ export async function refundWorkflow(input: RefundWorkflowInput): Promise<Refund
   const processedAt = new Date().toISOString();
   if (answer?.outcome === 'completed') {
     await acts.completeRefund(input.refundId, processedAt);
+    showStatus('completed');
     await emit('refund.completed');
     return 'completed';
   }
@@ -82,7 +87,9 @@ export async function refundWorkflow(input: RefundWorkflowInput): Promise<Refund
     message: 'The operator could not be reached',
   };
   await acts.failRefund(input.refundId, failure, processedAt);
+  showStatus('failed');
   await emit('refund.failed');
   await acts.reverseRefund(input.refundId);
+  showStatus('reversed');
   return 'reversed';
 }

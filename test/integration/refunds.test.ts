@@ -6,6 +6,8 @@ import { Ledger } from '../../src/ledger';
 import { refundRecord } from '../../src/api/schemas/refund';
 import { transactionRecord } from '../../src/api/schemas/transaction-record';
 import { RefundAuditLog } from '../../src/persistence/refund-audit';
+import { refundWorkflowId } from '../../workflows/refund-api';
+import { saKind, saMerchantId, saReference, saStatus } from '../../src/temporal/search-attributes';
 
 // Refunds through HTTP, the payin's workflow, the refund workflows, the operator simulator and
 // FerretDB: every rule and error code of the interface, partial refunds up to and past the
@@ -116,6 +118,16 @@ describe('refunds', () => {
     expect(Date.parse(done.body.transaction.processedAt)).not.toBeNaN();
     expect(done.body.failure).toBeNull();
     expect(await balance()).toBe(0);
+
+    // Ops find the refund in the Temporal UI by merchant, kind, reference and status.
+    const child = await stack.env.client.workflow
+      .getHandle(refundWorkflowId(merchant.merchantId, record.reference))
+      .describe();
+    expect(child.typedSearchAttributes.get(saKind)).toBe('refund');
+    expect(child.typedSearchAttributes.get(saMerchantId)).toBe(merchant.merchantId);
+    expect(child.typedSearchAttributes.get(saReference)).toBe(record.reference);
+    expect(child.typedSearchAttributes.get(saStatus)).toBe('completed');
+    expect(child.memo).toMatchObject({ amount: 1000, currency: 'XOF' });
 
     const read = await api.get(`/v1/payin/${ref}`);
     const payinRecord = transactionRecord.parse(read.body);
