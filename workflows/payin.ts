@@ -4,7 +4,6 @@ import {
   ParentClosePolicy,
   allHandlersFinished,
   condition,
-  proxyActivities,
   setHandler,
   sleep,
   startChild,
@@ -12,7 +11,6 @@ import {
   log,
   type ChildWorkflowHandle,
 } from '@temporalio/workflow';
-import type { Activities } from '../activities';
 import type { CollectionRequest, OperatorStatus } from '../src/operators/gateway';
 import type { Failure, TransactionStatus, ConfirmationStatus } from '../src/domain/transaction';
 import { providerName } from '../src/domain/operators';
@@ -28,24 +26,13 @@ import {
   type SessionConfirmation,
 } from './payin-api';
 import { operatorCallbackSignal } from './signals';
+import { acts, operator, pollDelayMs } from './activity-proxies';
 import { decideRefund, refundTypeOf, type RefundRefusal } from '../src/domain/refund';
 import { refundWorkflowId, requestRefundUpdate, type RefundAsk, type RefundOutcome } from './refund-api';
 import type { refundWorkflow } from './refund';
 
 export type { PayinWorkflowInput } from './payin-api';
 
-const acts = proxyActivities<Activities>({
-  startToCloseTimeout: '30s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
-});
-/** Operator calls give up after a few tries: an unreachable operator is a failure to resolve, not a hang. */
-const operator = proxyActivities<Activities>({
-  startToCloseTimeout: '20s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
-});
-
-/** Polling while the operator has no final answer: 5 s, 10 s, 20 s ... capped at 5 minutes. */
-const pollDelayMs = (attempt: number) => Math.min(5_000 * 2 ** attempt, 300_000);
 /** Partner checks after an ambiguous failure: 5 min, 10 min ... capped at 2 hours. */
 const partnerCheckDelayMs = (attempt: number) => Math.min(300_000 * 2 ** attempt, 7_200_000);
 

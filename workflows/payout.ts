@@ -1,11 +1,11 @@
-import { condition, log, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import { condition, log, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { PayoutStateUpdate } from '../activities/payout-activities';
 import type { DisbursementRequest, OperatorStatus } from '../src/operators/gateway';
 import type { Failure } from '../src/domain/transaction';
 import { providerName } from '../src/domain/operators';
 import { saStatus } from '../src/temporal/search-attributes';
 import { operatorCallbackSignal } from './signals';
+import { acts, operator, pollDelayMs } from './activity-proxies';
 
 /** How a payout workflow is started, once the API has debited the account (docs/payouts.md). */
 export interface PayoutWorkflowInput {
@@ -22,19 +22,6 @@ export interface PayoutResult {
   failure: Failure | null;
 }
 
-/** Ledger and record activities: retried until they apply (each money movement has a fixed sourceRef). */
-const acts = proxyActivities<Activities>({
-  startToCloseTimeout: '30s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
-});
-/** Operator calls give up after a few tries; the workflow then re-checks before any conclusion. */
-const operator = proxyActivities<Activities>({
-  startToCloseTimeout: '20s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
-});
-
-/** Polling while the operator has no final answer: 5 s, 10 s, 20 s ... capped at 5 minutes. */
-const pollDelayMs = (attempt: number) => Math.min(5_000 * 2 ** attempt, 300_000);
 /** Past the deadline, an operator that has never answered is asked again, at most an hour apart. */
 const recheckDelayMs = (attempt: number) => Math.min(60_000 * 2 ** attempt, 3_600_000);
 

@@ -1,25 +1,13 @@
-import { condition, log, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import { condition, log, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { OperatorStatus } from '../src/operators/gateway';
 import type { EventType } from '../src/events/catalogue';
 import type { RefundOutcome, RefundWorkflowInput } from './refund-api';
 import { operatorCallbackSignal } from './signals';
+import { acts, operator, pollDelayMs } from './activity-proxies';
 import { saStatus } from '../src/temporal/search-attributes';
 
 export type { RefundWorkflowInput } from './refund-api';
 
-const acts = proxyActivities<Activities>({
-  startToCloseTimeout: '30s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
-});
-/** Operator calls give up after a few tries: an unreachable operator fails the refund (then reversed). */
-const operator = proxyActivities<Activities>({
-  startToCloseTimeout: '20s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
-});
-
-/** Polling while the operator has no final answer: 5 s, 10 s, 20 s ... capped at 5 minutes. */
-const pollDelayMs = (attempt: number) => Math.min(5_000 * 2 ** attempt, 300_000);
 /** A refund the operator leaves pending this long is failed ("deadline exceeded") and reversed. */
 export const REFUND_OPERATOR_DEADLINE_MS = 48 * 3_600_000;
 

@@ -1,0 +1,22 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+
+// The two ways every transaction workflow calls its activities, and how it polls an operator.
+
+/** Ledger and record activities: retried until they apply (each money movement has a fixed sourceRef). */
+export const acts = proxyActivities<Activities>({
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
+});
+
+/**
+ * Operator calls give up after a few tries: an unreachable operator is something the workflow
+ * decides about (re-check, correction, reversal), never a hang.
+ */
+export const operator = proxyActivities<Activities>({
+  startToCloseTimeout: '20s',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
+});
+
+/** Polling while the operator has no final answer: 5 s, 10 s, 20 s ... capped at 5 minutes. */
+export const pollDelayMs = (attempt: number) => Math.min(5_000 * 2 ** attempt, 300_000);
