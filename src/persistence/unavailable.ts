@@ -23,6 +23,11 @@ const unreachableMongo = new Set([
 // Nothing was written; a retry succeeds once the writers drain.
 const sqliteContention = /\binterrupted \(9\)|database is locked|\(SQLITE_BUSY\)/;
 
+// A socket to a dependency closed under us. The MongoDB driver usually wraps these in a
+// MongoNetworkError, but a write on a socket the server just closed throws Node's own EPIPE error
+// ("This socket has been ended by the other party"), seen when FerretDB was killed mid-request.
+const socketErrors = new Set(['EPIPE', 'ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT']);
+
 // gRPC UNAVAILABLE (14): the Temporal frontend cannot be reached.
 const GRPC_UNAVAILABLE = 14;
 
@@ -36,6 +41,7 @@ export function isDependencyUnavailable(err: unknown): boolean {
     if (typeof e.message === 'string' && /buffering timed out after/.test(e.message)) return true;
     if (e.name === 'MongoServerError' && typeof e.message === 'string' && sqliteContention.test(e.message))
       return true;
+    if (typeof e.code === 'string' && socketErrors.has(e.code)) return true;
     if (e.code === GRPC_UNAVAILABLE && (e.name === 'ServiceError' || 'details' in e)) return true;
     current = e.cause;
   }

@@ -13,6 +13,16 @@ describe('dependency unavailability', () => {
     expect(isDependencyUnavailable(new Error('x', { cause: named('MongoNetworkError') }))).toBe(true);
   });
 
+  it('recognises a socket the server closed under a write (FerretDB killed mid-request)', () => {
+    const epipe = Object.assign(new Error('This socket has been ended by the other party'), {
+      code: 'EPIPE',
+    });
+    expect(isDependencyUnavailable(epipe)).toBe(true);
+    expect(isDependencyUnavailable(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }))).toBe(
+      true,
+    );
+  });
+
   it("recognises FerretDB's SQLite write contention (observed under the benchmark's load)", () => {
     const interrupted = named(
       'MongoServerError',
