@@ -53,6 +53,8 @@ export const configSchema = z.object({
   SESSION_EXPIRY: duration.prefault('30m'),
   /** After an ambiguous failure, the partner check may turn a payin into success until this long after. */
   PAYIN_CORRECTION_WINDOW: duration.prefault('48h'),
+  /** First partner check after an ambiguous failure; each next one waits twice as long, at most 24 times this. */
+  PAYIN_PARTNER_CHECK_INTERVAL: duration.prefault('5m'),
   /** A payout the operator has not settled after this long ends `expired` and is reversed. */
   PAYOUT_EXPIRY: duration.prefault('30m'),
   /** Pre-built workflow bundle (production); without it the worker bundles workflows/ at start. */
@@ -81,6 +83,8 @@ export const configSchema = z.object({
   OPERATOR_BASE_URL: z.url().optional(),
   /** An operator call unanswered after this long is abandoned; the activity retries it (same id). */
   OPERATOR_TIMEOUT: duration.prefault('10s'),
+  /** A WAVE payin's creation waits at most this long for the operator's redirect address (paymentUrl). */
+  OPERATOR_ANSWER_WAIT: duration.prefault('10s'),
   /** Base URL operators call back (`/operator-callbacks/<CODE>`); defaults to PUBLIC_BASE_URL. */
   OPERATOR_CALLBACK_BASE_URL: z.url().optional(),
   /** JSON `{ "ORANGE": "...", "MTN": ..., "MOOV": ..., "WAVE": ... }`: per-operator callback HMAC secrets. */

@@ -50,6 +50,8 @@ export interface PayinWorkflowInput {
     sessionExpiryMs: number;
     /** After an ambiguous failure, the partner check runs until this long after it (48 hours). */
     correctionWindowMs: number;
+    /** First partner check this long after the failure, then doubling, capped at 24 times it. Absent in older histories: 5 min. */
+    partnerCheckIntervalMs?: number;
     /** After success the payin stays refundable (and its workflow open) this long. */
     refundWindowMs: number;
   };

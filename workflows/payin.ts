@@ -33,8 +33,9 @@ import type { refundWorkflow } from './refund';
 
 export type { PayinWorkflowInput } from './payin-api';
 
-/** Partner checks after an ambiguous failure: 5 min, 10 min ... capped at 2 hours. */
-const partnerCheckDelayMs = (attempt: number) => Math.min(300_000 * 2 ** attempt, 7_200_000);
+/** Partner checks after an ambiguous failure: 5 min, 10 min ... capped at 2 hours (by default). */
+const partnerCheckDelayMs = (attempt: number, intervalMs = 300_000) =>
+  Math.min(intervalMs * 2 ** attempt, intervalMs * 24);
 
 type Outcome = { kind: 'success' } | { kind: 'failed'; failure: Failure } | { kind: 'expired' };
 
@@ -368,7 +369,7 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinSta
     for (let attempt = 0; ; attempt++) {
       const remaining = deadline - Date.now();
       if (remaining <= 0) return false;
-      await sleep(Math.min(partnerCheckDelayMs(attempt), remaining));
+      await sleep(Math.min(partnerCheckDelayMs(attempt, input.timing.partnerCheckIntervalMs), remaining));
       try {
         const check = await operator.partnerCheck(req.transactionId, req.operator, req.country);
         if (check.collected) return true;

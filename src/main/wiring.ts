@@ -98,6 +98,8 @@ export async function buildApi(opts: {
       },
       sessionExpiryMs: opts.config.SESSION_EXPIRY,
       correctionWindowMs: opts.config.PAYIN_CORRECTION_WINDOW,
+      partnerCheckIntervalMs: opts.config.PAYIN_PARTNER_CHECK_INTERVAL,
+      operatorAnswerWaitMs: opts.config.OPERATOR_ANSWER_WAIT,
       feeSchedule: resolveFeeSchedule(opts.config.FEE_SCHEDULE),
       publicBaseUrl: opts.config.PUBLIC_BASE_URL,
     }),

@@ -33,6 +33,9 @@ export interface PayinServiceDeps {
   refundWindowMsOf?: (merchantId: string) => Promise<number | null>;
   sessionExpiryMs: number;
   correctionWindowMs: number;
+  partnerCheckIntervalMs: number;
+  /** How long the create call waits for WAVE's redirect address before answering without it. */
+  operatorAnswerWaitMs: number;
   feeSchedule: FeeSchedule;
   /** PUBLIC_BASE_URL: where customers reach the checkout page; unset, the request's own origin. */
   publicBaseUrl?: string | undefined;
@@ -133,11 +136,14 @@ export class PayinService {
       sandboxScenario: tx.sandboxScenario,
     });
     // WAVE's customer pays on Wave's own page: the merchant needs its address in this very answer,
-    // so wait (briefly) for the operator's first answer. Other operators push to the phone.
+    // so wait (briefly) for the operator's first answer. Other operators push to the phone. Bounded:
+    // with no worker up (or a slow operator) the answer comes without it, and GET shows it later.
     if (payin.provider === 'WAVE' && !tx.paymentUrl) {
-      const state = await this.deps.temporal.workflow
-        .getHandle(tx.workflowId)
-        .executeUpdate(operatorAnswerUpdate)
+      const handle = this.deps.temporal.workflow.getHandle(tx.workflowId);
+      const state = await this.deps.temporal
+        .withDeadline(Date.now() + this.deps.operatorAnswerWaitMs, () =>
+          handle.executeUpdate(operatorAnswerUpdate),
+        )
         .catch(() => null);
       if (state?.paymentUrl) return { ...stored, transaction: { ...tx, paymentUrl: state.paymentUrl } };
     }
@@ -253,6 +259,7 @@ export class PayinService {
         expiryMs: this.deps.payinExpiryMs,
         sessionExpiryMs: this.deps.sessionExpiryMs,
         correctionWindowMs: this.deps.correctionWindowMs,
+        partnerCheckIntervalMs: this.deps.partnerCheckIntervalMs,
         refundWindowMs: (await this.deps.refundWindowMsOf?.(tx.merchantId)) ?? this.deps.refundWindowMs,
       },
     };

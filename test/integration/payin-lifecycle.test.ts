@@ -172,3 +172,33 @@ describe('direct payin lifecycle', () => {
     expect((await handle.describe()).status.name).toBe('COMPLETED');
   });
 });
+
+describe('a WAVE payin whose operator is slow to give its redirect', () => {
+  let stack: TestStack;
+  let api: ApiClient;
+  beforeAll(async () => {
+    // The 9904 number's first answer takes 1.5 s (past the gateway's 1 s): the redirect comes later.
+    stack = await startStack({ OPERATOR_ANSWER_WAIT: '300ms' });
+    api = new ApiClient(stack.baseUrl, (await createTestMerchant(stack)).credentials);
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('is created without waiting past OPERATOR_ANSWER_WAIT; the paymentUrl appears in GET', async () => {
+    const created = await api.post('/v1/direct/payin', {
+      reference: 'wave-slow',
+      customerName: 'Awa Koné',
+      payin: { amount: 1000, msisdn: '+2250100009904', provider: 'WAVE', country: 'CI' },
+      action: { successUrl: 'https://shop.example/ok', failureUrl: 'https://shop.example/ko' },
+    });
+    expect(created.status).toBe(201);
+    // Without the bound the request would have waited for the retried operator call and carried it.
+    expect(created.body.paymentUrl).toBeNull();
+    const later = await eventually(
+      () => api.get('/v1/payin/wave-slow'),
+      (r) => typeof r.body.paymentUrl === 'string',
+    );
+    expect(later.body.paymentUrl).toMatch(/\/wave\/checkout\//);
+  });
+});
