@@ -85,6 +85,8 @@ export const configSchema = z.object({
   OPERATOR_TIMEOUT: duration.prefault('10s'),
   /** A WAVE payin's creation waits at most this long for the operator's redirect address (paymentUrl). */
   OPERATOR_ANSWER_WAIT: duration.prefault('10s'),
+  /** A refund request waits at most this long for its payin's workflow to decide, then answers 503 (retry). */
+  REFUND_DECISION_WAIT: duration.prefault('15s'),
   /** Base URL operators call back (`/operator-callbacks/<CODE>`); defaults to PUBLIC_BASE_URL. */
   OPERATOR_CALLBACK_BASE_URL: z.url().optional(),
   /** JSON `{ "ORANGE": "...", "MTN": ..., "MOOV": ..., "WAVE": ... }`: per-operator callback HMAC secrets. */

@@ -50,6 +50,14 @@ export const problemCatalogue = {
     title: { en: 'Not found', fr: 'Introuvable' },
     detail: { en: 'No such resource.', fr: "Cette ressource n'existe pas." },
   },
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    title: { en: 'Method not allowed', fr: 'Méthode non autorisée' },
+    detail: {
+      en: 'This resource does not accept this method; see the Allow header.',
+      fr: "Cette ressource n'accepte pas cette méthode ; voir l'en-tête Allow.",
+    },
+  },
   ACCOUNT_NOT_FOUND: {
     status: 404,
     title: { en: 'Account not found', fr: 'Compte introuvable' },
@@ -238,6 +246,14 @@ export const problemCatalogue = {
     detail: {
       en: 'A dependency is unavailable; retry later.',
       fr: 'Une dépendance est indisponible ; réessayez plus tard.',
+    },
+  },
+  DECISION_PENDING: {
+    status: 503,
+    title: { en: 'Not decided yet', fr: 'Pas encore décidé' },
+    detail: {
+      en: 'The payment could not decide on this request in time. Retry with the same X-Idempotency-Key: it is never applied twice.',
+      fr: "Le paiement n'a pas pu statuer à temps sur cette demande. Réessayez avec la même X-Idempotency-Key : elle n'est jamais appliquée deux fois.",
     },
   },
   INTERNAL_ERROR: {

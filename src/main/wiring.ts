@@ -84,7 +84,13 @@ export async function buildApi(opts: {
       payoutExpiryMs: opts.config.PAYOUT_EXPIRY,
       feeSchedule: resolveFeeSchedule(opts.config.FEE_SCHEDULE),
     }),
-    refunds: new RefundService({ transactions, refunds, audit: refundAudit, temporal: opts.temporal }),
+    refunds: new RefundService({
+      transactions,
+      refunds,
+      audit: refundAudit,
+      temporal: opts.temporal,
+      decisionWaitMs: opts.config.REFUND_DECISION_WAIT,
+    }),
     payins: new PayinService({
       transactions,
       temporal: opts.temporal,

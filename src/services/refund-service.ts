@@ -1,4 +1,9 @@
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import {
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  type Client,
+} from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { TransactionStore } from '../persistence/transactions';
 import type { RefundStore } from '../persistence/refunds';
@@ -10,6 +15,7 @@ import { newId } from '../domain/ids';
 import type { Refund } from '../domain/refund';
 import type { Transaction } from '../domain/transaction';
 import { refundedTotal } from '../domain/refund-record';
+import { RETRY_AFTER_SECONDS } from '../persistence/unavailable';
 import { requestRefundUpdate } from '../../workflows/refund-api';
 
 export interface RefundServiceDeps {
@@ -17,6 +23,8 @@ export interface RefundServiceDeps {
   refunds: RefundStore;
   audit: RefundAuditLog;
   temporal: Client;
+  /** How long the API waits for the payin's workflow to decide before answering 503 (retry). */
+  decisionWaitMs: number;
 }
 
 /** Who asks: the merchant and the api_key it called with, and the request's idempotency key. */
@@ -102,9 +110,11 @@ export class RefundService {
     const refundId = newId('rf');
     let accepted: { refundId: string };
     try {
-      accepted = await this.deps.temporal.workflow
-        .getHandle(payin.workflowId)
-        .executeUpdate(requestRefundUpdate, {
+      const handle = this.deps.temporal.workflow.getHandle(payin.workflowId);
+      // Bounded: with its worker down or backlogged the workflow cannot decide now. The Update stays
+      // queued and is decided later; the client's retry (same key and externalReference) finds it.
+      accepted = await this.deps.temporal.withDeadline(Date.now() + this.deps.decisionWaitMs, () =>
+        handle.executeUpdate(requestRefundUpdate, {
           args: [
             {
               refundId,
@@ -118,10 +128,13 @@ export class RefundService {
               requestedAt: new Date().toISOString(),
             },
           ],
-        });
+        }),
+      );
     } catch (err) {
       const code = refusalOf(err);
       if (code) return refuse(code);
+      if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError)
+        throw new ApiProblem('DECISION_PENDING', { headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } });
       throw err; // a fault: 500, nothing was debited or stored by this request
     }
     const refund = await this.deps.refunds.findById(accepted.refundId);
