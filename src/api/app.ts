@@ -26,6 +26,8 @@ import type { RefundService } from '../services/refund-service';
 import { refundRoutes } from './routes/refunds';
 import { checkoutRoutes } from './routes/checkout';
 import type { CheckoutService } from '../checkout/service';
+import { methodNotAllowed } from './method-not-allowed';
+import { openApiDocument } from './openapi/document';
 
 export interface AppDeps {
   logger: Logger;
@@ -60,6 +62,8 @@ export function createApp(deps: AppDeps): Express {
 
   // First: request ids, access logs and HTTP metrics for every route; then /metrics, /openapi.json, /docs.
   app.use(observability(deps.logger));
+  // A documented path asked with an undocumented method: 405 before any other middleware answers.
+  app.use(methodNotAllowed(openApiDocument().paths as Record<string, Record<string, unknown>>));
   app.use(healthRoutes(deps.health));
   app.use(docsRoutes());
   if (deps.database) app.use(databaseGuard(deps.database));

@@ -49,7 +49,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** The customer declines a payin session */
+    /**
+     * The customer declines a payin session
+     * @description Requires `Content-Type: application/json` and the body `{}`; 20 answers a minute per client address.
+     */
     post: operations['checkoutDecline'];
     delete?: never;
     options?: never;
@@ -236,7 +239,7 @@ export interface paths {
     put?: never;
     /**
      * Trigger a direct payin
-     * @description Sends a mobile money payment request (push, STK or USSD) to the customer. The answer is the payin in `processing`; follow it with `GET /v1/payin/{reference}`, webhooks or the WebSocket stream. For WAVE `paymentUrl` holds the operator page to redirect the customer to.
+     * @description Sends a mobile money payment request (push, STK or USSD) to the customer. The answer is the payin in `processing`; follow it with `GET /v1/payin/{reference}`, webhooks or the WebSocket stream. For WAVE `paymentUrl` holds the operator page to redirect the customer to; if the operator has not given it within 10 s (`OPERATOR_ANSWER_WAIT`) it is null here and appears in `GET /v1/payin/{reference}`.
      */
     post: operations['createDirectPayin'];
     delete?: never;
@@ -824,6 +827,7 @@ export interface components {
       /** @enum {string} */
       provider: 'ORANGE' | 'MTN' | 'MOOV' | 'WAVE';
     };
+    CheckoutDeclineRequest: Record<string, never>;
     CheckoutState: {
       awaitingCustomer: boolean;
       /** @enum {string} */
@@ -1385,7 +1389,34 @@ export interface components {
       url: string;
     };
   };
-  responses: never;
+  responses: {
+    /** @description `METHOD_NOT_ALLOWED`: Method not allowed */
+    MethodNotAllowed: {
+      headers: {
+        /** @description The methods the path accepts. */
+        Allow?: string;
+        [name: string]: unknown;
+      };
+      content: {
+        /**
+         * @example {
+         *       "type": "/docs/errors#METHOD_NOT_ALLOWED",
+         *       "title": "Method not allowed",
+         *       "status": 405,
+         *       "detail": "This resource does not accept this method; see the Allow header.",
+         *       "code": "METHOD_NOT_ALLOWED",
+         *       "instance": "/v1/direct/payin"
+         *     }
+         */
+        'application/problem+json': components['schemas']['Problem'] & {
+          /** @enum {unknown} */
+          code?: 'METHOD_NOT_ALLOWED';
+          /** @constant */
+          status?: 405;
+        };
+      };
+    };
+  };
   parameters: {
     /**
      * @description Language of error titles and messages: en (default) or fr.
@@ -1812,7 +1843,12 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody: {
+      content: {
+        /** @example {} */
+        'application/json': components['schemas']['CheckoutDeclineRequest'];
+      };
+    };
     responses: {
       /** @description The state after the answer */
       200: {
@@ -5168,7 +5204,7 @@ export interface operations {
           };
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: Service unavailable */
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable; `DECISION_PENDING`: Not decided yet */
       503: {
         headers: {
           [name: string]: unknown;
@@ -5186,7 +5222,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'SERVICE_UNAVAILABLE';
+            code?: 'SERVICE_UNAVAILABLE' | 'DECISION_PENDING';
             /** @constant */
             status?: 503;
           };

@@ -119,6 +119,8 @@ session flows), payouts (direct, and standard in two shapes), refunds, status re
 - **Errors**: \`application/problem+json\` (RFC 9457) with a stable \`code\`; \`title\`, \`detail\` and
   \`errors[].message\` follow \`Accept-Language\` (en, fr).
 - **Amounts** are in the currency's major unit (XOF and XAF have no decimals).
+- **Methods**: a path asked with a method it does not list answers \`405\` \`METHOD_NOT_ALLOWED\` with \`Allow\`
+  (\`components.responses.MethodNotAllowed\`); \`OPTIONS\` answers \`204\` with \`Allow\`.
 - **Webhooks** follow Standard Webhooks (\`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature\`); see \`webhooks\` below.`;
 
 export function buildOpenApiDocument(): Json {
@@ -332,6 +334,15 @@ export function buildOpenApiDocument(): Json {
           description:
             'Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, keyed with the endpoint secret.',
           schema: { type: 'string' },
+        },
+      },
+      responses: {
+        // Not an answer of any listed operation: what a listed path answers to another method.
+        MethodNotAllowed: {
+          ...problemResponses(['METHOD_NOT_ALLOWED'])['405'],
+          headers: {
+            Allow: { description: 'The methods the path accepts.', schema: { type: 'string' } },
+          },
         },
       },
       headers: {

@@ -3,7 +3,7 @@ import { Router, type RequestHandler, type Response } from 'express';
 import { rateLimit } from 'express-rate-limit';
 import { ApiProblem } from '../problem';
 import { parseOr400 } from '../validate';
-import { checkoutConfirmRequest } from '../schemas/checkout';
+import { checkoutConfirmRequest, checkoutDeclineRequest } from '../schemas/checkout';
 import { checkoutLanguage } from '../../checkout/i18n';
 import { renderCheckoutPage, renderNotFoundPage } from '../../checkout/page';
 import type { CheckoutService } from '../../checkout/service';
@@ -84,6 +84,7 @@ export function checkoutRoutes(checkout: CheckoutService): Router {
   });
 
   router.post('/checkout/:id/decline', answerRateLimit, requireJsonPost, async (req, res) => {
+    parseOr400(checkoutDeclineRequest, req.body, req);
     res.set('Cache-Control', 'no-store').json(await checkout.decline(String(req.params.id)));
   });
 

@@ -4,6 +4,7 @@ import { country } from '../schemas/common';
 import { countries, operatorCodes, operatorsByCountry, type OperatorCode } from '../../domain/operators';
 import { belongsToAnotherOperator, predictCarrier } from '../../domain/operator-prefixes';
 import { providerInfo, providersOf } from '../../domain/providers';
+import { validNumberPattern } from '../../domain/msisdn';
 import { negotiateLanguage } from '../i18n';
 import { ApiProblem } from '../problem';
 import { parseOr400 } from '../validate';
@@ -15,6 +16,8 @@ export const predictQuery = z.object({
     .string()
     .trim()
     .regex(/^\+?[1-9]\d{6,14}$/, 'an international number such as +2250700000001')
+    // The route refuses any other number (localized); the document states the rule exactly.
+    .meta({ pattern: validNumberPattern('optional') })
     .transform((s) => (s.startsWith('+') ? s : `+${s}`)),
 });
 

@@ -19,7 +19,8 @@ export const accountEntriesQuery = z
   .strictObject({
     limit: z
       .string()
-      .regex(/^\d{1,3}$/, 'an integer from 1 to 200')
+      // The pattern is the whole rule (1 to 200), so the OpenAPI document states it exactly.
+      .regex(/^(?:[1-9]\d?|1\d\d|200)$/, 'an integer from 1 to 200')
       .transform(Number)
       .pipe(z.number().int().min(1).max(200))
       .optional(),

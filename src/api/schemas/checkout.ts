@@ -4,9 +4,15 @@ import { msisdn, provider } from './common';
 /** POST /checkout/:id/confirm: the customer's choice on the hosted checkout page. */
 export const checkoutConfirmRequest = z.strictObject({
   provider,
-  // Customers type numbers with spaces, dots or dashes: accepted, then held to E.164.
+  // Customers type numbers with spaces, dots or dashes: accepted, then held to E.164. The pattern
+  // is that rule before the separators go, so the document states it (validity in the session's
+  // country is checked by the service).
   msisdn: z
     .string()
+    .regex(
+      /^[\s.-]*\+[\s.-]*[1-9](?:[\s.-]*\d){6,14}[\s.-]*$/,
+      'an international number such as +2250700000001',
+    )
     .transform((s) => s.replace(/[\s.-]/g, ''))
     .pipe(msisdn),
   otp: z
@@ -16,6 +22,9 @@ export const checkoutConfirmRequest = z.strictObject({
     .optional(),
 });
 export type CheckoutConfirmRequest = z.infer<typeof checkoutConfirmRequest>;
+
+/** POST /checkout/:id/decline: nothing to say but the JSON type (it keeps other sites out), so `{}`. */
+export const checkoutDeclineRequest = z.strictObject({});
 
 /** What the hosted checkout page polls (GET /checkout/:id/status) and its answers return. */
 export const checkoutState = z.object({

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { countries, operatorCodes } from '../../domain/operators';
 import { sandboxScenarios } from '../../domain/transaction';
 import { currencies } from '../../domain/money';
+import { validNumberPattern } from '../../domain/msisdn';
 
 // Shared request and response building blocks; the single source of validation and types.
 export const reference = z
@@ -14,11 +15,15 @@ export const country = z.enum(countries);
 export const provider = z.enum(operatorCodes);
 export const sandboxScenario = z.enum(sandboxScenarios);
 export const currency = z.enum(currencies);
-/** International format, validated per country by libphonenumber-js in the service. */
+/**
+ * International format, validated per country by libphonenumber-js in the service (localized
+ * messages); the document states that rule exactly, as a pattern of every valid CI and CM number.
+ */
 export const msisdn = z
   .string()
   .trim()
-  .regex(/^\+[1-9]\d{6,14}$/, 'an international number such as +2250700000001');
+  .regex(/^\+[1-9]\d{6,14}$/, 'an international number such as +2250700000001')
+  .meta({ pattern: validNumberPattern() });
 /** Whole units: amounts of XOF and XAF have no decimals. */
 export const wholeAmount = z.number().int().positive().max(100_000_000);
 /** The checkout page navigates to these: only web addresses, never javascript: or data: URLs. */

@@ -34,7 +34,8 @@ defineOperations(
     description:
       'Sends a mobile money payment request (push, STK or USSD) to the customer. The answer is the payin in ' +
       '`processing`; follow it with `GET /v1/payin/{reference}`, webhooks or the WebSocket stream. For WAVE ' +
-      '`paymentUrl` holds the operator page to redirect the customer to.',
+      '`paymentUrl` holds the operator page to redirect the customer to; if the operator has not given it ' +
+      'within 10 s (`OPERATOR_ANSWER_WAIT`) it is null here and appears in `GET /v1/payin/{reference}`.',
     tag: 'Payins',
     auth: true,
     idempotent: true,
@@ -213,6 +214,7 @@ defineOperations(
       'PAYMENT_NOT_FOUND',
       'DUPLICATE_REFUND',
       'INSUFFICIENT_BALANCE',
+      'DECISION_PENDING',
     ],
   },
   {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineOperations } from '../registry';
 import { liveness, readiness } from '../../schemas/health';
-import { checkoutConfirmRequest, checkoutState } from '../../schemas/checkout';
+import { checkoutConfirmRequest, checkoutDeclineRequest, checkoutState } from '../../schemas/checkout';
 import { operatorCallbackBody } from '../../../operators/wire';
 
 // Routes outside the merchant API: health, the hosted checkout page's calls, operator callbacks,
@@ -141,9 +141,12 @@ defineOperations(
     path: '/checkout/{id}/decline',
     operationId: 'checkoutDecline',
     summary: 'The customer declines a payin session',
+    description:
+      'Requires `Content-Type: application/json` and the body `{}`; 20 answers a minute per client address.',
     tag: 'Checkout',
     auth: false,
     pathParams: sessionId,
+    body: { schemas: [{ name: 'CheckoutDeclineRequest', schema: checkoutDeclineRequest }], example: {} },
     responses: {
       200: {
         description: 'The state after the answer',
