@@ -22,6 +22,8 @@ export class ApiClient {
     readonly baseUrl: string,
     readonly credentials: Credentials | null,
     readonly defaultHeaders: Record<string, string> = {},
+    /** Abort a request unanswered after this long (none by default). */
+    readonly timeoutMs?: number,
   ) {}
 
   async request<T = any>(
@@ -37,6 +39,7 @@ export class ApiClient {
     const res = await fetch(`${this.baseUrl}${path}`, {
       method,
       headers: h,
+      ...(this.timeoutMs ? { signal: AbortSignal.timeout(this.timeoutMs) } : {}),
       ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
     });
     const text = await res.text();
