@@ -9,6 +9,7 @@ import {
   startChild,
   upsertSearchAttributes,
   log,
+  patched,
   type ChildWorkflowHandle,
 } from '@temporalio/workflow';
 import type { CollectionRequest, OperatorStatus } from '../src/operators/gateway';
@@ -308,8 +309,13 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinSta
     while (answer.outcome === 'pending') {
       const remaining = deadline - Date.now();
       if (remaining <= 0) return { kind: 'expired' };
-      operatorSignalled = false;
+      // A callback that came while the operator was being asked (a fast operator) wakes the first
+      // wait too: cleared after each wait, not before it (before, every such payin slept a whole
+      // poll interval, 5 s). Patched: histories recorded before the change replay as they ran.
+      const keepEarlyCallback = patched('payin-keeps-early-operator-callback');
+      if (!keepEarlyCallback) operatorSignalled = false;
       await condition(() => operatorSignalled, Math.min(pollDelayMs(attempt++), remaining));
+      if (keepEarlyCallback) operatorSignalled = false;
       try {
         answer = await operator.readCollectionStatus(req.transactionId, req.operator, req.country);
       } catch (err) {

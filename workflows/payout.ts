@@ -1,4 +1,4 @@
-import { condition, log, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { condition, log, patched, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { PayoutStateUpdate } from '../activities/payout-activities';
 import type { DisbursementRequest, OperatorStatus } from '../src/operators/gateway';
 import type { Failure } from '../src/domain/transaction';
@@ -81,11 +81,16 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
     const remaining = deadline - Date.now();
     // The operator itself still says pending at the deadline: it did not pay, the payout expires.
     if (remaining <= 0 && answer?.outcome === 'pending') break;
-    signalled = false;
+    // A callback that came while the operator was being asked wakes the first wait too: cleared
+    // after each wait, not before it (before, it was lost and the payout slept a poll interval).
+    // Patched: histories recorded before the change replay as they ran.
+    const keepEarlyCallback = patched('payout-keeps-early-operator-callback');
+    if (!keepEarlyCallback) signalled = false;
     await condition(
       () => signalled,
       remaining > 0 ? Math.min(pollDelayMs(attempt), remaining) : recheckDelayMs(attempt),
     );
+    if (keepEarlyCallback) signalled = false;
     try {
       const read = await operator.readDisbursementStatus(req.transactionId, req.operator, req.country);
       // First answer after an unanswered request: a transfer the operator never saw is not processed.

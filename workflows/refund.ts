@@ -1,4 +1,4 @@
-import { condition, log, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { condition, log, patched, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { OperatorStatus } from '../src/operators/gateway';
 import type { EventType } from '../src/events/catalogue';
 import type { RefundOutcome, RefundWorkflowInput } from './refund-api';
@@ -55,8 +55,13 @@ export async function refundWorkflow(input: RefundWorkflowInput): Promise<Refund
       };
       break;
     }
-    signalled = false;
+    // A callback that came while the operator was being asked wakes the first wait too: cleared
+    // after each wait, not before it (before, it was lost and the refund slept a poll interval).
+    // Patched: histories recorded before the change replay as they ran.
+    const keepEarlyCallback = patched('refund-keeps-early-operator-callback');
+    if (!keepEarlyCallback) signalled = false;
     await condition(() => signalled, Math.min(pollDelayMs(attempt++), remaining));
+    if (keepEarlyCallback) signalled = false;
     try {
       answer = await operator.readRefundStatus(input.refundId, input.operator, input.country);
     } catch (err) {

@@ -1,0 +1,95 @@
+import { randomBytes } from 'node:crypto';
+import { Context } from '@temporalio/activity';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { temporal } from '@temporalio/proto';
+import type { OperatorStatus } from '../../src/operators/gateway';
+import type { PayinWorkflowInput } from '../../workflows/payin-api';
+import { operatorCallbackSignal } from '../../workflows/signals';
+import { startTimeSkippingEnv } from '../helpers/stack';
+
+// A fast operator calls back while the workflow is still asking it for the payment (the
+// simulator's 20 ms settlement does, in the benchmark): the payin must read the status at once,
+// not sleep through its first poll interval. The payin workflow runs on the real (time-skipping)
+// test server; its activities are stubs here, so the callback lands inside requestCollection,
+// every time, which a real operator cannot be made to do deterministically.
+
+const EventType = temporal.api.enums.v1.EventType;
+
+describe('payin workflow: an operator callback during the collection request', () => {
+  let env: TestWorkflowEnvironment;
+  const taskQueue = `early-${randomBytes(4).toString('hex')}`;
+  let statusReads = 0;
+
+  beforeAll(async () => {
+    env = await startTimeSkippingEnv();
+  });
+  afterAll(async () => {
+    await env?.teardown();
+  });
+
+  it('wakes the first wait: no poll timer before the status is read', async () => {
+    const noop = async () => undefined;
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+      activities: {
+        recordPayinState: noop,
+        creditMerchantForPayin: async () => ({ credited: 985, fee: 15 }),
+        emitTransactionEvent: async () => ({ eventId: 'evt_stub' }),
+        async requestCollection(): Promise<OperatorStatus> {
+          const { workflowId } = Context.current().info.workflowExecution!;
+          await env.client.workflow
+            .getHandle(workflowId)
+            .signal(operatorCallbackSignal, { kind: 'collection', id: 'pr_early' });
+          return { outcome: 'pending', operatorReference: 'op_early' };
+        },
+        async readCollectionStatus(): Promise<OperatorStatus> {
+          statusReads++;
+          return { outcome: 'completed', operatorReference: 'op_early' };
+        },
+      },
+    });
+    const input: PayinWorkflowInput = {
+      transactionId: 'pr_early',
+      merchantId: 'mer_early',
+      reference: 'early-1',
+      flow: 'direct',
+      country: 'CI',
+      currency: 'XOF',
+      amount: 1000,
+      sandboxScenario: 'completed',
+      collection: {
+        transactionId: 'pr_early',
+        operator: 'MTN',
+        country: 'CI',
+        msisdn: '+2250500000001',
+        amount: 1000,
+        currency: 'XOF',
+        sandboxScenario: 'completed',
+      },
+      timing: {
+        expiryMs: 15 * 60_000,
+        sessionExpiryMs: 30 * 60_000,
+        correctionWindowMs: 48 * 3_600_000,
+        refundWindowMs: 60_000,
+      },
+    };
+    const workflowId = `early-${taskQueue}`;
+    const state = await worker.runUntil(
+      env.client.workflow.execute('payinWorkflow', { taskQueue, workflowId, args: [input] }),
+    );
+    expect(state).toMatchObject({ status: 'success' });
+    expect(statusReads).toBe(1);
+
+    const events = (await env.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+    const types = events.map((e) => Number(e.eventType));
+    const activityNames = events.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name);
+    const firstRead = activityNames.indexOf('readCollectionStatus');
+    expect(firstRead).toBeGreaterThan(activityNames.indexOf('requestCollection'));
+    // Before the fix the callback was cleared before the first wait: a 5 s poll timer came first.
+    expect(types.slice(0, firstRead)).not.toContain(EventType.EVENT_TYPE_TIMER_STARTED);
+    expect(types).toContain(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED);
+  });
+});
