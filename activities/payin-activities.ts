@@ -57,25 +57,25 @@ export function createPayinActivities({ transactions, operators, ledger }: Payin
     async creditMerchantForPayin(transactionId: string): Promise<{ credited: number; fee: number }> {
       const tx = await transactions.findById(transactionId);
       if (!tx) throw new Error(`payin ${transactionId} not found`);
-      const clearing = await ledger.systemAccount('operator-clearing', tx.currency);
-      const main = await ledger.mainAccount(tx.merchantId, tx.currency);
+      const clearing = await ledger.systemAccountId('operator-clearing', tx.currency);
+      const main = await ledger.mainAccountId(tx.merchantId, tx.currency);
       const net = tx.payFee ? tx.amount - tx.fee : tx.amount;
       if (net > 0) {
         await ledger.transfer({
           sourceRef: `${tx.id}:payin-credit`,
-          fromAccountId: clearing.id,
-          toAccountId: main.id,
+          fromAccountId: clearing,
+          toAccountId: main,
           amount: net,
           reason: `payin ${tx.reference}`,
           transactionId: tx.id,
         });
       }
       if (tx.fee > 0) {
-        const fees = await ledger.systemAccount('fees', tx.currency);
+        const fees = await ledger.systemAccountId('fees', tx.currency);
         await ledger.transfer({
           sourceRef: `${tx.id}:payin-fee`,
-          fromAccountId: clearing.id,
-          toAccountId: fees.id,
+          fromAccountId: clearing,
+          toAccountId: fees,
           amount: tx.fee,
           reason: `payin fee ${tx.reference}`,
           transactionId: tx.id,

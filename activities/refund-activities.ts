@@ -66,13 +66,13 @@ export function createRefundActivities(deps: RefundActivityDeps) {
         payin.currency,
         deps.refundFees,
       );
-      const main = await ledger.mainAccount(payin.merchantId, payin.currency);
-      const clearing = await ledger.systemAccount('operator-clearing', payin.currency);
+      const main = await ledger.mainAccountId(payin.merchantId, payin.currency);
+      const clearing = await ledger.systemAccountId('operator-clearing', payin.currency);
       try {
         await ledger.transfer({
           sourceRef: `${input.refundId}:refund-debit`,
-          fromAccountId: main.id,
-          toAccountId: clearing.id,
+          fromAccountId: main,
+          toAccountId: clearing,
           amount: input.amount + fee,
           reason: `refund ${input.externalReference} of payin ${payin.reference}`,
           transactionId: input.refundId,
@@ -143,8 +143,8 @@ export function createRefundActivities(deps: RefundActivityDeps) {
       if (r.fee > 0) {
         await ledger.transfer({
           sourceRef: `${r.id}:refund-fee`,
-          fromAccountId: (await ledger.systemAccount('operator-clearing', r.currency)).id,
-          toAccountId: (await ledger.systemAccount('fees', r.currency)).id,
+          fromAccountId: await ledger.systemAccountId('operator-clearing', r.currency),
+          toAccountId: await ledger.systemAccountId('fees', r.currency),
           amount: r.fee,
           reason: `refund fee ${r.externalReference}`,
           transactionId: r.id,
@@ -179,8 +179,8 @@ export function createRefundActivities(deps: RefundActivityDeps) {
       const r = await requireRefund(refundId);
       await ledger.transfer({
         sourceRef: `${r.id}:refund-reversal`,
-        fromAccountId: (await ledger.systemAccount('operator-clearing', r.currency)).id,
-        toAccountId: (await ledger.mainAccount(r.merchantId, r.currency)).id,
+        fromAccountId: await ledger.systemAccountId('operator-clearing', r.currency),
+        toAccountId: await ledger.mainAccountId(r.merchantId, r.currency),
         amount: r.amount + r.fee,
         reason: `reversal of failed refund ${r.externalReference}`,
         transactionId: r.id,

@@ -1,8 +1,16 @@
 import { ledgerPostings } from '../infra/metrics';
-import type { Connection } from 'mongoose';
+import type { Connection, Model, mongo } from 'mongoose';
 import { newId } from '../domain/ids';
 import type { Currency } from '../domain/money';
-import { ledgerModels, type AccountDoc, type EntryDoc, type LedgerModels, type TransferDoc } from './models';
+import {
+  entryKey,
+  ledgerModels,
+  type AccountDoc,
+  type EntryDoc,
+  type HeadHint,
+  type LedgerModels,
+  type TransferDoc,
+} from './models';
 import {
   InsufficientFundsError,
   LedgerContentionError,
@@ -17,13 +25,25 @@ import {
 } from './types';
 
 // An append-only double-entry journal that stays correct without multi-document transactions.
-// Each account is a chain of entries numbered 1, 2, 3... under a unique (accountId, seq) index,
-// each carrying the running balance after it. An appender reads the head, refuses a debit that
-// would go below zero, and inserts seq+1: the unique index lets one concurrent writer win, the
-// others re-read and retry. A transfer is an intent document (unique sourceRef), then its debit
-// leg, then its credit leg, each unique by (sourceRef, leg): a retry after a crash anywhere
-// completes the missing legs, and a replay finds them present and applies nothing.
-// See docs/ledger.md.
+// Each account is a chain of entries numbered 1, 2, 3..., each carrying the running balance after
+// it, and each stored under `_id` = `<accountId>:<seq>`: of two writers inserting the same position
+// exactly one wins. An appender builds on the head it knows, refuses a debit that would go below
+// zero only against the account's real head, and inserts seq+1; a writer that lost the position
+// reads the entry that won it and moves on. A transfer is an intent document (`_id` = sourceRef),
+// then its debit leg, then its credit leg, each unique by (sourceRef, leg): a retry after a crash
+// anywhere completes the missing legs, and a replay finds them present and applies nothing.
+//
+// Every hot operation names one document by `_id` (FerretDB 1.24's SQLite backend pushes only that
+// filter down), and the usual path reads nothing that grows with the journal: the head comes from
+// this process's memory or from a per-account head hint (`ledger_heads`, one small document per
+// account), and the insert itself is the check that it was the head. See docs/ledger.md.
+
+/** The driver's insert, for documents built here in full: the hot path skips mongoose's casting. */
+async function insertRaw<T extends { _id: string }>(model: Model<T>, doc: T): Promise<void> {
+  await (model.collection as unknown as mongo.Collection<T>).insertOne(
+    doc as mongo.OptionalUnlessRequiredId<T>,
+  );
+}
 
 const duplicateKey = (err: unknown): boolean => (err as { code?: number } | null)?.code === 11000;
 
@@ -71,15 +91,41 @@ export interface LedgerOptions {
 
 // Per connection, so every Ledger on one connection shares the queues (API and worker wiring).
 const localQueues = new WeakMap<Connection, Map<string, Promise<unknown>>>();
+// Writers queued or running per account in this process: the last one writes the head hint.
+const localWriters = new WeakMap<Connection, Map<string, number>>();
 // The newest entry seen per account: where an appender starts and a lower bound for the head
-// search; never trusted as the head (a stale one makes the insert fail and the head be re-read).
+// search; never trusted as the head (a stale one makes the insert fail and the writer move on).
 interface Head {
   seq: number;
   balanceAfter: number;
 }
 const seenHeads = new WeakMap<Connection, Map<string, Head>>();
-// Account documents never change once created, so they can be remembered.
+// Account documents never change once created, so they can be remembered, by id and by key.
 const knownAccounts = new WeakMap<Connection, Map<string, AccountDoc>>();
+const knownKeys = new WeakMap<Connection, Map<string, AccountDoc>>();
+
+const mainSpec = (merchantId: string, currency: Currency): Omit<AccountDoc, 'id' | 'createdAt'> => ({
+  key: `main:${merchantId}:${currency}`,
+  merchantId,
+  currency,
+  kind: 'main',
+  name: 'main',
+});
+
+const systemSpec = (name: SystemAccountName, currency: Currency): Omit<AccountDoc, 'id' | 'createdAt'> => ({
+  key: `system:${name}:${currency}`,
+  merchantId: null,
+  currency,
+  kind: 'system',
+  name,
+});
+
+/** The further of two heads (each a real entry, or nothing). */
+function newest(a: Head | null, b: Head | null): Head | null {
+  if (!a) return b;
+  if (!b) return a;
+  return b.seq > a.seq ? b : a;
+}
 
 function perConnection<V>(map: WeakMap<Connection, Map<string, V>>, conn: Connection): Map<string, V> {
   let m = map.get(conn);
@@ -89,8 +135,10 @@ function perConnection<V>(map: WeakMap<Connection, Map<string, V>>, conn: Connec
 
 export class Ledger {
   private readonly queues: Map<string, Promise<unknown>>;
+  private readonly writers: Map<string, number>;
   private readonly heads: Map<string, Head>;
   private readonly accountDocs: Map<string, AccountDoc>;
+  private readonly accountKeys: Map<string, AccountDoc>;
 
   constructor(
     private readonly m: LedgerModels,
@@ -98,8 +146,10 @@ export class Ledger {
     private readonly options: LedgerOptions = {},
   ) {
     this.queues = perConnection(localQueues, conn);
+    this.writers = perConnection(localWriters, conn);
     this.heads = perConnection(seenHeads, conn);
     this.accountDocs = perConnection(knownAccounts, conn);
+    this.accountKeys = perConnection(knownKeys, conn);
   }
 
   static on(conn: Connection, options: LedgerOptions = {}): Ledger {
@@ -107,43 +157,48 @@ export class Ledger {
   }
 
   async init(): Promise<void> {
-    await Promise.all([this.m.accounts.init(), this.m.entries.init(), this.m.transfers.init()]);
+    await Promise.all([
+      this.m.accounts.init(),
+      this.m.entries.init(),
+      this.m.transfers.init(),
+      this.m.heads.init(),
+    ]);
   }
 
   // ---- accounts ----
 
   /** Get-or-create: the unique key makes concurrent callers end with the same single account. */
   async mainAccount(merchantId: string, currency: Currency): Promise<Account> {
-    return this.getOrCreate({
-      key: `main:${merchantId}:${currency}`,
-      merchantId,
-      currency,
-      kind: 'main',
-      name: 'main',
-    });
+    return this.withBalance(await this.accountByKey(mainSpec(merchantId, currency)));
+  }
+
+  /** The id of mainAccount() without reading its balance: all a transfer needs. */
+  async mainAccountId(merchantId: string, currency: Currency): Promise<string> {
+    return (await this.accountByKey(mainSpec(merchantId, currency))).id;
   }
 
   /** Sub-account names are unique per merchant and currency: the same name answers the same account. */
   async createSubAccount(merchantId: string, currency: Currency, name: string): Promise<Account> {
     const trimmed = name.trim();
     if (!trimmed || trimmed === 'main') throw new LedgerError(`invalid sub-account name: "${name}"`);
-    return this.getOrCreate({
-      key: `sub:${merchantId}:${currency}:${trimmed}`,
-      merchantId,
-      currency,
-      kind: 'sub',
-      name: trimmed,
-    });
+    return this.withBalance(
+      await this.accountByKey({
+        key: `sub:${merchantId}:${currency}:${trimmed}`,
+        merchantId,
+        currency,
+        kind: 'sub',
+        name: trimmed,
+      }),
+    );
   }
 
   async systemAccount(name: SystemAccountName, currency: Currency): Promise<Account> {
-    return this.getOrCreate({
-      key: `system:${name}:${currency}`,
-      merchantId: null,
-      currency,
-      kind: 'system',
-      name,
-    });
+    return this.withBalance(await this.accountByKey(systemSpec(name, currency)));
+  }
+
+  /** The id of systemAccount() without reading its balance: all a transfer needs. */
+  async systemAccountId(name: SystemAccountName, currency: Currency): Promise<string> {
+    return (await this.accountByKey(systemSpec(name, currency))).id;
   }
 
   async getAccount(accountId: string): Promise<Account | null> {
@@ -154,6 +209,7 @@ export class Ledger {
   private async accountDoc(accountId: string): Promise<AccountDoc | null> {
     const cached = this.accountDocs.get(accountId);
     if (cached) return cached;
+    // By id, not key: a small collection (one document per account), and remembered once found.
     const doc = await this.m.accounts.findOne({ id: accountId }, { _id: 0 }).lean<AccountDoc>().exec();
     if (doc) this.accountDocs.set(accountId, doc);
     return doc;
@@ -176,19 +232,26 @@ export class Ledger {
     );
   }
 
-  private async getOrCreate(spec: Omit<AccountDoc, 'id' | 'createdAt'>): Promise<Account> {
-    const existing = await this.m.accounts.findOne({ key: spec.key }, { _id: 0 }).lean<AccountDoc>().exec();
-    if (existing) return this.withBalance(existing);
-    const doc: AccountDoc = { ...spec, id: newId('acc'), createdAt: new Date() };
-    try {
-      await this.m.accounts.create(doc);
-      return { ...this.publicAccount(doc), balance: 0 };
-    } catch (err) {
-      if (!duplicateKey(err)) throw err;
-      const winner = await this.m.accounts.findOne({ key: spec.key }, { _id: 0 }).lean<AccountDoc>().exec();
-      if (!winner) throw err;
-      return this.withBalance(winner);
+  /** The account stored under `spec.key` (its `_id`), created if absent; one winner under concurrency. */
+  private async accountByKey(spec: Omit<AccountDoc, 'id' | 'createdAt'>): Promise<AccountDoc> {
+    const known = this.accountKeys.get(spec.key);
+    if (known) return known;
+    const byKey = () => this.m.accounts.findOne({ _id: spec.key }, { _id: 0 }).lean<AccountDoc>().exec();
+    let doc = await byKey();
+    if (!doc) {
+      const candidate: AccountDoc = { ...spec, id: newId('acc'), createdAt: new Date() };
+      try {
+        await insertRaw(this.m.accounts, { _id: spec.key, ...candidate });
+        doc = candidate;
+      } catch (err) {
+        if (!duplicateKey(err)) throw err;
+        doc = await byKey();
+        if (!doc) throw err;
+      }
     }
+    this.accountKeys.set(spec.key, doc);
+    this.accountDocs.set(doc.id, doc);
+    return doc;
   }
 
   private publicAccount(doc: AccountDoc): Omit<Account, 'balance'> {
@@ -207,16 +270,59 @@ export class Ledger {
     return { ...this.publicAccount(doc), balance: head?.balanceAfter ?? 0 };
   }
 
-  /** The newest entry, read from the entries themselves (the last one seen only narrows the search). */
+  // ---- the head of a chain ----
+
+  /**
+   * The account's real head as of now: from the furthest of this process's memory and the stored
+   * hint, each next position read by `_id` until one is missing.
+   */
   private async head(accountId: string): Promise<Head | null> {
-    const seen = this.heads.get(accountId)?.seq ?? 0;
-    const head = await this.m.entries
-      .findOne({ accountId, seq: { $gte: seen } }, { _id: 0, seq: 1, balanceAfter: 1 })
-      .sort({ seq: -1 })
-      .lean<Head>()
-      .exec();
+    const start = newest(this.heads.get(accountId) ?? null, await this.readHint(accountId));
+    return this.probeForward(accountId, start);
+  }
+
+  /** Follows the chain from `from` (a real entry, or nothing for an empty chain) to its end. */
+  private async probeForward(accountId: string, from: Head | null): Promise<Head | null> {
+    let head = from;
+    for (;;) {
+      const next = await this.entryAt(accountId, (head?.seq ?? 0) + 1);
+      if (!next) break;
+      head = { seq: next.seq, balanceAfter: next.balanceAfter };
+    }
     if (head) this.remember(accountId, head);
+    // The hint was behind (a writer died before updating it, or lost a race): bring it forward.
+    if (head && head.seq !== from?.seq) await this.writeHint(accountId, head);
     return head;
+  }
+
+  private async entryAt(accountId: string, seq: number): Promise<EntryDoc | null> {
+    return this.m.entries
+      .findOne({ _id: entryKey(accountId, seq) }, { _id: 0 })
+      .lean<EntryDoc>()
+      .exec();
+  }
+
+  private async readHint(accountId: string): Promise<Head | null> {
+    const hint = await this.m.heads.findOne({ _id: accountId }).lean<HeadHint>().exec();
+    return hint ? { seq: hint.seq, balanceAfter: hint.balanceAfter } : null;
+  }
+
+  /**
+   * Best effort: the pair comes from a real entry, so even a hint overwritten by a slower writer
+   * with an older pair is only behind, never wrong. A failure here costs later readers a few probes.
+   */
+  private async writeHint(accountId: string, head: Head): Promise<void> {
+    try {
+      await this.m.heads
+        .updateOne(
+          { _id: accountId },
+          { $set: { seq: head.seq, balanceAfter: head.balanceAfter, updatedAt: new Date() } },
+          { upsert: true },
+        )
+        .exec();
+    } catch {
+      // a concurrent first upsert won (duplicate _id), or the database is unreachable: both harmless
+    }
   }
 
   private remember(accountId: string, head: Head): void {
@@ -235,10 +341,7 @@ export class Ledger {
     const transfer = await this.recordTransfer(req);
     const debit = await this.applyLeg(transfer, 'debit');
     const credit = await this.applyLeg(transfer, 'credit');
-    if (credit.inserted || transfer.status !== 'completed') {
-      // Only a status hint (the legs are the truth); a retry after a crash here sets it too.
-      await this.m.transfers.updateOne({ id: transfer.id }, { $set: { status: 'completed' } }).exec();
-    }
+    // No status to update: a transfer is complete exactly when its credit leg exists.
     if (credit.inserted) ledgerPostings.inc();
     return {
       transferId: transfer.id,
@@ -278,17 +381,16 @@ export class Ledger {
       reason: req.reason,
       transactionId: req.transactionId ?? null,
       metadata: req.metadata ?? null,
-      status: 'pending',
       createdAt: new Date(),
     };
     try {
-      // Insert first: a replay learns of the stored intent from the unique sourceRef.
-      await this.m.transfers.collection.insertOne({ ...doc });
+      // Insert first: a replay learns of the stored intent from its `_id`, the sourceRef.
+      await insertRaw(this.m.transfers, { _id: req.sourceRef, ...doc });
       return doc;
     } catch (err) {
       if (!duplicateKey(err)) throw err;
       const winner = await this.m.transfers
-        .findOne({ sourceRef: req.sourceRef }, { _id: 0 })
+        .findOne({ _id: req.sourceRef }, { _id: 0 })
         .lean<TransferDoc>()
         .exec();
       if (!winner) throw err;
@@ -312,7 +414,12 @@ export class Ledger {
    */
   async applyLeg(transfer: TransferDoc, leg: Leg): Promise<{ entry: EntryDoc; inserted: boolean }> {
     const accountId = leg === 'debit' ? transfer.fromAccountId : transfer.toAccountId;
-    return this.serialized(accountId, () => this.appendLeg(transfer, leg, accountId));
+    return this.serialized(accountId, async (last) => {
+      const result = await this.appendLeg(transfer, leg, accountId);
+      // One hint write per burst: the last local writer of the account leaves it for the others.
+      if (result.inserted && last()) await this.writeHint(accountId, result.entry);
+      return result;
+    });
   }
 
   private async appendLeg(
@@ -322,20 +429,16 @@ export class Ledger {
   ): Promise<{ entry: EntryDoc; inserted: boolean }> {
     const delta = leg === 'debit' ? -transfer.amount : transfer.amount;
     const mayGoNegative = leg === 'credit' || (await this.isSystemAccount(accountId));
-    // Optimistic: build on the last head this process saw. Entries are immutable and their seq
-    // unique, so if that head is stale the insert of seq+1 fails and the head is read again.
-    let head: Head | null | undefined = this.heads.get(accountId);
-    let fresh = false;
-    if (head === undefined) {
-      head = await this.head(accountId);
-      fresh = true;
-    }
+    // Optimistic: build on the last head this process saw, else on the stored hint. Neither is
+    // trusted: if the chain is longer, the insert of seq+1 fails and the writer moves on.
+    let head: Head | null = this.heads.get(accountId) ?? (await this.readHint(accountId));
+    let fresh = false; // `head` was just confirmed to be the last entry
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const balance = head?.balanceAfter ?? 0;
       if (balance + delta < 0 && !mayGoNegative) {
         // Refuse only on the account's real head, and not if a replay already applied this leg.
         if (!fresh) {
-          head = await this.head(accountId);
+          head = await this.probeForward(accountId, head);
           fresh = true;
           continue;
         }
@@ -343,10 +446,11 @@ export class Ledger {
         if (applied) return { entry: applied, inserted: false };
         throw new InsufficientFundsError(accountId, balance, transfer.amount);
       }
+      const seq = (head?.seq ?? 0) + 1;
       const entry: EntryDoc = {
         id: newId('le'),
         accountId,
-        seq: (head?.seq ?? 0) + 1,
+        seq,
         amount: delta,
         balanceAfter: balance + delta,
         currency: transfer.currency,
@@ -360,26 +464,35 @@ export class Ledger {
         createdAt: new Date(),
       };
       try {
-        // The raw driver: the document is built here, and the hot path skips mongoose's casting.
-        await this.m.entries.collection.insertOne({ ...entry });
+        await insertRaw(this.m.entries, { _id: entryKey(accountId, seq), ...entry });
         this.remember(accountId, entry);
         return { entry, inserted: true };
       } catch (err) {
         if (!duplicateKey(err)) throw err;
       }
-      // Either this leg exists already (a replay) or another writer took the seq (a lost race).
+      // The position is taken (another writer, or a head that was behind), or this leg exists
+      // already (a replay): the entry at the position tells which.
+      const taken = await this.entryAt(accountId, seq);
+      if (taken?.sourceRef === transfer.sourceRef && taken.leg === leg) {
+        this.remember(accountId, taken);
+        return { entry: taken, inserted: false };
+      }
+      if (!taken) {
+        // The position is free, so the duplicate was this leg's own key: applied at another position.
+        const existing = await this.findLeg(transfer.sourceRef, leg);
+        if (existing) return { entry: existing, inserted: false };
+        continue;
+      }
+      // Lost the position: continue after the entry that won it, or after the hint if further on.
+      this.remember(accountId, taken);
+      head = newest({ seq: taken.seq, balanceAfter: taken.balanceAfter }, await this.readHint(accountId));
+      fresh = false;
       if (attempt > 0) await sleep(Math.random() * Math.min(20, attempt));
-      const [existing, current] = await Promise.all([
-        this.findLeg(transfer.sourceRef, leg),
-        this.head(accountId),
-      ]);
-      if (existing) return { entry: existing, inserted: false };
-      head = current;
-      fresh = true;
     }
     throw new LedgerContentionError(`could not append to ${accountId} after ${MAX_ATTEMPTS} attempts`);
   }
 
+  /** Off the usual path (replays and refusals only): a scan on FerretDB, an index on MongoDB. */
   private async findLeg(sourceRef: string, leg: Leg): Promise<EntryDoc | null> {
     return this.m.entries.findOne({ sourceRef, leg }, { _id: 0 }).lean<EntryDoc>().exec();
   }
@@ -388,12 +501,25 @@ export class Ledger {
     return (await this.accountDoc(accountId))?.kind === 'system';
   }
 
-  /** Runs `fn` after the previous local writer of the same account is done. */
-  private async serialized<T>(accountId: string, fn: () => Promise<T>): Promise<T> {
-    if (this.options.serializeLocally === false) return fn();
+  /**
+   * Runs `fn` after the previous local writer of the same account is done. `last()` tells `fn`
+   * whether no other local writer of the account is waiting behind it.
+   */
+  private async serialized<T>(accountId: string, fn: (last: () => boolean) => Promise<T>): Promise<T> {
+    if (this.options.serializeLocally === false) return fn(() => true);
+    this.writers.set(accountId, (this.writers.get(accountId) ?? 0) + 1);
+    const last = () => this.writers.get(accountId) === 1;
+    const done = () => {
+      const n = (this.writers.get(accountId) ?? 1) - 1;
+      if (n > 0) this.writers.set(accountId, n);
+      else this.writers.delete(accountId);
+    };
     const previous = this.queues.get(accountId) ?? Promise.resolve();
-    const run = previous.then(fn, fn);
-    const tail = run.catch(() => undefined);
+    const run = previous.then(
+      () => fn(last),
+      () => fn(last),
+    );
+    const tail = run.then(done, done);
     this.queues.set(accountId, tail);
     void tail.then(() => {
       if (this.queues.get(accountId) === tail) this.queues.delete(accountId);

@@ -2,8 +2,12 @@ import { Schema, type Connection, type Model } from 'mongoose';
 import type { Currency } from '../domain/money';
 import type { AccountKind, LedgerEntry } from './types';
 
-// Storage of the journal. Every concurrency guarantee rests on the unique indexes declared here:
+// Storage of the journal. Every concurrency guarantee rests on the unique keys declared here:
 // FerretDB has no multi-document transactions and its conditional updates are not atomic.
+// Every hot read and write names one document by `_id` alone: FerretDB 1.24's SQLite backend pushes
+// only an exact `{ _id }` filter down to SQLite (any other filter decodes the whole collection in
+// Go). The `_id` of each document is therefore its identity: the account's key, the entry's chain
+// position (`<accountId>:<seq>`), the transfer's sourceRef, the head hint's account id.
 
 export interface AccountDoc {
   id: string;
@@ -18,6 +22,23 @@ export interface AccountDoc {
 
 export type EntryDoc = LedgerEntry;
 
+/** An entry's `_id`: its position in its account's chain, unique by construction. */
+export function entryKey(accountId: string, seq: number): string {
+  return `${accountId}:${String(seq).padStart(12, '0')}`;
+}
+
+/**
+ * Where an account's chain was last seen to end: `seq` and `balanceAfter` copied from a real entry.
+ * Best effort and possibly behind (never ahead: entries are never removed), so it is only where a
+ * search for the head starts, never the head itself.
+ */
+export interface HeadHint {
+  _id: string;
+  seq: number;
+  balanceAfter: number;
+  updatedAt: Date;
+}
+
 export interface TransferDoc {
   id: string;
   sourceRef: string;
@@ -28,13 +49,13 @@ export interface TransferDoc {
   reason: string;
   transactionId: string | null;
   metadata: Record<string, unknown> | null;
-  /** A hint for operators; the legs are the truth (a transfer with both legs is complete). */
-  status: 'pending' | 'completed';
   createdAt: Date;
 }
 
-const accountSchema = new Schema<AccountDoc>(
+// `_id` is the account's key: get-or-create is an insert, and a lookup by key one `_id` read.
+const accountSchema = new Schema<AccountDoc & { _id: string }>(
   {
+    _id: { type: String, required: true },
     id: { type: String, required: true, unique: true },
     key: { type: String, required: true, unique: true },
     merchantId: { type: String, default: null },
@@ -47,8 +68,10 @@ const accountSchema = new Schema<AccountDoc>(
 );
 accountSchema.index({ merchantId: 1, createdAt: 1 });
 
-const entrySchema = new Schema<EntryDoc>(
+// `_id` is entryKey(accountId, seq).
+const entrySchema = new Schema<EntryDoc & { _id: string }>(
   {
+    _id: { type: String, required: true },
     id: { type: String, required: true, unique: true },
     accountId: { type: String, required: true },
     seq: { type: Number, required: true },
@@ -66,15 +89,18 @@ const entrySchema = new Schema<EntryDoc>(
   },
   { versionKey: false, minimize: false, collection: 'ledger_entries' },
 );
-// One writer wins each position of an account's chain; the loser re-reads the head and retries.
+// One writer wins each position of an account's chain (the `_id` says it too); the loser moves on.
+// Also what a statement (newest first) reads on MongoDB.
 entrySchema.index({ accountId: 1, seq: 1 }, { unique: true });
 // A movement's leg exists at most once, whatever the retries, replays or races.
 entrySchema.index({ sourceRef: 1, leg: 1 }, { unique: true });
 
-const transferSchema = new Schema<TransferDoc>(
+// `_id` is the sourceRef: recording an intent is an insert, a replay finds it by `_id`.
+const transferSchema = new Schema<TransferDoc & { _id: string }>(
   {
+    _id: { type: String, required: true },
     id: { type: String, required: true, unique: true },
-    sourceRef: { type: String, required: true, unique: true },
+    sourceRef: { type: String, required: true },
     fromAccountId: { type: String, required: true },
     toAccountId: { type: String, required: true },
     amount: { type: Number, required: true },
@@ -82,17 +108,26 @@ const transferSchema = new Schema<TransferDoc>(
     reason: { type: String, required: true },
     transactionId: { type: String, default: null },
     metadata: { type: Schema.Types.Mixed, default: null },
-    status: { type: String, required: true },
     createdAt: { type: Date, required: true },
   },
   { versionKey: false, minimize: false, collection: 'ledger_transfers' },
 );
-transferSchema.index({ status: 1, createdAt: 1 });
+
+const headSchema = new Schema<HeadHint>(
+  {
+    _id: { type: String, required: true },
+    seq: { type: Number, required: true },
+    balanceAfter: { type: Number, required: true },
+    updatedAt: { type: Date, required: true },
+  },
+  { versionKey: false, collection: 'ledger_heads' },
+);
 
 export interface LedgerModels {
-  accounts: Model<AccountDoc>;
-  entries: Model<EntryDoc>;
-  transfers: Model<TransferDoc>;
+  accounts: Model<AccountDoc & { _id: string }>;
+  entries: Model<EntryDoc & { _id: string }>;
+  transfers: Model<TransferDoc & { _id: string }>;
+  heads: Model<HeadHint>;
 }
 
 function bind<T>(conn: Connection, name: string, schema: Schema<T>): Model<T> {
@@ -104,5 +139,6 @@ export function ledgerModels(conn: Connection): LedgerModels {
     accounts: bind(conn, 'LedgerAccount', accountSchema),
     entries: bind(conn, 'LedgerEntry', entrySchema),
     transfers: bind(conn, 'LedgerTransfer', transferSchema),
+    heads: bind(conn, 'LedgerHead', headSchema),
   };
 }

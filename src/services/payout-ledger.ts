@@ -21,11 +21,11 @@ function accountOf(tx: Transaction): string {
 
 /** Throws InsufficientFundsError (nothing applied) when the account does not cover chargedAmount. */
 export async function debitPayout(ledger: Ledger, tx: Transaction): Promise<TransferResult> {
-  const clearing = await ledger.systemAccount('operator-clearing', tx.currency);
+  const clearing = await ledger.systemAccountId('operator-clearing', tx.currency);
   return ledger.transfer({
     sourceRef: payoutSourceRefs(tx.id).debit,
     fromAccountId: accountOf(tx),
-    toAccountId: clearing.id,
+    toAccountId: clearing,
     amount: tx.chargedAmount,
     reason: `payout ${tx.reference}`,
     transactionId: tx.id,
@@ -36,13 +36,13 @@ export async function debitPayout(ledger: Ledger, tx: Transaction): Promise<Tran
 export async function settlePayoutFee(ledger: Ledger, tx: Transaction): Promise<TransferResult | null> {
   if (tx.fee <= 0) return null;
   const [clearing, fees] = await Promise.all([
-    ledger.systemAccount('operator-clearing', tx.currency),
-    ledger.systemAccount('fees', tx.currency),
+    ledger.systemAccountId('operator-clearing', tx.currency),
+    ledger.systemAccountId('fees', tx.currency),
   ]);
   return ledger.transfer({
     sourceRef: payoutSourceRefs(tx.id).fee,
-    fromAccountId: clearing.id,
-    toAccountId: fees.id,
+    fromAccountId: clearing,
+    toAccountId: fees,
     amount: tx.fee,
     reason: `payout fee ${tx.reference}`,
     transactionId: tx.id,
@@ -51,10 +51,10 @@ export async function settlePayoutFee(ledger: Ledger, tx: Transaction): Promise<
 
 /** The gross amount (chargedAmount, fees included) back to the account debited. */
 export async function reversePayout(ledger: Ledger, tx: Transaction): Promise<TransferResult> {
-  const clearing = await ledger.systemAccount('operator-clearing', tx.currency);
+  const clearing = await ledger.systemAccountId('operator-clearing', tx.currency);
   return ledger.transfer({
     sourceRef: payoutSourceRefs(tx.id).reversal,
-    fromAccountId: clearing.id,
+    fromAccountId: clearing,
     toAccountId: accountOf(tx),
     amount: tx.chargedAmount,
     reason: `payout reversal ${tx.reference}`,

@@ -19,11 +19,12 @@ describe('ledger on FerretDB', () => {
   let conns: Connection[];
   let ledgers: Ledger[];
   let ledger: Ledger;
+  let uri: string;
 
   beforeAll(async () => {
     const base = process.env.TEST_MONGODB_URL;
     if (!base) throw new Error('TEST_MONGODB_URL is unset: run through jest (global setup)');
-    const uri = `${base}/t_${randomBytes(6).toString('hex')}`;
+    uri = `${base}/t_${randomBytes(6).toString('hex')}`;
     conns = await Promise.all(Array.from({ length: WRITERS }, () => connectMongo(uri)));
     // One Ledger per connection, as one per process; the last one also skips the in-process queue,
     // so its own concurrent writers race in the database too.
@@ -191,17 +192,79 @@ describe('ledger on FerretDB', () => {
     expect(await ledger.verify(account.id)).toEqual({ balance: 1_800, sumOfEntries: 1_800, entries: 2 });
     expect((await ledger.verify(fees.id)).balance).toBe(feesBefore + 1_200);
     expect((await ledger.transfer(req)).applied).toBe(false);
-    const stored = await ledgerModels(conns[0]!)
-      .transfers.findOne({ sourceRef: req.sourceRef })
-      .lean()
-      .exec();
-    expect(stored?.status).toBe('completed');
+    // One intent, stored under its sourceRef; complete means both legs exist, once each.
+    const m = ledgerModels(conns[0]!);
+    expect(await m.transfers.countDocuments({ sourceRef: req.sourceRef }).exec()).toBe(1);
+    expect((await m.transfers.findOne({ _id: req.sourceRef }).lean().exec())?.id).toBe(intent.id);
+    const legs = await m.entries.find({ sourceRef: req.sourceRef }).lean().exec();
+    expect(legs.map((l) => l.leg).sort()).toEqual(['credit', 'debit']);
 
     // Dying after the intent alone is completed the same way.
     const req2 = { ...req, sourceRef: ref('po_2:debit'), amount: 800 };
     await ledger.recordTransfer(req2);
     expect((await ledger.transfer(req2)).applied).toBe(true);
     expect(await ledger.verify(account.id)).toEqual({ balance: 1_000, sumOfEntries: 1_000, entries: 3 });
+  });
+
+  it('finds the real head behind a stale or missing head hint, and brings the hint forward', async () => {
+    const account = await ledger.mainAccount(merchant(), 'XOF');
+    const fees = await ledger.systemAccount('fees', 'XOF');
+    const heads = ledgerModels(conns[0]!).heads;
+    const hint = () => heads.findOne({ _id: account.id }, { _id: 0, seq: 1, balanceAfter: 1 }).lean().exec();
+    const debit = (amount: number) => ({
+      sourceRef: ref('po:debit'),
+      fromAccountId: account.id,
+      toAccountId: fees.id,
+      amount,
+      reason: 'payout',
+    });
+    // A new process: nothing remembered, so it starts from the stored hint.
+    const freshProcess = async <T>(fn: (l: Ledger) => Promise<T>): Promise<T> => {
+      const conn = await connectMongo(uri);
+      try {
+        return await fn(Ledger.on(conn));
+      } finally {
+        await conn.close();
+      }
+    };
+    const setHint = (seq: number, balanceAfter: number) =>
+      heads.updateOne({ _id: account.id }, { $set: { seq, balanceAfter } }).exec();
+
+    await fund(account, 1_000); // seq 1: 1,000
+    expect(await hint()).toEqual({ seq: 1, balanceAfter: 1_000 }); // the writer leaves the hint
+    await ledger.transfer(debit(900)); // seq 2: 100
+    expect(await hint()).toEqual({ seq: 2, balanceAfter: 100 });
+
+    // The writer of seq 2 "died" before moving the hint: it still says 1,000. Trusting it would
+    // show 1,000 and let a debit of 500 through.
+    await setHint(1, 1_000);
+    expect(await freshProcess(async (l) => (await l.getAccount(account.id))!.balance)).toBe(100);
+    expect(await hint()).toEqual({ seq: 2, balanceAfter: 100 }); // the reader brought it forward
+    await setHint(1, 1_000);
+    const refused = await freshProcess((l) => l.transfer(debit(500)).catch((e: unknown) => e));
+    expect(refused).toBeInstanceOf(InsufficientFundsError);
+    expect(refused).toMatchObject({ available: 100, requested: 500 });
+
+    // Stale the other way: the hint says 100 while a credit brought the balance to 2,100. Refusing
+    // on the hint would turn down a debit the account covers.
+    await fund(account, 2_000); // seq 3: 2,100
+    await setHint(2, 100);
+    const applied = await freshProcess((l) => l.transfer(debit(1_500)));
+    expect(applied).toMatchObject({ applied: true, fromBalance: 600 });
+
+    // No hint at all (a process died before ever writing it): the chain is followed from seq 1.
+    await heads.deleteOne({ _id: account.id }).exec();
+    expect(await freshProcess((l) => l.verify(account.id))).toEqual({
+      balance: 600,
+      sumOfEntries: 600,
+      entries: 4,
+    });
+    await heads.deleteOne({ _id: account.id }).exec();
+    await freshProcess((l) => l.transfer(debit(600)));
+    const entries = await allEntries(account.id);
+    expectSoundChain(entries);
+    expect(entries.map((e) => e.balanceAfter)).toEqual([1_000, 100, 2_100, 600, 0]);
+    expect(await hint()).toEqual({ seq: 5, balanceAfter: 0 });
   });
 
   it('refuses an overdraft and applies nothing; system accounts may go negative', async () => {
