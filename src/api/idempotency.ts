@@ -90,7 +90,7 @@ export function idempotency(opts: IdempotencyOptions): RequestHandler {
         claim = await opts.store.takeOver(record, fingerprint, lockMs);
       }
 
-      const { claimId } = claim;
+      const owned = { claimId: claim.claimId, lockedUntil: claim.lockedUntil };
       req.idempotencyKey = key;
       // The answer is stored (or the key released) before the client sees it, so a retry that
       // follows the response can only meet the stored answer, never the in-progress claim.
@@ -106,8 +106,8 @@ export function idempotency(opts: IdempotencyOptions): RequestHandler {
         const text = body === undefined ? '' : typeof body === 'string' ? body : body.toString('utf8');
         const contentType = res.get('Content-Type') ?? null;
         const persisted = isReplayable(status)
-          ? opts.store.complete(merchantId, key, claimId, { status, contentType, body: text })
-          : opts.store.release(merchantId, key, claimId);
+          ? opts.store.complete(merchantId, key, owned, { status, contentType, body: text })
+          : opts.store.release(merchantId, key, owned);
         // If storing fails the claim stays in progress until its lock expires; then a retry runs
         // the request again, which our idempotent handlers answer with the same resource.
         void persisted

@@ -68,19 +68,25 @@ export class RealtimeHub {
 
   constructor(private readonly deps: RealtimeDeps) {}
 
-  /** Handles upgrades on this server and starts tailing the feed. */
+  /** Handles upgrades on this server; the feed is tailed from the first client on. */
   attach(server: Server): void {
     const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       void this.upgrade(req, socket, head);
     };
     server.on('upgrade', onUpgrade);
     this.servers.push(server);
-    if (!this.unsubscribe) {
-      this.unsubscribe = this.deps.feed.subscribe((entry) => this.fanOut(entry));
-      this.deps.feed.start();
-      this.heartbeat = setInterval(() => this.beat(), this.deps.heartbeatMs);
-      this.heartbeat.unref();
-    }
+  }
+
+  /**
+   * Tailing costs the database a query every poll whether anyone listens or not (on FerretDB a
+   * scan of the feed), so an API process that never had a WebSocket client does not tail at all.
+   */
+  private startTailing(): void {
+    if (this.unsubscribe) return;
+    this.unsubscribe = this.deps.feed.subscribe((entry) => this.fanOut(entry));
+    this.deps.feed.start();
+    this.heartbeat = setInterval(() => this.beat(), this.deps.heartbeatMs);
+    this.heartbeat.unref();
   }
 
   async close(): Promise<void> {
@@ -111,6 +117,7 @@ export class RealtimeHub {
   }
 
   private connected(ws: WebSocket, merchantId: string): void {
+    this.startTailing();
     const client: Client = {
       ws,
       merchantId,

@@ -6,12 +6,19 @@ import { FEED_COLLECTION, type FeedEntry } from './event-store';
 // to its own WebSocket clients: the stream comes from the durable record, not from the memory of
 // the worker that caused it, so every API process behind a load balancer sees every event.
 // FerretDB has no change streams; it does have tailable cursors on capped collections.
+//
+// Tailable, not awaitData: FerretDB 1.24 answers an awaitData getMore by re-running the cursor's
+// query every 10 ms until maxTimeMS, then cancels the query in flight; its SQLite driver may
+// deliver that cancellation to another client's query on the same pooled connection, which then
+// fails with "interrupted (9)" (the benchmark saw hundreds of such failed activities, and pooled
+// connections that failed every query after). A plain tailable getMore runs the query once and
+// answers at once, so this process waits between empty answers itself.
 
 export type FeedListener = (entry: FeedEntry) => void;
 
 export interface EventFeedOptions {
-  /** How long one getMore waits for new entries. */
-  awaitMs?: number;
+  /** How long to wait after an empty getMore before asking again. */
+  pollMs?: number;
   /** Re-reads this far back when (re)opening the cursor; duplicates are dropped by event id. */
   overlapMs?: number;
   logger?: Pick<Logger, 'warn'>;
@@ -25,14 +32,18 @@ export class EventFeed {
   private stopped = false;
   private loop: Promise<void> | null = null;
   private lastAt = Date.now();
+  private opened = false;
 
   constructor(
     private readonly conn: Connection,
     private readonly opts: EventFeedOptions = {},
   ) {}
 
+  /** Tails from now on: the first cursor reads no entry older than this call. */
   start(): void {
-    this.loop ??= this.run();
+    if (this.loop) return;
+    this.lastAt = Date.now();
+    this.loop = this.run();
   }
 
   subscribe(listener: FeedListener): () => void {
@@ -57,17 +68,19 @@ export class EventFeed {
 
   private async run(): Promise<void> {
     const db = this.conn.db!;
-    const awaitMs = this.opts.awaitMs ?? 1000;
+    const pollMs = this.opts.pollMs ?? 250;
     const overlapMs = this.opts.overlapMs ?? 30_000;
     while (!this.stopped) {
       let cursorId: mongo.Long | null = null;
       try {
+        // The first cursor starts where tailing began; a reopened one re-reads a margin.
+        const from = this.opened ? this.lastAt - overlapMs : this.lastAt;
+        this.opened = true;
         // batchSize 0: FerretDB closes a tailable cursor whose first batch drained the collection.
         const first = (await db.command({
           find: FEED_COLLECTION,
-          filter: { at: { $gte: new Date(this.lastAt - overlapMs) } },
+          filter: { at: { $gte: new Date(from) } },
           tailable: true,
-          awaitData: true,
           batchSize: 0,
         })) as { cursor: { id: unknown; firstBatch: FeedEntry[] } };
         this.emit(first.cursor.firstBatch);
@@ -76,11 +89,12 @@ export class EventFeed {
           const more = (await db.command({
             getMore: cursorId,
             collection: FEED_COLLECTION,
-            maxTimeMS: awaitMs,
             batchSize: 500,
           })) as { cursor: { id: unknown; nextBatch: FeedEntry[] } };
           this.emit(more.cursor.nextBatch);
           cursorId = mongo.Long.fromValue(more.cursor.id as number);
+          if (more.cursor.nextBatch.length === 0 && !this.stopped)
+            await new Promise((r) => setTimeout(r, pollMs));
         }
       } catch (err) {
         if (!this.stopped) this.opts.logger?.warn({ err }, 'event feed cursor failed; reopening');

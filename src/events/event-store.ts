@@ -1,12 +1,19 @@
+import { createHash } from 'node:crypto';
 import { Schema, mongo, type Connection, type Model } from 'mongoose';
-import { newId } from '../domain/ids';
 import { toPublicEvent, type EventType, type PublicEvent, type StoredEvent } from './catalogue';
 
 // The durable event record (the outbox) and its capped mirror, the feed that API processes tail
 // to push events over WebSocket. Events are written here before anyone is told of them.
+//
+// An event's id follows from its emission key and is its `_id`: recording is one insert (a retry
+// meets its own duplicate and reads it back by `_id`), and a delivery reads the event by `_id`,
+// the only filter FerretDB 1.24's SQLite backend pushes down.
 
-const eventSchema = new Schema<StoredEvent>(
+type EventDoc = StoredEvent & { _id: string };
+
+const eventSchema = new Schema<EventDoc>(
   {
+    _id: { type: String, required: true },
     id: { type: String, required: true, unique: true },
     merchantId: { type: String, required: true },
     type: { type: String, required: true },
@@ -54,15 +61,24 @@ export interface EventQuery {
   limit: number;
 }
 
+/** `evt_` and 24 hex digits like every id, the same for every retry of one emission. */
+export function eventIdOf(emissionKey: string): string {
+  return `evt_${createHash('sha256').update(emissionKey).digest('hex').slice(0, 24)}`;
+}
+
+// The last createdAt given per subject in this process (bounded): see record().
+const lastCreatedAt = new Map<string, number>();
+const LAST_CREATED_AT_KEPT = 10_000;
+
 export class EventStore {
   constructor(
-    private readonly model: Model<StoredEvent>,
+    private readonly model: Model<EventDoc>,
     private readonly conn: Connection,
   ) {}
 
   static on(conn: Connection): EventStore {
     const model =
-      (conn.models.Event as Model<StoredEvent> | undefined) ?? conn.model<StoredEvent>('Event', eventSchema);
+      (conn.models.Event as Model<EventDoc> | undefined) ?? conn.model<EventDoc>('Event', eventSchema);
     return new EventStore(model, conn);
   }
 
@@ -80,35 +96,32 @@ export class EventStore {
     const emissionKey =
       input.emissionKey ??
       `${input.subjectId}:${input.type}:${typeof input.data.status === 'string' ? input.data.status : ''}`;
-    let event = await this.model.findOne({ emissionKey }, { _id: 0 }).lean<StoredEvent>().exec();
-    if (!event) {
-      // A subject's events are emitted one after the other by its workflow; a strictly increasing
-      // createdAt keeps them in order even within one millisecond.
-      const last = await this.model
-        .findOne({ subjectId: input.subjectId }, { createdAt: 1 })
-        .sort({ createdAt: -1 })
-        .lean<{ createdAt: Date }>()
-        .exec();
-      const now = Date.now();
-      const createdAt = new Date(last ? Math.max(now, last.createdAt.getTime() + 1) : now);
-      const candidate: StoredEvent = {
-        id: newId('evt'),
-        merchantId: input.merchantId,
-        type: input.type,
-        subjectId: input.subjectId,
-        reference: input.reference,
-        emissionKey,
-        createdAt,
-        data: input.data,
-      };
-      try {
-        await this.model.create(candidate);
-        event = candidate;
-      } catch (err) {
-        if ((err as { code?: number }).code !== 11000) throw err;
-        event = await this.model.findOne({ emissionKey }, { _id: 0 }).lean<StoredEvent>().exec();
-        if (!event) throw err;
-      }
+    const id = eventIdOf(emissionKey);
+    // A subject's events are emitted one after the other by its workflow, each at least an activity
+    // apart; a createdAt strictly after the subject's previous one in this process keeps them in
+    // order even within one millisecond (across processes, the clocks do).
+    const previous = lastCreatedAt.get(input.subjectId);
+    const createdAt = new Date(Math.max(Date.now(), previous === undefined ? 0 : previous + 1));
+    let event: StoredEvent | null = {
+      id,
+      merchantId: input.merchantId,
+      type: input.type,
+      subjectId: input.subjectId,
+      reference: input.reference,
+      emissionKey,
+      createdAt,
+      data: input.data,
+    };
+    try {
+      await this.model.create({ _id: id, ...event });
+      lastCreatedAt.delete(input.subjectId);
+      lastCreatedAt.set(input.subjectId, createdAt.getTime());
+      if (lastCreatedAt.size > LAST_CREATED_AT_KEPT) lastCreatedAt.delete(lastCreatedAt.keys().next().value!);
+    } catch (err) {
+      if ((err as { code?: number }).code !== 11000) throw err;
+      // Recorded before (an activity retry): the stored event, as it was first recorded.
+      event = await this.model.findOne({ _id: id }, { _id: 0 }).lean<StoredEvent>().exec();
+      if (!event) throw err;
     }
     await this.publish(event);
     return event;
@@ -131,7 +144,8 @@ export class EventStore {
   }
 
   async findById(merchantId: string, id: string): Promise<StoredEvent | null> {
-    return this.model.findOne({ merchantId, id }, { _id: 0 }).lean<StoredEvent>().exec();
+    const event = await this.model.findOne({ _id: id }, { _id: 0 }).lean<StoredEvent>().exec();
+    return event?.merchantId === merchantId ? event : null;
   }
 
   /** Newest first, paged by (createdAt, id). */

@@ -1,13 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { Schema, type Connection, type Model } from 'mongoose';
+import { retryOnWriteConflict } from './write-conflict';
 
-// One record per (merchant, X-Idempotency-Key). The unique index is the lock: FerretDB has no
-// atomic conditional update, so whoever inserts the record owns the request; everyone else reads it.
+// One record per (merchant, X-Idempotency-Key), stored under `_id` = `<merchantId>|<key>`. The
+// unique `_id` is the lock: FerretDB has no atomic conditional update, so whoever inserts the record
+// owns the request; everyone else reads it. Every operation on a POST's path names the record by
+// `_id` alone, the only filter FerretDB 1.24's SQLite backend pushes down.
 
 /** Keys are kept this long at least (the interface asks for 24 hours). */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 
 export interface IdempotencyRecord {
+  /** `<merchantId>|<key>`. */
+  _id: string;
   merchantId: string;
   key: string;
   /** sha256 of method, path and canonical body: what "the same request" means. */
@@ -26,6 +31,7 @@ export interface IdempotencyRecord {
 
 const recordSchema = new Schema<IdempotencyRecord>(
   {
+    _id: { type: String, required: true },
     merchantId: { type: String, required: true },
     key: { type: String, required: true },
     fingerprint: { type: String, required: true },
@@ -40,7 +46,10 @@ const recordSchema = new Schema<IdempotencyRecord>(
   },
   { versionKey: false, minimize: false, autoIndex: false },
 );
+// What the `_id` says, kept for operators' queries by merchant.
 recordSchema.index({ merchantId: 1, key: 1 }, { unique: true });
+
+const recordId = (merchantId: string, key: string) => `${merchantId}|${key}`;
 
 export type IdempotencyModel = Model<IdempotencyRecord>;
 
@@ -51,8 +60,17 @@ function idempotencyModel(conn: Connection): IdempotencyModel {
   );
 }
 
+/** Whose claim a completion or release is about: its id, and until when nobody may take it over. */
+export interface Claim {
+  claimId: string;
+  lockedUntil: Date;
+}
+
+/** A claim within this much of its lock's end is checked before being completed or released. */
+const LOCK_MARGIN_MS = 1_000;
+
 export type ClaimResult =
-  { outcome: 'claimed'; claimId: string } | { outcome: 'existing'; record: IdempotencyRecord };
+  ({ outcome: 'claimed' } & Claim) | { outcome: 'existing'; record: IdempotencyRecord };
 
 export class IdempotencyStore {
   constructor(
@@ -88,21 +106,26 @@ export class IdempotencyStore {
     for (let attempt = 0; attempt < 5; attempt++) {
       const now = new Date();
       const claimId = randomUUID();
+      const lockedUntil = new Date(now.getTime() + lockMs);
       try {
-        await this.model.create({
-          merchantId,
-          key,
-          fingerprint,
-          state: 'in_progress',
-          claimId,
-          lockedUntil: new Date(now.getTime() + lockMs),
-          status: null,
-          contentType: null,
-          body: null,
-          createdAt: now,
-          expiresAt: new Date(now.getTime() + this.retentionMs),
-        });
-        return { outcome: 'claimed', claimId };
+        // The first write of every POST: a SQLite write conflict here is retried, not answered 503.
+        await retryOnWriteConflict(() =>
+          this.model.create({
+            _id: recordId(merchantId, key),
+            merchantId,
+            key,
+            fingerprint,
+            state: 'in_progress',
+            claimId,
+            lockedUntil,
+            status: null,
+            contentType: null,
+            body: null,
+            createdAt: now,
+            expiresAt: new Date(now.getTime() + this.retentionMs),
+          }),
+        );
+        return { outcome: 'claimed', claimId, lockedUntil };
       } catch (err) {
         if ((err as { code?: number }).code !== 11000) throw err;
       }
@@ -110,7 +133,7 @@ export class IdempotencyStore {
       // Released between our insert and our read: claim again.
       if (!existing) continue;
       if (existing.expiresAt.getTime() <= now.getTime()) {
-        await this.remove(merchantId, key, existing.claimId);
+        await this.remove(merchantId, key, { claimId: existing.claimId, lockedUntil: new Date(0) });
         continue;
       }
       return { outcome: 'existing', record: existing };
@@ -123,33 +146,50 @@ export class IdempotencyStore {
    * competes for the key again; the unique index lets one contender win.
    */
   async takeOver(stale: IdempotencyRecord, fingerprint: string, lockMs: number): Promise<ClaimResult> {
-    await this.remove(stale.merchantId, stale.key, stale.claimId);
+    await this.remove(stale.merchantId, stale.key, { claimId: stale.claimId, lockedUntil: new Date(0) });
     return this.claim(stale.merchantId, stale.key, fingerprint, lockMs);
   }
 
   async find(merchantId: string, key: string): Promise<IdempotencyRecord | null> {
-    return this.model.findOne({ merchantId, key }, { _id: 0 }).lean<IdempotencyRecord>().exec();
+    return this.model
+      .findOne({ _id: recordId(merchantId, key) })
+      .lean<IdempotencyRecord>()
+      .exec();
   }
 
   /** Stores the response of the request that owns the claim. */
   async complete(
     merchantId: string,
     key: string,
-    claimId: string,
+    claim: Claim,
     response: { status: number; contentType: string | null; body: string },
   ): Promise<void> {
+    if (!(await this.stillOwned(merchantId, key, claim))) return;
     await this.model
-      .updateOne({ merchantId, key, claimId }, { $set: { state: 'completed', ...response } })
+      .updateOne({ _id: recordId(merchantId, key) }, { $set: { state: 'completed', ...response } })
       .exec();
   }
 
   /** Gives the key back (the request had no lasting effect, or failed and may be retried). */
-  async release(merchantId: string, key: string, claimId: string): Promise<void> {
-    await this.remove(merchantId, key, claimId);
+  async release(merchantId: string, key: string, claim: Claim): Promise<void> {
+    await this.remove(merchantId, key, claim);
   }
 
-  private async remove(merchantId: string, key: string, claimId: string): Promise<void> {
-    await this.model.deleteOne({ merchantId, key, claimId }).exec();
+  /** Removes exactly this claim, never a newer claim of the same key. */
+  private async remove(merchantId: string, key: string, claim: Claim): Promise<void> {
+    if (!(await this.stillOwned(merchantId, key, claim))) return;
+    await this.model.deleteOne({ _id: recordId(merchantId, key) }).exec();
+  }
+
+  /**
+   * Whether the record is still this claim. While its lock runs nobody may take it over, so it is
+   * (no read needed: the common case costs one write); near or past the lock's end it is read.
+   * The read and the write that follows are not atomic (FerretDB has no conditional update that
+   * is): a takeover in between is the same window the filtered update had there.
+   */
+  private async stillOwned(merchantId: string, key: string, claim: Claim): Promise<boolean> {
+    if (claim.lockedUntil.getTime() - LOCK_MARGIN_MS > Date.now()) return true;
+    return (await this.find(merchantId, key))?.claimId === claim.claimId;
   }
 
   /** Deletes records past their retention; answers how many. */

@@ -5,8 +5,12 @@ import type { Failure } from '../domain/transaction';
 // Refunds of payins. The payin's workflow decides and serialises them; this collection is what the
 // API reads. The unique (merchantId, payinId, externalReference) index backs the workflow's own
 // duplicate check, so two refunds with one externalReference cannot both exist whatever happens.
-const refundSchema = new Schema<Refund>(
+// The refund's id is its `_id`: reads and updates by id name `_id` alone, the only filter FerretDB
+// 1.24's SQLite backend pushes down.
+type RefundDoc = Refund & { _id: string };
+const refundSchema = new Schema<RefundDoc>(
   {
+    _id: { type: String, required: true },
     id: { type: String, required: true, unique: true },
     transactionRef: { type: String, required: true, unique: true },
     merchantId: { type: String, required: true },
@@ -36,7 +40,7 @@ const refundSchema = new Schema<Refund>(
 refundSchema.index({ merchantId: 1, payinId: 1, externalReference: 1 }, { unique: true });
 refundSchema.index({ payinId: 1, createdAt: 1 });
 
-export type RefundModel = Model<Refund>;
+export type RefundModel = Model<RefundDoc>;
 
 export interface RefundProgress {
   status: RefundStatus;
@@ -50,7 +54,7 @@ export class RefundStore {
 
   static on(conn: Connection): RefundStore {
     const model =
-      (conn.models.Refund as RefundModel | undefined) ?? conn.model<Refund>('Refund', refundSchema);
+      (conn.models.Refund as RefundModel | undefined) ?? conn.model<RefundDoc>('Refund', refundSchema);
     return new RefundStore(model);
   }
 
@@ -61,7 +65,7 @@ export class RefundStore {
   /** Inserts once: a retried insert of the same refund id answers the stored one. */
   async insertOrGet(refund: Refund): Promise<Refund> {
     try {
-      await this.model.create(refund);
+      await this.model.create({ _id: refund.id, ...refund });
       return refund;
     } catch (err) {
       if ((err as { code?: number }).code !== 11000) throw err;
@@ -72,12 +76,13 @@ export class RefundStore {
   }
 
   async findById(id: string): Promise<Refund | null> {
-    return this.model.findOne({ id }, { _id: 0 }).lean<Refund>().exec();
+    return this.model.findOne({ _id: id }, { _id: 0 }).lean<Refund>().exec();
   }
 
   /** A merchant's refund by its rf_ reference; another merchant's is not found. */
   async find(merchantId: string, id: string): Promise<Refund | null> {
-    return this.model.findOne({ merchantId, id }, { _id: 0 }).lean<Refund>().exec();
+    const refund = await this.findById(id);
+    return refund?.merchantId === merchantId ? refund : null;
   }
 
   async findByExternalReference(
@@ -88,7 +93,10 @@ export class RefundStore {
     return this.model.findOne({ merchantId, payinId, externalReference }, { _id: 0 }).lean<Refund>().exec();
   }
 
-  /** The payin's refunds, oldest first. */
+  /**
+   * The payin's refunds, oldest first. Not by `_id`: on FerretDB 1.24 this scans the refunds (in
+   * Go), which grow with refunds, not with payins.
+   */
   async ofPayin(merchantId: string, payinId: string): Promise<Refund[]> {
     return this.model
       .find({ merchantId, payinId }, { _id: 0 })
@@ -99,6 +107,6 @@ export class RefundStore {
 
   /** Idempotent: the refund's workflow is its only writer, and setting the same fields twice is harmless. */
   async update(id: string, progress: RefundProgress): Promise<void> {
-    await this.model.updateOne({ id }, { $set: { ...progress, updatedAt: new Date() } }).exec();
+    await this.model.updateOne({ _id: id }, { $set: { ...progress, updatedAt: new Date() } }).exec();
   }
 }

@@ -1,7 +1,9 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { EventType } from '../events/catalogue';
 
-// Every delivery attempt, successful or not: what GET /v1/webhooks/{id}/deliveries lists.
+// Every delivery attempt, successful or not: what GET /v1/webhooks/{id}/deliveries lists. Stored
+// under `_id` = `<deliveryId>:<attempt>`, so an activity finds its own attempt by `_id` alone (the
+// only filter FerretDB 1.24's SQLite backend pushes down) and logs it at most once.
 
 export interface DeliveryAttempt {
   /** The delivery (one workflow) this attempt belongs to. */
@@ -21,8 +23,12 @@ export interface DeliveryAttempt {
   retryAfterMs: number | null;
 }
 
-const attemptSchema = new Schema<DeliveryAttempt>(
+type AttemptDoc = DeliveryAttempt & { _id: string };
+const attemptId = (deliveryId: string, attempt: number) => `${deliveryId}:${attempt}`;
+
+const attemptSchema = new Schema<AttemptDoc>(
   {
+    _id: { type: String, required: true },
     deliveryId: { type: String, required: true },
     attempt: { type: Number, required: true },
     merchantId: { type: String, required: true },
@@ -45,12 +51,12 @@ attemptSchema.index({ deliveryId: 1, attempt: 1 }, { unique: true });
 attemptSchema.index({ merchantId: 1, endpointId: 1, attemptedAt: -1 });
 
 export class DeliveryLog {
-  constructor(private readonly model: Model<DeliveryAttempt>) {}
+  constructor(private readonly model: Model<AttemptDoc>) {}
 
   static on(conn: Connection): DeliveryLog {
     return new DeliveryLog(
-      (conn.models.WebhookDeliveryAttempt as Model<DeliveryAttempt> | undefined) ??
-        conn.model<DeliveryAttempt>('WebhookDeliveryAttempt', attemptSchema),
+      (conn.models.WebhookDeliveryAttempt as Model<AttemptDoc> | undefined) ??
+        conn.model<AttemptDoc>('WebhookDeliveryAttempt', attemptSchema),
     );
   }
 
@@ -59,13 +65,16 @@ export class DeliveryLog {
   }
 
   async find(deliveryId: string, attempt: number): Promise<DeliveryAttempt | null> {
-    return this.model.findOne({ deliveryId, attempt }, { _id: 0 }).lean<DeliveryAttempt>().exec();
+    return this.model
+      .findOne({ _id: attemptId(deliveryId, attempt) }, { _id: 0 })
+      .lean<DeliveryAttempt>()
+      .exec();
   }
 
   /** Records once; a second record of the same attempt keeps the first. */
   async record(a: DeliveryAttempt): Promise<void> {
     try {
-      await this.model.create(a);
+      await this.model.create({ _id: attemptId(a.deliveryId, a.attempt), ...a });
     } catch (err) {
       if ((err as { code?: number }).code !== 11000) throw err;
     }

@@ -182,15 +182,19 @@ describe('WebSocket event stream', () => {
     const seen = (await first.next(isEvent('rt-resume-1'))).event;
     await first.close();
 
-    // Missed while disconnected.
-    await publishTestEvent(stack, a.merchantId, { type: 'payin.completed', reference: 'rt-resume-2' });
-    await publishTestEvent(stack, a.merchantId, { type: 'payin.failed', reference: 'rt-resume-3' });
+    // Missed while disconnected; one after the other (two workflows started together have no
+    // order of their own: their events could be recorded in the same millisecond).
     const api = new ApiClient(stack.baseUrl, a.credentials);
     const { eventually } = await import('../helpers/http');
-    await eventually(
-      () => api.get('/v1/events?reference=rt-resume-3'),
-      (r) => r.body.data?.length === 1,
-    );
+    const recorded = (reference: string) =>
+      eventually(
+        () => api.get(`/v1/events?reference=${reference}`),
+        (r) => r.body.data?.length === 1,
+      );
+    await publishTestEvent(stack, a.merchantId, { type: 'payin.completed', reference: 'rt-resume-2' });
+    await recorded('rt-resume-2');
+    await publishTestEvent(stack, a.merchantId, { type: 'payin.failed', reference: 'rt-resume-3' });
+    await recorded('rt-resume-3');
 
     // Reconnect to the other process, as a load balancer may.
     const again = await conn(apis[0]!.wsUrl, a.credentials);
