@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { Client, Connection as TemporalConnection } from '@temporalio/client';
-import type { temporal } from '@temporalio/proto';
+import { temporal } from '@temporalio/proto';
 import type { Connection } from 'mongoose';
 import { configSchema } from '../src/config';
 import {
@@ -98,11 +98,25 @@ async function cost(client: Client, workflowIds: string[]) {
   return { workflows: workflowIds.length, historyEvents: events, billableActions: actions, activities };
 }
 
+/** A workflow's history as [event type, ms since its first event]: where its time went. */
+async function timeline(client: Client, workflowId: string): Promise<[string, number][]> {
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  const at = (e: HistoryEvent) => Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
+  const events = history.events ?? [];
+  const start = events[0] ? at(events[0]) : 0;
+  return events.map((e) => [
+    String(temporal.api.enums.v1.EventType[Number(e.eventType)] ?? e.eventType).replace('EVENT_TYPE_', ''),
+    Math.round(at(e) - start),
+  ]);
+}
+
 // ---- processes ----
 
 function nodeProcess(script: string, env: NodeJS.ProcessEnv, name: string): ChildProcess {
   const flags = profile
-    ? ['--cpu-prof', `--cpu-prof-dir=${join(resultsDir, 'profiles')}`, `--cpu-prof-name=${name}.cpuprofile`]
+    ? // A directory per process, default file names: the tsx loader runs in its own thread, which
+      // writes a profile too, and one fixed name let the (idle) loader's overwrite the main thread's.
+      ['--cpu-prof', `--cpu-prof-dir=${join(resultsDir, 'profiles', name)}`]
     : [];
   const proc = spawn(process.execPath, [...flags, '--import', 'tsx', script], {
     cwd: repoRoot,
@@ -134,27 +148,91 @@ async function stopProcess(proc: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-/** Self time per function across a .cpuprofile, the top `n`. */
-function topFunctions(file: string, n = 12) {
-  const prof = JSON.parse(readFileSync(file, 'utf8')) as {
-    nodes: {
-      id: number;
-      hitCount?: number;
-      callFrame: { functionName: string; url: string; lineNumber: number };
-    }[];
+interface CpuProfile {
+  startTime: number;
+  endTime: number;
+  nodes: {
+    id: number;
+    hitCount?: number;
+    callFrame: { functionName: string; url: string; lineNumber: number };
+  }[];
+}
+
+/**
+ * A process's busiest thread (its main thread, not the loader's): seconds on CPU out of the
+ * profiled seconds, and self time per function as a share of the busy time, the top `n`.
+ */
+function topFunctions(dir: string, n = 15) {
+  const idle = new Set(['(idle)', '(program)']);
+  const read = (file: string) => {
+    const prof = JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile;
+    const total = prof.nodes.reduce((a, node) => a + (node.hitCount ?? 0), 0);
+    const busy = prof.nodes
+      .filter((node) => !idle.has(node.callFrame.functionName))
+      .reduce((a, node) => a + (node.hitCount ?? 0), 0);
+    return { prof, total, busy };
   };
-  const total = prof.nodes.reduce((a, node) => a + (node.hitCount ?? 0), 0);
+  const profiles = readdirSync(dir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .map(read)
+    .sort((a, b) => b.busy - a.busy);
+  const main = profiles[0];
+  if (!main || main.busy === 0) return null;
   const byFn = new Map<string, number>();
-  for (const node of prof.nodes) {
+  for (const node of main.prof.nodes) {
     const f = node.callFrame;
+    if (idle.has(f.functionName)) continue;
     const where = f.url.replace(/^file:\/\//, '').replace(repoRoot, '.');
     const key = `${f.functionName || '(anonymous)'} ${where.split('node_modules/').pop()}:${f.lineNumber + 1}`;
     byFn.set(key, (byFn.get(key) ?? 0) + (node.hitCount ?? 0));
   }
-  return [...byFn.entries()]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, n)
-    .map(([fn, hits]) => ({ fn, selfPercent: Math.round((1000 * hits) / total) / 10 }));
+  const seconds = (main.prof.endTime - main.prof.startTime) / 1e6;
+  return {
+    profiledSeconds: Math.round(seconds),
+    cpuSeconds: round((seconds * main.busy) / main.total),
+    top: [...byFn.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([fn, hits]) => ({ fn, percentOfBusy: Math.round((1000 * hits) / main.busy) / 10 })),
+  };
+}
+
+// ---- CPU per process ----
+
+/** CPU seconds (user + system) a process used so far, from /proc (Linux); null elsewhere. */
+function cpuSecondsOf(pid: number | undefined): number | null {
+  if (!pid) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // After "pid (name) ": state is field 3, utime and stime fields 14 and 15, in clock ticks.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/** Where a phase's time went: CPU seconds of each process of the stack between two snapshots. */
+function cpuMeter(processes: Record<string, number | undefined>) {
+  const snapshot = (): Record<string, number | null> => {
+    const own = process.cpuUsage();
+    return {
+      ...Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, cpuSecondsOf(pid)])),
+      'bench (load, simulator, receiver)': (own.user + own.system) / 1e6,
+    };
+  };
+  return {
+    snapshot,
+    since(before: Record<string, number | null>): Record<string, number | null> {
+      const now = snapshot();
+      return Object.fromEntries(
+        Object.entries(now).map(([name, v]) => {
+          const b = before[name];
+          return [name, v === null || b === null || b === undefined ? null : round(v - b)];
+        }),
+      );
+    },
+  };
 }
 
 // ---- the run ----
@@ -248,9 +326,17 @@ async function main(): Promise<void> {
     }
     await waitFor(() => [0, 1, 2, 3, 4].every((i) => completedAt.has(`warmup-${i}`)), 60_000, 'warm-up');
 
+    const cpu = cpuMeter({
+      ...Object.fromEntries(servers.map((s) => [s.name, s.process.pid])),
+      worker: children[0]?.pid,
+      api: children[1]?.pid,
+      'bare worker': children[2]?.pid,
+    });
+
     // 1. End-to-end payins.
     console.log(`1/5 ${sizes.payins} payins at concurrency ${sizes.concurrency}...`);
     let seq = 0;
+    const e2eCpu = cpu.snapshot();
     const e2eStart = Date.now();
     const created = await autocannon({
       url: apiUrl,
@@ -277,6 +363,7 @@ async function main(): Promise<void> {
     await waitFor(() => refs.every((r) => completedAt.has(r)), 600_000, 'payins completed');
     const lastDone = Math.max(...refs.map((r) => completedAt.get(r)!));
     const e2eSeconds = (lastDone - e2eStart) / 1000;
+    const e2eCpuSeconds = cpu.since(e2eCpu);
     // Completed means credited too: one credit entry per payin.
     const txIds = (
       await mongo
@@ -313,6 +400,7 @@ async function main(): Promise<void> {
       ...(await deliveries('bench-0', 'payin.')),
     ]);
     const payinOwn = await cost(client, [`payin:${merchantId}:bench-0`]);
+    const payinDeliveries = await deliveries('bench-0', 'payin.');
 
     await fund(mongo, merchantId);
     const po = await api.post('/v1/direct/payout', {
@@ -356,6 +444,7 @@ async function main(): Promise<void> {
     // 2. The bound: the same number of activities, no-ops, on the same server.
     const activities = payinOwn.activities;
     console.log(`2/5 bound: ${sizes.payins} bare workflows of ${activities} no-op activities...`);
+    const boundCpu = cpu.snapshot();
     const boundStart = Date.now();
     await pool(refs, sizes.concurrency, async (_r, i) => {
       await client.workflow.execute('bareWorkflow', {
@@ -364,7 +453,15 @@ async function main(): Promise<void> {
         args: [activities],
       });
     });
-    const boundPerSecond = round(sizes.payins / ((Date.now() - boundStart) / 1000));
+    const boundSeconds = (Date.now() - boundStart) / 1000;
+    const boundPerSecond = round(sizes.payins / boundSeconds);
+    const boundCpuSeconds = cpu.since(boundCpu);
+    // One of each, event by event (in the JSON only): what a payin waits on that a bare one does not.
+    const timelines = {
+      payin: await timeline(client, `payin:${merchantId}:bench-0`),
+      payinWebhook: payinDeliveries[0] ? await timeline(client, payinDeliveries[0]) : [],
+      bare: await timeline(client, `bare-${taskQueue}-0`),
+    };
 
     // 4. Status reads at two data sizes.
     console.log(
@@ -393,9 +490,16 @@ async function main(): Promise<void> {
         workflowsPerSecond: boundPerSecond,
       },
       ratioE2eToBound: round(e2e.completedPerSecond / boundPerSecond),
+      /** CPU seconds per process during each phase (wall seconds alongside), and the load average. */
+      cpu: {
+        e2e: { wallSeconds: round(e2eSeconds), ...e2eCpuSeconds },
+        bound: { wallSeconds: round(boundSeconds), ...boundCpuSeconds },
+        loadAverage: (await import('node:os')).loadavg().map(round),
+      },
       temporalCost: { payin: payinCost, payinWorkflowOnly: payinOwn, payout: payoutCost, refund: refundCost },
       reads: { at1k: reads1k, atStored: readsBig, ratio: round(readsBig.perSecond / reads1k.perSecond) },
       ledger: ledgerFigures,
+      timelines,
       profiles: {} as Record<string, unknown>,
     };
 
@@ -405,8 +509,7 @@ async function main(): Promise<void> {
     children.length = 0;
     if (profile) {
       const profDir = join(resultsDir, 'profiles');
-      for (const f of readdirSync(profDir).filter((f) => f.endsWith('.cpuprofile')))
-        results.profiles[f] = topFunctions(join(profDir, f));
+      for (const name of readdirSync(profDir)) results.profiles[name] = topFunctions(join(profDir, name));
     }
     const out = join(resultsDir, `bench-${results.at.replace(/[:.]/g, '-')}.json`);
     writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
@@ -457,7 +560,9 @@ async function fund(mongo: Connection, merchantId: string): Promise<void> {
 
 /**
  * Tops the merchant's stored transactions up to `total` with copies of a real payin record (the
- * reads only need documents of the real shape; running that many workflows would take hours).
+ * reads only need documents of the real shape; running that many workflows would take hours),
+ * stored as TransactionStore stores them: `_id` = id, and a `transaction_refs` entry per reference
+ * (without it a read of a copy is a 404, and the figure measures nothing).
  */
 async function storeSynthetic(
   mongo: Connection,
@@ -465,7 +570,8 @@ async function storeSynthetic(
   total: number,
   known: string[],
 ): Promise<void> {
-  const col = mongo.db!.collection('transactions');
+  const col = mongo.db!.collection<{ _id: string }>('transactions');
+  const refs = mongo.db!.collection<{ _id: string; id: string }>('transaction_refs');
   const template = await col.findOne({ merchantId, reference: 'bench-0' });
   if (!template) throw new Error('no template payin');
   const { _id: _ignored, ...fields } = template;
@@ -475,16 +581,22 @@ async function storeSynthetic(
     const n = Math.min(batch, total - count);
     const docs = Array.from({ length: n }, (_, k) => {
       const reference = `stored-${count + k}`;
+      const id = `pr_stored${count + k}`;
       known.push(reference);
       return {
         ...fields,
-        id: `pr_stored${count + k}`,
+        _id: id,
+        id,
         reference,
         workflowId: `payin:${merchantId}:${reference}`,
         idempotencyKey: null,
       };
     });
     await col.insertMany(docs, { ordered: false });
+    await refs.insertMany(
+      docs.map((d) => ({ _id: `${merchantId}|payin|${d.reference}`, id: d.id })),
+      { ordered: false },
+    );
     count += n;
   }
 }
@@ -560,18 +672,32 @@ async function ledgerBench(mongo: Connection, postings: number, width: number) {
   };
 }
 
+/** A read that was not a 200 measured nothing: say so next to the figure. */
+const nonOk = (x: { non2xx: number }) => (x.non2xx > 0 ? ` (${x.non2xx} non-2xx!)` : '');
+
 function printTable(r: {
   e2e: { completedPerSecond: number; createPerSecond: number; createLatencyMs: { p50: number; p99: number } };
   bound: { workflowsPerSecond: number; activitiesPerWorkflow: number };
   ratioE2eToBound: number;
   temporalCost: Record<string, { historyEvents: number; billableActions: number; workflows: number }>;
   reads: {
-    at1k: { stored: number; perSecond: number; latencyMs: { p50: number; p99: number } };
-    atStored: { stored: number; perSecond: number; latencyMs: { p50: number; p99: number } };
+    at1k: { stored: number; perSecond: number; non2xx: number; latencyMs: { p50: number; p99: number } };
+    atStored: { stored: number; perSecond: number; non2xx: number; latencyMs: { p50: number; p99: number } };
     ratio: number;
   };
   ledger: { hotAccount: { transfersPerSecond: number }; spread100: { transfersPerSecond: number } };
+  cpu: Record<'e2e' | 'bound', Record<string, number | null>> & { loadAverage: number[] };
 }): void {
+  const cpuRow = (phase: 'e2e' | 'bound'): [string, string] => {
+    const { wallSeconds, ...perProcess } = r.cpu[phase];
+    return [
+      `CPU s per process during ${phase} (${wallSeconds} s wall)`,
+      Object.entries(perProcess)
+        .filter(([, v]) => v !== null)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', '),
+    ];
+  };
   const rows: [string, string][] = [
     ['payins completed /s (success + credit + webhook)', String(r.e2e.completedPerSecond)],
     ['payins created /s', String(r.e2e.createPerSecond)],
@@ -587,15 +713,18 @@ function printTable(r: {
     ]),
     [
       `reads /s, p50 / p99 ms at ${r.reads.at1k.stored}`,
-      `${r.reads.at1k.perSecond}, ${r.reads.at1k.latencyMs.p50} / ${r.reads.at1k.latencyMs.p99}`,
+      `${r.reads.at1k.perSecond}, ${r.reads.at1k.latencyMs.p50} / ${r.reads.at1k.latencyMs.p99}${nonOk(r.reads.at1k)}`,
     ],
     [
       `reads /s, p50 / p99 ms at ${r.reads.atStored.stored}`,
-      `${r.reads.atStored.perSecond}, ${r.reads.atStored.latencyMs.p50} / ${r.reads.atStored.latencyMs.p99}`,
+      `${r.reads.atStored.perSecond}, ${r.reads.atStored.latencyMs.p50} / ${r.reads.atStored.latencyMs.p99}${nonOk(r.reads.atStored)}`,
     ],
     ['reads ratio (large / 1k)', String(r.reads.ratio)],
     ['ledger transfers /s, one hot account', String(r.ledger.hotAccount.transfersPerSecond)],
     ['ledger transfers /s, over 100 accounts', String(r.ledger.spread100.transfersPerSecond)],
+    cpuRow('e2e'),
+    cpuRow('bound'),
+    ['load average at the end (1, 5, 15 min)', r.cpu.loadAverage.join(', ')],
   ];
   const w = Math.max(...rows.map(([k]) => k.length));
   console.log('');
