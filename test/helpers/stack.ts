@@ -139,3 +139,21 @@ export async function startStack(
     },
   };
 }
+
+/**
+ * Another worker on the stack's task queue, as after a crash of the first one. No sticky cache:
+ * the test server never times out the old worker's sticky queue.
+ */
+export async function replacementWorker(
+  stack: TestStack,
+  deps?: Awaited<ReturnType<typeof buildActivityDeps>>,
+): Promise<Worker> {
+  return createWorker({
+    connection: stack.env.nativeConnection,
+    namespace: stack.env.namespace ?? 'default',
+    taskQueue: stack.taskQueue,
+    deps: deps ?? (await buildActivityDeps({ mongo: stack.mongo, config: stack.config })),
+    workflowBundlePath: process.env.TEST_WORKFLOW_BUNDLE!,
+    options: { maxCachedWorkflows: 0 },
+  });
+}

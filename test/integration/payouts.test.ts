@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { ApiClient, eventually } from '../helpers/http';
-import { startStack, type TestStack } from '../helpers/stack';
+import { replacementWorker, startStack, type TestStack } from '../helpers/stack';
 import { createTestMerchant, type TestMerchant } from '../helpers/merchants';
 import { Ledger } from '../../src/ledger';
-import { createWorker } from '../../src/temporal/worker';
 import { buildActivityDeps } from '../../src/main/wiring';
 import { createPayoutActivities } from '../../activities/payout-activities';
 import { TransactionStore } from '../../src/persistence/transactions';
@@ -382,14 +381,7 @@ describe('payouts', () => {
       (s) => s === 'STOPPED' || s === 'FAILED',
     );
     const deps = await buildActivityDeps({ mongo: stack.mongo, config: stack.config });
-    const replacement = await createWorker({
-      connection: stack.env.nativeConnection,
-      namespace: stack.env.namespace ?? 'default',
-      taskQueue: stack.taskQueue,
-      deps,
-      workflowBundlePath: process.env.TEST_WORKFLOW_BUNDLE!,
-      options: { maxCachedWorkflows: 0 },
-    });
+    const replacement = await replacementWorker(stack, deps);
     const running = replacement.run();
     try {
       await stack.env.sleep(11 * MIN);

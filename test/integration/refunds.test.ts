@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { ApiClient, eventually } from '../helpers/http';
-import { startStack, type TestStack } from '../helpers/stack';
+import { replacementWorker, startStack, type TestStack } from '../helpers/stack';
 import { createTestMerchant, type TestMerchant } from '../helpers/merchants';
 import { Ledger } from '../../src/ledger';
 import { refundRecord } from '../../src/api/schemas/refund';
 import { transactionRecord } from '../../src/api/schemas/transaction-record';
 import { RefundAuditLog } from '../../src/persistence/refund-audit';
 import { refundWorkflowId } from '../../workflows/refund-api';
-import { createWorker } from '../../src/temporal/worker';
-import { buildActivityDeps } from '../../src/main/wiring';
 import { saKind, saMerchantId, saReference, saStatus } from '../../src/temporal/search-attributes';
 
 // Refunds through HTTP, the payin's workflow, the refund workflows, the operator simulator and
@@ -404,14 +402,7 @@ describe('a refund its payin cannot decide in time (worker down)', () => {
     expect(pending.body.title).toBe('Pas encore décidé');
     expect(Number(pending.headers.get('retry-after'))).toBeGreaterThan(0);
 
-    const replacement = await createWorker({
-      connection: stack.env.nativeConnection,
-      namespace: stack.env.namespace ?? 'default',
-      taskQueue: stack.taskQueue,
-      deps: await buildActivityDeps({ mongo: stack.mongo, config: stack.config }),
-      workflowBundlePath: process.env.TEST_WORKFLOW_BUNDLE!,
-      options: { maxCachedWorkflows: 0 },
-    });
+    const replacement = await replacementWorker(stack);
     const running = replacement.run();
     try {
       const retried = await eventually(
