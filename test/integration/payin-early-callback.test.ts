@@ -4,7 +4,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
 import type { OperatorStatus } from '../../src/operators/gateway';
-import type { PayinWorkflowInput } from '../../workflows/payin-api';
+import { directPayinInput } from '../helpers/payin-input';
 import { operatorCallbackSignal } from '../../workflows/signals';
 import { startTimeSkippingEnv } from '../helpers/stack';
 
@@ -51,31 +51,12 @@ describe('payin workflow: an operator callback during the collection request', (
         },
       },
     });
-    const input: PayinWorkflowInput = {
-      transactionId: 'pr_early',
+    const input = directPayinInput({
+      id: 'pr_early',
       merchantId: 'mer_early',
       reference: 'early-1',
-      flow: 'direct',
-      country: 'CI',
-      currency: 'XOF',
-      amount: 1000,
-      sandboxScenario: 'completed',
-      collection: {
-        transactionId: 'pr_early',
-        operator: 'MTN',
-        country: 'CI',
-        msisdn: '+2250500000001',
-        amount: 1000,
-        currency: 'XOF',
-        sandboxScenario: 'completed',
-      },
-      timing: {
-        expiryMs: 15 * 60_000,
-        sessionExpiryMs: 30 * 60_000,
-        correctionWindowMs: 48 * 3_600_000,
-        refundWindowMs: 60_000,
-      },
-    };
+      refundWindowMs: 60_000,
+    });
     const workflowId = `early-${taskQueue}`;
     const state = await worker.runUntil(
       env.client.workflow.execute('payinWorkflow', { taskQueue, workflowId, args: [input] }),

@@ -7,7 +7,7 @@ import { buildActivityDeps } from '../../src/main/wiring';
 import { connectTestMongo, startTimeSkippingEnv } from '../helpers/stack';
 import { configSchema } from '../../src/config';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server';
-import type { PayinWorkflowInput } from '../../workflows/payin';
+import { directPayinInput } from '../helpers/payin-input';
 import { payinStateQuery } from '../../workflows/payin-api';
 import { eventually } from '../helpers/http';
 import { TransactionStore } from '../../src/persistence/transactions';
@@ -48,31 +48,12 @@ describe('time skipping', () => {
   });
 
   it('passes a 7-day timer in under 5 seconds of wall time', async () => {
-    const input: PayinWorkflowInput = {
-      transactionId: 'pr_timer',
+    const input = directPayinInput({
+      id: 'pr_timer',
       merchantId: 'mer_timer',
       reference: 'timer-1',
-      flow: 'direct',
-      country: 'CI',
-      currency: 'XOF',
-      amount: 1000,
-      sandboxScenario: 'completed',
-      collection: {
-        transactionId: 'pr_timer',
-        operator: 'MTN',
-        country: 'CI',
-        msisdn: '+2250500000001',
-        amount: 1000,
-        currency: 'XOF',
-        sandboxScenario: 'completed',
-      },
-      timing: {
-        expiryMs: 15 * 60_000,
-        sessionExpiryMs: 30 * 60_000,
-        correctionWindowMs: 48 * 3_600_000,
-        refundWindowMs: 7 * 24 * 3_600_000,
-      },
-    };
+      refundWindowMs: 7 * 24 * 3_600_000,
+    });
     // The workflow's activities read and update the stored payin, as they do for a real one.
     const now = new Date();
     await TransactionStore.on(mongo).insertOrGet({

@@ -1,0 +1,36 @@
+import type { PayinWorkflowInput } from '../../workflows/payin-api';
+
+/** The input of a direct MTN CI payin of 1,000 XOF, for tests that start its workflow themselves. */
+export function directPayinInput(p: {
+  id: string;
+  merchantId: string;
+  reference: string;
+  refundWindowMs: number;
+}): PayinWorkflowInput {
+  const { id, refundWindowMs } = p;
+  return {
+    transactionId: id,
+    merchantId: p.merchantId,
+    reference: p.reference,
+    flow: 'direct',
+    country: 'CI',
+    currency: 'XOF',
+    amount: 1000,
+    sandboxScenario: 'completed',
+    collection: {
+      transactionId: id,
+      operator: 'MTN',
+      country: 'CI',
+      msisdn: '+2250500000001',
+      amount: 1000,
+      currency: 'XOF',
+      sandboxScenario: 'completed',
+    },
+    timing: {
+      expiryMs: 15 * 60_000,
+      sessionExpiryMs: 30 * 60_000,
+      correctionWindowMs: 48 * 3_600_000,
+      refundWindowMs,
+    },
+  };
+}
