@@ -46,11 +46,11 @@ export function temporalCliPath(): string {
 }
 
 export function ferretdbPath(): string {
-  const v = versions().FERRETDB_VERSION;
+  const { FERRETDB_VERSION: v, FERRETDB_BUILD: build } = versions();
   return resolveTool(
     process.env.FERRETDB_BIN,
     'ferretdb',
-    join(toolsCacheDir(), `ferretdb-${v}`, 'ferretdb'),
+    join(toolsCacheDir(), `ferretdb-${v}-${build}`, 'ferretdb'),
   );
 }
 
