@@ -51,7 +51,7 @@ export function createEventActivities(deps: EventActivityDeps) {
       if (!tx) throw new Error(`no transaction ${transactionId}`);
       // The record exactly as the status read answers it (a shape B payout has its own shape;
       // a payin carries its refunds).
-      const ofPayin = tx.kind === 'payin' ? await refunds.ofPayin(tx.merchantId, tx.id) : null;
+      const ofPayin = tx.kind === 'payin' ? await refunds.ofPayin(tx) : null;
       const data = toPublicRecord(
         tx,
         ofPayin ? { refunds: ofPayin, refunded: refundedTotal(ofPayin) } : undefined,

@@ -108,6 +108,11 @@ export function createRefundActivities(deps: RefundActivityDeps) {
         createdAt: new Date(input.requestedAt),
         updatedAt: now,
       });
+      // The payin lists its refunds so reads fetch them by `_id`. A payin stored before that list
+      // existed gets the refunds it already had listed first.
+      const listed =
+        payin.refundIds ?? (await refunds.searchOfPayin(payin.merchantId, payin.id)).map((r) => r.id);
+      await transactions.addRefunds(payin.id, [...listed, input.refundId]);
       await refundAudit.append({
         action: 'refund.debited',
         actor: 'system',

@@ -1,6 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { Refund, RefundStatus, RefundTransactionStatus } from '../domain/refund';
-import type { Failure } from '../domain/transaction';
+import type { Failure, Transaction } from '../domain/transaction';
 
 // Refunds of payins. The payin's workflow decides and serialises them; this collection is what the
 // API reads. The unique (merchantId, payinId, externalReference) index backs the workflow's own
@@ -94,10 +94,19 @@ export class RefundStore {
   }
 
   /**
-   * The payin's refunds, oldest first. Not by `_id`: on FerretDB 1.24 this scans the refunds (in
-   * Go), which grow with refunds, not with payins.
+   * The payin's refunds, oldest first. By `_id` from the list the payin keeps (`refundIds`); a payin
+   * stored before that list existed and never refunded since has none, and only then are the
+   * refunds searched (a scan on FerretDB 1.24, growing with refunds).
    */
-  async ofPayin(merchantId: string, payinId: string): Promise<Refund[]> {
+  async ofPayin(payin: Pick<Transaction, 'id' | 'merchantId' | 'refundIds'>): Promise<Refund[]> {
+    if (!payin.refundIds) return this.searchOfPayin(payin.merchantId, payin.id);
+    const found = await Promise.all(payin.refundIds.map((id) => this.find(payin.merchantId, id)));
+    return found
+      .filter((r): r is Refund => r !== null)
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id));
+  }
+
+  async searchOfPayin(merchantId: string, payinId: string): Promise<Refund[]> {
     return this.model
       .find({ merchantId, payinId }, { _id: 0 })
       .sort({ createdAt: 1, id: 1 })

@@ -34,6 +34,7 @@ const transactionSchema = new Schema<Transaction & { _id: string }>(
       default: undefined,
     },
     payout: { type: Schema.Types.Mixed, default: undefined },
+    refundIds: { type: [String], default: undefined },
     workflowId: { type: String, required: true },
     idempotencyKey: { type: String, default: null },
     createdAt: { type: Date, required: true },
@@ -140,6 +141,16 @@ export class TransactionStore {
     await this.model.deleteOne({ _id: id }).exec();
     // After the transaction: a claim left alone by a crash here is re-used by the next attempt.
     await this.refs.deleteOne({ _id: refKey(tx.merchantId, tx.kind, tx.reference) }).exec();
+  }
+
+  /** Idempotent: a refund already listed is not listed twice. */
+  async addRefunds(payinId: string, refundIds: string[]): Promise<void> {
+    await this.model
+      .updateOne(
+        { _id: payinId },
+        { $addToSet: { refundIds: { $each: refundIds } }, $set: { updatedAt: new Date() } },
+      )
+      .exec();
   }
 
   /** Idempotent: setting the same fields twice leaves the same document. */

@@ -150,7 +150,7 @@ export class RefundService {
 
   /** What GET /v1/payin/{reference} adds: the payin's refunds and the amount refunded (minor units). */
   async ofPayin(payin: Transaction): Promise<{ refunds: Refund[]; refunded: number }> {
-    const refunds = await this.deps.refunds.ofPayin(payin.merchantId, payin.id);
+    const refunds = await this.deps.refunds.ofPayin(payin);
     return { refunds, refunded: refundedTotal(refunds) };
   }
 

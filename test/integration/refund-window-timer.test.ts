@@ -7,7 +7,7 @@ import { buildActivityDeps } from '../../src/main/wiring';
 import { connectTestMongo, startTimeSkippingEnv } from '../helpers/stack';
 import { configSchema } from '../../src/config';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server';
-import { directPayinInput } from '../helpers/payin-input';
+import { directPayinInput, storedDirectPayin } from '../helpers/payin-input';
 import { payinStateQuery } from '../../workflows/payin-api';
 import { eventually } from '../helpers/http';
 import { TransactionStore } from '../../src/persistence/transactions';
@@ -55,31 +55,14 @@ describe('time skipping', () => {
       refundWindowMs: 7 * 24 * 3_600_000,
     });
     // The workflow's activities read and update the stored payin, as they do for a real one.
-    const now = new Date();
-    await TransactionStore.on(mongo).insertOrGet({
-      id: 'pr_timer',
-      merchantId: 'mer_timer',
-      kind: 'payin',
-      reference: 'timer-1',
-      flow: 'direct',
-      status: 'processing',
-      confirmationRequired: true,
-      confirmationStatus: 'none',
-      paymentUrl: null,
-      customer: { name: 'Timer', phoneNumber: '+2250500000001' },
-      country: 'CI',
-      provider: 'MTN_CI',
-      currency: 'XOF',
-      amount: 1000,
-      fee: 15,
-      chargedAmount: 1000,
-      payFee: true,
-      sandboxScenario: 'completed',
-      failure: null,
-      workflowId: `timer-${taskQueue}`,
-      createdAt: now,
-      updatedAt: now,
-    });
+    await TransactionStore.on(mongo).insertOrGet(
+      storedDirectPayin({
+        id: 'pr_timer',
+        merchantId: 'mer_timer',
+        reference: 'timer-1',
+        workflowId: `timer-${taskQueue}`,
+      }),
+    );
     const result = await worker.runUntil(async () => {
       const handle = await env.client.workflow.start('payinWorkflow', {
         taskQueue,

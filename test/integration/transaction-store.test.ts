@@ -2,6 +2,7 @@ import type { Connection } from 'mongoose';
 import { TransactionStore } from '../../src/persistence/transactions';
 import type { Transaction } from '../../src/domain/transaction';
 import { connectTestMongo } from '../helpers/stack';
+import { storedDirectPayin } from '../helpers/payin-input';
 
 // The transaction store against the real FerretDB: references claimed by a unique _id, point reads.
 describe('transaction store', () => {
@@ -16,33 +17,8 @@ describe('transaction store', () => {
     await mongo?.close();
   });
 
-  const draft = (id: string, reference: string): Transaction => {
-    const now = new Date();
-    return {
-      id,
-      merchantId: 'mer_store',
-      kind: 'payin',
-      reference,
-      flow: 'direct',
-      status: 'processing',
-      confirmationRequired: true,
-      confirmationStatus: 'none',
-      paymentUrl: null,
-      customer: { name: '', phoneNumber: '+2250500000001' },
-      country: 'CI',
-      provider: 'MTN_CI',
-      currency: 'XOF',
-      amount: 1000,
-      fee: 15,
-      chargedAmount: 1000,
-      payFee: true,
-      sandboxScenario: null,
-      failure: null,
-      workflowId: `payin:mer_store:${reference}`,
-      createdAt: now,
-      updatedAt: now,
-    };
-  };
+  const draft = (id: string, reference: string): Transaction =>
+    storedDirectPayin({ id, merchantId: 'mer_store', reference, workflowId: `payin:mer_store:${reference}` });
 
   it('stores once per reference, even when 20 inserts race', async () => {
     const results = await Promise.all(
