@@ -51,4 +51,15 @@ describe('transaction store', () => {
     await store.removeUnstarted('pr_next'); // processing: kept
     expect(await store.findById('pr_next')).not.toBeNull();
   });
+
+  // FerretDB 1.24.2 as provisioned (scripts/provision): its SQLite plan for an `_id` lookup uses the
+  // `_id` index. Unpatched it scans the whole table, and every read slows as transactions accumulate.
+  it('finds a transaction by _id through the _id index, not a scan', async () => {
+    await store.insertOrGet(draft('pr_indexed', 'indexed'));
+    const plan = await mongo
+      .collection('transactions')
+      .find({ _id: 'pr_indexed' as never })
+      .explain();
+    expect(JSON.stringify(plan.queryPlanner)).toMatch(/SEARCH \S+ USING INDEX \S+__id_/);
+  });
 });
