@@ -87,6 +87,8 @@ export const configSchema = z.object({
   OPERATOR_ANSWER_WAIT: duration.prefault('10s'),
   /** A refund request waits at most this long for its payin's workflow to decide, then answers 503 (retry). */
   REFUND_DECISION_WAIT: duration.prefault('15s'),
+  /** The checkout page's confirm/decline waits at most this long for the workflow, then answers 503. */
+  CHECKOUT_DECISION_WAIT: duration.prefault('15s'),
   /** Base URL operators call back (`/operator-callbacks/<CODE>`); defaults to PUBLIC_BASE_URL. */
   OPERATOR_CALLBACK_BASE_URL: z.url().optional(),
   /** JSON `{ "ORANGE": "...", "MTN": ..., "MOOV": ..., "WAVE": ... }`: per-operator callback HMAC secrets. */

@@ -248,6 +248,14 @@ export const problemCatalogue = {
       fr: 'Une dépendance est indisponible ; réessayez plus tard.',
     },
   },
+  ANSWER_PENDING: {
+    status: 503,
+    title: { en: 'Answer not taken yet', fr: 'Réponse pas encore prise en compte' },
+    detail: {
+      en: 'Your answer was received but the payment has not taken it into account yet. This page shows the result as soon as it has: do not pay twice.',
+      fr: "Votre réponse a été reçue mais le paiement ne l'a pas encore prise en compte. Cette page affiche le résultat dès que c'est fait : ne payez pas deux fois.",
+    },
+  },
   DECISION_PENDING: {
     status: 503,
     title: { en: 'Not decided yet', fr: 'Pas encore décidé' },

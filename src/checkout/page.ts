@@ -162,6 +162,8 @@ const script = `
     }).then(function (res) {
       if (res.status === 200) return res.body;
       if (res.status === 409) { poll(); return null; }
+      // Queued, not yet taken by the workflow: say so, keep the form locked and follow the state.
+      if (res.status === 503 && res.body.code === 'ANSWER_PENDING') { say(res.body.detail, true); poll(); return null; }
       busy(false);
       say('', false);
       showErrors(res.body);

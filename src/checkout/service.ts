@@ -1,4 +1,8 @@
-import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import {
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  type Client,
+} from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import type { TransactionStore } from '../persistence/transactions';
 import type { Transaction } from '../domain/transaction';
@@ -8,6 +12,7 @@ import { checkPayinForProvider, providersOf, type ProviderInfo } from '../domain
 import { predictCarrier } from '../domain/operator-prefixes';
 import type { OperatorCode } from '../domain/operators';
 import { ApiProblem, type FieldError } from '../api/problem';
+import { RETRY_AFTER_SECONDS } from '../persistence/unavailable';
 import type { CheckoutConfirmRequest } from '../api/schemas/checkout';
 import {
   confirmSessionUpdate,
@@ -23,6 +28,8 @@ export interface CheckoutServiceDeps {
   transactions: TransactionStore;
   temporal: Client;
   merchantName(merchantId: string): Promise<string | null>;
+  /** How long the customer's answer waits for the workflow (CHECKOUT_DECISION_WAIT). */
+  decisionWaitMs: number;
 }
 
 export interface CheckoutView {
@@ -199,10 +206,14 @@ export class CheckoutService {
   /** Runs an Update; a session that no longer awaits the customer (or whose workflow ended) is a 409. */
   private async update(tx: Transaction, run: () => Promise<PayinState>): Promise<PayinState> {
     try {
-      return await run();
+      // Bounded: with the worker down or backlogged the customer would wait without end. The answer
+      // stays queued and is applied when the workflow runs; the page then follows the session's state.
+      return await this.deps.temporal.withDeadline(Date.now() + this.deps.decisionWaitMs, run);
     } catch (err) {
       if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError)
         throw sessionClosed();
+      if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError)
+        throw new ApiProblem('ANSWER_PENDING', { headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } });
       throw err;
     }
   }

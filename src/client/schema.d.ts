@@ -1801,7 +1801,7 @@ export interface operations {
           };
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: Service unavailable */
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable; `ANSWER_PENDING`: Answer not taken yet */
       503: {
         headers: {
           [name: string]: unknown;
@@ -1819,7 +1819,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'SERVICE_UNAVAILABLE';
+            code?: 'SERVICE_UNAVAILABLE' | 'ANSWER_PENDING';
             /** @constant */
             status?: 503;
           };
@@ -2040,7 +2040,7 @@ export interface operations {
           };
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: Service unavailable */
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable; `ANSWER_PENDING`: Answer not taken yet */
       503: {
         headers: {
           [name: string]: unknown;
@@ -2058,7 +2058,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'SERVICE_UNAVAILABLE';
+            code?: 'SERVICE_UNAVAILABLE' | 'ANSWER_PENDING';
             /** @constant */
             status?: 503;
           };

@@ -113,6 +113,7 @@ export async function buildApi(opts: {
       transactions,
       temporal: opts.temporal,
       merchantName: async (id) => (await merchants.getMerchant(id))?.name ?? null,
+      decisionWaitMs: opts.config.CHECKOUT_DECISION_WAIT,
     }),
   });
   // The WebSocket stream needs the listening server: run.ts attaches it (realtimeOf).

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ApiClient, eventually } from '../helpers/http';
-import { startStack, type TestStack } from '../helpers/stack';
+import { replacementWorker, startStack, type TestStack } from '../helpers/stack';
 import { createTestMerchant } from '../helpers/merchants';
 import { transactionRecord } from '../../src/api/schemas/transaction-record';
 
@@ -280,5 +280,63 @@ describe('payin sessions and the checkout routes', () => {
     expect(status.body).toMatchObject({ status: 'expired', final: true, redirectUrl: action.failureUrl });
     const late = await post(`${page}/confirm`, { provider: 'MTN', msisdn: '+2250500000001' });
     expect(late.status).toBe(409);
+  });
+});
+
+describe("a customer's answer the workflow cannot take in time (worker down)", () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    // No sticky cache: the test server has no sticky timeout, and this test replaces the worker.
+    stack = await startStack({ CHECKOUT_DECISION_WAIT: '1s' }, { worker: { maxCachedWorkflows: 0 } });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('answers 503 ANSWER_PENDING in the page language, and the queued answer is applied once the worker is back', async () => {
+    const merchant = await createTestMerchant(stack);
+    const api = new ApiClient(stack.baseUrl, merchant.credentials);
+    const customer = new ApiClient(stack.baseUrl, null);
+    const created = await api.post('/v1/payin/sessions', {
+      reference: 'slow-answer',
+      sandboxScenario: 'completed',
+      amount: 5000,
+      msisdn: '+2250500000001',
+      customerName: 'Awa Koné',
+      country: 'CI',
+      action: { successUrl: 'https://merchant.example/ok', failureUrl: 'https://merchant.example/ko' },
+    });
+    expect(created.status).toBe(201);
+    const page = new URL((created.body as { paymentUrl: string }).paymentUrl).pathname;
+    stack.worker.shutdown();
+    await eventually(
+      async () => stack.worker.getState(),
+      (s) => s === 'STOPPED' || s === 'FAILED',
+    );
+    const started = Date.now();
+    const answer = await customer.request(
+      'POST',
+      `${page}/confirm`,
+      { provider: 'MTN', msisdn: '+2250500000001' },
+      { 'accept-language': 'fr' },
+    );
+    expect(answer.status).toBe(503);
+    expect(answer.body.code).toBe('ANSWER_PENDING');
+    expect(answer.body.title).toBe('Réponse pas encore prise en compte');
+    expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(Date.now() - started).toBeLessThan(10_000); // bounded, not the SDK's own minute
+
+    const replacement = await replacementWorker(stack);
+    const running = replacement.run();
+    try {
+      // The queued answer is taken: the payin goes on to success without the customer answering again.
+      await eventually(
+        () => api.get('/v1/payin/slow-answer'),
+        (r) => r.body.status === 'success',
+      );
+    } finally {
+      replacement.shutdown();
+      await running;
+    }
   });
 });

@@ -134,6 +134,7 @@ defineOperations(
       'MSISDN_PROVIDER_MISMATCH',
       'AMOUNT_OUT_OF_RANGE',
       'RATE_LIMITED',
+      'ANSWER_PENDING',
     ],
   },
   {
@@ -155,7 +156,7 @@ defineOperations(
         example: { ...stateExample, confirmationStatus: 'declined', final: true },
       },
     },
-    errors: ['SESSION_NOT_FOUND', 'SESSION_CLOSED', 'RATE_LIMITED'],
+    errors: ['SESSION_NOT_FOUND', 'SESSION_CLOSED', 'RATE_LIMITED', 'ANSWER_PENDING'],
   },
   {
     method: 'post',
