@@ -108,11 +108,6 @@ export function createRefundActivities(deps: RefundActivityDeps) {
         createdAt: new Date(input.requestedAt),
         updatedAt: now,
       });
-      // The payin lists its refunds so reads fetch them by `_id`. A payin stored before that list
-      // existed gets the refunds it already had listed first.
-      const listed =
-        payin.refundIds ?? (await refunds.searchOfPayin(payin.merchantId, payin.id)).map((r) => r.id);
-      await transactions.addRefunds(payin.id, [...listed, input.refundId]);
       await refundAudit.append({
         action: 'refund.debited',
         actor: 'system',
@@ -127,6 +122,22 @@ export function createRefundActivities(deps: RefundActivityDeps) {
         stepKey: `${input.refundId}:refund.debited`,
       });
       return { fee: stored.fee };
+    },
+
+    /**
+     * Writes the payin's list of its refunds (reads fetch them by `_id`). The payin's workflow runs
+     * one at a time with every refund it opened so far, so the list only grows (FerretDB's updates
+     * are read-then-write: concurrent writers would lose ids). A payin stored before the list
+     * existed gets the refunds it already had listed first.
+     */
+    async listPayinRefunds(payinId: string, refundIds: string[]): Promise<void> {
+      const payin = await transactions.findById(payinId);
+      if (!payin) throw new Error(`payin ${payinId} not found`);
+      const earlier =
+        payin.refundIds ?? (await refunds.searchOfPayin(payin.merchantId, payin.id)).map((r) => r.id);
+      await transactions.update(payinId, {
+        refundIds: [...earlier, ...refundIds.filter((id) => !earlier.includes(id))],
+      });
     },
 
     /** Asks the operator to credit the customer; our refund id is its idempotency key. */

@@ -83,6 +83,7 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinSta
   // Refundable from the moment success is recorded (before the API can read it) until the window's timer fires.
   let refundWindowClosed = false;
   let refundsInFlight = 0;
+  let listing: Promise<void> = Promise.resolve();
   let collectedWith: CollectionRequest | null = null;
 
   setHandler(payinStateQuery, () => state);
@@ -192,6 +193,20 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinSta
     return { amount: decision.amount };
   }
 
+  /**
+   * One list write at a time, each with every refund opened so far: FerretDB's updates read, then
+   * write, so two at once could drop an id. Refund Updates otherwise run concurrently.
+   */
+  function listRefunds(): Promise<void> {
+    const write = () =>
+      acts.listPayinRefunds(
+        input.transactionId,
+        refunds.filter((r) => r.phase !== 'opening').map((r) => r.refundId),
+      );
+    listing = listing.then(write, write);
+    return listing;
+  }
+
   async function openRefund(ask: RefundAsk): Promise<{ refundId: string }> {
     // Decided again: the state may have changed since this Update was validated.
     const decision = decideOnRefund(ask);
@@ -244,6 +259,9 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinSta
       throw err;
     }
     slot.phase = 'processing';
+    // Listed before the merchant's answer, so its next read of the payin shows the refund. Patched:
+    // histories recorded before the list existed replay without it.
+    if (patched('payin-lists-its-refunds')) await listRefunds();
     const child = await startChild<typeof refundWorkflow>('refundWorkflow', {
       workflowId,
       args: [

@@ -47,8 +47,9 @@ export interface Transaction {
   /** Payouts only: how it was asked for and what the operator did (src/domain/payout-record.ts). */
   payout?: PayoutDetails;
   /**
-   * Payins only: ids of its refunds, oldest first, appended by the refund's debit step. Reads fetch
-   * each by `_id` instead of searching the refunds. Absent on documents written before it existed.
+   * Payins only: ids of its refunds, written by its workflow (one writer at a time) once each is
+   * opened. Reads fetch each by `_id` instead of searching the refunds. Absent on documents written
+   * before it existed.
    */
   refundIds?: string[];
   /** X-Idempotency-Key of the request that created it: its retry gets it back, another key a 409. */

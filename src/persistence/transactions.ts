@@ -143,16 +143,6 @@ export class TransactionStore {
     await this.refs.deleteOne({ _id: refKey(tx.merchantId, tx.kind, tx.reference) }).exec();
   }
 
-  /** Idempotent: a refund already listed is not listed twice. */
-  async addRefunds(payinId: string, refundIds: string[]): Promise<void> {
-    await this.model
-      .updateOne(
-        { _id: payinId },
-        { $addToSet: { refundIds: { $each: refundIds } }, $set: { updatedAt: new Date() } },
-      )
-      .exec();
-  }
-
   /** Idempotent: setting the same fields twice leaves the same document. */
   async update(id: string, fields: Partial<Transaction>): Promise<void> {
     await this.model.updateOne({ _id: id }, { $set: { ...fields, updatedAt: new Date() } }).exec();

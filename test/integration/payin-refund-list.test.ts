@@ -57,38 +57,43 @@ describe('a payin keeps the list of its refunds', () => {
   const read = async (payinId: string) =>
     (await deps.refunds.ofPayin((await deps.transactions.findById(payinId))!)).map((r) => r.id);
 
-  it('lists each refund once, in order, however often its debit step is retried', async () => {
+  // As the payin's workflow does: open the refund, then write the list of those opened so far.
+  const open = async (payinId: string, n: number, opened: number[]) => {
+    await activities.openRefund(refundOf(payinId, n));
+    await activities.listPayinRefunds(
+      payinId,
+      opened.map((k) => `rf_${payinId}_${k}`),
+    );
+  };
+
+  it('lists each refund once, in order, however often a step is retried', async () => {
     const payin = await storePayin({ refundIds: [] });
-    await activities.openRefund(refundOf(payin.id, 1));
-    await activities.openRefund(refundOf(payin.id, 2));
-    await activities.openRefund(refundOf(payin.id, 1)); // a retry after a crash
+    await open(payin.id, 1, [1]);
+    await open(payin.id, 2, [1, 2]);
+    await open(payin.id, 2, [1, 2]); // a retry after a crash
     expect(await listed(payin.id)).toEqual([`rf_${payin.id}_1`, `rf_${payin.id}_2`]);
     expect(await read(payin.id)).toEqual([`rf_${payin.id}_1`, `rf_${payin.id}_2`]);
   });
 
   it('reads the listed refunds only: it does not search the refunds collection', async () => {
     const payin = await storePayin({ refundIds: [] });
-    await activities.openRefund(refundOf(payin.id, 1));
+    await open(payin.id, 1, [1]);
     // A refund document the payin does not list (written behind the store's back) is not read.
     const stray = { ...(await deps.refunds.findById(`rf_${payin.id}_1`))!, id: `rf_${payin.id}_x` };
     await deps.refunds.insertOrGet({
       ...stray,
       externalReference: 'stray',
-      transactionRef: 'txr_stray' + payin.id,
+      transactionRef: `txr_stray_${payin.id}`,
     });
     expect(await read(payin.id)).toEqual([`rf_${payin.id}_1`]);
   });
 
   it('a payin stored before the list existed gets its earlier refunds listed with its next one', async () => {
     const payin = await storePayin({});
-    await activities.openRefund(refundOf(payin.id, 1));
-    // As stored by the earlier version: the refund exists, the payin has no list.
-    await mongo
-      .collection('transactions')
-      .updateOne({ _id: payin.id as never }, { $unset: { refundIds: '' } });
+    await activities.openRefund(refundOf(payin.id, 1)); // as the earlier version did: no list
     expect(await listed(payin.id)).toBeUndefined();
     expect(await read(payin.id)).toEqual([`rf_${payin.id}_1`]); // found by searching, as before
-    await activities.openRefund(refundOf(payin.id, 2));
+    await open(payin.id, 2, [2]); // the workflow (patched since) knows only its new refund
     expect(await listed(payin.id)).toEqual([`rf_${payin.id}_1`, `rf_${payin.id}_2`]);
     expect(await read(payin.id)).toEqual([`rf_${payin.id}_1`, `rf_${payin.id}_2`]);
   });
