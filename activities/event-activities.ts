@@ -7,11 +7,13 @@ import { refundedTotal } from '../src/domain/refund-record';
 import type { RefundStore } from '../src/persistence/refunds';
 import type { TransactionStore } from '../src/persistence/transactions';
 import type { DeliveryLog } from '../src/webhooks/delivery-log';
-import { startDelivery } from '../src/webhooks/dispatch';
+import { deliveryWorkflowId, startDelivery } from '../src/webhooks/dispatch';
 import { activeSecrets, type EndpointStore } from '../src/webhooks/endpoint-store';
 import { postWebhook } from '../src/webhooks/sender';
 import { signedHeaders } from '../src/webhooks/signing';
 import type { AttemptOutcome, WebhookDeliveryInput } from '../workflows/webhook-delivery';
+
+type AttemptInput = WebhookDeliveryInput & { deliveryId: string; attempt: number };
 
 export interface EventActivityDeps {
   transactions: TransactionStore;
@@ -27,18 +29,81 @@ export interface EventActivityDeps {
 export function createEventActivities(deps: EventActivityDeps) {
   const { transactions, refunds, events, endpoints, deliveries } = deps;
 
-  /** Stores the event (once per emission key), then starts one delivery per subscribed endpoint. */
+  /** One HTTP attempt, logged; an attempt already logged (a retry) is not sent again. */
+  async function attemptDelivery(
+    input: AttemptInput,
+  ): Promise<{ outcome: AttemptOutcome; retryAfterMs: number | null }> {
+    const logged = await deliveries.find(input.deliveryId, input.attempt);
+    if (logged)
+      return { outcome: logged.succeeded ? 'delivered' : 'retry', retryAfterMs: logged.retryAfterMs };
+
+    const endpoint = await endpoints.get(input.merchantId, input.endpointId);
+    if (!endpoint || endpoint.status !== 'enabled')
+      return { outcome: 'endpoint_unavailable', retryAfterMs: null };
+    const event = await events.findById(input.merchantId, input.eventId);
+    if (!event) return { outcome: 'event_missing', retryAfterMs: null };
+
+    const body = JSON.stringify(toPublicEvent(event));
+    // Signed at each attempt: the timestamp is the attempt's, as receivers check its freshness.
+    const headers = signedHeaders(
+      event.id,
+      body,
+      activeSecrets(endpoint).map((s) => s.secret),
+    );
+    const attemptedAt = new Date();
+    const sent = await postWebhook(endpoint.url, headers, body, deps.webhooks);
+    const succeeded = sent.statusCode !== null && sent.statusCode >= 200 && sent.statusCode < 300;
+    await deliveries.record({
+      deliveryId: input.deliveryId,
+      attempt: input.attempt,
+      merchantId: input.merchantId,
+      endpointId: endpoint.id,
+      eventId: event.id,
+      eventType: event.type,
+      trigger: input.trigger,
+      url: endpoint.url,
+      attemptedAt,
+      succeeded,
+      statusCode: sent.statusCode,
+      latencyMs: sent.latencyMs,
+      error: sent.error,
+      retryAfterMs: sent.retryAfterMs,
+    });
+    webhookDeliveries.inc({
+      outcome: succeeded ? 'delivered' : sent.statusCode === 410 ? 'gone' : 'failed',
+    });
+    if (succeeded) return { outcome: 'delivered', retryAfterMs: null };
+    if (sent.statusCode === 410) {
+      await endpoints.setStatus(input.merchantId, endpoint.id, 'disabled', 'the endpoint answered 410 Gone');
+      return { outcome: 'endpoint_gone', retryAfterMs: null };
+    }
+    return { outcome: 'retry', retryAfterMs: sent.retryAfterMs };
+  }
+
+  /**
+   * Stores the event (once per emission key), then makes each subscribed endpoint's first attempt
+   * here, all at once: a delivery workflow is started only for an attempt that failed, and goes on
+   * from the second. Most deliveries then cost no workflow at all; a slow endpoint holds this
+   * activity at most WEBHOOK_TIMEOUT. A retry of this activity finds attempt 1 in the delivery log
+   * and does not send it again (unless it was sent but not logged: at least once).
+   */
   async function recordEvent(input: RecordEventInput): Promise<{ eventId: string }> {
     const event = await events.record(input);
     observeTransactionEvent(input.type, input.data);
     const ctx = Context.current();
-    for (const endpoint of await endpoints.subscribedTo(event.merchantId, event.type)) {
-      await startDelivery(ctx.client, ctx.info.taskQueue, {
-        eventId: event.id,
-        endpointId: endpoint.id,
-        merchantId: event.merchantId,
-      });
-    }
+    const subscribed = await endpoints.subscribedTo(event.merchantId, event.type);
+    await Promise.all(
+      subscribed.map(async (endpoint) => {
+        const delivery = { eventId: event.id, endpointId: endpoint.id, merchantId: event.merchantId };
+        const deliveryId = deliveryWorkflowId(event.id, endpoint.id);
+        const first = await attemptDelivery({ ...delivery, trigger: 'event', deliveryId, attempt: 1 });
+        if (first.outcome !== 'retry') return;
+        await startDelivery(ctx.client, ctx.info.taskQueue, {
+          ...delivery,
+          after: { attempts: 1, retryAfterMs: first.retryAfterMs },
+        });
+      }),
+    );
     return { eventId: event.id };
   }
 
@@ -66,59 +131,6 @@ export function createEventActivities(deps: EventActivityDeps) {
     },
 
     /** One HTTP attempt, logged; an attempt already logged (activity retry) is not sent again. */
-    async attemptWebhookDelivery(
-      input: WebhookDeliveryInput & { deliveryId: string; attempt: number },
-    ): Promise<{ outcome: AttemptOutcome; retryAfterMs: number | null }> {
-      const logged = await deliveries.find(input.deliveryId, input.attempt);
-      if (logged)
-        return { outcome: logged.succeeded ? 'delivered' : 'retry', retryAfterMs: logged.retryAfterMs };
-
-      const endpoint = await endpoints.get(input.merchantId, input.endpointId);
-      if (!endpoint || endpoint.status !== 'enabled')
-        return { outcome: 'endpoint_unavailable', retryAfterMs: null };
-      const event = await events.findById(input.merchantId, input.eventId);
-      if (!event) return { outcome: 'event_missing', retryAfterMs: null };
-
-      const body = JSON.stringify(toPublicEvent(event));
-      // Signed at each attempt: the timestamp is the attempt's, as receivers check its freshness.
-      const headers = signedHeaders(
-        event.id,
-        body,
-        activeSecrets(endpoint).map((s) => s.secret),
-      );
-      const attemptedAt = new Date();
-      const sent = await postWebhook(endpoint.url, headers, body, deps.webhooks);
-      const succeeded = sent.statusCode !== null && sent.statusCode >= 200 && sent.statusCode < 300;
-      await deliveries.record({
-        deliveryId: input.deliveryId,
-        attempt: input.attempt,
-        merchantId: input.merchantId,
-        endpointId: endpoint.id,
-        eventId: event.id,
-        eventType: event.type,
-        trigger: input.trigger,
-        url: endpoint.url,
-        attemptedAt,
-        succeeded,
-        statusCode: sent.statusCode,
-        latencyMs: sent.latencyMs,
-        error: sent.error,
-        retryAfterMs: sent.retryAfterMs,
-      });
-      webhookDeliveries.inc({
-        outcome: succeeded ? 'delivered' : sent.statusCode === 410 ? 'gone' : 'failed',
-      });
-      if (succeeded) return { outcome: 'delivered', retryAfterMs: null };
-      if (sent.statusCode === 410) {
-        await endpoints.setStatus(
-          input.merchantId,
-          endpoint.id,
-          'disabled',
-          'the endpoint answered 410 Gone',
-        );
-        return { outcome: 'endpoint_gone', retryAfterMs: null };
-      }
-      return { outcome: 'retry', retryAfterMs: sent.retryAfterMs };
-    },
+    attemptWebhookDelivery: attemptDelivery,
   };
 }

@@ -4,12 +4,16 @@ import { nextRetryDelayMs } from '../src/webhooks/retry-schedule';
 
 // Delivers one event to one endpoint: an attempt, then durable timers between attempts for about
 // three days (see src/webhooks/retry-schedule.ts). A 2xx ends it; a 410 disables the endpoint.
+// An event's first attempt is made by the activity that records it (src/webhooks/dispatch.ts): this
+// workflow is started only when that attempt failed, and carries on from the next one.
 
 export interface WebhookDeliveryInput {
   eventId: string;
   endpointId: string;
   merchantId: string;
   trigger: 'event' | 'redelivery';
+  /** The attempts already made under this delivery id (the first, inline); absent: none. */
+  after?: { attempts: number; retryAfterMs: number | null };
 }
 
 export type AttemptOutcome =
@@ -34,11 +38,16 @@ function seededRandom(): number {
 
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
   const deliveryId = workflowInfo().workflowId;
-  for (let attempt = 1; ; attempt++) {
+  const made = input.after?.attempts ?? 0;
+  let retryAfterMs = input.after?.retryAfterMs ?? null;
+  for (let attempt = made + 1; ; attempt++) {
+    if (attempt > 1) {
+      const delay = nextRetryDelayMs(attempt - 1, retryAfterMs, seededRandom());
+      if (delay === null) return { outcome: 'exhausted', attempts: attempt - 1 };
+      await sleep(delay);
+    }
     const r = await attemptWebhookDelivery({ ...input, deliveryId, attempt });
     if (r.outcome !== 'retry') return { outcome: r.outcome, attempts: attempt };
-    const delay = nextRetryDelayMs(attempt, r.retryAfterMs, seededRandom());
-    if (delay === null) return { outcome: 'exhausted', attempts: attempt };
-    await sleep(delay);
+    retryAfterMs = r.retryAfterMs;
   }
 }

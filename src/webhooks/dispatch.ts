@@ -2,8 +2,9 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { webhookDeliveryWorkflow, WebhookDeliveryInput } from '../../workflows/webhook-delivery';
 
-// One delivery workflow per (event, endpoint): a slow or dead merchant endpoint never holds the
-// transaction's workflow, and the deterministic id makes a repeated dispatch a no-op.
+// One delivery workflow per (event, endpoint) whose first attempt failed (the first is made where the
+// event is recorded), and one per redelivery: retries of a slow or dead merchant endpoint never hold
+// the transaction's workflow, and the deterministic id makes a repeated dispatch a no-op.
 
 export function deliveryWorkflowId(eventId: string, endpointId: string, redeliveryKey?: string): string {
   return `webhook:${eventId}:${endpointId}${redeliveryKey ? `:redeliver:${redeliveryKey}` : ''}`;
@@ -27,6 +28,7 @@ export async function startDelivery(
           endpointId: input.endpointId,
           merchantId: input.merchantId,
           trigger: input.redeliveryKey ? 'redelivery' : 'event',
+          ...(input.after ? { after: input.after } : {}),
         },
       ],
     });

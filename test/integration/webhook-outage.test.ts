@@ -66,6 +66,10 @@ describe('webhook delivery survives a long outage', () => {
     // The durable timers: Retry-After (2 h) instead of the 5 s of the schedule, then the schedule
     // with its jitter (±20 %).
     const history = await handle.fetchHistory();
+    // The first attempt was made where the event was recorded; the workflow made the others.
+    const scheduled = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes);
+    expect(scheduled).toHaveLength(result.attempts - 1);
+    expect(new Set(log.map((a: any) => a.deliveryId))).toEqual(new Set([first.deliveryId]));
     const timers = (history.events ?? [])
       .map((e) => e.timerStartedEventAttributes?.startToFireTimeout?.seconds)
       .filter((s) => s != null)

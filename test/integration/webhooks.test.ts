@@ -1,4 +1,5 @@
 import { Webhook } from 'standardwebhooks';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { ApiClient, eventually } from '../helpers/http';
 import { createTestMerchant } from '../helpers/merchants';
 import { startStack, type TestStack } from '../helpers/stack';
@@ -111,6 +112,10 @@ describe('webhooks', () => {
       latencyMs: expect.any(Number),
       attemptedAt: expect.stringMatching(/Z$/),
     });
+    // Delivered at its first attempt, made where the event was recorded: no delivery workflow.
+    await expect(
+      stack.env.client.workflow.getHandle(log.body.data[0].deliveryId).describe(),
+    ).rejects.toBeInstanceOf(WorkflowNotFoundError);
 
     // Redelivery sends the same event again, as a new delivery, signed afresh.
     const again = await api.post(`/v1/events/${event.id}/redeliver`, {});
