@@ -5,7 +5,7 @@
 // Deterministic and bounded: fixed seed, fixed examples per operation, one worker, no example
 // database or crash cache carried between runs, a per-request timeout and a timeout for the run.
 // Prints and writes the generated test cases, the requests the API served and the times to
-// bench-results/fuzz-<time>.json.
+// bench-results/fuzz-<time>.json, and schemathesis' own output to bench-results/fuzz-<time>.log.
 //   FUZZ_MAX_EXAMPLES  examples per operation and phase (default 100; CI runs 50, see .ci/run)
 //   FUZZ_SEED          seed (default 1: the same run twice)
 //   FUZZ_TIMEOUT       seconds before the whole run is stopped and failed (default 1200)
@@ -19,6 +19,7 @@ import { freePort, startFerretDB } from '../src/infra/local-servers';
 import { repoRoot } from '../src/infra/tools';
 import { httpRequestDuration } from '../src/infra/metrics';
 import { basic } from '../test/helpers/http';
+import { echoLine, lineSplitter } from './schemathesis-output';
 import { createTestMerchant } from '../test/helpers/merchants';
 import { startStack } from '../test/helpers/stack';
 
@@ -95,7 +96,10 @@ const positiveInt = (name: string, fallback: number): number => {
   return value;
 };
 
-/** Runs `st`, echoing its output; stops it (SIGTERM, then SIGKILL) after `timeoutMs`. */
+/**
+ * Runs `st`, echoing its output line by line (without its pytest-style banners: echoLine); stops
+ * it (SIGTERM, then SIGKILL) after `timeoutMs`.
+ */
 function runSchemathesis(
   args: string[],
   cwd: string,
@@ -111,11 +115,18 @@ function runSchemathesis(
       st.kill('SIGTERM');
       setTimeout(() => st.kill('SIGKILL'), 10_000).unref();
     }, timeoutMs);
-    for (const stream of [st.stdout, st.stderr])
-      stream.on('data', (c: Buffer) => {
-        chunks.push(c.toString());
-        process.stdout.write(c);
+    for (const stream of [st.stdout, st.stderr]) {
+      const lines = lineSplitter((line) => {
+        const echoed = echoLine(line);
+        if (echoed !== null) process.stdout.write(`${echoed}\n`);
       });
+      stream.setEncoding('utf8'); // a character split between two chunks stays whole
+      stream.on('data', (c: string) => {
+        chunks.push(c);
+        lines.push(c);
+      });
+      stream.on('end', () => lines.flush());
+    }
     st.on('error', (err) => chunks.push(String(err)));
     st.on('close', (exit) => {
       clearTimeout(timer);
@@ -212,6 +223,7 @@ async function main(): Promise<number> {
     mkdirSync(join(repoRoot, 'bench-results'), { recursive: true });
     const out = join(repoRoot, 'bench-results', `fuzz-${at.replace(/[:.]/g, '-')}.json`);
     writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
+    writeFileSync(out.replace(/\.json$/, '.log'), output);
     console.log(
       `\nfuzz: ${generated} generated test cases, ${served.total} requests served ` +
         `(${JSON.stringify(served.byStatus)}) in ${result.schemathesisSeconds}s ` +
