@@ -55,6 +55,8 @@ export interface PayinWorkflowInput {
     /** After success the payin stays refundable (and its workflow open) this long. */
     refundWindowMs: number;
   };
+  /** workflows/code-revision.ts; absent in histories started before revision 2. */
+  codeRevision?: number;
 }
 
 /**

@@ -9,7 +9,6 @@ import {
   startChild,
   upsertSearchAttributes,
   log,
-  patched,
   type ChildWorkflowHandle,
 } from '@temporalio/workflow';
 import type { CollectionRequest, OperatorStatus } from '../src/operators/gateway';
@@ -31,6 +30,7 @@ import { acts, operator, pollDelayMs } from './activity-proxies';
 import { decideRefund, refundTypeOf, type RefundRefusal } from '../src/domain/refund';
 import { refundWorkflowId, requestRefundUpdate, type RefundAsk, type RefundOutcome } from './refund-api';
 import type { refundWorkflow } from './refund';
+import { CODE_REVISION, hasChange } from './code-revision';
 
 export type { PayinWorkflowInput } from './payin-api';
 
@@ -259,9 +259,9 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinSta
       throw err;
     }
     slot.phase = 'processing';
-    // Listed before the merchant's answer, so its next read of the payin shows the refund. Patched:
+    // Listed before the merchant's answer, so its next read of the payin shows the refund. A change:
     // histories recorded before the list existed replay without it.
-    if (patched('payin-lists-its-refunds')) await listRefunds();
+    if (hasChange(input, 'payin-lists-its-refunds')) await listRefunds();
     const child = await startChild<typeof refundWorkflow>('refundWorkflow', {
       workflowId,
       args: [
@@ -273,6 +273,7 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinSta
           amount: decision.amount,
           currency: input.currency,
           sandboxScenario: ask.sandboxScenario,
+          codeRevision: CODE_REVISION,
         },
       ],
       // The merchant was debited: the refund must reach its end even if this workflow is stopped.
@@ -329,8 +330,8 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinSta
       if (remaining <= 0) return { kind: 'expired' };
       // A callback that came while the operator was being asked (a fast operator) wakes the first
       // wait too: cleared after each wait, not before it (before, every such payin slept a whole
-      // poll interval, 5 s). Patched: histories recorded before the change replay as they ran.
-      const keepEarlyCallback = patched('payin-keeps-early-operator-callback');
+      // poll interval, 5 s). A change: histories recorded before it replay as they ran.
+      const keepEarlyCallback = hasChange(input, 'payin-keeps-early-operator-callback');
       if (!keepEarlyCallback) operatorSignalled = false;
       await condition(() => operatorSignalled, Math.min(pollDelayMs(attempt++), remaining));
       if (keepEarlyCallback) operatorSignalled = false;

@@ -1,4 +1,4 @@
-import { condition, log, patched, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { condition, log, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { PayoutStateUpdate } from '../activities/payout-activities';
 import type { DisbursementRequest, OperatorStatus } from '../src/operators/gateway';
 import type { Failure } from '../src/domain/transaction';
@@ -6,6 +6,7 @@ import { providerName } from '../src/domain/operators';
 import { saStatus } from '../src/temporal/search-attributes';
 import { operatorCallbackSignal } from './signals';
 import { acts, operator, pollDelayMs } from './activity-proxies';
+import { hasChange } from './code-revision';
 
 /** How a payout workflow is started, once the API has debited the account (docs/payouts.md). */
 export interface PayoutWorkflowInput {
@@ -15,6 +16,8 @@ export interface PayoutWorkflowInput {
     /** Without a final answer from the operator by then, the payout ends `expired` and is reversed. */
     expiryMs: number;
   };
+  /** workflows/code-revision.ts; absent in histories started before revision 2. */
+  codeRevision?: number;
 }
 
 export interface PayoutResult {
@@ -83,8 +86,8 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
     if (remaining <= 0 && answer?.outcome === 'pending') break;
     // A callback that came while the operator was being asked wakes the first wait too: cleared
     // after each wait, not before it (before, it was lost and the payout slept a poll interval).
-    // Patched: histories recorded before the change replay as they ran.
-    const keepEarlyCallback = patched('payout-keeps-early-operator-callback');
+    // A change: histories recorded before it replay as they ran.
+    const keepEarlyCallback = hasChange(input, 'payout-keeps-early-operator-callback');
     if (!keepEarlyCallback) signalled = false;
     await condition(
       () => signalled,

@@ -61,6 +61,8 @@ export interface RefundWorkflowInput {
   amount: number;
   currency: string;
   sandboxScenario: SandboxScenario | null;
+  /** workflows/code-revision.ts; absent in histories started before revision 2. */
+  codeRevision?: number;
 }
 
 /** `reversed`: the operator refused, the merchant was credited back, the remainder is free again. */

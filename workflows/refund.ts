@@ -1,9 +1,10 @@
-import { condition, log, patched, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { condition, log, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { OperatorStatus } from '../src/operators/gateway';
 import type { EventType } from '../src/events/catalogue';
 import type { RefundOutcome, RefundWorkflowInput } from './refund-api';
 import { operatorCallbackSignal } from './signals';
 import { acts, operator, pollDelayMs } from './activity-proxies';
+import { hasChange } from './code-revision';
 import { saStatus } from '../src/temporal/search-attributes';
 
 export type { RefundWorkflowInput } from './refund-api';
@@ -57,8 +58,8 @@ export async function refundWorkflow(input: RefundWorkflowInput): Promise<Refund
     }
     // A callback that came while the operator was being asked wakes the first wait too: cleared
     // after each wait, not before it (before, it was lost and the refund slept a poll interval).
-    // Patched: histories recorded before the change replay as they ran.
-    const keepEarlyCallback = patched('refund-keeps-early-operator-callback');
+    // A change: histories recorded before it replay as they ran.
+    const keepEarlyCallback = hasChange(input, 'refund-keeps-early-operator-callback');
     if (!keepEarlyCallback) signalled = false;
     await condition(() => signalled, Math.min(pollDelayMs(attempt++), remaining));
     if (keepEarlyCallback) signalled = false;

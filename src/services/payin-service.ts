@@ -22,6 +22,7 @@ import { transactionWorkflowId } from '../temporal/workflow-ids';
 import { saKind, saMerchantId, saProvider, saReference, saStatus } from '../temporal/search-attributes';
 import { ApiProblem } from '../api/problem';
 import { operatorAnswerUpdate, type PayinWorkflowInput } from '../../workflows/payin-api';
+import { CODE_REVISION } from '../../workflows/code-revision';
 
 export interface PayinServiceDeps {
   transactions: TransactionStore;
@@ -264,6 +265,7 @@ export class PayinService {
         partnerCheckIntervalMs: this.deps.partnerCheckIntervalMs,
         refundWindowMs: (await this.deps.refundWindowMsOf?.(tx.merchantId)) ?? this.deps.refundWindowMs,
       },
+      codeRevision: CODE_REVISION,
     };
     try {
       await this.deps.temporal.workflow.start('payinWorkflow', {

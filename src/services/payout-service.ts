@@ -21,6 +21,7 @@ import { saKind, saMerchantId, saProvider, saReference, saStatus } from '../temp
 import { ApiProblem } from '../api/problem';
 import { debitPayout } from './payout-ledger';
 import type { PayoutWorkflowInput } from '../../workflows/payout';
+import { CODE_REVISION } from '../../workflows/code-revision';
 
 export interface PayoutServiceDeps {
   transactions: TransactionStore;
@@ -263,6 +264,7 @@ export class PayoutService {
         sandboxScenario: tx.sandboxScenario,
       },
       timing: { expiryMs: this.deps.payoutExpiryMs },
+      codeRevision: CODE_REVISION,
     };
     try {
       await this.deps.temporal.workflow.start('payoutWorkflow', {
