@@ -44,6 +44,8 @@ const sizes = {
   concurrency: int('BENCH_CONCURRENCY', 16),
   /** Issue size: 100,000. */
   stored: int('BENCH_STORED', 10_000),
+  /** Rounds in which end-to-end payins and the bound alternate (each a share of `payins`). */
+  rounds: Math.max(1, int('BENCH_ROUNDS', 4)),
   readSeconds: int('BENCH_READ_SECONDS', 5),
   postings: int('BENCH_POSTINGS', 500),
 };
@@ -341,6 +343,13 @@ async function main(): Promise<void> {
       await api.post('/v1/direct/payin', payin(`warmup-${i}`));
     }
     await waitFor(() => [0, 1, 2, 3, 4].every((i) => completedAt.has(`warmup-${i}`)), 60_000, 'warm-up');
+    // The bare worker too, so neither phase pays its first workflows' compilation.
+    for (let i = 0; i < 5; i++)
+      await client.workflow.execute('bareWorkflow', {
+        taskQueue: bareQueue,
+        workflowId: `bare-warmup-${taskQueue}-${i}`,
+        args: [1],
+      });
 
     const cpu = cpuMeter({
       ...Object.fromEntries(servers.map((s) => [s.name, s.process.pid])),
@@ -349,37 +358,172 @@ async function main(): Promise<void> {
       'bare worker': children[2]?.pid,
     });
 
-    // 1. End-to-end payins.
-    console.log(`1/5 ${sizes.payins} payins at concurrency ${sizes.concurrency}...`);
-    let seq = 0;
-    const e2eCpu = cpu.snapshot();
-    const e2eStart = Date.now();
-    const created = await autocannon({
-      url: apiUrl,
-      connections: sizes.concurrency,
-      amount: sizes.payins,
-      requests: [
-        {
-          method: 'POST',
-          path: '/v1/direct/payin',
-          setupRequest: (req) => ({
-            ...req,
-            headers: {
-              authorization: basic(credentials),
-              'content-type': 'application/json',
-              'x-idempotency-key': randomUUID(),
-            },
-            body: JSON.stringify(payin(`bench-${seq++}`)),
-          }),
-        },
-      ],
-    });
-    const createSeconds = (Date.now() - e2eStart) / 1000;
+    // 1 and 2, side by side: end-to-end payins and the bound alternate in rounds (e2e then bound,
+    // then bound then e2e, ...), each round a share of BENCH_PAYINS. Whatever drifts during the run
+    // (the servers' growing databases, other load on the machine) then weighs on both phases alike;
+    // run one after the other, the bound alone varied from 50 to 66 s for the same 300 workflows.
     const refs = Array.from({ length: sizes.payins }, (_, i) => `bench-${i}`);
-    await waitFor(() => refs.every((r) => completedAt.has(r)), 600_000, 'payins completed');
-    const lastDone = Math.max(...refs.map((r) => completedAt.get(r)!));
-    const e2eSeconds = (lastDone - e2eStart) / 1000;
-    const e2eCpuSeconds = cpu.since(e2eCpu);
+    const shares = Array.from(
+      { length: sizes.rounds },
+      (_, r) =>
+        Math.floor(((r + 1) * sizes.payins) / sizes.rounds) - Math.floor((r * sizes.payins) / sizes.rounds),
+    );
+    const e2eTotals = {
+      seconds: 0,
+      createSeconds: 0,
+      non2xx: 0,
+      latencies: [] as number[],
+      cpu: {},
+      rounds: [] as number[],
+    };
+    const boundTotals = { seconds: 0, cpu: {}, rounds: [] as number[] };
+    const addCpu = (into: Record<string, number | null>, add: Record<string, number | null>) => {
+      for (const [k, v] of Object.entries(add))
+        into[k] = v === null || into[k] === null ? null : round((into[k] ?? 0) + v);
+    };
+
+    /** Payins `from`..`from + count - 1` created over HTTP; done when each one's webhook arrived. */
+    const e2eRound = async (from: number, count: number) => {
+      console.log(`1/5 payins ${from}..${from + count - 1} at concurrency ${sizes.concurrency}...`);
+      let seq = from;
+      const before = cpu.snapshot();
+      const start = Date.now();
+      const created = await new Promise<autocannon.Result>((resolve, reject) => {
+        const run = autocannon(
+          {
+            url: apiUrl,
+            connections: Math.min(sizes.concurrency, count), // autocannon refuses more
+            amount: count,
+            requests: [
+              {
+                method: 'POST',
+                path: '/v1/direct/payin',
+                setupRequest: (req) => ({
+                  ...req,
+                  headers: {
+                    authorization: basic(credentials),
+                    'content-type': 'application/json',
+                    'x-idempotency-key': randomUUID(),
+                  },
+                  body: JSON.stringify(payin(`bench-${seq++}`)),
+                }),
+              },
+            ],
+          },
+          (err, result) => (err ? reject(err as Error) : resolve(result)),
+        );
+        // Every creation's latency, so the percentiles cover all rounds (autocannon's are per run).
+        run.on('response', (_client, _status, _bytes, ms) => e2eTotals.latencies.push(ms));
+      });
+      e2eTotals.createSeconds += (Date.now() - start) / 1000;
+      e2eTotals.non2xx += created.non2xx;
+      const mine = refs.slice(from, from + count);
+      await waitFor(() => mine.every((r) => completedAt.has(r)), 600_000, 'payins completed');
+      const seconds = (Math.max(...mine.map((r) => completedAt.get(r)!)) - start) / 1000;
+      e2eTotals.seconds += seconds;
+      e2eTotals.rounds.push(round(seconds));
+      addCpu(e2eTotals.cpu, cpu.since(before));
+    };
+
+    /** Bare workflows `from`..: started like the payins are created (a slot frees once started). */
+    const boundRound = async (from: number, count: number, activities: number) => {
+      console.log(`2/5 bare workflows ${from}..${from + count - 1} of ${activities} no-op activities...`);
+      const before = cpu.snapshot();
+      const start = Date.now();
+      const handles: WorkflowHandle[] = [];
+      await pool(refs.slice(from, from + count), sizes.concurrency, async (_r, i) => {
+        handles[i] = await client.workflow.start('bareWorkflow', {
+          taskQueue: bareQueue,
+          workflowId: `bare-${taskQueue}-${from + i}`,
+          args: [activities],
+        });
+      });
+      await Promise.all(handles.map((h) => h.result()));
+      const seconds = (Date.now() - start) / 1000;
+      boundTotals.seconds += seconds;
+      boundTotals.rounds.push(round(seconds));
+      addCpu(boundTotals.cpu, cpu.since(before));
+    };
+
+    // 3. Temporal cost per transaction (before the first bound round: it uses the payin's activity count).
+    const db = mongo; // narrowed for the closure below
+    const measureCost = async () => {
+      console.log('3/5 Temporal cost per transaction...');
+      const endpointId = (hook.body as { id: string }).id;
+      const deliveries = async (reference: string, typePrefix: string) => {
+        const events = await api.get(`/v1/events?reference=${encodeURIComponent(reference)}&limit=100`);
+        return ((events.body as { data: { id: string; type: string }[] }).data ?? [])
+          .filter((e) => e.type.startsWith(typePrefix))
+          .map((e) => `webhook:${e.id}:${endpointId}`);
+      };
+      const payinCost = await cost(client, [
+        `payin:${merchantId}:bench-0`,
+        ...(await deliveries('bench-0', 'payin.')),
+      ]);
+      const payinOwn = await cost(client, [`payin:${merchantId}:bench-0`]);
+      const payinDeliveries = await deliveries('bench-0', 'payin.');
+
+      await fund(db, merchantId);
+      const po = await api.post('/v1/direct/payout', {
+        reference: 'bench-payout',
+        sandboxScenario: 'completed',
+        customerName: 'Kouassi Yao',
+        payout: { amount: 5000, msisdn: '+2250500002001', provider: 'MTN', country: 'CI' },
+      });
+      if (po.status !== 201) throw new Error(`payout: ${po.status} ${JSON.stringify(po.body)}`);
+      await waitFor(
+        async () => (await api.get('/v1/direct/payout/bench-payout')).body.status === 'completed',
+        60_000,
+        'payout',
+      );
+      await sleep(1_000);
+      const payoutCost = await cost(client, [
+        `payout:${merchantId}:bench-payout`,
+        ...(await deliveries('bench-payout', 'payout.')),
+      ]);
+
+      const rf = await api.post('/v1/payin/bench-1/refund', {
+        amount: 1000,
+        reason: 'bench',
+        externalReference: 'bench-refund',
+        sandboxScenario: 'completed',
+      });
+      if (rf.status !== 201) throw new Error(`refund: ${rf.status} ${JSON.stringify(rf.body)}`);
+      const rfRef = (rf.body as { reference: string }).reference;
+      await waitFor(
+        async () => (await api.get(`/v1/refunds/${rfRef}`)).body.status === 'completed',
+        60_000,
+        'refund',
+      );
+      await sleep(1_000);
+      const refundDoc = await db.db!.collection('refunds').findOne({ id: rfRef });
+      const refundCost = await cost(client, [
+        String(refundDoc?.workflowId),
+        ...(await deliveries('bench-1', 'refund.')),
+      ]);
+      return { payinCost, payinOwn, payinDeliveries, payoutCost, refundCost };
+    };
+
+    let costs: Awaited<ReturnType<typeof measureCost>> | undefined;
+    let from = 0;
+    for (const [r, count] of shares.entries()) {
+      if (r % 2 === 0) {
+        await e2eRound(from, count);
+        costs ??= await measureCost();
+        await boundRound(from, count, costs.payinOwn.activities);
+      } else {
+        await boundRound(from, count, costs!.payinOwn.activities);
+        await e2eRound(from, count);
+      }
+      from += count;
+    }
+    const { payinCost, payinOwn, payinDeliveries, payoutCost, refundCost } = costs!;
+    const activities = payinOwn.activities;
+    const e2eSeconds = e2eTotals.seconds;
+    const boundSeconds = boundTotals.seconds;
+    const e2eCpuSeconds = e2eTotals.cpu;
+    const boundCpuSeconds = boundTotals.cpu;
+    const boundPerSecond = round(sizes.payins / boundSeconds);
     // Completed means credited too: one credit entry per payin.
     const txIds = (
       await mongo
@@ -393,89 +537,17 @@ async function main(): Promise<void> {
     });
     const e2e = {
       payins: sizes.payins,
-      non2xx: created.non2xx,
+      non2xx: e2eTotals.non2xx,
       successful: txIds.length,
       credited: credits,
       webhooks: refs.filter((r) => completedAt.has(r)).length,
-      createPerSecond: round(sizes.payins / createSeconds),
+      createPerSecond: round(sizes.payins / e2eTotals.createSeconds),
       completedPerSecond: round(sizes.payins / e2eSeconds),
-      createLatencyMs: { p50: created.latency.p50, p99: created.latency.p99 },
+      createLatencyMs: {
+        p50: Math.round(percentile(e2eTotals.latencies, 50)),
+        p99: Math.round(percentile(e2eTotals.latencies, 99)),
+      },
     };
-
-    // 3. Temporal cost per transaction (before the bound: the bound uses the payin's activity count).
-    console.log('3/5 Temporal cost per transaction...');
-    const endpointId = (hook.body as { id: string }).id;
-    const deliveries = async (reference: string, typePrefix: string) => {
-      const events = await api.get(`/v1/events?reference=${encodeURIComponent(reference)}&limit=100`);
-      return ((events.body as { data: { id: string; type: string }[] }).data ?? [])
-        .filter((e) => e.type.startsWith(typePrefix))
-        .map((e) => `webhook:${e.id}:${endpointId}`);
-    };
-    const payinCost = await cost(client, [
-      `payin:${merchantId}:bench-0`,
-      ...(await deliveries('bench-0', 'payin.')),
-    ]);
-    const payinOwn = await cost(client, [`payin:${merchantId}:bench-0`]);
-    const payinDeliveries = await deliveries('bench-0', 'payin.');
-
-    await fund(mongo, merchantId);
-    const po = await api.post('/v1/direct/payout', {
-      reference: 'bench-payout',
-      sandboxScenario: 'completed',
-      customerName: 'Kouassi Yao',
-      payout: { amount: 5000, msisdn: '+2250500002001', provider: 'MTN', country: 'CI' },
-    });
-    if (po.status !== 201) throw new Error(`payout: ${po.status} ${JSON.stringify(po.body)}`);
-    await waitFor(
-      async () => (await api.get('/v1/direct/payout/bench-payout')).body.status === 'completed',
-      60_000,
-      'payout',
-    );
-    await sleep(1_000);
-    const payoutCost = await cost(client, [
-      `payout:${merchantId}:bench-payout`,
-      ...(await deliveries('bench-payout', 'payout.')),
-    ]);
-
-    const rf = await api.post('/v1/payin/bench-1/refund', {
-      amount: 1000,
-      reason: 'bench',
-      externalReference: 'bench-refund',
-      sandboxScenario: 'completed',
-    });
-    if (rf.status !== 201) throw new Error(`refund: ${rf.status} ${JSON.stringify(rf.body)}`);
-    const rfRef = (rf.body as { reference: string }).reference;
-    await waitFor(
-      async () => (await api.get(`/v1/refunds/${rfRef}`)).body.status === 'completed',
-      60_000,
-      'refund',
-    );
-    await sleep(1_000);
-    const refundDoc = await mongo.db!.collection('refunds').findOne({ id: rfRef });
-    const refundCost = await cost(client, [
-      String(refundDoc?.workflowId),
-      ...(await deliveries('bench-1', 'refund.')),
-    ]);
-
-    // 2. The bound: the same number of activities, no-ops, on the same server.
-    const activities = payinOwn.activities;
-    console.log(`2/5 bound: ${sizes.payins} bare workflows of ${activities} no-op activities...`);
-    const boundCpu = cpu.snapshot();
-    const boundStart = Date.now();
-    // Started as the payins are created: a slot is free again once its workflow has started (a
-    // payin's once its POST answered), and the clock stops when the last one has finished.
-    const bare: WorkflowHandle[] = [];
-    await pool(refs, sizes.concurrency, async (_r, i) => {
-      bare[i] = await client.workflow.start('bareWorkflow', {
-        taskQueue: bareQueue,
-        workflowId: `bare-${taskQueue}-${i}`,
-        args: [activities],
-      });
-    });
-    await Promise.all(bare.map((h) => h.result()));
-    const boundSeconds = (Date.now() - boundStart) / 1000;
-    const boundPerSecond = round(sizes.payins / boundSeconds);
-    const boundCpuSeconds = cpu.since(boundCpu);
     // One of each, event by event (in the JSON only): what a payin waits on that a bare one does not.
     const timelines = {
       payin: await timeline(client, `payin:${merchantId}:bench-0`),
@@ -509,6 +581,8 @@ async function main(): Promise<void> {
         activitiesPerWorkflow: activities,
         workflowsPerSecond: boundPerSecond,
       },
+      /** Wall seconds of each round, in the order run (e2e first in even rounds, bound first in odd). */
+      rounds: { payinsPerRound: shares, e2eSeconds: e2eTotals.rounds, boundSeconds: boundTotals.rounds },
       // From the unrounded rates (the same payin count over the two wall times), to two decimals.
       ratioE2eToBound: Math.round((boundSeconds / e2eSeconds) * 100) / 100,
       /** CPU seconds per process during each phase (wall seconds alongside), and the load average. */
@@ -555,6 +629,13 @@ function payin(reference: string) {
 }
 
 const round = (x: number) => Math.round(x * 10) / 10;
+
+/** The p-th percentile (nearest rank) of the values, in their unit. */
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((x, y) => x - y);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
 
 async function waitFor(
   check: () => boolean | Promise<boolean>,
