@@ -11,6 +11,7 @@
 //   FUZZ_TIMEOUT       seconds before the whole run is stopped and failed (default 1200)
 // Extra arguments go to `st run` as they are, e.g. `npx tsx scripts/fuzz.ts --include-path /v1/events`.
 import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +20,7 @@ import { freePort, startFerretDB } from '../src/infra/local-servers';
 import { repoRoot } from '../src/infra/tools';
 import { httpRequestDuration } from '../src/infra/metrics';
 import { basic } from '../test/helpers/http';
-import { echoLine, lineSplitter } from './schemathesis-output';
+import { echoLine } from './schemathesis-output';
 import { createTestMerchant } from '../test/helpers/merchants';
 import { startStack } from '../test/helpers/stack';
 
@@ -116,16 +117,12 @@ function runSchemathesis(
       setTimeout(() => st.kill('SIGKILL'), 10_000).unref();
     }, timeoutMs);
     for (const stream of [st.stdout, st.stderr]) {
-      const lines = lineSplitter((line) => {
+      stream.setEncoding('utf8'); // a character split between two chunks stays whole
+      stream.on('data', (c: string) => chunks.push(c));
+      createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => {
         const echoed = echoLine(line);
         if (echoed !== null) process.stdout.write(`${echoed}\n`);
       });
-      stream.setEncoding('utf8'); // a character split between two chunks stays whole
-      stream.on('data', (c: string) => {
-        chunks.push(c);
-        lines.push(c);
-      });
-      stream.on('end', () => lines.flush());
     }
     st.on('error', (err) => chunks.push(String(err)));
     st.on('close', (exit) => {

@@ -15,19 +15,3 @@ export function echoLine(line: string): string | null {
   const title = banner[1]!.trim();
   return CLOSING.test(title) ? null : `── ${title} ──`;
 }
-
-/** Splits a stream's chunks into lines; `flush` returns the unterminated rest. */
-export function lineSplitter(onLine: (line: string) => void) {
-  let rest = '';
-  return {
-    push(chunk: string) {
-      const parts = (rest + chunk).split('\n');
-      rest = parts.pop() ?? '';
-      for (const part of parts) onLine(part);
-    },
-    flush() {
-      if (rest) onLine(rest);
-      rest = '';
-    },
-  };
-}

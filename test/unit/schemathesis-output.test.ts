@@ -1,4 +1,4 @@
-import { echoLine, lineSplitter } from '../../scripts/schemathesis-output';
+import { echoLine } from '../../scripts/schemathesis-output';
 
 // What schemathesis 4.32 printed at the end of a CI run (stops 11 and 12 were read as "ran no
 // test" because of its last banner).
@@ -30,13 +30,5 @@ describe('the fuzz run echoes schemathesis without pytest-like lines', () => {
       null,
     ]);
     expect(echoed.filter((l): l is string => l !== null).filter(pytestLike)).toEqual([]);
-  });
-
-  it('splits a stream into whole lines whatever the chunks', () => {
-    const lines: string[] = [];
-    const split = lineSplitter((l) => lines.push(l));
-    for (const chunk of ['== a', ' ==\nsecond', ' line\n', 'unterminated']) split.push(chunk);
-    split.flush();
-    expect(lines).toEqual(['== a ==', 'second line', 'unterminated']);
   });
 });
