@@ -375,15 +375,16 @@ async function main(): Promise<void> {
       (_, r) =>
         Math.floor(((r + 1) * sizes.payins) / sizes.rounds) - Math.floor((r * sizes.payins) / sizes.rounds),
     );
+    // Each phase's wall seconds per round; a phase's time is their sum.
     const e2eTotals = {
-      seconds: 0,
       createSeconds: 0,
       non2xx: 0,
       latencies: [] as number[],
       cpu: {},
       rounds: [] as number[],
     };
-    const boundTotals = { seconds: 0, cpu: {}, rounds: [] as number[] };
+    const boundTotals = { cpu: {}, rounds: [] as number[] };
+    const sum = (xs: number[]) => xs.reduce((a, x) => a + x, 0);
     const addCpu = (into: Record<string, number | null>, add: Record<string, number | null>) => {
       for (const [k, v] of Object.entries(add))
         into[k] = v === null || into[k] === null ? null : round((into[k] ?? 0) + v);
@@ -426,9 +427,7 @@ async function main(): Promise<void> {
       e2eTotals.non2xx += created.non2xx;
       const mine = refs.slice(from, from + count);
       await waitFor(() => mine.every((r) => completedAt.has(r)), 600_000, 'payins completed');
-      const seconds = (Math.max(...mine.map((r) => completedAt.get(r)!)) - start) / 1000;
-      e2eTotals.seconds += seconds;
-      e2eTotals.rounds.push(round(seconds));
+      e2eTotals.rounds.push((Math.max(...mine.map((r) => completedAt.get(r)!)) - start) / 1000);
       addCpu(e2eTotals.cpu, cpu.since(before));
     };
 
@@ -446,9 +445,7 @@ async function main(): Promise<void> {
         });
       });
       await Promise.all(handles.map((h) => h.result()));
-      const seconds = (Date.now() - start) / 1000;
-      boundTotals.seconds += seconds;
-      boundTotals.rounds.push(round(seconds));
+      boundTotals.rounds.push((Date.now() - start) / 1000);
       addCpu(boundTotals.cpu, cpu.since(before));
     };
 
@@ -526,8 +523,8 @@ async function main(): Promise<void> {
     }
     const { payinCost, payinOwn, payinDeliveries, payoutCost, refundCost } = costs!;
     const activities = payinOwn.activities;
-    const e2eSeconds = e2eTotals.seconds;
-    const boundSeconds = boundTotals.seconds;
+    const e2eSeconds = sum(e2eTotals.rounds);
+    const boundSeconds = sum(boundTotals.rounds);
     const e2eCpuSeconds = e2eTotals.cpu;
     const boundCpuSeconds = boundTotals.cpu;
     const boundPerSecond = round(sizes.payins / boundSeconds);
@@ -583,7 +580,11 @@ async function main(): Promise<void> {
         workflowsPerSecond: boundPerSecond,
       },
       /** Wall seconds of each round, in the order run (e2e first in even rounds, bound first in odd). */
-      rounds: { payinsPerRound: shares, e2eSeconds: e2eTotals.rounds, boundSeconds: boundTotals.rounds },
+      rounds: {
+        payinsPerRound: shares,
+        e2eSeconds: e2eTotals.rounds.map(round),
+        boundSeconds: boundTotals.rounds.map(round),
+      },
       // From the unrounded rates (the same payin count over the two wall times), to two decimals.
       ratioE2eToBound: Math.round((boundSeconds / e2eSeconds) * 100) / 100,
       /** CPU seconds per process during each phase (wall seconds alongside), and the load average. */
