@@ -10,6 +10,9 @@ export const definitiveFailureCodes = [
   'OTP_INVALID',
   'INVALID_MSISDN',
   'INVALID_REQUEST',
+  // The operator refused our request with a 4xx, or confirmed our cancellation: nothing moved.
+  'OPERATOR_REJECTED',
+  'CANCELLED',
 ] as const;
 
 export function isAmbiguousFailure(code: string): boolean {

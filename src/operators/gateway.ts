@@ -6,7 +6,14 @@ import type { SandboxScenario } from '../domain/transaction';
 // Every request carries our own id (transaction or refund id) as the operator's idempotency key, so
 // an activity that retries after a timeout never collects, pays or refunds twice.
 
-export type OperatorOutcome = 'completed' | 'failed' | 'pending';
+/**
+ * `unknown`: a status read found no such id at the operator (yet). Like `pending`, it is not an
+ * answer: the request may still be in flight, or the operator's read side may lag its write side.
+ */
+export type OperatorOutcome = 'completed' | 'failed' | 'pending' | 'unknown';
+
+/** The three kinds of operator transactions, each with its own id space at the operator. */
+export type OperatorKind = 'collection' | 'disbursement' | 'refund';
 
 export interface CollectionRequest {
   /** Our transaction id: the operator's idempotency key, so a retried request collects once. */
@@ -62,6 +69,34 @@ export interface PartnerCheckResult {
   operatorReference?: string;
 }
 
+/** One line of an operator's statement: what the operator's books say happened to one of our ids. */
+export interface StatementEntry {
+  kind: OperatorKind;
+  /** Our id: the payin or payout transaction id, or the refund id. */
+  id: string;
+  /** Refunds: the collection they reverse; otherwise null. */
+  originalId: string | null;
+  operatorReference: string;
+  country: Country;
+  /** Integer minor units. */
+  amount: number;
+  currency: string;
+  /** Integer minor units charged by the operator. */
+  fee: number;
+  status: 'completed' | 'failed' | 'pending';
+  failureCode: string | null;
+  createdAt: string;
+  finalizedAt: string | null;
+}
+
+/** An operator's books for one UTC day (entries created that day, with their status when generated). */
+export interface OperatorStatement {
+  operator: OperatorCode;
+  date: string;
+  generatedAt: string;
+  entries: StatementEntry[];
+}
+
 export interface OperatorGateway {
   requestCollection(req: CollectionRequest): Promise<OperatorStatus>;
   collectionStatus(transactionId: string, operator: OperatorCode, country: Country): Promise<OperatorStatus>;
@@ -76,6 +111,14 @@ export interface OperatorGateway {
   /** Reverses a completed collection to the customer, in full or in part. */
   refund(req: RefundRequest): Promise<OperatorStatus>;
   refundStatus(refundId: string, operator: OperatorCode, country: Country): Promise<OperatorStatus>;
+  /**
+   * Asks the operator to cancel a transaction it has not settled. A cancellation is confirmed only
+   * by `failed` with code `CANCELLED`; `completed` means it was too late; anything else (pending,
+   * an error) confirms nothing.
+   */
+  cancel(kind: OperatorKind, id: string, operator: OperatorCode, country: Country): Promise<OperatorStatus>;
+  /** The operator's statement of one UTC day (YYYY-MM-DD), for reconciliation. */
+  statement(operator: OperatorCode, date: string): Promise<OperatorStatement>;
 }
 
 /** The operator did not answer (timeout, network, 5xx): retry with the same id. */
@@ -84,9 +127,26 @@ export class OperatorUnavailableError extends Error {
 }
 
 /**
- * The operator refused the request itself (4xx other than not-found): retrying the same request
- * will not help. Workflows may list this name in `nonRetryableErrorTypes`.
+ * The operator refused the request itself (a 4xx other than not-found and conflict): nothing was
+ * done, and retrying the same request will not help. Non-retryable in every workflow, and a
+ * definitive answer for a request (no partner check).
  */
 export class OperatorRejectedError extends Error {
   override readonly name = 'OperatorRejectedError';
 }
+
+/**
+ * The operator already holds this id with other terms (409). Not a refusal: something with our id
+ * exists there, so only its status read tells what happened.
+ */
+export class OperatorConflictError extends Error {
+  override readonly name = 'OperatorConflictError';
+}
+
+/** Failure codes of this boundary (src/domain/failures.ts says which are definitive). */
+export const operatorFailureCodes = {
+  /** The operator refused our request with a 4xx: nothing was done. */
+  rejected: 'OPERATOR_REJECTED',
+  /** The operator confirmed our cancellation: nothing was done, nothing will be. */
+  cancelled: 'CANCELLED',
+} as const;

@@ -1,16 +1,20 @@
 import type { z } from 'zod';
 import type { Country, OperatorCode } from '../domain/operators';
 import {
+  OperatorConflictError,
   OperatorRejectedError,
   OperatorUnavailableError,
   type CollectionRequest,
   type DisbursementRequest,
   type OperatorGateway,
+  type OperatorKind,
+  type OperatorStatement,
   type OperatorStatus,
   type PartnerCheckResult,
   type RefundRequest,
 } from './gateway';
 import {
+  operatorStatementBody,
   operatorStatusBody,
   partnerCheckBody,
   type CollectionRequestBody,
@@ -28,15 +32,17 @@ export interface HttpOperatorGatewayOptions {
   callbackBaseUrl?: string | null;
 }
 
-const unknownTransaction = {
-  code: 'OPERATOR_UNKNOWN_TRANSACTION',
-  message: 'The operator does not know this transaction',
+const collectionsOf: Record<OperatorKind, string> = {
+  collection: 'collections',
+  disbursement: 'disbursements',
+  refund: 'refunds',
 };
 
 /**
- * The OperatorGateway over HTTP. No answer in time, a network error, a 5xx or a 429 throw
- * OperatorUnavailableError (the activity retries with the same id, which the operator deduplicates);
- * any other 4xx throws OperatorRejectedError; answers are parsed, never trusted.
+ * The OperatorGateway over HTTP. No answer in time, a network error, a 5xx, a 429 or an unreadable
+ * answer throw OperatorUnavailableError (the activity retries with the same id, which the operator
+ * deduplicates); a 409 throws OperatorConflictError and any other 4xx OperatorRejectedError; a 404
+ * on a status read is `unknown`, never a failure. Answers are parsed, never trusted.
  */
 export class HttpOperatorGateway implements OperatorGateway {
   private readonly baseUrl: string;
@@ -119,6 +125,25 @@ export class HttpOperatorGateway implements OperatorGateway {
     return this.status('GET', this.path(operator, 'refunds', refundId, country));
   }
 
+  cancel(kind: OperatorKind, id: string, operator: OperatorCode, country: Country): Promise<OperatorStatus> {
+    return this.status('POST', this.path(operator, collectionsOf[kind], id, country, '/cancel'), {});
+  }
+
+  async statement(operator: OperatorCode, date: string): Promise<OperatorStatement> {
+    const res = await this.call(
+      'GET',
+      `/operators/${operator}/statements/${encodeURIComponent(date)}`,
+      undefined,
+      operatorStatementBody,
+    );
+    if (res === 'not-found') return { operator, date, generatedAt: new Date().toISOString(), entries: [] };
+    return {
+      ...res,
+      operator,
+      entries: res.entries.map((e) => ({ ...e, originalId: e.originalId ?? null })),
+    };
+  }
+
   private callback(operator: OperatorCode): { callbackUrl?: string } {
     const base = this.opts.callbackBaseUrl?.replace(/\/+$/, '');
     return base ? { callbackUrl: `${base}/operator-callbacks/${operator}` } : {};
@@ -128,10 +153,13 @@ export class HttpOperatorGateway implements OperatorGateway {
     return `/operators/${operator}/${what}/${encodeURIComponent(id)}${suffix}?country=${country}`;
   }
 
-  /** A 404 on a status read means the operator never saw the transaction: a failure, not a retry. */
+  /**
+   * A 404 on a status read: the operator does not know the id (yet). Not a failure: the request
+   * may still be on its way, or the operator's read side may lag behind its write side.
+   */
   private async status(method: 'GET' | 'POST', path: string, body?: unknown): Promise<OperatorStatus> {
     const res = await this.call(method, path, body, operatorStatusBody);
-    if (res === 'not-found') return { outcome: 'failed', operatorReference: '', failure: unknownTransaction };
+    if (res === 'not-found') return { outcome: 'unknown', operatorReference: '' };
     return toStatus(res);
   }
 
@@ -168,7 +196,9 @@ export class HttpOperatorGateway implements OperatorGateway {
     if (res.status === 404 && path.includes('/partner-check')) return 'not-found';
     if (res.status >= 500 || res.status === 429)
       throw new OperatorUnavailableError(`${where}: HTTP ${res.status}`);
-    if (!res.ok) throw new OperatorRejectedError(`${where}: HTTP ${res.status} ${text.slice(0, 300)}`);
+    // Only the operator's error code travels on: its body may echo the request (phone numbers).
+    if (res.status === 409) throw new OperatorConflictError(`${where}: HTTP 409 ${errorCodeOf(text)}`);
+    if (!res.ok) throw new OperatorRejectedError(`${where}: HTTP ${res.status} ${errorCodeOf(text)}`);
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -176,9 +206,18 @@ export class HttpOperatorGateway implements OperatorGateway {
       throw new OperatorUnavailableError(`${where}: the answer is not JSON`);
     }
     const parsed = schema.safeParse(json);
-    if (!parsed.success)
-      throw new OperatorUnavailableError(`${where}: unexpected answer ${text.slice(0, 300)}`);
+    if (!parsed.success) throw new OperatorUnavailableError(`${where}: unexpected answer`);
     return parsed.data;
+  }
+}
+
+/** The `error` code of an operator's error body, if it has one; never the rest of the body. */
+function errorCodeOf(text: string): string {
+  try {
+    const code = (JSON.parse(text) as { error?: unknown }).error;
+    return typeof code === 'string' ? code.slice(0, 60) : '';
+  } catch {
+    return '';
   }
 }
 

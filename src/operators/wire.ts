@@ -48,6 +48,30 @@ export const operatorStatusBody = z.object({
 });
 export type OperatorStatusBody = z.infer<typeof operatorStatusBody>;
 
+const minorAmount = z.number().int().nonnegative();
+export const statementEntryBody = z.object({
+  kind: z.enum(['collection', 'disbursement', 'refund']),
+  id,
+  originalId: id.nullable().optional(),
+  operatorReference: z.string(),
+  country: z.enum(countries),
+  amount: minorAmount,
+  currency: z.enum(currencies),
+  fee: minorAmount,
+  status: z.enum(['completed', 'failed', 'pending']),
+  failureCode: z.string().nullable(),
+  createdAt: z.string(),
+  finalizedAt: z.string().nullable(),
+});
+/** `GET /operators/{CODE}/statements/{YYYY-MM-DD}`: the operator's books of one UTC day. */
+export const operatorStatementBody = z.object({
+  operator: z.string(),
+  date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  generatedAt: z.string(),
+  entries: z.array(statementEntryBody),
+});
+export type OperatorStatementBody = z.infer<typeof operatorStatementBody>;
+
 export const partnerCheckBody = z.object({
   collected: z.boolean(),
   operatorReference: z.string().nullable().optional(),

@@ -2,7 +2,14 @@ import { isAmbiguousFailure } from '../../src/domain/failures';
 
 describe('failure classification', () => {
   it('treats explicit refusals as definitive (no partner check)', () => {
-    for (const code of ['PAYER_DECLINED', 'OTP_INVALID', 'OTP_REQUIRED', 'DECLINED_BY_CUSTOMER']) {
+    for (const code of [
+      'PAYER_DECLINED',
+      'OTP_INVALID',
+      'OTP_REQUIRED',
+      'DECLINED_BY_CUSTOMER',
+      'OPERATOR_REJECTED',
+      'CANCELLED',
+    ]) {
       expect(isAmbiguousFailure(code)).toBe(false);
     }
   });
