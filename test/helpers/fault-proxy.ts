@@ -38,6 +38,21 @@ export interface FaultRule {
   fault: Fault;
   /** How many matching requests this rule applies to (default 1; Infinity allowed), then it is spent. */
   times?: number;
+  /** Additive: a substring of, or a RegExp tested on, the request's body (UTF-8), e.g. our id or amount. */
+  body?: string | RegExp;
+  /**
+   * Additive: a last test of the request, for schedules decided while the run goes (a time window,
+   * a transaction looked up by the id in the path). Called only when method, path and body match.
+   */
+  when?: (req: FaultRequest) => boolean;
+}
+
+/** A request as the rules see it. */
+export interface FaultRequest {
+  method: string;
+  /** The path with its query. */
+  path: string;
+  body: string;
 }
 
 export interface FaultLogEntry {
@@ -116,18 +131,21 @@ export async function startFaultProxy(opts: { target: string; port?: number }): 
       stopping.signal.addEventListener('abort', done, { once: true });
     });
 
+  const matches = (m: string | RegExp, text: string) => {
+    if (typeof m === 'string') return text.includes(m);
+    m.lastIndex = 0; // a /g or /y RegExp keeps its position between tests
+    return m.test(text);
+  };
+
   /** The first live rule matching, spent by one use (synchronously: concurrent requests share counts). */
-  function take(method: string, path: string): Fault | null {
+  function take(req: FaultRequest): Fault | null {
     for (const r of rules) {
       if (r.left <= 0) continue;
-      if (r.rule.method && r.rule.method.toUpperCase() !== method.toUpperCase()) continue;
-      const p = r.rule.path;
-      if (typeof p === 'string') {
-        if (!path.includes(p)) continue;
-      } else {
-        p.lastIndex = 0; // a /g or /y RegExp keeps its position between tests
-        if (!p.test(path)) continue;
-      }
+      const { method, path, body, when } = r.rule;
+      if (method && method.toUpperCase() !== req.method.toUpperCase()) continue;
+      if (!matches(path, req.path)) continue;
+      if (body !== undefined && !matches(body, req.body)) continue;
+      if (when && !when(req)) continue;
       r.left--;
       return r.rule.fault;
     }
@@ -183,9 +201,9 @@ export async function startFaultProxy(opts: { target: string; port?: number }): 
     log.push(entry);
     let clientGone = false;
     res.once('close', () => (clientGone = true));
-    const fault = take(method, path);
-    entry.fault = fault?.kind ?? null;
     const body = await readBody(req);
+    const fault = take({ method, path, body: body.toString('utf8') });
+    entry.fault = fault?.kind ?? null;
     // The target unreachable (or the proxy stopping): 502, as a gateway would.
     const through = async (): Promise<Upstream | null> => {
       try {

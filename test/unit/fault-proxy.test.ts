@@ -240,6 +240,35 @@ describe('fault proxy', () => {
     expect(seen).toHaveLength(1);
   });
 
+  it('matches on the body and on a when() test too, when given', async () => {
+    let open = true;
+    const seenByWhen: string[] = [];
+    proxy.add({
+      path: '/c',
+      body: /"amount":120[,}]/,
+      fault: { kind: 'error', status: 503 },
+      times: Infinity,
+    });
+    proxy.add({
+      path: '/c',
+      body: 'pr_9',
+      when: (req) => {
+        seenByWhen.push(`${req.method} ${req.path} ${req.body}`);
+        return open;
+      },
+      fault: { kind: 'error', status: 429 },
+      times: Infinity,
+    });
+    const status = async (body: string) => (await post('/c?q=1', body)).status;
+    expect(await status('{"amount":120}')).toBe(503);
+    expect(await status('{"amount":1200}')).toBe(201); // no rule: its body matches neither
+    expect(await status('{"id":"pr_9"}')).toBe(429);
+    open = false;
+    expect(await status('{"id":"pr_9"}')).toBe(201);
+    // when() is asked only once method, path and body matched.
+    expect(seenByWhen).toEqual(['POST /c?q=1 {"id":"pr_9"}', 'POST /c?q=1 {"id":"pr_9"}']);
+  });
+
   it('answers 502 when the target is unreachable', async () => {
     const dead = await startFaultProxy({ target: 'http://127.0.0.1:1' });
     try {
