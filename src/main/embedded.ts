@@ -47,6 +47,7 @@ async function main(): Promise<void> {
         port: config.EMBEDDED_SIMULATOR_PORT,
         callbackSecrets: config.OPERATOR_CALLBACK_SECRETS,
         callbackBaseUrl: config.OPERATOR_CALLBACK_BASE_URL ?? `http://127.0.0.1:${config.PORT}`,
+        dataDir: `${dataDir}/simulator`,
       });
       parts.push(sim);
       operatorUrl = sim.url;
