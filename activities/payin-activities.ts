@@ -40,13 +40,16 @@ export function createPayinActivities({ transactions, operators, ledger }: Payin
       return operators.partnerCheck(transactionId, operator, country);
     },
 
-    /** Records the workflow's view of the payin; setting the same state twice is harmless. */
-    async recordPayinState(transactionId: string, update: PayinStateUpdate): Promise<void> {
+    /**
+     * Records the workflow's view of the payin; setting the same state twice is harmless. `seq` (the
+     * workflow's count of its state writes) makes it write `seq` of TransactionStore.applyState: a late
+     * attempt never lands over a later write. Histories from before it replay without one.
+     */
+    async recordPayinState(transactionId: string, update: PayinStateUpdate, seq?: number): Promise<void> {
       const { customerPhone, ...fields } = update;
-      await transactions.update(transactionId, {
-        ...fields,
-        ...(customerPhone ? { 'customer.phoneNumber': customerPhone } : {}),
-      });
+      const changes = { ...fields, ...(customerPhone ? { 'customer.phoneNumber': customerPhone } : {}) };
+      if (seq === undefined) await transactions.update(transactionId, changes);
+      else await transactions.applyState(transactionId, seq, changes);
     },
 
     /**

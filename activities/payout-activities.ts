@@ -58,15 +58,21 @@ export function createPayoutActivities({ transactions, operators, ledger }: Payo
       return operators.disbursementStatus(transactionId, operator, country);
     },
 
-    /** Records the workflow's view of the payout; setting the same state twice is harmless. */
-    async recordPayoutState(transactionId: string, update: PayoutStateUpdate): Promise<void> {
+    /**
+     * Records the workflow's view of the payout; setting the same state twice is harmless. `seq` (the
+     * workflow's count of its state writes) makes it write `seq` of TransactionStore.applyState: a late
+     * attempt never lands over a later write. Histories from before it replay without one.
+     */
+    async recordPayoutState(transactionId: string, update: PayoutStateUpdate, seq?: number): Promise<void> {
       const { operatorReference, processedAt, operatorStatus, ...fields } = update;
-      await transactions.update(transactionId, {
+      const changes = {
         ...fields,
         ...(operatorReference !== undefined ? { 'payout.operatorReference': operatorReference } : {}),
         ...(processedAt !== undefined ? { 'payout.processedAt': processedAt } : {}),
         ...(operatorStatus !== undefined ? { 'payout.operatorStatus': operatorStatus } : {}),
-      });
+      };
+      if (seq === undefined) await transactions.update(transactionId, changes);
+      else await transactions.applyState(transactionId, seq, changes);
     },
 
     async settlePayoutFee(transactionId: string): Promise<void> {

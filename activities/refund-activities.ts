@@ -128,16 +128,18 @@ export function createRefundActivities(deps: RefundActivityDeps) {
      * Writes the payin's list of its refunds (reads fetch them by `_id`). The payin's workflow runs
      * one at a time with every refund it opened so far, so the list only grows (FerretDB's updates
      * are read-then-write: concurrent writers would lose ids). A payin stored before the list
-     * existed gets the refunds it already had listed first.
+     * existed gets the refunds it already had listed first. With `seq` (the payin workflow's count of
+     * its state writes) it is write `seq` of TransactionStore.applyState: a late attempt's shorter
+     * list never lands over a longer one. Histories from before it replay without one.
      */
-    async listPayinRefunds(payinId: string, refundIds: string[]): Promise<void> {
+    async listPayinRefunds(payinId: string, refundIds: string[], seq?: number): Promise<void> {
       const payin = await transactions.findById(payinId);
       if (!payin) throw new Error(`payin ${payinId} not found`);
       const earlier =
         payin.refundIds ?? (await refunds.searchOfPayin(payin.merchantId, payin.id)).map((r) => r.id);
-      await transactions.update(payinId, {
-        refundIds: [...earlier, ...refundIds.filter((id) => !earlier.includes(id))],
-      });
+      const listed = { refundIds: [...earlier, ...refundIds.filter((id) => !earlier.includes(id))] };
+      if (seq === undefined) await transactions.update(payinId, listed);
+      else await transactions.applyState(payinId, seq, listed);
     },
 
     /** Asks the operator to credit the customer; our refund id is its idempotency key. */
@@ -166,7 +168,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
           transactionId: r.id,
         });
       }
-      await refunds.update(r.id, {
+      await refunds.advance(r.id, {
         status: 'completed',
         transactionStatus: 'completed',
         processedAt: new Date(processedAt),
@@ -181,7 +183,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
     ): Promise<void> {
       const r = await requireRefund(refundId);
       const provider = (await transactions.findById(r.payinId))?.provider ?? null;
-      await refunds.update(r.id, {
+      await refunds.advance(r.id, {
         status: 'failed',
         transactionStatus: 'failed',
         processedAt: new Date(processedAt),
@@ -201,7 +203,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
         reason: `reversal of failed refund ${r.externalReference}`,
         transactionId: r.id,
       });
-      await refunds.update(r.id, { status: 'reversed' });
+      await refunds.advance(r.id, { status: 'reversed' });
       await audit(r, 'refund.reversed');
     },
 

@@ -1,13 +1,19 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { Refund, RefundStatus, RefundTransactionStatus } from '../domain/refund';
 import type { Failure, Transaction } from '../domain/transaction';
+import { StateVersions } from './state-versions';
 
 // Refunds of payins. The payin's workflow decides and serialises them; this collection is what the
 // API reads. The unique (merchantId, payinId, externalReference) index backs the workflow's own
 // duplicate check, so two refunds with one externalReference cannot both exist whatever happens.
 // The refund's id is its `_id`: reads and updates by id name `_id` alone, the only filter FerretDB
 // 1.24's SQLite backend pushes down.
-type RefundDoc = Refund & { _id: string };
+//
+// Status writes are versioned like transactions' (src/persistence/state-versions.ts): versions
+// `<id>:<seq>` in `refund_states`, the document a copy (`stateSeq`) that may lag; every read returning
+// a Refund probes the versions after it (one extra `_id` lookup). A refund's writes come in a fixed
+// order, so the seq follows from the status (refundStateSeq): a late `failed` never lands on `reversed`.
+type RefundDoc = Refund & { _id: string; stateSeq?: number };
 const refundSchema = new Schema<RefundDoc>(
   {
     _id: { type: String, required: true },
@@ -34,6 +40,8 @@ const refundSchema = new Schema<RefundDoc>(
     workflowId: { type: String, required: true },
     createdAt: { type: Date, required: true },
     updatedAt: { type: Date, required: true },
+    /** The version this document copies (absent: never versioned, the document is the state). */
+    stateSeq: { type: Number, default: undefined },
   },
   { versionKey: false, minimize: false, collection: 'refunds' },
 );
@@ -49,8 +57,19 @@ export interface RefundProgress {
   failure?: Failure | null;
 }
 
+/**
+ * The seq of each status write, in the only order they happen: the insert (`processing`) is version
+ * 0, the operator's answer (`completed` or `failed`) 1, the merchant's reversal of a failed one 2.
+ */
+export const refundStateSeq = { completed: 1, failed: 1, reversed: 2 } as const;
+export type RefundFinalProgress = RefundProgress & { status: keyof typeof refundStateSeq };
+
 export class RefundStore {
-  constructor(private readonly model: RefundModel) {}
+  private readonly versions: StateVersions;
+
+  constructor(private readonly model: RefundModel) {
+    this.versions = new StateVersions(model.db, 'refund_states');
+  }
 
   static on(conn: Connection): RefundStore {
     const model =
@@ -75,8 +94,10 @@ export class RefundStore {
     }
   }
 
+  /** The latest state: the document, then the versions after the one it copies (two `_id` lookups). */
   async findById(id: string): Promise<Refund | null> {
-    return this.model.findOne({ _id: id }, { _id: 0 }).lean<Refund>().exec();
+    const doc = await this.model.findOne({ _id: id }, { _id: 0 }).lean<RefundDoc>().exec();
+    return this.versions.read<Refund>(id, doc);
   }
 
   /** A merchant's refund by its rf_ reference; another merchant's is not found. */
@@ -90,7 +111,11 @@ export class RefundStore {
     payinId: string,
     externalReference: string,
   ): Promise<Refund | null> {
-    return this.model.findOne({ merchantId, payinId, externalReference }, { _id: 0 }).lean<Refund>().exec();
+    const doc = await this.model
+      .findOne({ merchantId, payinId, externalReference }, { _id: 0 })
+      .lean<RefundDoc>()
+      .exec();
+    return doc ? this.versions.read<Refund>(doc.id, doc) : null;
   }
 
   /**
@@ -107,15 +132,38 @@ export class RefundStore {
   }
 
   async searchOfPayin(merchantId: string, payinId: string): Promise<Refund[]> {
-    return this.model
+    const docs = await this.model
       .find({ merchantId, payinId }, { _id: 0 })
       .sort({ createdAt: 1, id: 1 })
-      .lean<Refund[]>()
+      .lean<RefundDoc[]>()
       .exec();
+    const refunds = await Promise.all(docs.map((d) => this.versions.read<Refund>(d.id, d)));
+    return refunds.filter((r): r is Refund => r !== null);
   }
 
-  /** Idempotent: the refund's workflow is its only writer, and setting the same fields twice is harmless. */
+  /**
+   * Idempotent but not ordered: a late call lands over a later one. Kept for callers outside the
+   * refund's fixed sequence; the fields versions hold are overridden by the next version.
+   */
   async update(id: string, progress: RefundProgress): Promise<void> {
     await this.model.updateOne({ _id: id }, { $set: { ...progress, updatedAt: new Date() } }).exec();
+  }
+
+  /** Records the refund's answer or reversal as write refundStateSeq[status] (see applyState). */
+  async advance(id: string, progress: RefundFinalProgress): Promise<boolean> {
+    return this.applyState(id, refundStateSeq[progress.status], progress);
+  }
+
+  /**
+   * Write `seq` of the refund's single writer: inserts version `<id>:<seq>` (the latest state with
+   * `progress`), then copies it onto the document. A retry of an applied seq, or a late attempt of an
+   * older one, writes nothing. Answers whether this call applied it.
+   */
+  async applyState(id: string, seq: number, progress: Partial<RefundProgress>): Promise<boolean> {
+    const doc = await this.model.findOne({ _id: id }, { stateSeq: 1 }).lean<{ stateSeq?: number }>().exec();
+    if (!doc) throw new Error(`refund ${id} not found`);
+    return this.versions.apply(id, doc.stateSeq ?? 0, seq, { ...progress, updatedAt: new Date() }, (set) =>
+      this.model.updateOne({ _id: id }, { $set: set }).exec(),
+    );
   }
 }

@@ -1,5 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { Transaction } from '../domain/transaction';
+import { StateVersions } from './state-versions';
 
 // Payins and payouts. One document per transaction; the workflow is its only writer after creation.
 //
@@ -7,7 +8,13 @@ import type { Transaction } from '../domain/transaction';
 // down to SQLite and scans the collection for anything else, so reads would slow as data grows. The
 // document's `_id` is the transaction id, and `transaction_refs` maps a merchant's reference to it
 // (its `_id` is `merchant|kind|reference`, which also makes a duplicate reference impossible).
-const transactionSchema = new Schema<Transaction & { _id: string }>(
+//
+// The workflow's state writes are versioned (`applyState`, src/persistence/state-versions.ts): each
+// seq is an immutable document `<id>:<seq>` in `transaction_states`, and this document holds a copy
+// (`stateSeq`) that may lag. Every read returning a Transaction probes the versions after that copy:
+// one extra `_id` lookup per read, so a late write of an older seq can never show.
+type StoredTransaction = Transaction & { _id: string; stateSeq?: number };
+const transactionSchema = new Schema<StoredTransaction>(
   {
     _id: { type: String, required: true },
     id: { type: String, required: true, unique: true },
@@ -39,6 +46,8 @@ const transactionSchema = new Schema<Transaction & { _id: string }>(
     idempotencyKey: { type: String, default: null },
     createdAt: { type: Date, required: true },
     updatedAt: { type: Date, required: true },
+    /** The version this document copies (absent: never versioned, the document is the state). */
+    stateSeq: { type: Number, default: undefined },
   },
   { versionKey: false, minimize: false },
 );
@@ -46,7 +55,15 @@ const transactionSchema = new Schema<Transaction & { _id: string }>(
 // makes a duplicate impossible under concurrency (FerretDB has no transactions).
 transactionSchema.index({ merchantId: 1, kind: 1, reference: 1 }, { unique: true });
 
-export type TransactionModel = Model<Transaction & { _id: string }>;
+export type TransactionModel = Model<StoredTransaction>;
+
+/**
+ * What a state write may change: the workflow-owned fields, and paths inside `customer` and `payout`
+ * (e.g. `payout.operatorReference`). Identity and creation fields are fixed.
+ */
+export type TransactionStateChanges = Partial<
+  Omit<Transaction, 'id' | 'merchantId' | 'kind' | 'reference' | 'workflowId' | 'createdAt'>
+> & { [path: `customer.${string}` | `payout.${string}`]: unknown };
 
 interface TransactionRef {
   _id: string;
@@ -61,7 +78,7 @@ type RefModel = Model<TransactionRef>;
 export function transactionModel(conn: Connection): TransactionModel {
   return (
     (conn.models.Transaction as TransactionModel | undefined) ??
-    conn.model<Transaction & { _id: string }>('Transaction', transactionSchema)
+    conn.model<StoredTransaction>('Transaction', transactionSchema)
   );
 }
 
@@ -77,10 +94,14 @@ const refKey = (merchantId: string, kind: Transaction['kind'], reference: string
 const isDuplicateKey = (err: unknown) => (err as { code?: number }).code === 11000;
 
 export class TransactionStore {
+  private readonly versions: StateVersions;
+
   constructor(
     private readonly model: TransactionModel,
     private readonly refs: RefModel,
-  ) {}
+  ) {
+    this.versions = new StateVersions(model.db, 'transaction_states');
+  }
 
   static on(conn: Connection): TransactionStore {
     return new TransactionStore(transactionModel(conn), refModel(conn));
@@ -130,21 +151,45 @@ export class TransactionStore {
     return claim ? this.findById(claim.id) : null;
   }
 
+  /** The latest state: the document, then the versions after the one it copies (two `_id` lookups). */
   async findById(id: string): Promise<Transaction | null> {
-    return this.model.findOne({ _id: id }, { _id: 0 }).lean<Transaction>().exec();
+    const doc = await this.model.findOne({ _id: id }, { _id: 0 }).lean<StoredTransaction>().exec();
+    return this.versions.read<Transaction>(id, doc);
   }
 
   /** Removes a transaction nothing happened to yet (a payout whose debit was refused). */
   async removeUnstarted(id: string): Promise<void> {
     const tx = await this.findById(id);
     if (!tx || tx.status !== 'pending') return;
+    // Versions first: a claimed id is re-used by the next attempt, which must start with none.
+    await this.versions.remove(id);
     await this.model.deleteOne({ _id: id }).exec();
     // After the transaction: a claim left alone by a crash here is re-used by the next attempt.
     await this.refs.deleteOne({ _id: refKey(tx.merchantId, tx.kind, tx.reference) }).exec();
   }
 
-  /** Idempotent: setting the same fields twice leaves the same document. */
+  /**
+   * Idempotent: setting the same fields twice leaves the same document. Not ordered: a late call lands
+   * over a later one. Kept for workflows that replay without a seq. On a record written with
+   * applyState it is not ordered with the versions either: the fields they hold are overridden by
+   * the next version, or at once when one newer than the document's copy exists.
+   */
   async update(id: string, fields: Partial<Transaction>): Promise<void> {
     await this.model.updateOne({ _id: id }, { $set: { ...fields, updatedAt: new Date() } }).exec();
+  }
+
+  /**
+   * Write `seq` of the record's single writer (its workflow, counting 1, 2, … and issuing n+1 only once
+   * n completed): inserts version `<id>:<seq>` (the latest state with `changes`), then copies it onto
+   * the document. A retry of an applied seq, or a late attempt of an older one, writes nothing. Answers
+   * whether this call applied it. Costs: the document, the versions from its copy on, one insert and
+   * one update.
+   */
+  async applyState(id: string, seq: number, changes: TransactionStateChanges): Promise<boolean> {
+    const doc = await this.model.findOne({ _id: id }, { stateSeq: 1 }).lean<{ stateSeq?: number }>().exec();
+    if (!doc) throw new Error(`transaction ${id} not found`);
+    return this.versions.apply(id, doc.stateSeq ?? 0, seq, { ...changes, updatedAt: new Date() }, (set) =>
+      this.model.updateOne({ _id: id }, { $set: set }).exec(),
+    );
   }
 }
