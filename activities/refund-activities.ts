@@ -103,6 +103,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
         sandboxScenario: input.sandboxScenario,
         failure: null,
         idempotencyKey: input.idempotencyKey,
+        requestFingerprint: input.requestFingerprint ?? null,
         apiKey: input.apiKey,
         workflowId: input.workflowId,
         createdAt: new Date(input.requestedAt),

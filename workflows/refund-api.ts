@@ -18,6 +18,11 @@ export interface RefundAsk {
   sandboxScenario: SandboxScenario | null;
   /** The request's X-Idempotency-Key: the same key asking again gets the same refund back. */
   idempotencyKey: string | null;
+  /**
+   * sha256 of the request (src/api/idempotency.ts), kept on the refund: a same-key retry with another
+   * body is refused. Absent (read as null) in Updates sent before it existed.
+   */
+  requestFingerprint: string | null;
   apiKey: string | null;
   /** ISO 8601, when the API received it. */
   requestedAt: string;
@@ -46,6 +51,8 @@ export interface OpenRefundInput {
   country: Country;
   sandboxScenario: SandboxScenario | null;
   idempotencyKey: string | null;
+  /** RefundAsk.requestFingerprint, stored on the refund; absent in older histories. */
+  requestFingerprint?: string | null;
   apiKey: string | null;
   requestedAt: string;
   workflowId: string;

@@ -10,6 +10,12 @@ declare module 'express-serve-static-core' {
   interface Request {
     /** The (lower-cased) X-Idempotency-Key of a POST that owns its claim. */
     idempotencyKey?: string;
+    /**
+     * requestFingerprint() of that POST, for the handler to keep on what it creates: once the
+     * idempotency record is gone (24 h, or released after a 5xx), a same-key retry with another
+     * body is still told apart from the request that created the resource.
+     */
+    idempotencyFingerprint?: string;
   }
 }
 
@@ -92,6 +98,7 @@ export function idempotency(opts: IdempotencyOptions): RequestHandler {
 
       const owned = { claimId: claim.claimId, lockedUntil: claim.lockedUntil };
       req.idempotencyKey = key;
+      req.idempotencyFingerprint = fingerprint;
       // The answer is stored (or the key released) before the client sees it, so a retry that
       // follows the response can only meet the stored answer, never the in-progress claim.
       const send = res.send.bind(res);

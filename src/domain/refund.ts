@@ -37,6 +37,8 @@ export interface Refund {
   failure: Failure | null;
   /** X-Idempotency-Key of the request that created it: its retry gets it back, another key a 409. */
   idempotencyKey: string | null;
+  /** sha256 of the creating request, as on transactions; absent on refunds stored before it existed. */
+  requestFingerprint?: string | null;
   /** The api_key that asked for it (audit). */
   apiKey: string | null;
   workflowId: string;

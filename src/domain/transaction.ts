@@ -54,6 +54,11 @@ export interface Transaction {
   refundIds?: string[];
   /** X-Idempotency-Key of the request that created it: its retry gets it back, another key a 409. */
   idempotencyKey?: string | null;
+  /**
+   * sha256 of the creating request (method, path, canonical body): a same-key retry with another body
+   * is refused even once the idempotency record is gone. Absent on records stored before it existed.
+   */
+  requestFingerprint?: string | null;
   createdAt: Date;
   updatedAt: Date;
 }

@@ -10,6 +10,7 @@ import { resolveFeeSchedule } from '../domain/fees';
 import { pingMongo } from '../persistence/mongo';
 import { TransactionStore } from '../persistence/transactions';
 import { IdempotencyStore } from '../persistence/idempotency-keys';
+import { WorkflowStartLog } from '../persistence/workflow-starts';
 import { PayinService } from '../services/payin-service';
 import { RefundService } from '../services/refund-service';
 import { RefundStore } from '../persistence/refunds';
@@ -42,6 +43,8 @@ export async function buildApi(opts: {
   await merchants.init();
   const idempotency = IdempotencyStore.on(opts.mongo);
   await idempotency.init();
+  const starts = WorkflowStartLog.on(opts.mongo);
+  await starts.init();
   const refunds = RefundStore.on(opts.mongo);
   const refundAudit = RefundAuditLog.on(opts.mongo);
   await Promise.all([refunds.init(), refundAudit.init()]);
@@ -78,6 +81,7 @@ export async function buildApi(opts: {
     },
     payouts: new PayoutService({
       transactions,
+      starts,
       ledger,
       temporal: opts.temporal,
       taskQueue: opts.config.TEMPORAL_TASK_QUEUE,
@@ -93,6 +97,7 @@ export async function buildApi(opts: {
     }),
     payins: new PayinService({
       transactions,
+      starts,
       temporal: opts.temporal,
       taskQueue: opts.config.TEMPORAL_TASK_QUEUE,
       payinExpiryMs: opts.config.PAYIN_EXPIRY,

@@ -36,6 +36,7 @@ const refundSchema = new Schema<RefundDoc>(
     sandboxScenario: { type: String, default: null },
     failure: { type: Schema.Types.Mixed, default: null },
     idempotencyKey: { type: String, default: null },
+    requestFingerprint: { type: String, default: undefined },
     apiKey: { type: String, default: null },
     workflowId: { type: String, required: true },
     createdAt: { type: Date, required: true },

@@ -44,6 +44,7 @@ const transactionSchema = new Schema<StoredTransaction>(
     refundIds: { type: [String], default: undefined },
     workflowId: { type: String, required: true },
     idempotencyKey: { type: String, default: null },
+    requestFingerprint: { type: String, default: undefined },
     createdAt: { type: Date, required: true },
     updatedAt: { type: Date, required: true },
     /** The version this document copies (absent: never versioned, the document is the state). */

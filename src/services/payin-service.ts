@@ -1,8 +1,8 @@
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { TransactionStore } from '../persistence/transactions';
+import type { WorkflowStartLog } from '../persistence/workflow-starts';
 import type { DirectPayinRequest } from '../api/schemas/payin';
 import type { PayinSessionRequest } from '../api/schemas/payin-session';
-import type { CollectionRequest } from '../operators/gateway';
 import { providersOf } from '../domain/providers';
 import { assertPayinFitsProvider } from './provider-rules';
 import {
@@ -19,13 +19,14 @@ import { newId } from '../domain/ids';
 import { normalizeMsisdn } from '../domain/msisdn';
 import type { Transaction } from '../domain/transaction';
 import { transactionWorkflowId } from '../temporal/workflow-ids';
-import { saKind, saMerchantId, saProvider, saReference, saStatus } from '../temporal/search-attributes';
 import { ApiProblem } from '../api/problem';
-import { operatorAnswerUpdate, type PayinWorkflowInput } from '../../workflows/payin-api';
-import { CODE_REVISION } from '../../workflows/code-revision';
+import { operatorAnswerUpdate } from '../../workflows/payin-api';
+import { TransactionWorkflows } from './transaction-workflows';
 
 export interface PayinServiceDeps {
   transactions: TransactionStore;
+  /** Markers of workflows about to start, for the recovery sweep. */
+  starts: WorkflowStartLog;
   temporal: Client;
   taskQueue: string;
   payinExpiryMs: number;
@@ -46,17 +47,46 @@ function fieldProblem(path: string, en: string, fr: string): ApiProblem {
   return new ApiProblem('VALIDATION_ERROR', { detail: { en, fr }, errors: [{ path, message: { en, fr } }] });
 }
 
+const duplicateReference = () =>
+  new ApiProblem('DUPLICATE_REFERENCE', {
+    errors: [
+      {
+        path: 'reference',
+        message: { en: 'Already used by another payin.', fr: 'Déjà utilisée par un autre paiement.' },
+      },
+    ],
+  });
+
 export class PayinService {
-  constructor(private readonly deps: PayinServiceDeps) {}
+  private readonly workflows: TransactionWorkflows;
+
+  constructor(private readonly deps: PayinServiceDeps) {
+    this.workflows = new TransactionWorkflows({
+      temporal: deps.temporal,
+      taskQueue: deps.taskQueue,
+      starts: deps.starts,
+      transactions: deps.transactions,
+      payin: {
+        payinExpiryMs: deps.payinExpiryMs,
+        sessionExpiryMs: deps.sessionExpiryMs,
+        correctionWindowMs: deps.correctionWindowMs,
+        partnerCheckIntervalMs: deps.partnerCheckIntervalMs,
+        refundWindowMs: deps.refundWindowMs,
+        refundWindowMsOf: deps.refundWindowMsOf,
+      },
+    });
+  }
 
   /**
-   * Stores the payin, then starts its workflow. Both steps are idempotent (unique reference,
-   * deterministic workflow id), so a retry after a crash between them completes the job.
+   * Marks the start, stores the payin, starts its workflow, clears the mark. Each step is idempotent
+   * (marker and reference unique, workflow id fixed), so a retry after a crash completes the job,
+   * and without a retry the recovery sweep does (src/recovery/sweep.ts).
    */
   async createDirect(
     merchantId: string,
     body: DirectPayinRequest,
     idempotencyKey?: string,
+    requestFingerprint?: string,
   ): Promise<{ created: boolean; transaction: Transaction }> {
     const { payin } = body;
     if (!isOffered(payin.provider, payin.country)) {
@@ -110,37 +140,19 @@ export class PayinService {
       failure: null,
       workflowId: transactionWorkflowId('payin', merchantId, body.reference),
       idempotencyKey: idempotencyKey ?? null,
+      requestFingerprint: requestFingerprint ?? null,
       createdAt: now,
       updatedAt: now,
     };
+    await this.workflows.mark(draft);
     const stored = await this.deps.transactions.insertOrGet(draft);
-    // The reference is taken. By this very request (a retry after a crash): carry on and answer it.
-    // By another request: refuse, never a second transaction.
-    if (!stored.created && (!idempotencyKey || stored.transaction.idempotencyKey !== idempotencyKey)) {
-      throw new ApiProblem('DUPLICATE_REFERENCE', {
-        errors: [
-          {
-            path: 'reference',
-            message: { en: 'Already used by another payin.', fr: 'Déjà utilisée par un autre paiement.' },
-          },
-        ],
-      });
-    }
+    if (!stored.created) assertSameRequest(stored.transaction, idempotencyKey, requestFingerprint);
     const tx = stored.transaction;
-    await this.startWorkflow(tx, {
-      transactionId: tx.id,
-      operator: payin.provider,
-      country: tx.country,
-      msisdn: tx.customer.phoneNumber,
-      amount: tx.amount,
-      currency: tx.currency,
-      ...(payin.otp ? { otp: payin.otp } : {}),
-      sandboxScenario: tx.sandboxScenario,
-    });
+    const started = await this.workflows.startPayin(tx, { otp: payin.otp });
     // WAVE's customer pays on Wave's own page: the merchant needs its address in this very answer,
     // so wait (briefly) for the operator's first answer. Other operators push to the phone. Bounded:
     // with no worker up (or a slow operator) the answer comes without it, and GET shows it later.
-    if (payin.provider === 'WAVE' && !tx.paymentUrl) {
+    if (payin.provider === 'WAVE' && !tx.paymentUrl && started !== 'final') {
       const handle = this.deps.temporal.workflow.getHandle(tx.workflowId);
       const state = await this.deps.temporal
         .withDeadline(Date.now() + this.deps.operatorAnswerWaitMs, () =>
@@ -159,7 +171,11 @@ export class PayinService {
   async createSession(
     merchantId: string,
     body: PayinSessionRequest,
-    opts: { idempotencyKey?: string | undefined; requestOrigin: string },
+    opts: {
+      idempotencyKey?: string | undefined;
+      requestFingerprint?: string | undefined;
+      requestOrigin: string;
+    },
   ): Promise<{ created: boolean; transaction: Transaction }> {
     const phone = normalizeMsisdn(body.msisdn, body.country);
     if (!phone) {
@@ -213,25 +229,15 @@ export class PayinService {
       action: { successUrl: body.action.successUrl, failureUrl: body.action.failureUrl },
       workflowId: transactionWorkflowId('payin', merchantId, body.reference),
       idempotencyKey: opts.idempotencyKey ?? null,
+      requestFingerprint: opts.requestFingerprint ?? null,
       createdAt: now,
       updatedAt: now,
     };
+    await this.workflows.mark(draft);
     const stored = await this.deps.transactions.insertOrGet(draft);
     // Same rule as the direct flow: only this very request (its retry) may get the stored one back.
-    if (
-      !stored.created &&
-      (!opts.idempotencyKey || stored.transaction.idempotencyKey !== opts.idempotencyKey)
-    ) {
-      throw new ApiProblem('DUPLICATE_REFERENCE', {
-        errors: [
-          {
-            path: 'reference',
-            message: { en: 'Already used by another payin.', fr: 'Déjà utilisée par un autre paiement.' },
-          },
-        ],
-      });
-    }
-    await this.startWorkflow(stored.transaction, null);
+    if (!stored.created) assertSameRequest(stored.transaction, opts.idempotencyKey, opts.requestFingerprint);
+    await this.workflows.startPayin(stored.transaction);
     return stored;
   }
 
@@ -246,48 +252,23 @@ export class PayinService {
     return { fee, chargedAmount: splitFee('payin', amount, fee, payFee).chargedAmount, payFee };
   }
 
-  /** `collection` is null for a session: the customer's choice on the checkout page supplies it. */
-  private async startWorkflow(tx: Transaction, collection: CollectionRequest | null): Promise<void> {
-    const input: PayinWorkflowInput = {
-      transactionId: tx.id,
-      merchantId: tx.merchantId,
-      reference: tx.reference,
-      flow: tx.flow === 'session' ? 'session' : 'direct',
-      country: tx.country,
-      currency: tx.currency,
-      amount: tx.amount,
-      sandboxScenario: tx.sandboxScenario,
-      collection,
-      timing: {
-        expiryMs: this.deps.payinExpiryMs,
-        sessionExpiryMs: this.deps.sessionExpiryMs,
-        correctionWindowMs: this.deps.correctionWindowMs,
-        partnerCheckIntervalMs: this.deps.partnerCheckIntervalMs,
-        refundWindowMs: (await this.deps.refundWindowMsOf?.(tx.merchantId)) ?? this.deps.refundWindowMs,
-      },
-      codeRevision: CODE_REVISION,
-    };
-    try {
-      await this.deps.temporal.workflow.start('payinWorkflow', {
-        taskQueue: this.deps.taskQueue,
-        workflowId: tx.workflowId,
-        args: [input],
-        typedSearchAttributes: [
-          { key: saMerchantId, value: tx.merchantId },
-          { key: saKind, value: 'payin' },
-          { key: saReference, value: tx.reference },
-          // A session has no provider until the customer picks one; the workflow sets it then.
-          ...(tx.provider ? [{ key: saProvider, value: tx.provider }] : []),
-          { key: saStatus, value: tx.status },
-        ],
-        memo: { amount: tx.amount, currency: tx.currency },
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    }
-  }
-
   async get(merchantId: string, reference: string): Promise<Transaction | null> {
     return this.deps.transactions.find(merchantId, 'payin', reference);
   }
+}
+
+/**
+ * The reference is taken. By this very request (its retry after a crash, the idempotency record
+ * gone): carry on and answer it. By another request, another key: refuse, never a second payin.
+ * The same key with another body: refused too, as the idempotency middleware does while it still
+ * knows the key (a payin stored before fingerprints existed is answered as before).
+ */
+function assertSameRequest(
+  tx: Transaction,
+  idempotencyKey: string | undefined,
+  requestFingerprint: string | undefined,
+): void {
+  if (!idempotencyKey || tx.idempotencyKey !== idempotencyKey) throw duplicateReference();
+  if (tx.requestFingerprint && requestFingerprint && tx.requestFingerprint !== requestFingerprint)
+    throw new ApiProblem('IDEMPOTENCY_KEY_REUSED');
 }

@@ -1,6 +1,7 @@
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { TransactionStore } from '../persistence/transactions';
-import { InsufficientFundsError, type Account, type Ledger } from '../ledger';
+import type { WorkflowStartLog } from '../persistence/workflow-starts';
+import type { Account, Ledger } from '../ledger';
 import {
   currencyByCountry,
   isOffered,
@@ -17,14 +18,13 @@ import { belongsToAnotherOperator, predictCarrier } from '../domain/operator-pre
 import { providerInfo } from '../domain/providers';
 import type { PayoutDetails, SandboxScenario, Transaction } from '../domain/transaction';
 import { transactionWorkflowId } from '../temporal/workflow-ids';
-import { saKind, saMerchantId, saProvider, saReference, saStatus } from '../temporal/search-attributes';
 import { ApiProblem } from '../api/problem';
-import { debitPayout } from './payout-ledger';
-import type { PayoutWorkflowInput } from '../../workflows/payout';
-import { CODE_REVISION } from '../../workflows/code-revision';
+import { TransactionWorkflows, isFinal } from './transaction-workflows';
 
 export interface PayoutServiceDeps {
   transactions: TransactionStore;
+  /** Markers of workflows about to start, for the recovery sweep. */
+  starts: WorkflowStartLog;
   ledger: Ledger;
   temporal: Client;
   taskQueue: string;
@@ -62,21 +62,34 @@ const insufficient = () =>
   });
 
 export class PayoutService {
-  constructor(private readonly deps: PayoutServiceDeps) {}
+  private readonly workflows: TransactionWorkflows;
+
+  constructor(private readonly deps: PayoutServiceDeps) {
+    this.workflows = new TransactionWorkflows({
+      temporal: deps.temporal,
+      taskQueue: deps.taskQueue,
+      starts: deps.starts,
+      transactions: deps.transactions,
+      ledger: deps.ledger,
+      payoutExpiryMs: deps.payoutExpiryMs,
+    });
+  }
 
   /**
    * Debits the account, then starts the payout's workflow, so the answer tells whether the money
-   * was there. Order: record (pending; reserves the reference), debit (fixed sourceRef), workflow
-   * (fixed id). Each step is idempotent, so a retry with the same key after a crash completes the
-   * job; a refused debit removes the record, leaving no workflow, no entry and no record.
+   * was there. Order: start marker, record (pending; reserves the reference), debit (fixed
+   * sourceRef), workflow (fixed id), marker removed. Each step is idempotent, so a retry with the
+   * same key after a crash completes the job, and without a retry the recovery sweep does; a refused
+   * debit removes the record, leaving no workflow, no entry and no record.
    */
   async create(
     merchantId: string,
     input: PayoutInput,
     idempotencyKey?: string,
+    requestFingerprint?: string,
   ): Promise<{ created: boolean; transaction: Transaction }> {
     const existing = await this.deps.transactions.find(merchantId, 'payout', input.reference);
-    if (existing) return this.resume(existing, idempotencyKey);
+    if (existing) return this.resume(existing, idempotencyKey, requestFingerprint);
 
     const p = input.pathPrefix;
     const phone = normalizeMsisdn(input.msisdn, input.country);
@@ -143,18 +156,25 @@ export class PayoutService {
       },
       workflowId: transactionWorkflowId('payout', merchantId, input.reference),
       idempotencyKey: idempotencyKey ?? null,
+      requestFingerprint: requestFingerprint ?? null,
       createdAt: now,
       updatedAt: now,
     };
+    await this.workflows.mark(draft);
     const stored = await this.deps.transactions.insertOrGet(draft);
-    if (!stored.created) return this.resume(stored.transaction, idempotencyKey);
+    if (!stored.created) return this.resume(stored.transaction, idempotencyKey, requestFingerprint);
     return { created: true, transaction: await this.debitAndStart(stored.transaction) };
   }
 
-  /** The reference is taken: by this very request (a retry after a crash), carry on; else refuse. */
+  /**
+   * The reference is taken. By this very request (its retry after a crash, the idempotency record
+   * gone): carry on. By another key, or by this key with another body: refuse (a payout stored
+   * before fingerprints existed is answered as before). A final payout is only answered.
+   */
   private async resume(
     tx: Transaction,
     idempotencyKey: string | undefined,
+    requestFingerprint: string | undefined,
   ): Promise<{ created: boolean; transaction: Transaction }> {
     if (!idempotencyKey || tx.idempotencyKey !== idempotencyKey) {
       throw new ApiProblem('DUPLICATE_REFERENCE', {
@@ -166,21 +186,16 @@ export class PayoutService {
         ],
       });
     }
+    if (tx.requestFingerprint && requestFingerprint && tx.requestFingerprint !== requestFingerprint)
+      throw new ApiProblem('IDEMPOTENCY_KEY_REUSED');
+    // A record whose creating request left no marker (stored before markers existed) gets one now.
+    if (!isFinal(tx)) await this.workflows.mark(tx);
     return { created: false, transaction: await this.debitAndStart(tx) };
   }
 
+  /** The API's debit, then the workflow; nothing for a final payout (it ran once already). */
   private async debitAndStart(tx: Transaction): Promise<Transaction> {
-    if (tx.status === 'pending') {
-      try {
-        await debitPayout(this.deps.ledger, tx);
-      } catch (err) {
-        if (!(err instanceof InsufficientFundsError)) throw err;
-        // Nothing was debited and no workflow exists: the payout never happened.
-        await this.deps.transactions.removeUnstarted(tx.id);
-        throw insufficient();
-      }
-    }
-    await this.startWorkflow(tx);
+    if ((await this.workflows.startPayout(tx)) === 'refused') throw insufficient();
     return tx;
   }
 
@@ -248,41 +263,6 @@ export class PayoutService {
       );
     }
     return account;
-  }
-
-  private async startWorkflow(tx: Transaction): Promise<void> {
-    const operator = tx.provider!.split('_')[0] as OperatorCode;
-    const input: PayoutWorkflowInput = {
-      transactionId: tx.id,
-      disbursement: {
-        transactionId: tx.id,
-        operator,
-        country: tx.country,
-        msisdn: tx.customer.phoneNumber,
-        amount: tx.amount,
-        currency: tx.currency,
-        sandboxScenario: tx.sandboxScenario,
-      },
-      timing: { expiryMs: this.deps.payoutExpiryMs },
-      codeRevision: CODE_REVISION,
-    };
-    try {
-      await this.deps.temporal.workflow.start('payoutWorkflow', {
-        taskQueue: this.deps.taskQueue,
-        workflowId: tx.workflowId,
-        args: [input],
-        typedSearchAttributes: [
-          { key: saMerchantId, value: tx.merchantId },
-          { key: saKind, value: 'payout' },
-          { key: saReference, value: tx.reference },
-          { key: saProvider, value: tx.provider! },
-          { key: saStatus, value: tx.status },
-        ],
-        memo: { amount: tx.amount, currency: tx.currency, shape: tx.payout!.shape },
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    }
   }
 
   /** Endpoint 5 reads direct payouts, endpoint 7 standard ones (shape A or B). */

@@ -32,6 +32,8 @@ export interface RefundCaller {
   merchantId: string;
   apiKey: string | null;
   idempotencyKey: string | null;
+  /** requestFingerprint() of the request: kept on the refund, so a same-key retry with another body is told apart. */
+  requestFingerprint?: string | null;
 }
 
 /** The refusals the payin workflow answers, by ApplicationFailure type. */
@@ -101,6 +103,8 @@ export class RefundService {
     );
     if (existing) {
       if (caller.idempotencyKey && existing.idempotencyKey === caller.idempotencyKey) {
+        // The same key with another body: refused as the idempotency middleware does (refunds name it so).
+        if (otherRequest(existing, caller)) return refuse('DUPLICATE_REFUND');
         await log('accepted', existing.id);
         return { created: false, refund: existing };
       }
@@ -124,6 +128,7 @@ export class RefundService {
               amount: body.amount === undefined ? null : toMinor(body.amount, payin.currency),
               sandboxScenario: body.sandboxScenario ?? null,
               idempotencyKey: caller.idempotencyKey,
+              requestFingerprint: caller.requestFingerprint ?? null,
               apiKey: caller.apiKey,
               requestedAt: new Date().toISOString(),
             },
@@ -139,6 +144,8 @@ export class RefundService {
     }
     const refund = await this.deps.refunds.findById(accepted.refundId);
     if (!refund) throw new Error(`refund ${accepted.refundId} accepted but not stored`);
+    // Answered with a refund an earlier request of this key opened: only if it was this same request.
+    if (accepted.refundId !== refundId && otherRequest(refund, caller)) return refuse('DUPLICATE_REFUND');
     await log('accepted', refund.id);
     return { created: accepted.refundId === refundId, refund };
   }
@@ -157,6 +164,15 @@ export class RefundService {
   async auditTrail(merchantId: string, payinReference: string) {
     return this.deps.audit.list(merchantId, payinReference);
   }
+}
+
+/** A same-key request whose body differs from the one that opened the refund (unknown for older refunds). */
+function otherRequest(refund: Refund, caller: RefundCaller): boolean {
+  return (
+    !!refund.requestFingerprint &&
+    !!caller.requestFingerprint &&
+    refund.requestFingerprint !== caller.requestFingerprint
+  );
 }
 
 /** The problem a failed Update stands for; null for a fault. */

@@ -12,7 +12,12 @@ export function payinRoutes(payins: PayinService, refunds?: RefundService): Rout
 
   router.post('/v1/direct/payin', async (req, res) => {
     const body = parseOr400(directPayinRequest, req.body, req);
-    const { created, transaction } = await payins.createDirect(req.merchantId!, body, req.idempotencyKey);
+    const { created, transaction } = await payins.createDirect(
+      req.merchantId!,
+      body,
+      req.idempotencyKey,
+      req.idempotencyFingerprint,
+    );
     res.status(created ? 201 : 200).json(toTransactionRecord(transaction));
   });
 
@@ -20,6 +25,7 @@ export function payinRoutes(payins: PayinService, refunds?: RefundService): Rout
     const body = parseOr400(payinSessionRequest, req.body, req);
     const { created, transaction } = await payins.createSession(req.merchantId!, body, {
       idempotencyKey: req.idempotencyKey,
+      requestFingerprint: req.idempotencyFingerprint,
       requestOrigin: `${req.protocol}://${req.get('host')}`,
     });
     res.status(created ? 201 : 200).json(toTransactionRecord(transaction));

@@ -24,6 +24,7 @@ export function payoutRoutes(payouts: PayoutService): Router {
         pathPrefix: 'payout.',
       },
       req.idempotencyKey,
+      req.idempotencyFingerprint,
     );
     res.status(created ? 201 : 200).json(toPublicRecord(transaction));
   });
@@ -44,6 +45,7 @@ export function payoutRoutes(payouts: PayoutService): Router {
       req.merchantId!,
       { ...body, pathPrefix: '' },
       req.idempotencyKey,
+      req.idempotencyFingerprint,
     );
     res.status(created ? 201 : 200).json(toPublicRecord(transaction));
   });

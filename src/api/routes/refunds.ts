@@ -17,6 +17,7 @@ export function refundRoutes(refunds: RefundService): Router {
         // Authenticated already: the header is well formed. Kept for the audit trail.
         apiKey: parseBasic(req.headers.authorization)?.apiKey ?? null,
         idempotencyKey: req.idempotencyKey ?? null,
+        requestFingerprint: req.idempotencyFingerprint ?? null,
       },
       req.params.reference,
       body,

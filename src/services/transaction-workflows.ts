@@ -1,0 +1,228 @@
+import {
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowIdReusePolicy,
+  type Client,
+  type WorkflowStartOptions,
+} from '@temporalio/client';
+import type { TransactionStore } from '../persistence/transactions';
+import type { WorkflowStartLog } from '../persistence/workflow-starts';
+import type { CollectionRequest } from '../operators/gateway';
+import type { OperatorCode } from '../domain/operators';
+import type { Transaction, TransactionStatus } from '../domain/transaction';
+import { InsufficientFundsError, type Ledger } from '../ledger';
+import { saKind, saMerchantId, saProvider, saReference, saStatus } from '../temporal/search-attributes';
+import { debitPayout } from './payout-ledger';
+import type { PayinWorkflowInput } from '../../workflows/payin-api';
+import type { PayoutWorkflowInput } from '../../workflows/payout';
+import { CODE_REVISION } from '../../workflows/code-revision';
+
+// How a payin's or payout's workflow is started: the input built from the stored record, the start
+// options, and the start itself. One place, shared by the API (services) and the recovery sweep
+// (src/recovery/sweep.ts), so a recovered transaction runs exactly as the API would have run it.
+//
+// Every transaction runs once: the start rejects a workflow id that was ever used (REJECT_DUPLICATE:
+// a closed run is never followed by a second one), and a transaction whose stored status is final is
+// never started at all (its closed run may have left Temporal's retention by the time a retry comes).
+
+const finalStatuses: Record<Transaction['kind'], ReadonlySet<TransactionStatus>> = {
+  payin: new Set(['success', 'failed', 'expired']),
+  payout: new Set(['completed', 'failed', 'reversed', 'expired']),
+};
+
+/** Whether the transaction's outcome is decided, so no workflow may be started for it any more. */
+export function isFinal(tx: Pick<Transaction, 'kind' | 'status'>): boolean {
+  return finalStatuses[tx.kind].has(tx.status);
+}
+
+/** Operator code of a stored provider name (`MTN_CI` -> `MTN`). */
+export const operatorOf = (provider: string): OperatorCode => provider.split('_')[0] as OperatorCode;
+
+export interface PayinTiming {
+  payinExpiryMs: number;
+  sessionExpiryMs: number;
+  correctionWindowMs: number;
+  partnerCheckIntervalMs: number;
+  refundWindowMs: number;
+  /** The merchant's own refund window, fixed into each payin at its start; null: refundWindowMs. */
+  refundWindowMsOf?: ((merchantId: string) => Promise<number | null>) | undefined;
+}
+
+export interface TransactionWorkflowsDeps {
+  temporal: Client;
+  taskQueue: string;
+  starts: WorkflowStartLog;
+  transactions: TransactionStore;
+  /** Payins only. */
+  payin?: PayinTiming | undefined;
+  /** Payouts only. */
+  payoutExpiryMs?: number | undefined;
+  /** Payouts only: the debit that precedes the workflow. */
+  ledger?: Ledger | undefined;
+}
+
+/**
+ * What starting a transaction's workflow came to: `started` now, `exists` (a run has this id, open
+ * or closed), `final` (the record says it ended: nothing started), `refused` (a payout the balance no
+ * longer covers: removed, as the API does).
+ */
+export type StartOutcome = 'started' | 'exists' | 'final' | 'refused';
+
+/**
+ * The collection a direct payin asks of the operator, from its stored record. The OTP (Orange) is
+ * only in the creating request, never stored: without it the operator refuses the payin.
+ */
+export function directCollectionOf(tx: Transaction, otp?: string): CollectionRequest {
+  if (tx.kind !== 'payin' || tx.flow !== 'direct' || !tx.provider)
+    throw new Error(`transaction ${tx.id} is not a direct payin`);
+  return {
+    transactionId: tx.id,
+    operator: operatorOf(tx.provider),
+    country: tx.country,
+    msisdn: tx.customer.phoneNumber,
+    amount: tx.amount,
+    currency: tx.currency,
+    ...(otp ? { otp } : {}),
+    sandboxScenario: tx.sandboxScenario,
+  };
+}
+
+export class TransactionWorkflows {
+  constructor(private readonly deps: TransactionWorkflowsDeps) {}
+
+  /** Written before the record is stored: a crash from here until the start leaves it for the sweep. */
+  async mark(tx: Pick<Transaction, 'workflowId' | 'kind' | 'merchantId' | 'reference'>): Promise<void> {
+    await this.deps.starts.mark({
+      _id: tx.workflowId,
+      kind: tx.kind,
+      merchantId: tx.merchantId,
+      reference: tx.reference,
+    });
+  }
+
+  /**
+   * Done with the marker. Failing to remove it is harmless: the sweep finds the workflow running and
+   * removes it then, so the caller's answer does not depend on it.
+   */
+  async unmark(workflowId: string): Promise<void> {
+    await this.deps.starts.clear(workflowId).catch(() => undefined);
+  }
+
+  async payinInput(tx: Transaction, collection: CollectionRequest | null): Promise<PayinWorkflowInput> {
+    const t = this.deps.payin;
+    if (!t) throw new Error('starting a payin needs its timing');
+    return {
+      transactionId: tx.id,
+      merchantId: tx.merchantId,
+      reference: tx.reference,
+      flow: tx.flow === 'session' ? 'session' : 'direct',
+      country: tx.country,
+      currency: tx.currency,
+      amount: tx.amount,
+      sandboxScenario: tx.sandboxScenario,
+      collection,
+      timing: {
+        expiryMs: t.payinExpiryMs,
+        sessionExpiryMs: t.sessionExpiryMs,
+        correctionWindowMs: t.correctionWindowMs,
+        partnerCheckIntervalMs: t.partnerCheckIntervalMs,
+        refundWindowMs: (await t.refundWindowMsOf?.(tx.merchantId)) ?? t.refundWindowMs,
+      },
+      codeRevision: CODE_REVISION,
+    };
+  }
+
+  payoutInput(tx: Transaction): PayoutWorkflowInput {
+    const expiryMs = this.deps.payoutExpiryMs;
+    if (expiryMs === undefined) throw new Error('starting a payout needs its expiry');
+    return {
+      transactionId: tx.id,
+      disbursement: {
+        transactionId: tx.id,
+        operator: operatorOf(tx.provider!),
+        country: tx.country,
+        msisdn: tx.customer.phoneNumber,
+        amount: tx.amount,
+        currency: tx.currency,
+        sandboxScenario: tx.sandboxScenario,
+      },
+      timing: { expiryMs },
+      codeRevision: CODE_REVISION,
+    };
+  }
+
+  /**
+   * Starts a payin's workflow unless its record is final; removes its marker either way. A direct
+   * payin's collection is rebuilt from the record when none is given (the sweep: no OTP).
+   */
+  async startPayin(tx: Transaction, opts: { otp?: string | undefined } = {}): Promise<StartOutcome> {
+    if (isFinal(tx)) {
+      await this.unmark(tx.workflowId);
+      return 'final';
+    }
+    const collection = tx.flow === 'session' ? null : directCollectionOf(tx, opts.otp);
+    const outcome = await this.start(tx, 'payinWorkflow', await this.payinInput(tx, collection), {
+      memo: { amount: tx.amount, currency: tx.currency },
+    });
+    await this.unmark(tx.workflowId);
+    return outcome;
+  }
+
+  /**
+   * Debits a payout still `pending` (the API's debit; fixed sourceRef, so once), then starts its
+   * workflow; nothing for a final one. A debit the balance does not cover removes the record (the
+   * payout never happened) and answers `refused`.
+   */
+  async startPayout(tx: Transaction): Promise<StartOutcome> {
+    if (isFinal(tx)) {
+      await this.unmark(tx.workflowId);
+      return 'final';
+    }
+    if (tx.status === 'pending') {
+      if (!this.deps.ledger) throw new Error('starting a payout needs the ledger');
+      try {
+        await debitPayout(this.deps.ledger, tx);
+      } catch (err) {
+        if (!(err instanceof InsufficientFundsError)) throw err;
+        // Nothing was debited and no workflow exists: the payout never happened.
+        await this.deps.transactions.removeUnstarted(tx.id);
+        await this.unmark(tx.workflowId);
+        return 'refused';
+      }
+    }
+    const outcome = await this.start(tx, 'payoutWorkflow', this.payoutInput(tx), {
+      memo: { amount: tx.amount, currency: tx.currency, shape: tx.payout!.shape },
+    });
+    await this.unmark(tx.workflowId);
+    return outcome;
+  }
+
+  private async start(
+    tx: Transaction,
+    workflowType: 'payinWorkflow' | 'payoutWorkflow',
+    input: PayinWorkflowInput | PayoutWorkflowInput,
+    extra: Pick<WorkflowStartOptions, 'memo'>,
+  ): Promise<'started' | 'exists'> {
+    try {
+      await this.deps.temporal.workflow.start(workflowType, {
+        taskQueue: this.deps.taskQueue,
+        workflowId: tx.workflowId,
+        args: [input],
+        // Never a second run of a transaction, even after its first one closed.
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        typedSearchAttributes: [
+          { key: saMerchantId, value: tx.merchantId },
+          { key: saKind, value: tx.kind },
+          { key: saReference, value: tx.reference },
+          // A session has no provider until the customer picks one; the workflow sets it then.
+          ...(tx.provider ? [{ key: saProvider, value: tx.provider }] : []),
+          { key: saStatus, value: tx.status },
+        ],
+        ...extra,
+      });
+      return 'started';
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) return 'exists';
+      throw err;
+    }
+  }
+}
