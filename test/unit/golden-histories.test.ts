@@ -1,0 +1,140 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DefaultLogger, Runtime, Worker, type ReplayWorkerOptions } from '@temporalio/worker';
+import type { HistoryAndWorkflowId } from '@temporalio/client';
+import { repoRoot } from '../../src/infra/tools';
+import { historyFromJson } from '../helpers/history-json';
+
+// Golden histories: workflows recorded on earlier code (scripts/record-golden-histories.ts), replayed
+// on the workflow code of this tree. A change that would break a running workflow of an earlier
+// version (a command added, removed or reordered without `patched()`) fails here, naming the file.
+// Replay needs no server: only the workflow bundle (built by jest's global setup).
+
+const goldenDir = join(repoRoot, 'test/golden');
+const files = readdirSync(goldenDir)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
+
+/** The proto JSON a file holds (test/helpers/history-json.ts), as Temporal's tools write it. */
+type JsonHistory = { events: Record<string, any>[] };
+const read = (file: string): JsonHistory => JSON.parse(readFileSync(join(goldenDir, file), 'utf8'));
+
+beforeAll(() => {
+  try {
+    // The replay workers' start and stop lines (and the altered histories' warnings) are noise
+    // here: each failure is in its replay result.
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
+  } catch {
+    // another test file in this process installed it
+  }
+});
+
+function replayOptions(): ReplayWorkerOptions {
+  const bundle = process.env.TEST_WORKFLOW_BUNDLE;
+  return {
+    replayName: 'golden',
+    ...(bundle
+      ? { workflowBundle: { codePath: bundle } }
+      : { workflowsPath: join(repoRoot, 'workflows/index.ts') }),
+  };
+}
+
+/** Replays each history; answers `<workflowId>: <error>` for each one that does not replay. */
+async function replayFailures(histories: HistoryAndWorkflowId[]): Promise<string[]> {
+  const failures: string[] = [];
+  let replayed = 0;
+  for await (const result of Worker.runReplayHistories(replayOptions(), histories)) {
+    replayed++;
+    if (result.error) failures.push(`${result.workflowId}: ${result.error.name}: ${result.error.message}`);
+  }
+  // A history that never yields a result must not count as replayed.
+  if (replayed !== histories.length) failures.push(`replayed ${replayed} of ${histories.length} histories`);
+  return failures;
+}
+
+/** The file name is the workflow id: a failure names the file to look at. */
+const asReplayInput = (file: string, history: JsonHistory = read(file)): HistoryAndWorkflowId => ({
+  workflowId: file,
+  history: historyFromJson(history),
+});
+
+describe('golden workflow histories', () => {
+  it('cover every workflow and its main branches', () => {
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'payinWorkflow-direct-completed.json',
+        'payinWorkflow-direct-failed.json',
+        'payinWorkflow-direct-expired.json',
+        'payinWorkflow-session-success.json',
+        'payinWorkflow-session-expired.json',
+        'payinWorkflow-direct-ambiguous-corrected.json',
+        'payoutWorkflow-completed.json',
+        'payoutWorkflow-failed-reversed.json',
+        'payoutWorkflow-expired-reversed.json',
+        'refundWorkflow-completed.json',
+        'refundWorkflow-failed-reversed.json',
+        'webhookDeliveryWorkflow-retried-delivered.json',
+      ]),
+    );
+  });
+
+  it('every one replays on the workflow code of this tree', async () => {
+    expect(await replayFailures(files.map((f) => asReplayInput(f)))).toEqual([]);
+  });
+
+  // The check above has teeth: a history that the code could not have produced fails it.
+  describe('an altered history fails replay', () => {
+    const file = 'payinWorkflow-direct-completed.json';
+
+    it('an activity renamed', async () => {
+      const history = read(file);
+      const scheduled = history.events.find(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'creditMerchantForPayin',
+      );
+      expect(scheduled).toBeDefined();
+      scheduled!.activityTaskScheduledEventAttributes.activityType.name = 'creditMerchantTwice';
+      const failures = await replayFailures([asReplayInput(file, history)]);
+      expect(failures).toHaveLength(1);
+      expect(failures[0]).toMatch(new RegExp(`^${file}: DeterminismViolationError: .*creditMerchantTwice`));
+    });
+
+    it('the refund window timer removed (the code starts one the history lacks)', async () => {
+      const history = read(file);
+      const timers = history.events.filter((e) => e.timerStartedEventAttributes);
+      const timerId = timers.at(-1)!.timerStartedEventAttributes.timerId as string;
+      // The window's timer and its firing out, later events renumbered: as if the code had ended
+      // without it; today's code still starts it, so replay must refuse the history.
+      history.events = history.events.filter(
+        (e) =>
+          e.timerStartedEventAttributes?.timerId !== timerId &&
+          e.timerFiredEventAttributes?.timerId !== timerId,
+      );
+      const failures = await replayFailures([asReplayInput(file, renumbered(history))]);
+      expect(failures).toHaveLength(1);
+      expect(failures[0]).toMatch(new RegExp(`^${file}: DeterminismViolationError: .*Timer`));
+    });
+  });
+});
+
+/** Event ids 1..n again, and every reference to an old id moved with it. */
+function renumbered(history: JsonHistory): JsonHistory {
+  const ids = new Map<string, string>();
+  history.events.forEach((e, i) => ids.set(String(e.eventId), String(i + 1)));
+  const fix = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(fix);
+    if (value && typeof value === 'object') {
+      const o = value as Record<string, unknown>;
+      for (const [k, v] of Object.entries(o)) {
+        if (/EventId$/.test(k) && (typeof v === 'string' || typeof v === 'number') && ids.has(String(v)))
+          o[k] = ids.get(String(v));
+        else o[k] = fix(v);
+      }
+    }
+    return value;
+  };
+  history.events.forEach((e, i) => {
+    fix(e);
+    e.eventId = String(i + 1);
+  });
+  return history;
+}
