@@ -4,6 +4,7 @@ import { temporal } from '@temporalio/proto';
 import type { Connection } from 'mongoose';
 import { toMajor, type Currency } from '../domain/money';
 import { maskMsisdn } from '../domain/msisdn';
+import { TransactionStore } from '../persistence/transactions';
 
 // `payments transactions show`: one transaction's story for on-call, from the two sources of truth:
 // its workflow history (every step, retry, timer, signal and status change, with its time) and the
@@ -198,7 +199,7 @@ export async function transactionTimeline(opts: {
 }): Promise<Timeline> {
   const db = opts.mongo;
   // A refund is found by its rf_ reference; payins and payouts by the merchant's reference.
-  const tx =
+  const found =
     opts.kind === 'refund'
       ? null
       : await db.collection('transactions').findOne({
@@ -206,8 +207,9 @@ export async function transactionTimeline(opts: {
           kind: opts.kind,
           reference: opts.reference,
         });
-  const workflowId =
-    (tx?.workflowId as string | undefined) ?? `${opts.kind}:${opts.merchantId}:${opts.reference}`;
+  // Its current state through the store: the document's own status may lag its versions.
+  const tx = found ? await TransactionStore.on(db).findById(found.id as string) : null;
+  const workflowId = tx?.workflowId ?? `${opts.kind}:${opts.merchantId}:${opts.reference}`;
   const handle = opts.temporal.workflow.getHandle(workflowId);
   let history;
   let workflowStatus: string;
@@ -220,7 +222,7 @@ export async function transactionTimeline(opts: {
       throw new TimelineNotFoundError(`no ${opts.kind} ${opts.reference} for merchant ${opts.merchantId}`);
     throw err;
   }
-  const transactionId = (tx?.id as string | undefined) ?? opts.reference;
+  const transactionId = tx?.id ?? opts.reference;
   const entries = await db
     .collection('ledger_entries')
     .find({ transactionId })
@@ -230,13 +232,13 @@ export async function transactionTimeline(opts: {
     workflowId,
     transaction: tx
       ? {
-          id: tx.id as string,
-          kind: tx.kind as string,
-          reference: tx.reference as string,
-          status: tx.status as string,
-          amount: toMajor(tx.amount as number, tx.currency as Currency),
-          currency: tx.currency as string,
-          provider: (tx.provider as string | null) ?? null,
+          id: tx.id,
+          kind: tx.kind,
+          reference: tx.reference,
+          status: tx.status,
+          amount: toMajor(tx.amount, tx.currency),
+          currency: tx.currency,
+          provider: tx.provider ?? null,
           customer: maskMsisdn(
             String((tx.customer as { phoneNumber?: string } | undefined)?.phoneNumber ?? ''),
           ),
