@@ -19,6 +19,13 @@ module.exports = {
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       slowTestThreshold: 30,
     },
+    // The fault suite (npm run test:faults): opt-in, minutes long, on the real Temporal dev server.
+    {
+      ...common,
+      displayName: 'faults',
+      testMatch: ['<rootDir>/test/faults/**/*.test.ts'],
+      slowTestThreshold: 60,
+    },
     // A real headless Chromium (scripts/provision-browser) on the hosted checkout page.
     {
       ...common,
