@@ -2,8 +2,13 @@ import { createPayinActivities, type PayinActivityDeps } from './payin-activitie
 import { createEventActivities, type EventActivityDeps } from './event-activities';
 import { createPayoutActivities, type PayoutActivityDeps } from './payout-activities';
 import { createRefundActivities, type RefundActivityDeps } from './refund-activities';
+import { createRecoveryActivities, type RecoveryActivityDeps } from '../src/recovery/activities';
 
-export type ActivityDeps = PayinActivityDeps & EventActivityDeps & PayoutActivityDeps & RefundActivityDeps;
+export type ActivityDeps = RecoveryActivityDeps &
+  PayinActivityDeps &
+  EventActivityDeps &
+  PayoutActivityDeps &
+  RefundActivityDeps;
 
 /** Every activity the worker registers, built from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
@@ -12,6 +17,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createEventActivities(deps),
     ...createPayoutActivities(deps),
     ...createRefundActivities(deps),
+    ...createRecoveryActivities(deps),
   };
 }
 

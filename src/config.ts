@@ -102,6 +102,10 @@ export const configSchema = z.object({
   AUTH_CACHE_TTL: duration.prefault('10s'),
   /** Requests per merchant per minute (429 beyond); 0 disables the limit. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
+  /** A payin or payout stored this long ago whose workflow never started is started by the recovery sweep. */
+  RECOVERY_GRACE_PERIOD: duration.prefault('60s'),
+  /** How often the recovery sweep runs (its Temporal schedule, ensured by every worker at start). */
+  RECOVERY_SWEEP_INTERVAL: duration.prefault('1m'),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -4,3 +4,4 @@ export { refundWorkflow } from './refund';
 export { payoutWorkflow } from './payout';
 export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { publishEventWorkflow } from './publish-event';
+export { recoverySweepWorkflow } from './recovery-sweep';

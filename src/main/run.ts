@@ -7,6 +7,8 @@ import { connectMongo } from '../persistence/mongo';
 import { connectTemporalClient } from '../temporal/connection';
 import { createWorker } from '../temporal/worker';
 import { buildActivityDeps, buildApi } from './wiring';
+import { ensureRecoverySchedule } from '../recovery/schedule';
+import { createLogger } from '../infra/logger';
 import { realtimeOf } from '../api/ws';
 
 // Starting and stopping the API and the worker; shared by the production entry points and npm start.
@@ -53,6 +55,7 @@ export async function runWorker(
     ...(config.WORKFLOW_BUNDLE_PATH ? { workflowBundlePath: config.WORKFLOW_BUNDLE_PATH } : {}),
   });
   const done = worker.run();
+  await ensureSweepSchedule(config, urls.temporal);
   return {
     worker,
     stop: async () => {
@@ -62,6 +65,24 @@ export async function runWorker(
       await mongo.close();
     },
   };
+}
+
+/**
+ * The recovery sweep's schedule (src/recovery/schedule.ts), ensured by every worker at start. A
+ * failure is logged, not fatal: payments run without it, and the next worker start tries again.
+ */
+async function ensureSweepSchedule(config: Config, address: string): Promise<void> {
+  const client = await connectTemporalClient(address, config.TEMPORAL_NAMESPACE);
+  try {
+    await ensureRecoverySchedule(client, {
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      intervalMs: config.RECOVERY_SWEEP_INTERVAL,
+    });
+  } catch (err) {
+    createLogger(config.LOG_LEVEL, { role: 'worker' }).warn({ err }, 'recovery sweep schedule not ensured');
+  } finally {
+    await client.connection.close();
+  }
 }
 
 /** Runs `stop` once on SIGINT/SIGTERM, then exits. */

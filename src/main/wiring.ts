@@ -24,6 +24,7 @@ import { operatorCallbackSignal } from '../../workflows/signals';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { ActivityDeps } from '../../activities';
 import { buildEventApi, buildEventDeps } from '../events/wiring';
+import { buildRecoveryDeps } from '../recovery/wiring';
 import { registerRealtime } from '../api/ws';
 
 // Builds the API and the worker's dependencies from their connections: the one place that wires.
@@ -150,6 +151,7 @@ export async function buildActivityDeps(opts: { mongo: Connection; config: Confi
     refundAudit,
     refundFees: resolveFeeSchedule(opts.config.FEE_SCHEDULE),
     operators: buildOperatorGateway(opts.config),
+    recovery: await buildRecoveryDeps({ mongo: opts.mongo, config: opts.config, transactions, ledger }),
     ...(await buildEventDeps(opts.mongo)),
     webhooks: {
       timeoutMs: opts.config.WEBHOOK_TIMEOUT,

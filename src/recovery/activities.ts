@@ -1,0 +1,54 @@
+import { Context, log } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
+import type { Ledger } from '../ledger';
+import type { TransactionStore } from '../persistence/transactions';
+import type { WorkflowStartLog } from '../persistence/workflow-starts';
+import { TransactionWorkflows, type PayinTiming } from '../services/transaction-workflows';
+import { RecoverySweep, type RecoverySweepResult, type SweepLog } from './sweep';
+
+// The recovery sweep as an activity of the worker (workflows/recovery-sweep.ts runs it on schedule).
+
+/** What the sweep needs to start a transaction's workflow as the API would (src/recovery/wiring.ts). */
+export interface RecoveryDeps {
+  starts: WorkflowStartLog;
+  transactions: TransactionStore;
+  ledger: Ledger;
+  taskQueue: string;
+  payin: PayinTiming;
+  payoutExpiryMs: number;
+  /** RECOVERY_GRACE_PERIOD. */
+  graceMs: number;
+}
+
+export interface RecoveryActivityDeps {
+  recovery: RecoveryDeps;
+}
+
+/** The sweep over these dependencies, starting workflows with this client. */
+export function recoverySweepOf(deps: RecoveryDeps, temporal: Client, sweepLog?: SweepLog): RecoverySweep {
+  return new RecoverySweep({
+    starts: deps.starts,
+    transactions: deps.transactions,
+    graceMs: deps.graceMs,
+    ...(sweepLog ? { log: sweepLog } : {}),
+    workflows: new TransactionWorkflows({
+      temporal,
+      taskQueue: deps.taskQueue,
+      starts: deps.starts,
+      transactions: deps.transactions,
+      ledger: deps.ledger,
+      payin: deps.payin,
+      payoutExpiryMs: deps.payoutExpiryMs,
+    }),
+  });
+}
+
+export function createRecoveryActivities({ recovery }: RecoveryActivityDeps) {
+  return {
+    /** One pass: every start marker older than the grace period is resolved (src/recovery/sweep.ts). */
+    async recoverUnstartedWorkflows(): Promise<RecoverySweepResult> {
+      // The worker's own client: same connection and namespace as the workflows it starts.
+      return recoverySweepOf(recovery, Context.current().client, log).run();
+    },
+  };
+}

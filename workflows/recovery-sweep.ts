@@ -1,0 +1,15 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { createRecoveryActivities } from '../src/recovery/activities';
+import type { RecoverySweepResult } from '../src/recovery/sweep';
+
+// One pass of the recovery sweep (src/recovery/sweep.ts): started every minute by its schedule
+// (src/recovery/schedule.ts). The pass is idempotent, so a retry or the next pass redoes it safely.
+
+const { recoverUnstartedWorkflows } = proxyActivities<ReturnType<typeof createRecoveryActivities>>({
+  startToCloseTimeout: '5m',
+  retry: { initialInterval: '5s', backoffCoefficient: 2, maximumAttempts: 3 },
+});
+
+export async function recoverySweepWorkflow(): Promise<RecoverySweepResult> {
+  return recoverUnstartedWorkflows();
+}
