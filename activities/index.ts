@@ -2,13 +2,15 @@ import { createPayinActivities, type PayinActivityDeps } from './payin-activitie
 import { createEventActivities, type EventActivityDeps } from './event-activities';
 import { createPayoutActivities, type PayoutActivityDeps } from './payout-activities';
 import { createRefundActivities, type RefundActivityDeps } from './refund-activities';
+import { createOperatorActivities, type OperatorActivityDeps } from './operator-activities';
 import { createRecoveryActivities, type RecoveryActivityDeps } from '../src/recovery/activities';
 
 export type ActivityDeps = RecoveryActivityDeps &
   PayinActivityDeps &
   EventActivityDeps &
   PayoutActivityDeps &
-  RefundActivityDeps;
+  RefundActivityDeps &
+  OperatorActivityDeps;
 
 /** Every activity the worker registers, built from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
@@ -17,6 +19,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createEventActivities(deps),
     ...createPayoutActivities(deps),
     ...createRefundActivities(deps),
+    ...createOperatorActivities(deps),
     ...createRecoveryActivities(deps),
   };
 }

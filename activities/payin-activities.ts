@@ -3,6 +3,7 @@ import type { TransactionStore } from '../src/persistence/transactions';
 import type { Transaction } from '../src/domain/transaction';
 import type { Country, OperatorCode } from '../src/domain/operators';
 import type { Ledger } from '../src/ledger';
+import { PermanentError } from '../src/temporal/permanent-errors';
 
 export interface PayinActivityDeps {
   transactions: TransactionStore;
@@ -12,7 +13,7 @@ export interface PayinActivityDeps {
 
 /** The fields of a payin its workflow may change; everything else is fixed at creation. */
 export type PayinStateUpdate = Partial<
-  Pick<Transaction, 'status' | 'confirmationStatus' | 'failure' | 'provider' | 'paymentUrl'>
+  Pick<Transaction, 'status' | 'confirmationStatus' | 'failure' | 'provider' | 'paymentUrl' | 'attention'>
 > & { customerPhone?: string };
 
 /** Activities of the payin workflow. Each is idempotent: a retry or a replay changes nothing twice. */
@@ -59,7 +60,7 @@ export function createPayinActivities({ transactions, operators, ledger }: Payin
      */
     async creditMerchantForPayin(transactionId: string): Promise<{ credited: number; fee: number }> {
       const tx = await transactions.findById(transactionId);
-      if (!tx) throw new Error(`payin ${transactionId} not found`);
+      if (!tx) throw new PermanentError(`payin ${transactionId} not found`);
       const clearing = await ledger.systemAccountId('operator-clearing', tx.currency);
       const main = await ledger.mainAccountId(tx.merchantId, tx.currency);
       const net = tx.payFee ? tx.amount - tx.fee : tx.amount;

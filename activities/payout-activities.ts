@@ -5,6 +5,7 @@ import type { Failure, PayoutDetails, Transaction } from '../src/domain/transact
 import type { Country, OperatorCode } from '../src/domain/operators';
 import { InsufficientFundsError, type Ledger } from '../src/ledger';
 import { debitPayout, reversePayout, settlePayoutFee } from '../src/services/payout-ledger';
+import { PermanentError } from '../src/temporal/permanent-errors';
 
 export interface PayoutActivityDeps {
   transactions: TransactionStore;
@@ -20,13 +21,14 @@ export interface PayoutStateUpdate {
   operatorReference?: string | null;
   processedAt?: string | null;
   operatorStatus?: PayoutDetails['operatorStatus'];
+  attention?: Transaction['attention'];
 }
 
 /** Activities of the payout workflow. Each is idempotent: a retry or a replay changes nothing twice. */
 export function createPayoutActivities({ transactions, operators, ledger }: PayoutActivityDeps) {
   async function payout(id: string): Promise<Transaction> {
     const tx = await transactions.findById(id);
-    if (!tx?.payout) throw new Error(`payout ${id} not found`);
+    if (!tx?.payout) throw new PermanentError(`payout ${id} not found`);
     return tx;
   }
 

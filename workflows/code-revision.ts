@@ -30,3 +30,10 @@ export type ChangeId = keyof typeof includedSince;
 export function hasChange(input: { codeRevision?: number }, change: ChangeId): boolean {
   return (input.codeRevision ?? 1) >= includedSince[change] || patched(change);
 }
+
+/**
+ * Patch (Temporal's `patched()`) in front of every payin, payout and refund workflow: histories
+ * recorded without it run the code of workflows/legacy/, which ended transactions on an operator's
+ * silence; new ones run the shared "ask the operator" step (workflows/ask-operator.ts).
+ */
+export const ANSWERS_ONLY_PATCH = 'operator-answers-only';

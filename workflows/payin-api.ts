@@ -3,6 +3,7 @@ import type { ConfirmationStatus, Failure, TransactionStatus } from '../src/doma
 import type { Country, OperatorCode } from '../src/domain/operators';
 import type { SandboxScenario } from '../src/domain/transaction';
 import type { CollectionRequest } from '../src/operators/gateway';
+import type { AskState } from './ask-operator';
 
 // The messages a payin workflow answers: shared by the workflow, the API and the checkout page.
 
@@ -54,9 +55,25 @@ export interface PayinWorkflowInput {
     partnerCheckIntervalMs?: number;
     /** After success the payin stays refundable (and its workflow open) this long. */
     refundWindowMs: number;
+    /** Status reads in one run before continuing as new (tests lower it). */
+    readsPerRun?: number;
   };
   /** workflows/code-revision.ts; absent in histories started before revision 2. */
   codeRevision?: number;
+  /** Set when the workflow continued as new while asking the operator. */
+  resume?: PayinResume;
+}
+
+/** Where a payin stood when its workflow continued as new (always before the operator's answer). */
+export interface PayinResume {
+  ask: AskState;
+  /** Workflow time (ms) of the customer's deadline, fixed by the first run. */
+  deadline: number;
+  /** Last sequence number of a state write (monotonic writes). */
+  seq: number;
+  /** The collection asked (for a session, what the customer chose). */
+  collection: CollectionRequest;
+  state: PayinState;
 }
 
 /**

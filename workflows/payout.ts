@@ -1,53 +1,55 @@
-import { condition, log, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  patched,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { PayoutStateUpdate } from '../activities/payout-activities';
-import type { DisbursementRequest, OperatorStatus } from '../src/operators/gateway';
+import type { OperatorStatus } from '../src/operators/gateway';
 import type { Failure } from '../src/domain/transaction';
 import { providerName } from '../src/domain/operators';
 import { saStatus } from '../src/temporal/search-attributes';
 import { operatorCallbackSignal } from './signals';
-import { acts, operator, pollDelayMs } from './activity-proxies';
-import { hasChange } from './code-revision';
+import { acts, operator } from './activity-proxies';
+import { askOperator, type AskAnswer } from './ask-operator';
+import { ANSWERS_ONLY_PATCH } from './code-revision';
+import { watchStopRequest } from './stop-request';
+import { legacyPayoutWorkflow } from './legacy/payout';
+import type { PayoutResult, PayoutWorkflowInput } from './payout-api';
 
-/** How a payout workflow is started, once the API has debited the account (docs/payouts.md). */
-export interface PayoutWorkflowInput {
-  transactionId: string;
-  disbursement: DisbursementRequest;
-  timing: {
-    /** Without a final answer from the operator by then, the payout ends `expired` and is reversed. */
-    expiryMs: number;
-  };
-  /** workflows/code-revision.ts; absent in histories started before revision 2. */
-  codeRevision?: number;
-}
-
-export interface PayoutResult {
-  status: 'completed' | 'reversed' | 'failed';
-  failure: Failure | null;
-}
-
-/** Past the deadline, an operator that has never answered is asked again, at most an hour apart. */
-const recheckDelayMs = (attempt: number) => Math.min(60_000 * 2 ** attempt, 3_600_000);
+export type { PayoutResult, PayoutWorkflowInput } from './payout-api';
 
 /**
  * One payout: pending (the API debited the account) -> processing -> processed -> completed, or
- * failed / expired -> reversed. Money goes back only on the operator's own answer (failed, or still
- * pending at the deadline): an operator that did not answer may have paid, so it is asked until it
- * answers, and a payout is never both paid and refunded to the merchant.
+ * failed / expired -> reversed. The money goes back only on the operator's explicit answer: a
+ * refusal, or a cancellation it confirmed after our deadline (`expired`). An operator that answers
+ * neither is asked until it does, and the payout is flagged for ops meanwhile (docs/payouts.md).
  */
 export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<PayoutResult> {
+  if (!input.resume && !patched(ANSWERS_ONLY_PATCH)) return legacyPayoutWorkflow(input);
   const req = input.disbursement;
-  const provider = providerName(req.operator, req.country);
-  const failureOf = (code: string, message: string): Failure => ({ code, message, provider });
-  let signalled = false;
-  setHandler(operatorCallbackSignal, () => {
-    signalled = true;
+  const id = input.transactionId;
+  const failureOf = (code: string, message: string): Failure => ({
+    code,
+    message,
+    provider: providerName(req.operator, req.country),
   });
-
+  const woken = { value: false };
+  setHandler(operatorCallbackSignal, () => {
+    woken.value = true;
+  });
+  const stop = watchStopRequest();
+  let seq = input.resume?.seq ?? 0;
   const record = async (update: PayoutStateUpdate) => {
-    await acts.recordPayoutState(input.transactionId, update);
+    await acts.recordPayoutState(id, update, ++seq);
     if (update.status) {
       upsertSearchAttributes([{ key: saStatus, value: update.status }]);
-      await acts.emitTransactionEvent(input.transactionId, 'payout.updated');
+      await acts.emitTransactionEvent(id, 'payout.updated');
     }
   };
   /** The operator took the transfer: `processed`, with its reference in the record. */
@@ -59,77 +61,85 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
       operatorStatus: 'pending',
     });
 
-  try {
-    // The API applied this very debit (same sourceRef): normally a replay that writes nothing.
-    await acts.ensurePayoutDebited(input.transactionId);
-  } catch {
-    // Only a non-retryable InsufficientFundsError gets here: nothing was debited, nothing to reverse.
-    const failure = failureOf('INSUFFICIENT_BALANCE', 'The account balance does not cover the payout');
-    await record({ status: 'failed', failure });
-    return { status: 'failed', failure };
-  }
-  await record({ status: 'processing' });
+  return CancellationScope.nonCancellable(async () => {
+    if (!input.resume) {
+      if (!(await debited())) {
+        const failure = failureOf('INSUFFICIENT_BALANCE', 'The account balance does not cover the payout');
+        await record({ status: 'failed', failure });
+        return { status: 'failed', failure };
+      }
+      await record({ status: 'processing' });
+    }
+    const deadline = input.resume?.deadline ?? Date.now() + input.timing.expiryMs;
+    const answer = await askOperator({
+      request: () => operator.requestDisbursement(req),
+      read: () => operator.readDisbursementStatus(id, req.operator, req.country),
+      cancel: () => operator.cancelAtOperator('disbursement', id, req.operator, req.country),
+      deadline,
+      woken,
+      stopRequested: () => stop.requested,
+      onAcknowledged: processed,
+      onUnresolved: () => acts.flagForOps({ kind: 'payout', id, reason: 'OPERATOR_UNRESOLVED', seq: ++seq }),
+      ...(input.resume ? { resume: input.resume.ask } : {}),
+      ...(input.timing.readsPerRun ? { readsPerRun: input.timing.readsPerRun } : {}),
+    });
+    if (answer.outcome === 'continue') {
+      await condition(allHandlersFinished);
+      return continueAsNew<typeof payoutWorkflow>({ ...input, resume: { ask: answer.state, deadline, seq } });
+    }
+    return settle(answer);
+  });
 
-  let answer: OperatorStatus | null = null;
-  try {
-    answer = await operator.requestDisbursement(req);
-    await processed(answer);
-  } catch (err) {
-    // Timeouts, an unreachable operator: the transfer may have been made. Ask, never assume.
-    log.warn('disbursement request unanswered; checking its status', { error: String(err) });
-  }
-
-  const deadline = Date.now() + input.timing.expiryMs;
-  for (let attempt = 0; answer?.outcome !== 'completed' && answer?.outcome !== 'failed'; attempt++) {
-    const remaining = deadline - Date.now();
-    // The operator itself still says pending at the deadline: it did not pay, the payout expires.
-    if (remaining <= 0 && answer?.outcome === 'pending') break;
-    // A callback that came while the operator was being asked wakes the first wait too: cleared
-    // after each wait, not before it (before, it was lost and the payout slept a poll interval).
-    // A change: histories recorded before it replay as they ran.
-    const keepEarlyCallback = hasChange(input, 'payout-keeps-early-operator-callback');
-    if (!keepEarlyCallback) signalled = false;
-    await condition(
-      () => signalled,
-      remaining > 0 ? Math.min(pollDelayMs(attempt), remaining) : recheckDelayMs(attempt),
-    );
-    if (keepEarlyCallback) signalled = false;
+  /** The API applied this very debit (same sourceRef): normally a replay that writes nothing. */
+  async function debited(): Promise<boolean> {
     try {
-      const read = await operator.readDisbursementStatus(req.transactionId, req.operator, req.country);
-      // First answer after an unanswered request: a transfer the operator never saw is not processed.
-      if (!answer && read.outcome !== 'failed') await processed(read);
-      answer = read;
+      await acts.ensurePayoutDebited(id);
+      return true;
     } catch (err) {
-      log.warn('disbursement status unavailable; asking again later', { error: String(err) });
+      if (isInsufficientFunds(err)) return false;
+      throw err;
     }
   }
 
-  if (answer?.outcome === 'completed') {
-    await acts.settlePayoutFee(input.transactionId);
+  async function settle(answer: Exclude<AskAnswer, { outcome: 'continue' }>): Promise<PayoutResult> {
+    const processedAt = new Date().toISOString();
+    if (answer.outcome === 'completed') {
+      await acts.settlePayoutFee(id);
+      await record({
+        status: 'completed',
+        operatorStatus: 'completed',
+        operatorReference: answer.status.operatorReference,
+        processedAt,
+        failure: null,
+        attention: null,
+      });
+      await acts.emitTransactionEvent(id, 'payout.completed');
+      return { status: 'completed', failure: null };
+    }
+    const failure = answer.cancelled
+      ? failureOf('EXPIRED', 'The operator did not settle the transfer before the deadline; it was cancelled')
+      : failureOf(
+          answer.status.failure?.code ?? 'OPERATOR_ERROR',
+          answer.status.failure?.message ?? 'The operator refused the transfer',
+        );
     await record({
-      status: 'completed',
-      operatorStatus: 'completed',
-      operatorReference: answer.operatorReference,
-      processedAt: new Date().toISOString(),
-      failure: null,
+      status: answer.cancelled ? 'expired' : 'failed',
+      operatorStatus: 'failed',
+      processedAt,
+      failure,
+      attention: null,
     });
-    await acts.emitTransactionEvent(input.transactionId, 'payout.completed');
-    return { status: 'completed', failure: null };
+    await acts.reversePayout(id);
+    await record({ status: 'reversed' });
+    return { status: 'reversed', failure };
   }
-  const failed = answer?.outcome === 'failed';
-  const failure = failed
-    ? failureOf(
-        answer?.failure?.code ?? 'OPERATOR_ERROR',
-        answer?.failure?.message ?? 'The operator refused the transfer',
-      )
-    : failureOf('EXPIRED', 'The operator did not settle the transfer before the deadline');
-  await record({
-    status: failed ? 'failed' : 'expired',
-    operatorStatus: 'failed',
-    processedAt: new Date().toISOString(),
-    failure,
-  });
-  await acts.reversePayout(input.transactionId);
-  await record({ status: 'reversed' });
-  return { status: 'reversed', failure };
+}
+
+/** Only the ledger's own insufficient-funds refusal: anything else (a cancellation, a fault) is not. */
+export function isInsufficientFunds(err: unknown): boolean {
+  return (
+    err instanceof ActivityFailure &&
+    err.cause instanceof ApplicationFailure &&
+    err.cause.type === 'InsufficientFundsError'
+  );
 }

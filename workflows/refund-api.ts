@@ -2,6 +2,7 @@ import { defineUpdate } from '@temporalio/workflow';
 import type { Country, OperatorCode } from '../src/domain/operators';
 import type { RefundType } from '../src/domain/refund';
 import type { SandboxScenario } from '../src/domain/transaction';
+import type { AskState } from './ask-operator';
 
 // The messages of refunds: the payin workflow's `requestRefund` Update, which serialises every
 // refund of the payin, and the input of each refund's own (child) workflow.
@@ -70,6 +71,10 @@ export interface RefundWorkflowInput {
   sandboxScenario: SandboxScenario | null;
   /** workflows/code-revision.ts; absent in histories started before revision 2. */
   codeRevision?: number;
+  /** Status reads in one run before continuing as new (tests lower it). */
+  readsPerRun?: number;
+  /** Set when the workflow continued as new while asking the operator. */
+  resume?: { ask: AskState; deadline: number };
 }
 
 /** `reversed`: the operator refused, the merchant was credited back, the remainder is free again. */

@@ -1,89 +1,94 @@
-import { condition, log, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import type { OperatorStatus } from '../src/operators/gateway';
+import {
+  CancellationScope,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  patched,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { EventType } from '../src/events/catalogue';
 import type { RefundOutcome, RefundWorkflowInput } from './refund-api';
 import { operatorCallbackSignal } from './signals';
-import { acts, operator, pollDelayMs } from './activity-proxies';
-import { hasChange } from './code-revision';
+import { acts, operator } from './activity-proxies';
+import { askOperator } from './ask-operator';
+import { ANSWERS_ONLY_PATCH } from './code-revision';
+import { watchStopRequest } from './stop-request';
+import { legacyRefundWorkflow } from './legacy/refund';
 import { saStatus } from '../src/temporal/search-attributes';
 
 export type { RefundWorkflowInput } from './refund-api';
 
-/** A refund the operator leaves pending this long is failed ("deadline exceeded") and reversed. */
+/** A refund the operator leaves pending this long is asked to be cancelled. */
 export const REFUND_OPERATOR_DEADLINE_MS = 48 * 3_600_000;
 
 /**
  * One refund, started by its payin's workflow once the merchant was debited (and the refund stored
- * `processing`). Asks the operator to credit the customer; on success the refund is `completed`; on
- * refusal it is `failed`, then the merchant is credited back and it is `reversed`. Each step is an
- * idempotent activity, so the merchant is debited once and credited back at most once.
+ * `processing`). Asks the operator to credit the customer: `completed` when it did; `failed`, then
+ * the merchant credited back and `reversed`, only when it refused or confirmed our cancellation.
+ * An operator that answers neither is asked until it does (docs/refunds.md).
  */
 export async function refundWorkflow(input: RefundWorkflowInput): Promise<RefundOutcome> {
-  let signalled = false;
+  if (!input.resume && !patched(ANSWERS_ONLY_PATCH)) return legacyRefundWorkflow(input);
+  const woken = { value: false };
   // The payin workflow forwards the operator's callbacks for this refund: only a wake-up call.
   setHandler(operatorCallbackSignal, () => {
-    signalled = true;
+    woken.value = true;
   });
+  const stop = watchStopRequest();
   const emit = async (type: EventType) => acts.recordEvent(await acts.refundEventInput(input.refundId, type));
   // Ops filter refunds by status in the Temporal UI, as they do payins and payouts.
   const showStatus = (status: 'completed' | 'failed' | 'reversed') =>
     upsertSearchAttributes([{ key: saStatus, value: status }]);
 
-  await emit('refund.processing');
-  let answer: OperatorStatus | null;
-  try {
-    answer = await operator.requestRefund({
-      refundId: input.refundId,
-      transactionId: input.payinId,
-      operator: input.operator,
-      country: input.country,
-      amount: input.amount,
-      currency: input.currency,
-      sandboxScenario: input.sandboxScenario,
+  return CancellationScope.nonCancellable(async () => {
+    if (!input.resume) await emit('refund.processing');
+    const deadline = input.resume?.deadline ?? Date.now() + REFUND_OPERATOR_DEADLINE_MS;
+    const answer = await askOperator({
+      request: () =>
+        operator.requestRefund({
+          refundId: input.refundId,
+          transactionId: input.payinId,
+          operator: input.operator,
+          country: input.country,
+          amount: input.amount,
+          currency: input.currency,
+          sandboxScenario: input.sandboxScenario,
+        }),
+      read: () => operator.readRefundStatus(input.refundId, input.operator, input.country),
+      cancel: () => operator.cancelAtOperator('refund', input.refundId, input.operator, input.country),
+      deadline,
+      // The operator has 48 hours: an hourly read at most is enough, with callbacks in between.
+      maxPollMs: 3_600_000,
+      woken,
+      stopRequested: () => stop.requested,
+      onUnresolved: () =>
+        acts.flagForOps({ kind: 'refund', id: input.refundId, reason: 'OPERATOR_UNRESOLVED' }),
+      ...(input.resume ? { resume: input.resume.ask } : {}),
+      ...(input.readsPerRun ? { readsPerRun: input.readsPerRun } : {}),
     });
-  } catch (err) {
-    log.warn('refund request failed', { error: String(err) });
-    answer = null;
-  }
-  const deadline = Date.now() + REFUND_OPERATOR_DEADLINE_MS; // workflow time: deterministic
-  for (let attempt = 0; answer?.outcome === 'pending';) {
-    const remaining = deadline - Date.now();
-    if (remaining <= 0) {
-      answer = {
-        outcome: 'failed',
-        operatorReference: answer.operatorReference,
-        failure: { code: 'REFUND_EXPIRED', message: 'The operator did not settle the refund in time' },
-      };
-      break;
+    if (answer.outcome === 'continue') {
+      await condition(allHandlersFinished);
+      return continueAsNew<typeof refundWorkflow>({ ...input, resume: { ask: answer.state, deadline } });
     }
-    // A callback that came while the operator was being asked wakes the first wait too: cleared
-    // after each wait, not before it (before, it was lost and the refund slept a poll interval).
-    // A change: histories recorded before it replay as they ran.
-    const keepEarlyCallback = hasChange(input, 'refund-keeps-early-operator-callback');
-    if (!keepEarlyCallback) signalled = false;
-    await condition(() => signalled, Math.min(pollDelayMs(attempt++), remaining));
-    if (keepEarlyCallback) signalled = false;
-    try {
-      answer = await operator.readRefundStatus(input.refundId, input.operator, input.country);
-    } catch (err) {
-      log.warn('refund status unavailable; polling again', { error: String(err) });
+    const processedAt = new Date().toISOString(); // workflow time: deterministic
+    if (answer.outcome === 'completed') {
+      await acts.completeRefund(input.refundId, processedAt);
+      showStatus('completed');
+      await emit('refund.completed');
+      return 'completed';
     }
-  }
-  const processedAt = new Date().toISOString();
-  if (answer?.outcome === 'completed') {
-    await acts.completeRefund(input.refundId, processedAt);
-    showStatus('completed');
-    await emit('refund.completed');
-    return 'completed';
-  }
-  const failure = answer?.failure ?? {
-    code: 'OPERATOR_UNAVAILABLE',
-    message: 'The operator could not be reached',
-  };
-  await acts.failRefund(input.refundId, failure, processedAt);
-  showStatus('failed');
-  await emit('refund.failed');
-  await acts.reverseRefund(input.refundId);
-  showStatus('reversed');
-  return 'reversed';
+    const failure = answer.cancelled
+      ? {
+          code: 'REFUND_EXPIRED',
+          message: 'The operator did not settle the refund in time; it was cancelled',
+        }
+      : (answer.status.failure ?? { code: 'OPERATOR_ERROR', message: 'The operator refused the refund' });
+    await acts.failRefund(input.refundId, failure, processedAt);
+    showStatus('failed');
+    await emit('refund.failed');
+    await acts.reverseRefund(input.refundId);
+    showStatus('reversed');
+    return 'reversed';
+  });
 }

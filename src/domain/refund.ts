@@ -1,5 +1,5 @@
 import type { Currency } from './money';
-import type { Failure, SandboxScenario } from './transaction';
+import type { Attention, Failure, SandboxScenario } from './transaction';
 
 // A refund of a payin, as the service stores it. Pure: the payin workflow's Update validator uses
 // these rules too, so they must stay free of I/O (workflows import this module).
@@ -39,6 +39,8 @@ export interface Refund {
   idempotencyKey: string | null;
   /** sha256 of the creating request, as on transactions; absent on refunds stored before it existed. */
   requestFingerprint?: string | null;
+  /** Set while the operator neither settles nor cancels it past its deadline (src/domain/transaction.ts). */
+  attention?: Attention | null;
   /** The api_key that asked for it (audit). */
   apiKey: string | null;
   workflowId: string;

@@ -19,6 +19,16 @@ export interface Failure {
   provider: ProviderName | null;
 }
 
+/**
+ * Set while a transaction needs a person: past our deadline, the operator neither settled nor
+ * cancelled it (money stays where it is until it answers). Cleared by the final state.
+ */
+export interface Attention {
+  reason: 'OPERATOR_UNRESOLVED';
+  /** ISO 8601. */
+  since: string;
+}
+
 export interface Transaction {
   id: string;
   merchantId: string;
@@ -59,6 +69,7 @@ export interface Transaction {
    * is refused even once the idempotency record is gone. Absent on records stored before it existed.
    */
   requestFingerprint?: string | null;
+  attention?: Attention | null;
   createdAt: Date;
   updatedAt: Date;
 }

@@ -42,6 +42,22 @@ export const ledgerPostings = new Counter({
   registers: [metricsRegistry],
 });
 
+/** Alert on any increase: a transaction past its deadline that the operator neither settled nor cancelled. */
+export const operatorUnresolved = new Counter({
+  name: 'payments_operator_unresolved_total',
+  help: 'Transactions flagged for ops: past our deadline, the operator neither settled nor cancelled them',
+  labelNames: ['kind'] as const,
+  registers: [metricsRegistry],
+});
+
+/** Alert on any increase: an activity failed in a way retrying cannot fix (a person must look). */
+export const permanentErrors = new Counter({
+  name: 'payments_permanent_errors_total',
+  help: 'Activities failed with a non-retryable error (a record missing, a sourceRef reused), by activity and type',
+  labelNames: ['activity', 'type'] as const,
+  registers: [metricsRegistry],
+});
+
 /** Statuses after which a transaction changes no more (a failed payin may still be corrected). */
 const finalStatuses = new Set(['success', 'completed', 'failed', 'reversed', 'expired']);
 

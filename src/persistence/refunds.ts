@@ -1,6 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { Refund, RefundStatus, RefundTransactionStatus } from '../domain/refund';
-import type { Failure, Transaction } from '../domain/transaction';
+import type { Attention, Failure, Transaction } from '../domain/transaction';
 import { StateVersions } from './state-versions';
 
 // Refunds of payins. The payin's workflow decides and serialises them; this collection is what the
@@ -37,6 +37,7 @@ const refundSchema = new Schema<RefundDoc>(
     failure: { type: Schema.Types.Mixed, default: null },
     idempotencyKey: { type: String, default: null },
     requestFingerprint: { type: String, default: undefined },
+    attention: { type: Schema.Types.Mixed, default: undefined },
     apiKey: { type: String, default: null },
     workflowId: { type: String, required: true },
     createdAt: { type: Date, required: true },
@@ -56,6 +57,7 @@ export interface RefundProgress {
   transactionStatus?: RefundTransactionStatus;
   processedAt?: Date | null;
   failure?: Failure | null;
+  attention?: Attention | null;
 }
 
 /**
@@ -152,7 +154,16 @@ export class RefundStore {
 
   /** Records the refund's answer or reversal as write refundStateSeq[status] (see applyState). */
   async advance(id: string, progress: RefundFinalProgress): Promise<boolean> {
-    return this.applyState(id, refundStateSeq[progress.status], progress);
+    // The operator answered: whatever was flagged for ops is resolved.
+    return this.applyState(id, refundStateSeq[progress.status], { ...progress, attention: null });
+  }
+
+  /**
+   * Flags a refund still `processing` for ops. Not a versioned write: it lands before the answer
+   * (seq 1), which copies it forward and clears it.
+   */
+  async flag(id: string, attention: Attention): Promise<void> {
+    await this.model.updateOne({ _id: id }, { $set: { attention, updatedAt: new Date() } }).exec();
   }
 
   /**

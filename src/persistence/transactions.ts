@@ -42,6 +42,7 @@ const transactionSchema = new Schema<StoredTransaction>(
     },
     payout: { type: Schema.Types.Mixed, default: undefined },
     refundIds: { type: [String], default: undefined },
+    attention: { type: Schema.Types.Mixed, default: undefined },
     workflowId: { type: String, required: true },
     idempotencyKey: { type: String, default: null },
     requestFingerprint: { type: String, default: undefined },

@@ -2,6 +2,7 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import { createActivities, type ActivityDeps } from '../../activities';
 import { repoRoot } from '../infra/tools';
 import { join } from 'node:path';
+import { permanentErrorAlert } from './permanent-errors';
 
 export interface WorkerSetup {
   connection: NativeConnection;
@@ -19,6 +20,7 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
     namespace: setup.namespace,
     taskQueue: setup.taskQueue,
     activities: createActivities(setup.deps),
+    interceptors: { activity: [(ctx) => ({ inbound: permanentErrorAlert(ctx) })] },
     ...(setup.workflowBundlePath
       ? { workflowBundle: { codePath: setup.workflowBundlePath } }
       : { workflowsPath: join(repoRoot, 'workflows/index.ts') }),

@@ -15,6 +15,7 @@ import { realtimeOf } from '../../src/api/ws';
 import { ensureSearchAttributes } from '../../src/temporal/connection';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server';
 import type { SimulatorOptions } from '../../src/simulator/app';
+import { startFaultProxy, type FaultProxy } from './fault-proxy';
 
 // The real stack for one test file: FerretDB (own database), a time-skipping Temporal test
 // server, a worker on the pre-built bundle, and the HTTP API on a free port.
@@ -55,6 +56,8 @@ export interface TestStack {
   taskQueue: string;
   /** The operator simulator the gateway calls; it calls this stack's API back. */
   simulator: RunningSimulator;
+  /** With `operatorProxy`: the fault proxy between the worker's gateway and the simulator. */
+  proxy: FaultProxy | null;
   stop(): Promise<void>;
 }
 
@@ -79,6 +82,8 @@ export async function startStack(
     simulator?: Partial<SimulatorOptions>;
     /** e.g. `maxCachedWorkflows: 0` for worker-restart tests (the test server has no sticky timeout). */
     worker?: Partial<WorkerOptions>;
+    /** Puts a fault proxy (test/helpers/fault-proxy.ts) between the worker's gateway and the simulator. */
+    operatorProxy?: boolean;
   } = {},
 ): Promise<TestStack> {
   const env = await startTimeSkippingEnv();
@@ -100,7 +105,8 @@ export async function startStack(
     slowResponseMs: 1_500,
     ...opts.simulator,
   });
-  config.OPERATOR_BASE_URL ??= simulator.url;
+  const proxy = opts.operatorProxy ? await startFaultProxy({ target: simulator.url }) : null;
+  config.OPERATOR_BASE_URL ??= proxy?.url ?? simulator.url;
   const worker = await createWorker({
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
@@ -126,8 +132,10 @@ export async function startStack(
     config,
     taskQueue,
     simulator,
+    proxy,
     baseUrl: `http://127.0.0.1:${port}`,
     stop: async () => {
+      await proxy?.stop();
       await simulator.stop();
       await realtime?.close();
       await new Promise<void>((res) => server.close(() => res()));

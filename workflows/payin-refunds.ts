@@ -1,0 +1,254 @@
+import {
+  ApplicationFailure,
+  ParentClosePolicy,
+  WorkflowIdReusePolicy,
+  condition,
+  log,
+  setHandler,
+  startChild,
+  type ChildWorkflowHandle,
+} from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import type { CollectionRequest } from '../src/operators/gateway';
+import { providerName } from '../src/domain/operators';
+import { decideRefund, refundTypeOf, type RefundRefusal } from '../src/domain/refund';
+import { saKind, saMerchantId, saProvider, saReference, saStatus } from '../src/temporal/search-attributes';
+import type { PayinState, PayinWorkflowInput } from './payin-api';
+import { refundWorkflowId, requestRefundUpdate, type RefundAsk, type RefundOutcome } from './refund-api';
+import { refundWorkflow } from './refund';
+import { acts } from './activity-proxies';
+import { isInsufficientFunds } from './payout';
+import { CODE_REVISION } from './code-revision';
+import { operatorCallbackSignal } from './signals';
+
+// The refunds of one payin, decided by its workflow: handlers run one at a time, so the remainder
+// is checked and reserved atomically (FerretDB could not do it). Each accepted refund runs in its
+// own child workflow, which outlives this one if it must.
+
+/** A refund of this payin as the workflow tracks it; `opening` while the merchant is being debited. */
+interface RefundSlot {
+  refundId: string;
+  externalReference: string;
+  idempotencyKey: string | null;
+  /** Integer minor units, reserved from the refundable remainder until the refund is reversed. */
+  amount: number;
+  phase: 'opening' | 'processing' | 'completed' | 'reversed';
+}
+
+const refusalMessages: Record<RefundRefusal, string> = {
+  REFUND_NOT_ALLOWED:
+    'This payment is not refundable (not successful, fully refunded, or its refund window closed).',
+  INVALID_AMOUNT: 'The amount is greater than what this payment still allows.',
+  DUPLICATE_REFUND: 'A refund of this payment already uses this externalReference.',
+};
+
+export interface PayinRefunds {
+  /** Passes an operator's refund callback on to that refund's workflow. */
+  relay(refundId: string, payload: { kind: 'refund'; id: string }): void;
+  /** Opens the window: refunds are accepted from now, for `collection`. */
+  open(collection: CollectionRequest): void;
+  /** Closes the window, then waits for the refunds accepted in time to finish. */
+  close(): Promise<void>;
+}
+
+/**
+ * Registers the `requestRefund` Update. `writeList` records the payin's list of refund ids; the
+ * workflow gives it its next state-write sequence number.
+ */
+export function payinRefunds(
+  input: PayinWorkflowInput,
+  state: PayinState,
+  writeList: (refundIds: string[]) => Promise<void>,
+): PayinRefunds {
+  const refunds: RefundSlot[] = [];
+  const children = new Map<string, ChildWorkflowHandle<typeof refundWorkflow>>();
+  let collectedWith: CollectionRequest | null = null;
+  let windowClosed = false;
+  let inFlight = 0;
+  let listing: Promise<void> = Promise.resolve();
+
+  setHandler(requestRefundUpdate, (ask: RefundAsk) => openRefund(ask), {
+    validator: (ask: RefundAsk) => {
+      decide(ask);
+    },
+  });
+
+  /** A retry of an accepted request (same externalReference and key), a new refund, or a refusal. */
+  function decide(ask: RefundAsk): { replay: RefundSlot } | { amount: number } {
+    const same = refunds.find((r) => r.externalReference === ask.externalReference);
+    if (same) {
+      if (ask.idempotencyKey !== null && same.idempotencyKey === ask.idempotencyKey) return { replay: same };
+      throw refusal('DUPLICATE_REFUND');
+    }
+    const committed = refunds.filter((r) => r.phase !== 'reversed').reduce((sum, r) => sum + r.amount, 0);
+    const decision = decideRefund(
+      {
+        refundable: state.status === 'success' && !windowClosed && collectedWith !== null,
+        originalAmount: input.amount,
+        committed,
+      },
+      ask.amount,
+    );
+    if (!decision.ok) throw refusal(decision.refusal);
+    return { amount: decision.amount };
+  }
+
+  /** One list write at a time, each with every refund opened so far (FerretDB updates read, then write). */
+  function listRefunds(): Promise<void> {
+    const write = () => writeList(refunds.filter((r) => r.phase !== 'opening').map((r) => r.refundId));
+    listing = listing.then(write, write);
+    return listing;
+  }
+
+  async function openRefund(ask: RefundAsk): Promise<{ refundId: string }> {
+    // Decided again: the state may have changed since this Update was validated.
+    const decision = decide(ask);
+    if ('replay' in decision) {
+      const slot = decision.replay;
+      await condition(() => slot.phase !== 'opening' || !refunds.includes(slot));
+      if (!refunds.includes(slot)) throw refusal('REFUND_NOT_ALLOWED');
+      return { refundId: slot.refundId };
+    }
+    const req = collectedWith!;
+    const slot: RefundSlot = {
+      refundId: ask.refundId,
+      externalReference: ask.externalReference,
+      idempotencyKey: ask.idempotencyKey,
+      amount: decision.amount,
+      phase: 'opening',
+    };
+    refunds.push(slot); // reserved before the first await: the next request sees it
+    inFlight++;
+    const workflowId = refundWorkflowId(input.merchantId, ask.refundId);
+    try {
+      await acts.openRefund({
+        refundId: ask.refundId,
+        transactionRef: ask.transactionRef,
+        payinId: input.transactionId,
+        externalReference: ask.externalReference,
+        reason: ask.reason,
+        amount: decision.amount,
+        refundType: refundTypeOf(decision.amount, input.amount),
+        operator: req.operator,
+        country: req.country,
+        sandboxScenario: ask.sandboxScenario,
+        idempotencyKey: ask.idempotencyKey,
+        ...(ask.requestFingerprint !== undefined ? { requestFingerprint: ask.requestFingerprint } : {}),
+        apiKey: ask.apiKey,
+        requestedAt: ask.requestedAt,
+        workflowId,
+      });
+    } catch (err) {
+      // Nothing was debited or stored: release the reservation and the externalReference.
+      refunds.splice(refunds.indexOf(slot), 1);
+      inFlight--;
+      if (isInsufficientFunds(err))
+        throw ApplicationFailure.create({
+          type: 'INSUFFICIENT_BALANCE',
+          message: 'The merchant balance does not cover this refund.',
+          nonRetryable: true,
+        });
+      throw err;
+    }
+    slot.phase = 'processing';
+    // Listed before the merchant's answer, so its next read of the payin shows the refund.
+    await listRefunds();
+    const child = await startRefund(ask, decision.amount, req, workflowId);
+    if (child === 'running') {
+      // An earlier start of this very refund runs: it decides the money, not this one.
+      inFlight--;
+      return { refundId: ask.refundId };
+    }
+    if (!child) {
+      // The operator was never asked: returning the debit is safe, and the remainder is free again.
+      await acts.failRefund(
+        ask.refundId,
+        { code: 'REFUND_NOT_STARTED', message: 'The refund could not be started; nothing was sent' },
+        new Date().toISOString(),
+      );
+      await acts.reverseRefund(ask.refundId);
+      slot.phase = 'reversed';
+      inFlight--;
+      return { refundId: ask.refundId };
+    }
+    children.set(ask.refundId, child);
+    void child.result().then(
+      (outcome: RefundOutcome) => {
+        slot.phase = outcome; // reversed: the amount is refundable again
+        children.delete(ask.refundId);
+        inFlight--;
+      },
+      (err: unknown) => {
+        // Unknown money state: keep the amount reserved, but let the payin workflow end.
+        log.error('refund workflow failed', { refundId: ask.refundId, error: String(err) });
+        children.delete(ask.refundId);
+        inFlight--;
+      },
+    );
+    return { refundId: ask.refundId };
+  }
+
+  /** The refund's child workflow, or null when it could not be started (nothing was sent). */
+  async function startRefund(
+    ask: RefundAsk,
+    amount: number,
+    req: CollectionRequest,
+    workflowId: string,
+  ): Promise<ChildWorkflowHandle<typeof refundWorkflow> | 'running' | null> {
+    try {
+      return await startChild(refundWorkflow, {
+        workflowId,
+        // A refund id runs once: a closed refund is never started again.
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        args: [
+          {
+            refundId: ask.refundId,
+            payinId: input.transactionId,
+            operator: req.operator,
+            country: req.country,
+            amount,
+            currency: input.currency,
+            sandboxScenario: ask.sandboxScenario,
+            codeRevision: CODE_REVISION,
+          },
+        ],
+        // The merchant was debited: the refund must reach its end even if this workflow is stopped.
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        // Findable in the Temporal UI like every transaction: by merchant, kind, reference and status.
+        typedSearchAttributes: [
+          { key: saMerchantId, value: input.merchantId },
+          { key: saKind, value: 'refund' },
+          { key: saReference, value: ask.refundId },
+          { key: saProvider, value: providerName(req.operator, req.country) },
+          { key: saStatus, value: 'processing' },
+        ],
+        memo: { amount, currency: input.currency, payin: input.reference },
+      });
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) return 'running';
+      log.error('refund workflow not started; returning the debit', {
+        refundId: ask.refundId,
+        error: err instanceof Error ? err.name : 'unknown',
+      });
+      return null;
+    }
+  }
+
+  return {
+    relay(refundId, payload) {
+      const child = children.get(refundId);
+      if (child) void child.signal(operatorCallbackSignal, payload).catch(() => undefined);
+    },
+    open(collection) {
+      collectedWith = collection;
+    },
+    async close() {
+      windowClosed = true;
+      await condition(() => inFlight === 0);
+    },
+  };
+}
+
+function refusal(type: RefundRefusal): ApplicationFailure {
+  return ApplicationFailure.create({ type, message: refusalMessages[type], nonRetryable: true });
+}
