@@ -5,6 +5,7 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
+import { setMaxListeners } from 'node:events';
 import type { Socket } from 'node:net';
 
 // An HTTP forwarding proxy with scripted faults, for the paths where money meets ambiguity: the
@@ -118,6 +119,8 @@ export async function startFaultProxy(opts: { target: string; port?: number }): 
   const sockets = new Set<Socket>();
   // Aborted by stop(): every held request, delayed answer and pending copy gives up at once.
   const stopping = new AbortController();
+  // Every request in flight listens to it: hundreds at once under a fault suite's load.
+  setMaxListeners(0, stopping.signal);
 
   const wait = (ms: number) =>
     new Promise<void>((resolve) => {
