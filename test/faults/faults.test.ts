@@ -34,6 +34,7 @@ import {
   describeSchedule,
   drawKillGaps,
   drawPlans,
+  anchorOf,
   faultLabels,
   installFaults,
   operatorPathOf,
@@ -209,32 +210,36 @@ const enabled = process.env.FAULT_TRANSACTIONS !== undefined;
           }
         })();
 
-        // Late moves of the operator itself: a customer approving, an operator settling, after our deadline.
+        // Late moves of the operator itself: a customer approving, an operator settling, around or
+        // after our deadline (counted from when the operator was first asked, see anchorOf).
         let lateMovesPending = 0;
         const lateMoves: string[] = [];
-        const later = (at: number, fn: () => Promise<void>) => {
+        const later = (p: Plan, afterDeadlineMs: number, fn: () => Promise<string>) => {
           lateMovesPending++;
-          const t = setTimeout(
-            () => {
-              timers.delete(t);
-              fn()
-                .catch((err: unknown) => lateMoves.push(`error: ${String(err)}`))
-                .finally(() => lateMovesPending--);
-            },
-            Math.max(0, at - Date.now()),
-          );
-          timers.add(t);
+          const tick = () => {
+            const anchor = anchorOf(p);
+            if (anchor === null || Date.now() < anchor + deadlineMs(p) + afterDeadlineMs) {
+              const t = setTimeout(() => {
+                timers.delete(t);
+                tick();
+              }, 500);
+              timers.add(t);
+              return;
+            }
+            fn()
+              .then((what) => lateMoves.push(`${p.reference}: ${what}`))
+              .catch((err: unknown) => lateMoves.push(`${p.reference}: error ${String(err)}`))
+              .finally(() => lateMovesPending--);
+          };
+          tick();
         };
         const scheduleLateMove = (p: Plan) => {
-          if (p.startedAt === null) return;
           if (p.kind === 'payin' && p.lateApprovalMs !== null)
-            later(p.startedAt + deadlineMs(p) + p.lateApprovalMs, async () => {
-              lateMoves.push(`${p.reference}: ${await settleAtOperator(p, 'completed')}`);
-            });
-          if (p.kind === 'payout' && p.lateSettle)
-            later(p.startedAt + deadlineMs(p) + p.lateSettle.afterDeadlineMs, async () => {
-              lateMoves.push(`${p.reference}: ${await settleAtOperator(p, p.lateSettle!.outcome)}`);
-            });
+            later(p, p.lateApprovalMs, () => settleAtOperator(p, 'completed'));
+          if (p.kind === 'payout' && p.lateSettle) {
+            const { afterDeadlineMs, outcome } = p.lateSettle;
+            later(p, afterDeadlineMs, () => settleAtOperator(p, outcome));
+          }
         };
 
         /** The operator settles a pending transaction (the sandbox's test control; older simulators: in process). */
@@ -261,6 +266,8 @@ const enabled = process.env.FAULT_TRANSACTIONS !== undefined;
           if (res.status === 200) return `operator settled ${outcome}`;
           if (res.status === 409)
             return `too late to settle: ${JSON.stringify((res.body?.record as { outcome?: string })?.outcome ?? res.body)}`;
+          if (res.status === 404 && res.body?.message === 'Unknown transaction')
+            return 'unknown to the operator: nothing to settle';
           if (res.body?.message !== 'No such route') return `settle answered ${res.status}`;
           // A simulator without the settle control: the partner finds the funds, or the record is set in process.
           if (kind === 'collection') {
@@ -422,15 +429,15 @@ const enabled = process.env.FAULT_TRANSACTIONS !== undefined;
 
         // Wait until every transaction is final or flagged, every late move and pending window is past,
         // and nothing changed for SETTLE_MS; or until the budget is spent (then report what is open).
-        const windowsEnd = Math.max(
-          0,
-          ...plans.map((p) => {
-            const w = p.schedule.reads;
-            return w && !('fault' in w) && p.startedAt !== null
-              ? p.startedAt + deadlineMs(p) + w.afterDeadlineMs
-              : 0;
-          }),
-        );
+        const windowsEnd = () =>
+          Math.max(
+            0,
+            ...plans.map((p) => {
+              const w = p.schedule.reads;
+              const anchor = anchorOf(p);
+              return w && !('fault' in w) && anchor !== null ? anchor + deadlineMs(p) + w.afterDeadlineMs : 0;
+            }),
+          );
         let report: Awaited<ReturnType<typeof evaluate>>;
         let fingerprint = '';
         let stableSince = Date.now();
@@ -453,7 +460,7 @@ const enabled = process.env.FAULT_TRANSACTIONS !== undefined;
           const open = report.rows.filter(
             (r) => !isFinal(r.plan.kind, r.ours.status) && !isFlagged(r.ours) && r.ours.id !== null,
           );
-          const quiet = lateMovesPending === 0 && Date.now() > windowsEnd;
+          const quiet = lateMovesPending === 0 && Date.now() > windowsEnd();
           if (
             quiet &&
             open.length === 0 &&
@@ -547,7 +554,26 @@ const enabled = process.env.FAULT_TRANSACTIONS !== undefined;
         mkdirSync(out, { recursive: true });
         writeFileSync(
           join(out, `faults-${new Date().toISOString().replace(/[:.]/g, '-')}.json`),
-          JSON.stringify({ figures, divergences: report.divergences, beforeReconciliation }, null, 2),
+          JSON.stringify(
+            {
+              figures,
+              divergences: report.divergences,
+              beforeReconciliation,
+              transactions: report.rows.map((r) => ({
+                kind: r.plan.kind,
+                reference: r.plan.reference,
+                scenario:
+                  r.plan.kind === 'payin' || r.plan.kind === 'payout' || r.plan.kind === 'refund'
+                    ? r.plan.scenario
+                    : null,
+                schedule: describeSchedule(r.plan),
+                ours: r.ours,
+                operator: r.operator,
+              })),
+            },
+            null,
+            2,
+          ),
         );
 
         // The ledger's own invariants: each balance the sum of its entries, all summing to zero.

@@ -54,9 +54,17 @@ interface PlanBase {
   schedule: Schedule;
   /** Set while running. */
   id: string | null;
-  /** When its deadline started counting (the request to us, or the checkout's confirmation). */
+  /** When it was asked of us (the customer's confirmation, for a session). */
   startedAt: number | null;
+  /**
+   * When the operator was asked, moved along by the retries of that first request (for 20 s at
+   * most): about where our deadline starts counting, whatever faults delayed the first answer.
+   */
+  askedAt: number | null;
 }
+
+/** Where a plan's deadline is counted from: its first operator request, else its creation. */
+export const anchorOf = (p: Plan): number | null => p.askedAt ?? p.startedAt;
 
 export interface PayinPlan extends PlanBase {
   kind: 'payin';
@@ -92,6 +100,12 @@ const none = fc.constant(null);
 const step = (label: string, fault: Fault, times: fc.Arbitrary<number>): fc.Arbitrary<StepFault> =>
   times.map((t) => ({ label, fault, times: t }));
 const upTo = (max: number) => fc.integer({ min: 1, max });
+const noFault: Schedule = { request: null, reads: null, callback: null, cancel: null };
+const notFound: Fault = {
+  kind: 'error',
+  status: 404,
+  body: { error: 'NOT_FOUND', message: 'Unknown transaction' },
+};
 
 // Each step's menu, "no fault" weighted so that most transactions carry one or two faults.
 const requestFault: fc.Arbitrary<StepFault | null> = fc.oneof(
@@ -267,16 +281,59 @@ const drawn: fc.Arbitrary<Drawn> = fc.oneof(
   },
 );
 
+/** The cases issue 15 names, first in every run of 5 items or more, so that even the short run has each. */
+const sentinels: Drawn[] = [
+  // A refund the operator made, every answer to its request lost (503 after forwarding).
+  {
+    kind: 'refund',
+    scenario: 'completed',
+    schedule: {
+      ...noFault,
+      request: {
+        label: 'request:forward-then-503',
+        fault: { kind: 'forward-then-error', status: 503 },
+        times: 8,
+      },
+    },
+  },
+  // A payout the operator paid but reported pending until after our deadline.
+  {
+    kind: 'payout',
+    scenario: 'completed',
+    late: null,
+    schedule: { ...noFault, reads: { label: 'reads:pending-past-deadline', afterDeadlineMs: 10_000 } },
+  },
+  // A payout the operator accepted and paid, then answered 404 on status reads for a while.
+  {
+    kind: 'payout',
+    scenario: 'completed',
+    late: null,
+    schedule: { ...noFault, reads: { label: 'reads:404', fault: notFound, times: 6 } },
+  },
+  // A payin still pending at our deadline, approved by the customer after it.
+  { kind: 'payin', flow: 'direct', provider: 'MTN', scenario: 'pending', late: 5_000, schedule: noFault },
+  // A payin completed at once, reported pending across our deadline.
+  {
+    kind: 'payin',
+    flow: 'direct',
+    provider: 'MTN',
+    scenario: 'completed',
+    late: null,
+    schedule: { ...noFault, reads: { label: 'reads:pending-past-deadline', afterDeadlineMs: 8_000 } },
+  },
+];
+
 /**
  * `count` planned items (a refund item brings its clean carrier payin along), reproducible from
- * `seed`. Amounts are unique per operator path: payins and payouts 10,000 + 10 i, carriers
+ * `seed`: the sentinels above, then fast-check's draws. Amounts are unique per operator path: payins and payouts 10,000 + 10 i, carriers
  * 500,000 + 10 i, refunds 10,005 + 10 i (a refund never exceeds its carrier).
  */
 export function drawPlans(count: number, seed: number): Plan[] {
-  const items = fc.sample(drawn, { seed, numRuns: count });
+  const first = count >= sentinels.length ? sentinels : [];
+  const items = [...first, ...fc.sample(drawn, { seed, numRuns: count - first.length })];
   const plans: Plan[] = [];
   items.forEach((d, i) => {
-    const base = { index: i, id: null, startedAt: null };
+    const base = { index: i, id: null, startedAt: null, askedAt: null };
     if (d.kind === 'payin')
       plans.push({
         ...base,
@@ -311,7 +368,7 @@ export function drawPlans(count: number, seed: number): Plan[] {
         scenario: 'completed',
         lateApprovalMs: null,
         carrier: true,
-        schedule: { request: null, reads: null, callback: null, cancel: null },
+        schedule: noFault,
       };
       plans.push(payin, {
         ...base,
@@ -368,6 +425,8 @@ export class PlanIndex {
   /** One parse per request: every rule's when() sees the same request object. */
   private readonly parsed = new WeakMap<FaultRequest, Record<string, unknown> | null>();
   private readonly idInPath = new WeakMap<FaultRequest, Plan | null>();
+  private readonly requests = new WeakMap<FaultRequest, Plan | null>();
+  private readonly firstAsked = new Map<Plan, number>();
 
   constructor(
     plans: Plan[],
@@ -406,10 +465,24 @@ export class PlanIndex {
     return p;
   }
 
-  /** A request asking the operator to act: POST /operators/<CODE>/<path>, told by its amount. */
+  /**
+   * A request asking the operator to act: POST /operators/<CODE>/<path>, told by its amount. Its
+   * time is noted here, once per request (installFaults puts a rule on every such path).
+   */
   ofRequest(path: OperatorPath, req: FaultRequest): Plan | null {
-    const amount = this.body(req)?.amount;
-    return typeof amount === 'number' ? (this.byAmount.get(`${path}:${amount}`) ?? null) : null;
+    if (!this.requests.has(req)) {
+      const m = /^\/operators\/\w+\/(collections|disbursements|refunds)(\?|$)/.exec(req.path);
+      const amount = this.body(req)?.amount;
+      const plan = m && typeof amount === 'number' ? (this.byAmount.get(`${m[1]}:${amount}`) ?? null) : null;
+      this.requests.set(req, plan);
+      const now = Date.now();
+      if (plan && (plan.askedAt === null || now - (this.firstAsked.get(plan) ?? now) < 20_000)) {
+        if (!this.firstAsked.has(plan)) this.firstAsked.set(plan, now);
+        plan.askedAt = now;
+      }
+    }
+    const plan = this.requests.get(req) ?? null;
+    return plan && operatorPathOf(plan) === path ? plan : null;
   }
 
   /** A status read or a cancellation: the id is in the path. */
@@ -446,6 +519,19 @@ export function installFaults(
   const createPath = (path: OperatorPath) => new RegExp(`^/operators/\\w+/${path}(\\?|$)`);
   const readPath = (path: OperatorPath) => new RegExp(`^/operators/\\w+/${path}/[^/?]+(\\?|$)`);
   const cancelPath = (path: OperatorPath) => new RegExp(`^/operators/\\w+/${path}/[^/?]+/cancel(\\?|$)`);
+  // First, a rule that never applies: it shows every request to the operator to PlanIndex, which
+  // notes when each transaction was asked (where pending windows and late moves are counted from).
+  for (const path of ['collections', 'disbursements', 'refunds'] as const)
+    proxies.operator.add({
+      method: 'POST',
+      path: createPath(path),
+      when: (req) => {
+        index.ofRequest(path, req);
+        return false;
+      },
+      fault: { kind: 'drop' },
+      times: Infinity,
+    });
   // The request's own faults first (each spent after its times), then pending windows: while one
   // is open, every status answer of its transaction says pending, a repeated request's too.
   for (const p of plans) {
@@ -464,7 +550,10 @@ export function installFaults(
     const w = p.schedule.reads;
     if (!w || 'fault' in w) continue;
     const path = operatorPathOf(p);
-    const open = () => p.startedAt === null || Date.now() < p.startedAt + deadlineMs(p) + w.afterDeadlineMs;
+    const open = () => {
+      const anchor = anchorOf(p);
+      return anchor === null || Date.now() < anchor + deadlineMs(p) + w.afterDeadlineMs;
+    };
     const fault: Fault = { kind: 'rewrite', patch: { outcome: 'pending', failure: null } };
     proxies.operator.add({
       method: 'GET',
