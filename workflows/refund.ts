@@ -72,9 +72,10 @@ export async function refundWorkflow(input: RefundWorkflowInput): Promise<Refund
       return continueAsNew<typeof refundWorkflow>({ ...input, resume: { ask: answer.state, deadline } });
     }
     const processedAt = new Date().toISOString(); // workflow time: deterministic
+    // Each status is shown in the Temporal UI with the command that records it, not after it.
     if (answer.outcome === 'completed') {
-      await acts.completeRefund(input.refundId, processedAt);
       showStatus('completed');
+      await acts.completeRefund(input.refundId, processedAt);
       await emit('refund.completed');
       return 'completed';
     }
@@ -84,11 +85,11 @@ export async function refundWorkflow(input: RefundWorkflowInput): Promise<Refund
           message: 'The operator did not settle the refund in time; it was cancelled',
         }
       : (answer.status.failure ?? { code: 'OPERATOR_ERROR', message: 'The operator refused the refund' });
-    await acts.failRefund(input.refundId, failure, processedAt);
     showStatus('failed');
+    await acts.failRefund(input.refundId, failure, processedAt);
     await emit('refund.failed');
-    await acts.reverseRefund(input.refundId);
     showStatus('reversed');
+    await acts.reverseRefund(input.refundId);
     return 'reversed';
   });
 }
