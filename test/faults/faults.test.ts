@@ -559,6 +559,7 @@ const enabled = process.env.FAULT_TRANSACTIONS !== undefined;
               figures,
               divergences: report.divergences,
               beforeReconciliation,
+              proxyLogs: { operator: operatorProxy.log, callbacks: callbackProxy.log },
               transactions: report.rows.map((r) => ({
                 kind: r.plan.kind,
                 reference: r.plan.reference,

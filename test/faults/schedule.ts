@@ -57,8 +57,9 @@ interface PlanBase {
   /** When it was asked of us (the customer's confirmation, for a session). */
   startedAt: number | null;
   /**
-   * When the operator was asked, moved along by the retries of that first request (for 20 s at
-   * most): about where our deadline starts counting, whatever faults delayed the first answer.
+   * When the operator was asked, moved along by the retries of that first request (for 45 s at
+   * most: a retry after a killed worker's activity timed out is one): about where our deadline
+   * starts counting, whatever faults or kills delayed the first answer.
    */
   askedAt: number | null;
 }
@@ -143,7 +144,7 @@ const readsFault: fc.Arbitrary<StepFault | PendingWindow | null> = fc.oneof(
   {
     weight: 3,
     arbitrary: fc
-      .integer({ min: 2_000, max: 15_000 })
+      .integer({ min: 3_000, max: 20_000 })
       .map((ms): PendingWindow => ({ label: 'reads:pending-past-deadline', afterDeadlineMs: ms })),
   },
   {
@@ -301,7 +302,7 @@ const sentinels: Drawn[] = [
     kind: 'payout',
     scenario: 'completed',
     late: null,
-    schedule: { ...noFault, reads: { label: 'reads:pending-past-deadline', afterDeadlineMs: 10_000 } },
+    schedule: { ...noFault, reads: { label: 'reads:pending-past-deadline', afterDeadlineMs: 15_000 } },
   },
   // A payout the operator accepted and paid, then answered 404 on status reads for a while.
   {
@@ -319,7 +320,7 @@ const sentinels: Drawn[] = [
     provider: 'MTN',
     scenario: 'completed',
     late: null,
-    schedule: { ...noFault, reads: { label: 'reads:pending-past-deadline', afterDeadlineMs: 8_000 } },
+    schedule: { ...noFault, reads: { label: 'reads:pending-past-deadline', afterDeadlineMs: 15_000 } },
   },
 ];
 
@@ -476,7 +477,7 @@ export class PlanIndex {
       const plan = m && typeof amount === 'number' ? (this.byAmount.get(`${m[1]}:${amount}`) ?? null) : null;
       this.requests.set(req, plan);
       const now = Date.now();
-      if (plan && (plan.askedAt === null || now - (this.firstAsked.get(plan) ?? now) < 20_000)) {
+      if (plan && (plan.askedAt === null || now - (this.firstAsked.get(plan) ?? now) < 45_000)) {
         if (!this.firstAsked.has(plan)) this.firstAsked.set(plan, now);
         plan.askedAt = now;
       }
