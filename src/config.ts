@@ -119,7 +119,46 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
+  const refusals = productionRefusals(parsed.data, env);
+  if (refusals.length > 0) {
+    throw new ConfigError(
+      `Invalid configuration for NODE_ENV=production:\n${refusals.map((r) => `  ${r}`).join('\n')}`,
+    );
+  }
   return parsed.data;
+}
+
+/**
+ * Settings that are fine in development and tests but unsafe in production: every process that
+ * loads the configuration (API, worker, CLI) refuses to start with them rather than run exposed.
+ */
+export function productionRefusals(config: Config, env: NodeJS.ProcessEnv): string[] {
+  if (config.NODE_ENV !== 'production') return [];
+  const refusals: string[] = [];
+  // The development secrets are published in this repository: anyone could sign a callback.
+  if (env.OPERATOR_CALLBACK_SECRETS === undefined) {
+    refusals.push('OPERATOR_CALLBACK_SECRETS: required in production (unset, the development secrets apply)');
+  } else {
+    const published = new Set<string>(Object.values(devOperatorCallbackSecrets));
+    const reused = Object.entries(config.OPERATOR_CALLBACK_SECRETS)
+      .filter(([, value]) => published.has(value))
+      .map(([operator]) => operator);
+    if (reused.length > 0)
+      refusals.push(
+        `OPERATOR_CALLBACK_SECRETS: a development secret is refused in production for ${reused.join(', ')}`,
+      );
+  }
+  // Without it the worker would have no operator to ask: payouts and refunds would never settle.
+  if (!config.OPERATOR_BASE_URL)
+    refusals.push('OPERATOR_BASE_URL: required in production (the operator endpoint the worker calls)');
+  if (config.WEBHOOK_ALLOW_PRIVATE_NETWORKS)
+    refusals.push(
+      'WEBHOOK_ALLOW_PRIVATE_NETWORKS: must be false in production (webhooks could reach internal services)',
+    );
+  // Unset, links (paymentUrl, operator callbacks) would follow the request's Host header.
+  if (!config.PUBLIC_BASE_URL)
+    refusals.push('PUBLIC_BASE_URL: required in production (links and operator callbacks are built from it)');
+  return refusals;
 }
 
 const unitMs = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;

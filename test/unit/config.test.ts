@@ -1,4 +1,4 @@
-import { loadConfig, parseDuration, ConfigError } from '../../src/config';
+import { loadConfig, parseDuration, ConfigError, devOperatorCallbackSecrets } from '../../src/config';
 
 describe('configuration', () => {
   it('applies documented defaults', () => {
@@ -28,5 +28,95 @@ describe('configuration', () => {
     expect(parseDuration('500ms')).toBe(500);
     expect(parseDuration('48h')).toBe(172_800_000);
     expect(() => parseDuration('2 days')).toThrow();
+  });
+});
+
+describe('production refusals', () => {
+  // What a deployment sets (docker-compose.yml and .env.example); each test breaks one thing.
+  const production = {
+    NODE_ENV: 'production',
+    OPERATOR_BASE_URL: 'https://operators.example.com',
+    PUBLIC_BASE_URL: 'https://pay.example.com',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false',
+    OPERATOR_CALLBACK_SECRETS: JSON.stringify({
+      ORANGE: 'prod-orange-8b1f0c7e5a2d4f96',
+      MTN: 'prod-mtn-3c9e1a7b5d2f8046',
+      MOOV: 'prod-moov-6a4d2e8c1b9f7035',
+      WAVE: 'prod-wave-0f7b3d9a5c1e8264',
+    }),
+  };
+
+  function refusal(env: NodeJS.ProcessEnv): string {
+    try {
+      loadConfig(env);
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      return (err as Error).message;
+    }
+    throw new Error('loadConfig accepted the configuration');
+  }
+
+  it('accepts a complete production configuration', () => {
+    const c = loadConfig(production);
+    expect(c.NODE_ENV).toBe('production');
+    expect(c.WEBHOOK_ALLOW_PRIVATE_NETWORKS).toBe(false);
+  });
+
+  it('refuses unset operator callback secrets (the development defaults would apply)', () => {
+    const { OPERATOR_CALLBACK_SECRETS: _unset, ...env } = production;
+    expect(refusal(env)).toMatch(/OPERATOR_CALLBACK_SECRETS: required in production/);
+  });
+
+  it('refuses the development operator callback secrets, all of them or one', () => {
+    expect(
+      refusal({ ...production, OPERATOR_CALLBACK_SECRETS: JSON.stringify(devOperatorCallbackSecrets) }),
+    ).toMatch(/OPERATOR_CALLBACK_SECRETS: .*development secret.* ORANGE, MTN, MOOV, WAVE/);
+    const oneDev = {
+      ...JSON.parse(production.OPERATOR_CALLBACK_SECRETS),
+      MTN: devOperatorCallbackSecrets.MTN,
+    };
+    const message = refusal({ ...production, OPERATOR_CALLBACK_SECRETS: JSON.stringify(oneDev) });
+    expect(message).toMatch(/OPERATOR_CALLBACK_SECRETS: .*development secret.* MTN/);
+    expect(message).not.toMatch(/ORANGE|MOOV|WAVE/);
+    // A development secret under another operator's name is still a published secret.
+    const moved = {
+      ...JSON.parse(production.OPERATOR_CALLBACK_SECRETS),
+      WAVE: devOperatorCallbackSecrets.ORANGE,
+    };
+    expect(refusal({ ...production, OPERATOR_CALLBACK_SECRETS: JSON.stringify(moved) })).toMatch(/WAVE/);
+  });
+
+  it('refuses to start without an operator URL', () => {
+    const { OPERATOR_BASE_URL: _unset, ...env } = production;
+    expect(refusal(env)).toMatch(/OPERATOR_BASE_URL: required in production/);
+  });
+
+  it('refuses webhooks allowed to private networks', () => {
+    for (const value of ['true', '1'])
+      expect(refusal({ ...production, WEBHOOK_ALLOW_PRIVATE_NETWORKS: value })).toMatch(
+        /WEBHOOK_ALLOW_PRIVATE_NETWORKS: must be false in production/,
+      );
+  });
+
+  it('refuses to start without a public base URL', () => {
+    const { PUBLIC_BASE_URL: _unset, ...env } = production;
+    expect(refusal(env)).toMatch(/PUBLIC_BASE_URL: required in production/);
+  });
+
+  it('names every refusal at once', () => {
+    const message = refusal({ NODE_ENV: 'production', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+    for (const name of [
+      'OPERATOR_CALLBACK_SECRETS',
+      'OPERATOR_BASE_URL',
+      'WEBHOOK_ALLOW_PRIVATE_NETWORKS',
+      'PUBLIC_BASE_URL',
+    ])
+      expect(message).toContain(`${name}:`);
+  });
+
+  it.each(['development', 'test'])('keeps the development defaults working with NODE_ENV=%s', (nodeEnv) => {
+    const c = loadConfig({ NODE_ENV: nodeEnv, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+    expect(c.OPERATOR_CALLBACK_SECRETS).toEqual(devOperatorCallbackSecrets);
+    expect(c.OPERATOR_BASE_URL).toBeUndefined();
   });
 });
