@@ -4,6 +4,7 @@ import type { Transaction } from '../src/domain/transaction';
 import type { Country, OperatorCode } from '../src/domain/operators';
 import type { Ledger } from '../src/ledger';
 import { PermanentError } from '../src/temporal/permanent-errors';
+import { creditPayin } from '../src/services/payin-ledger';
 
 export interface PayinActivityDeps {
   transactions: TransactionStore;
@@ -61,31 +62,7 @@ export function createPayinActivities({ transactions, operators, ledger }: Payin
     async creditMerchantForPayin(transactionId: string): Promise<{ credited: number; fee: number }> {
       const tx = await transactions.findById(transactionId);
       if (!tx) throw new PermanentError(`payin ${transactionId} not found`);
-      const clearing = await ledger.systemAccountId('operator-clearing', tx.currency);
-      const main = await ledger.mainAccountId(tx.merchantId, tx.currency);
-      const net = tx.payFee ? tx.amount - tx.fee : tx.amount;
-      if (net > 0) {
-        await ledger.transfer({
-          sourceRef: `${tx.id}:payin-credit`,
-          fromAccountId: clearing,
-          toAccountId: main,
-          amount: net,
-          reason: `payin ${tx.reference}`,
-          transactionId: tx.id,
-        });
-      }
-      if (tx.fee > 0) {
-        const fees = await ledger.systemAccountId('fees', tx.currency);
-        await ledger.transfer({
-          sourceRef: `${tx.id}:payin-fee`,
-          fromAccountId: clearing,
-          toAccountId: fees,
-          amount: tx.fee,
-          reason: `payin fee ${tx.reference}`,
-          transactionId: tx.id,
-        });
-      }
-      return { credited: net, fee: tx.fee };
+      return creditPayin(ledger, tx);
     },
   };
 }

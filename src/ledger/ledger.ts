@@ -529,6 +529,14 @@ export class Ledger {
 
   // ---- reads ----
 
+  /**
+   * The movement recorded under a sourceRef, or null: one `_id` read. A recorded transfer is applied
+   * or being applied (its caller retries until both legs exist, and a replay completes them).
+   */
+  async findTransfer(sourceRef: string): Promise<TransferDoc | null> {
+    return this.m.transfers.findOne({ _id: sourceRef }, { _id: 0 }).lean<TransferDoc>().exec();
+  }
+
   /** The statement, newest first; `nextCursor` continues after the last entry returned. */
   async entries(
     accountId: string,
