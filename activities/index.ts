@@ -2,15 +2,17 @@ import { createPayinActivities, type PayinActivityDeps } from './payin-activitie
 import { createEventActivities, type EventActivityDeps } from './event-activities';
 import { createPayoutActivities, type PayoutActivityDeps } from './payout-activities';
 import { createRefundActivities, type RefundActivityDeps } from './refund-activities';
-import { createOperatorActivities, type OperatorActivityDeps } from './operator-activities';
+import { createReconciliationActivities, type ReconciliationActivityDeps } from './reconciliation-activities';
 import { createRecoveryActivities, type RecoveryActivityDeps } from '../src/recovery/activities';
+import { createOperatorActivities, type OperatorActivityDeps } from './operator-activities';
 
 export type ActivityDeps = RecoveryActivityDeps &
   PayinActivityDeps &
   EventActivityDeps &
   PayoutActivityDeps &
   RefundActivityDeps &
-  OperatorActivityDeps;
+  OperatorActivityDeps &
+  ReconciliationActivityDeps;
 
 /** Every activity the worker registers, built from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
@@ -19,8 +21,9 @@ export function createActivities(deps: ActivityDeps) {
     ...createEventActivities(deps),
     ...createPayoutActivities(deps),
     ...createRefundActivities(deps),
-    ...createOperatorActivities(deps),
+    ...createReconciliationActivities(deps),
     ...createRecoveryActivities(deps),
+    ...createOperatorActivities(deps),
   };
 }
 

@@ -102,6 +102,11 @@ export const configSchema = z.object({
   AUTH_CACHE_TTL: duration.prefault('10s'),
   /** Requests per merchant per minute (429 beyond); 0 disables the limit. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
+  /** When the daily reconciliation of the day before runs, `HH:MM` UTC (a Temporal schedule); `off`: none. */
+  RECONCILIATION_TIME: z
+    .string()
+    .regex(/^(off|([01]\d|2[0-3]):[0-5]\d)$/, 'a time of day HH:MM (UTC), or off')
+    .default('02:00'),
   /** A payin or payout stored this long ago whose workflow never started is started by the recovery sweep. */
   RECOVERY_GRACE_PERIOD: duration.prefault('60s'),
   /** How often the recovery sweep runs (its Temporal schedule, ensured by every worker at start). */

@@ -4,4 +4,5 @@ export { refundWorkflow } from './refund';
 export { payoutWorkflow } from './payout';
 export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { publishEventWorkflow } from './publish-event';
+export { reconciliationWorkflow } from './reconciliation';
 export { recoverySweepWorkflow } from './recovery-sweep';

@@ -7,6 +7,7 @@ import { connectMongo } from '../persistence/mongo';
 import { connectTemporalClient } from '../temporal/connection';
 import { createWorker } from '../temporal/worker';
 import { buildActivityDeps, buildApi } from './wiring';
+import { ensureReconciliationScheduleAtStart } from '../reconciliation/schedule';
 import { ensureRecoverySchedule } from '../recovery/schedule';
 import { createLogger } from '../infra/logger';
 import { realtimeOf } from '../api/ws';
@@ -55,6 +56,7 @@ export async function runWorker(
     ...(config.WORKFLOW_BUNDLE_PATH ? { workflowBundlePath: config.WORKFLOW_BUNDLE_PATH } : {}),
   });
   const done = worker.run();
+  await ensureReconciliationScheduleAtStart(config, urls.temporal);
   await ensureSweepSchedule(config, urls.temporal);
   return {
     worker,

@@ -24,6 +24,7 @@ import { operatorCallbackSignal } from '../../workflows/signals';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { ActivityDeps } from '../../activities';
 import { buildEventApi, buildEventDeps } from '../events/wiring';
+import { AskRecordingGateway, buildReconciliationStores } from '../reconciliation';
 import { buildRecoveryDeps } from '../recovery/wiring';
 import { registerRealtime } from '../api/ws';
 
@@ -144,13 +145,16 @@ export async function buildActivityDeps(opts: { mongo: Connection; config: Confi
   const refunds = RefundStore.on(opts.mongo);
   const refundAudit = RefundAuditLog.on(opts.mongo);
   await Promise.all([refunds.init(), refundAudit.init()]);
+  const reconciliation = buildReconciliationStores(opts.mongo);
   return {
     transactions,
     ledger,
     refunds,
     refundAudit,
     refundFees: resolveFeeSchedule(opts.config.FEE_SCHEDULE),
-    operators: buildOperatorGateway(opts.config),
+    // Every id asked of an operator is listed by day first: reconciliation finds "unknown to the operator".
+    operators: new AskRecordingGateway(buildOperatorGateway(opts.config), reconciliation.asks),
+    reconciliation,
     recovery: await buildRecoveryDeps({ mongo: opts.mongo, config: opts.config, transactions, ledger }),
     ...(await buildEventDeps(opts.mongo)),
     webhooks: {

@@ -1,0 +1,496 @@
+import type { OperatorCode } from '../domain/operators';
+import type { Refund } from '../domain/refund';
+import type { Transaction } from '../domain/transaction';
+import type { Ledger } from '../ledger';
+import type { OperatorGateway, OperatorKind, OperatorStatement, StatementEntry } from '../operators/gateway';
+import type { RefundStore } from '../persistence/refunds';
+import type { TransactionStore } from '../persistence/transactions';
+import { creditPayin, payinNet, payinSourceRefs } from '../services/payin-ledger';
+import { payoutSourceRefs } from '../services/payout-ledger';
+import type { CorrectionLog } from './corrections';
+import { shiftDay, utcDay } from './days';
+import type { OperatorAskIndex } from './operator-asks';
+import type { CorrectionNotifier, WorkflowProbe } from './ports';
+import type { ReconciliationReportStore } from './report-store';
+import type {
+  Finding,
+  FindingAction,
+  MismatchClass,
+  OurView,
+  ReconciliationReport,
+  ReconciliationTrigger,
+} from './types';
+
+// Reconciliation of one operator's statement for one UTC day against our records and ledger
+// (docs/reconciliation.md). Every lookup is by `_id`: the transaction or refund by its id, each
+// ledger movement by its sourceRef, the day's asks by their chain positions. The one automatic
+// action is the safe one: a collection the operator confirms completed, of a payin we ended failed
+// or expired and whose workflow no longer runs, credits the merchant (the payin workflow's own
+// movements, so it applies once whoever comes first), records success and sends `payin.corrected`.
+// Everything else is reported with both sides' view for a person.
+
+export interface ReconciliationDeps {
+  operators: OperatorGateway;
+  transactions: TransactionStore;
+  refunds: RefundStore;
+  ledger: Ledger;
+  asks: OperatorAskIndex;
+  reports: ReconciliationReportStore;
+  corrections: CorrectionLog;
+  workflows: WorkflowProbe;
+  notify: CorrectionNotifier;
+  now?: () => Date;
+}
+
+export interface ReconcileInput {
+  operator: OperatorCode;
+  /** UTC day, YYYY-MM-DD. */
+  date: string;
+  trigger: ReconciliationTrigger;
+  workflowId?: string | null;
+}
+
+/** Lookups in flight at once: enough to hide round trips, few enough to leave the database to payments. */
+const CONCURRENCY = 8;
+
+const refundSourceRefs = (id: string) => ({
+  debit: `${id}:refund-debit`,
+  fee: `${id}:refund-fee`,
+  reversal: `${id}:refund-reversal`,
+});
+
+type Outcome = { matched: true; pending: boolean } | { finding: Finding };
+
+export async function reconcileOperatorDay(
+  deps: ReconciliationDeps,
+  input: ReconcileInput,
+): Promise<ReconciliationReport> {
+  const now = deps.now ?? (() => new Date());
+  const startedAt = now().toISOString();
+  const statement = await deps.operators.statement(input.operator, input.date);
+  const listed = new Set(statement.entries.map((e) => keyOf(e.kind, e.id)));
+
+  const outcomes = await mapLimit(statement.entries, CONCURRENCY, (e) => examineEntry(deps, input, e));
+
+  // Our side: what we asked of this operator that day and it does not list.
+  const asked = await deps.asks.ofDay(input.operator, input.date);
+  const neighbours = neighbourStatements(deps.operators, input.operator, input.date, now());
+  const missing = asked.filter((a) => !listed.has(keyOf(a.kind, a.id)));
+  const unknownToOperator = await mapLimit(missing, CONCURRENCY, (a) => examineAsk(deps, a, neighbours));
+
+  const findings = [
+    ...outcomes.flatMap((o) => ('finding' in o ? [o.finding] : [])),
+    ...unknownToOperator.flatMap((f) => (f ? [f] : [])),
+  ];
+  const matched = outcomes.filter((o): o is { matched: true; pending: boolean } => 'matched' in o);
+  const count = (action: FindingAction) => findings.filter((f) => f.action === action).length;
+  return deps.reports.save({
+    operator: input.operator,
+    date: input.date,
+    trigger: input.trigger,
+    workflowId: input.workflowId ?? null,
+    startedAt,
+    finishedAt: now().toISOString(),
+    statementGeneratedAt: statement.generatedAt,
+    totals: {
+      statement: statement.entries.length,
+      asked: asked.length,
+      matched: matched.length,
+      pending: matched.filter((m) => m.pending).length,
+      findings: findings.length,
+      corrected: count('credited'),
+      inProgress: count('in_progress'),
+      needsPerson: count('needs_person'),
+    },
+    needsPerson: findings.some((f) => f.needsPerson),
+    findings,
+  });
+}
+
+// ---- the operator's entries ----
+
+async function examineEntry(
+  deps: ReconciliationDeps,
+  run: ReconcileInput,
+  e: StatementEntry,
+): Promise<Outcome> {
+  if (e.kind === 'refund') {
+    const refund = await deps.refunds.findById(e.id);
+    if (!refund) return unknownToUs(e);
+    return examineRefund(e, await refundView(deps.ledger, refund), refund);
+  }
+  const tx = await deps.transactions.findById(e.id);
+  const expected = e.kind === 'collection' ? 'payin' : 'payout';
+  if (!tx || tx.kind !== expected) return unknownToUs(e);
+  const ours = await transactionView(deps.ledger, tx);
+  if (e.amount !== ours.amount || e.currency !== ours.currency)
+    return finding('amount_mismatch', e, ours, 'needs_person', amountDetail(e, ours));
+  return e.kind === 'collection'
+    ? examineCollection(deps, run, e, tx, ours)
+    : examineDisbursement(e, tx, ours);
+}
+
+async function examineCollection(
+  deps: ReconciliationDeps,
+  run: ReconcileInput,
+  e: StatementEntry,
+  tx: Transaction,
+  ours: OurView,
+): Promise<Outcome> {
+  const credited = isCredited(tx, ours);
+  if (e.status === 'completed') {
+    if (tx.status === 'success' && credited) {
+      // Corrected by an earlier run that stopped before the merchant was told: tell it now.
+      if (!(await deps.corrections.awaitsNotice(tx.id))) return { matched: true, pending: false };
+      await notifyCorrection(deps, tx.id);
+      return finding(
+        'collected_not_credited',
+        e,
+        ours,
+        'credited',
+        'Corrected by an earlier run (credited, success); payin.corrected is sent now.',
+      );
+    }
+    if (!isFinal(tx.status) || (await deps.workflows.isRunning(tx.workflowId)))
+      return finding(
+        'collected_not_credited',
+        e,
+        ours,
+        'in_progress',
+        `The operator collected; the payin is ${tx.status} and its workflow still runs: it will credit the merchant.`,
+      );
+    return correctPayin(deps, run, e, tx, ours);
+  }
+  if (e.status === 'failed') {
+    if (credited || tx.status === 'success')
+      return finding(
+        'failed_but_credited',
+        e,
+        ours,
+        'needs_person',
+        `The operator failed the collection (${e.failureCode ?? 'no code'}); we credited the merchant.`,
+      );
+    return { matched: true, pending: false };
+  }
+  if (isFinal(tx.status))
+    return finding(
+      'pending_at_operator',
+      e,
+      ours,
+      'needs_person',
+      `The payin is ${tx.status} here; the operator still has the collection pending.`,
+    );
+  return { matched: true, pending: true };
+}
+
+/**
+ * The payin workflow's own ending for a collected payin: the same credit (same sourceRefs: it applies
+ * once), success, and `payin.corrected`. A payin already success (credited by nobody) only gets
+ * the credit: its merchant was told of the success.
+ */
+async function correctPayin(
+  deps: ReconciliationDeps,
+  run: ReconcileInput,
+  e: StatementEntry,
+  tx: Transaction,
+  ours: OurView,
+): Promise<Outcome> {
+  const wasSuccess = tx.status === 'success';
+  if (!wasSuccess) await deps.corrections.open(tx.id, { operator: run.operator, date: run.date });
+  await creditPayin(deps.ledger, tx);
+  const credit = `the merchant was credited ${payinNet(tx)} ${tx.currency} (fee ${tx.fee})`;
+  if (wasSuccess)
+    return finding(
+      'collected_not_credited',
+      e,
+      ours,
+      'credited',
+      `The payin was success but not credited: ${credit}.`,
+    );
+  await deps.transactions.update(tx.id, { status: 'success', confirmationStatus: 'accepted', failure: null });
+  const stored = await deps.transactions.findById(tx.id);
+  if (stored?.status !== 'success')
+    return finding(
+      'collected_not_credited',
+      e,
+      ours,
+      'needs_person',
+      `The operator collected after the payin ended ${tx.status}: ${credit}, but its record still reads ${stored?.status ?? 'missing'}.`,
+    );
+  await notifyCorrection(deps, tx.id);
+  return finding(
+    'collected_not_credited',
+    e,
+    ours,
+    'credited',
+    `The operator collected after the payin ended ${tx.status}: ${credit}, the payin is now success and payin.corrected was sent.`,
+  );
+}
+
+async function notifyCorrection(deps: ReconciliationDeps, payinId: string): Promise<void> {
+  await deps.notify.payinCorrected(payinId);
+  await deps.corrections.notified(payinId);
+}
+
+function examineDisbursement(e: StatementEntry, tx: Transaction, ours: OurView): Outcome {
+  const reversed = ours.ledger['payout-reversal'] !== null || tx.status === 'reversed';
+  if (e.status === 'completed') {
+    if (reversed || tx.status === 'failed' || tx.status === 'expired')
+      return finding(
+        'paid_but_reversed',
+        e,
+        ours,
+        'needs_person',
+        `The operator paid the beneficiary; the payout is ${tx.status} and the merchant ${reversed ? 'was' : 'is being'} given back ${tx.chargedAmount} ${tx.currency}.`,
+      );
+    if (tx.status === 'completed') return { matched: true, pending: false };
+    return ourSideBehind(e, ours, tx.status);
+  }
+  if (e.status === 'failed') {
+    if (tx.status === 'completed')
+      return finding(
+        'failed_but_completed',
+        e,
+        ours,
+        'needs_person',
+        `The operator failed the disbursement (${e.failureCode ?? 'no code'}); the payout is completed here and the merchant was charged.`,
+      );
+    if (reversed) return { matched: true, pending: false };
+    return ourSideBehind(e, ours, tx.status);
+  }
+  if (tx.status === 'completed' || reversed)
+    return finding(
+      'pending_at_operator',
+      e,
+      ours,
+      'needs_person',
+      `The payout is ${tx.status} here; the operator still has the disbursement pending.`,
+    );
+  return { matched: true, pending: true };
+}
+
+function examineRefund(e: StatementEntry, ours: OurView, refund: Refund): Outcome {
+  if (e.amount !== ours.amount || e.currency !== ours.currency)
+    return finding('amount_mismatch', e, ours, 'needs_person', amountDetail(e, ours));
+  const reversed = ours.ledger['refund-reversal'] !== null || refund.status === 'reversed';
+  if (e.status === 'completed') {
+    if (reversed || refund.status === 'failed')
+      return finding(
+        'refunded_but_reversed',
+        e,
+        ours,
+        'needs_person',
+        `The operator refunded the customer; the refund is ${refund.status} here and the merchant ${reversed ? 'was' : 'is being'} credited back.`,
+      );
+    if (refund.status === 'completed') return { matched: true, pending: false };
+    return ourSideBehind(e, ours, refund.status);
+  }
+  if (e.status === 'failed') {
+    if (refund.status === 'completed')
+      return finding(
+        'failed_but_completed',
+        e,
+        ours,
+        'needs_person',
+        `The operator failed the refund (${e.failureCode ?? 'no code'}); it is completed here and the merchant was debited.`,
+      );
+    if (reversed) return { matched: true, pending: false };
+    return ourSideBehind(e, ours, refund.status);
+  }
+  if (refund.status !== 'processing')
+    return finding(
+      'pending_at_operator',
+      e,
+      ours,
+      'needs_person',
+      `The refund is ${refund.status} here; the operator still has it pending.`,
+    );
+  return { matched: true, pending: true };
+}
+
+function ourSideBehind(e: StatementEntry, ours: OurView, status: string): Outcome {
+  return finding(
+    'pending_on_our_side',
+    e,
+    ours,
+    'in_progress',
+    `The operator is final (${e.status}); ours is ${status} and its workflow will read the answer.`,
+  );
+}
+
+function unknownToUs(e: StatementEntry): Outcome {
+  return finding(
+    'unknown_to_us',
+    e,
+    null,
+    'needs_person',
+    `The operator lists a ${e.kind} ${e.status} of ${e.amount} ${e.currency} under an id we do not hold.`,
+  );
+}
+
+function amountDetail(e: StatementEntry, ours: OurView): string {
+  return `The operator has ${e.amount} ${e.currency}; we have ${ours.amount} ${ours.currency}.`;
+}
+
+// ---- our asks the operator does not list ----
+
+async function examineAsk(
+  deps: ReconciliationDeps,
+  ask: { kind: OperatorKind; id: string },
+  neighbours: (kind: OperatorKind, id: string) => Promise<boolean>,
+): Promise<Finding | null> {
+  let ours: OurView | null = null;
+  if (ask.kind === 'refund') {
+    const refund = await deps.refunds.findById(ask.id);
+    if (refund?.status === 'completed') ours = await refundView(deps.ledger, refund);
+  } else {
+    const tx = await deps.transactions.findById(ask.id);
+    if (tx) {
+      const view = await transactionView(deps.ledger, tx);
+      // Money moved by our books: a payin credited, a payout the operator paid.
+      const moved =
+        tx.kind === 'payin' ? tx.status === 'success' || isCredited(tx, view) : tx.status === 'completed';
+      if (moved) ours = view;
+    }
+  }
+  // Nothing moved on our side (failed, expired, reversed, or still asking): nothing to reconcile.
+  if (!ours) return null;
+  // Asked just before midnight, received just after (or the other way round): another day's entry.
+  if (await neighbours(ask.kind, ask.id)) return null;
+  return {
+    class: 'unknown_to_operator',
+    kind: ask.kind,
+    id: ask.id,
+    action: 'needs_person',
+    needsPerson: true,
+    detail: `We say money moved (${ours.kind} ${ours.status}, ${ours.amount} ${ours.currency}); the operator's statements of the day and the days around it do not list it.`,
+    operator: null,
+    ours,
+  };
+}
+
+/** Whether the day before or after (not in the future) lists an id; each statement fetched once. */
+function neighbourStatements(
+  operators: OperatorGateway,
+  operator: OperatorCode,
+  date: string,
+  now: Date,
+): (kind: OperatorKind, id: string) => Promise<boolean> {
+  const days = [shiftDay(date, -1), shiftDay(date, 1)].filter((d) => d <= utcDay(now));
+  let fetched: Promise<OperatorStatement[]> | null = null;
+  return async (kind, id) => {
+    fetched ??= Promise.all(days.map((d) => operators.statement(operator, d)));
+    return (await fetched).some((s) => s.entries.some((e) => e.kind === kind && e.id === id));
+  };
+}
+
+// ---- our side ----
+
+async function transactionView(ledger: Ledger, tx: Transaction): Promise<OurView> {
+  const refs: Record<string, string> =
+    tx.kind === 'payin'
+      ? { 'payin-credit': payinSourceRefs(tx.id).credit, 'payin-fee': payinSourceRefs(tx.id).fee }
+      : {
+          'payout-debit': payoutSourceRefs(tx.id).debit,
+          'payout-fee': payoutSourceRefs(tx.id).fee,
+          'payout-reversal': payoutSourceRefs(tx.id).reversal,
+        };
+  return {
+    kind: tx.kind,
+    merchantId: tx.merchantId,
+    reference: tx.reference,
+    status: tx.status,
+    amount: tx.amount,
+    currency: tx.currency,
+    fee: tx.fee,
+    failureCode: tx.failure?.code ?? null,
+    ledger: await movements(ledger, refs),
+    updatedAt: iso(tx.updatedAt),
+  };
+}
+
+async function refundView(ledger: Ledger, r: Refund): Promise<OurView> {
+  const refs = refundSourceRefs(r.id);
+  return {
+    kind: 'refund',
+    merchantId: r.merchantId,
+    reference: r.payinReference,
+    status: r.status,
+    amount: r.amount,
+    currency: r.currency,
+    fee: r.fee,
+    failureCode: r.failure?.code ?? null,
+    ledger: await movements(ledger, {
+      'refund-debit': refs.debit,
+      'refund-fee': refs.fee,
+      'refund-reversal': refs.reversal,
+    }),
+    updatedAt: iso(r.updatedAt),
+  };
+}
+
+async function movements(
+  ledger: Ledger,
+  refs: Record<string, string>,
+): Promise<Record<string, number | null>> {
+  const found = await Promise.all(
+    Object.entries(refs).map(
+      async ([name, ref]) => [name, (await ledger.findTransfer(ref))?.amount ?? null] as const,
+    ),
+  );
+  return Object.fromEntries(found);
+}
+
+/** Every movement a collected payin makes is recorded: the net credit and the fee (when not zero). */
+function isCredited(tx: Transaction, ours: OurView): boolean {
+  return (
+    (payinNet(tx) <= 0 || ours.ledger['payin-credit'] !== null) &&
+    (tx.fee <= 0 || ours.ledger['payin-fee'] !== null)
+  );
+}
+
+/** Our workflow is done with it: what it says will not change by itself. */
+function isFinal(status: Transaction['status']): boolean {
+  return status !== 'pending' && status !== 'processing' && status !== 'processed';
+}
+
+function finding(
+  cls: MismatchClass,
+  e: StatementEntry,
+  ours: OurView | null,
+  action: FindingAction,
+  detail: string,
+): { finding: Finding } {
+  return {
+    finding: {
+      class: cls,
+      kind: e.kind,
+      id: e.id,
+      action,
+      needsPerson: action === 'needs_person',
+      detail,
+      operator: e,
+      ours,
+    },
+  };
+}
+
+const keyOf = (kind: OperatorKind, id: string) => `${kind}:${id}`;
+
+function iso(d: Date | string | null | undefined): string | null {
+  return d ? new Date(d).toISOString() : null;
+}
+
+/** Maps with at most `limit` calls in flight, keeping the order. */
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  });
+  await Promise.all(lanes);
+  return results;
+}
