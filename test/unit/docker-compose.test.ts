@@ -1,5 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 
 // No Docker engine runs in CI, so the deployment files are checked structurally: this catches
@@ -86,6 +88,36 @@ function allStrings(node: unknown): string[] {
   return [];
 }
 
+/** `${NAME...}` references in a value: the variable names Compose interpolates. */
+const references = (value: string): string[] => [...value.matchAll(/\$\{(\w+)/g)].map((m) => m[1]!);
+
+/** A value as Compose renders it with `vars` in the env file (`${A}`, `${A:?msg}`, `${A:-def}`). */
+const interpolate = (value: string, vars: Record<string, string>): string =>
+  value.replace(
+    /\$\{(\w+)(?:(:?[-?])([^}]*))?\}/g,
+    (_m, name: string, op?: string, arg?: string) => vars[name] ?? (op?.endsWith('-') ? (arg ?? '') : ''),
+  );
+
+/** The env file a user creates (.env.example's names, with made-up values). */
+const example = read('.env.example');
+const exampleVars = Object.fromEntries(
+  example
+    .split('\n')
+    .map((line) => /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(line.trim()))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => [m[1]!, m[2]!]),
+);
+const sampleEnv: Record<string, string> = {
+  ...Object.fromEntries(Object.keys(exampleVars).map((name) => [name, `sample-${name.toLowerCase()}`])),
+  PUBLIC_BASE_URL: 'https://pay.example.com',
+  OPERATOR_BASE_URL: 'https://operators.example.com',
+  OPERATOR_CALLBACK_SECRETS:
+    '{"ORANGE":"o-0123456789abcdef","MTN":"m-0123456789abcdef","MOOV":"v-0123456789abcdef","WAVE":"w-0123456789abcdef"}',
+};
+
+/** Names that hold a secret wherever they appear (environment keys of any service). */
+const secretName = /PASSWORD|PWD|SECRET|_KEY$|KEYS?$|TOKEN/;
+
 const searchAttributes = [
   'MerchantId',
   'TransactionKind',
@@ -113,7 +145,7 @@ describe('docker-compose.yml', () => {
 
   it('runs MongoDB as a replica set that the health check initiates', () => {
     const mongodb = service('mongodb');
-    const args = words(mongodb.command);
+    const args = commandLine(mongodb).split(/\s+/);
     expect(args[args.indexOf('--replSet') + 1]).toBe('rs0');
     expect(args).toContain('--bind_ip_all');
     const check = healthcheckText(mongodb);
@@ -121,7 +153,6 @@ describe('docker-compose.yml', () => {
     // The member must be addressable from the other containers under the service name.
     expect(check).toContain("_id:'rs0'");
     expect(check).toContain("host:'mongodb:27017'");
-    expect(publishedPorts(mongodb)).toContain('27017');
   });
 
   it('backs Temporal with its own Postgres and checks both are healthy', () => {
@@ -154,7 +185,7 @@ describe('docker-compose.yml', () => {
 
   it.each(appServices)('%s reaches MongoDB through the replica set and Temporal by service name', (name) => {
     const vars = env(service(name));
-    const mongoUri = new URL(vars.MONGODB_URI ?? '');
+    const mongoUri = new URL(interpolate(vars.MONGODB_URI ?? '', sampleEnv));
     expect(mongoUri.host).toBe('mongodb:27017');
     expect(mongoUri.searchParams.get('replicaSet')).toBe('rs0');
     expect(vars).toMatchObject({
@@ -188,11 +219,88 @@ describe('docker-compose.yml', () => {
     for (const name of searchAttributes) expect(source).toMatch(new RegExp(`\\b${name}: 'Keyword'`));
   });
 
-  it('publishes the Temporal UI on 8233 and the gateway on 3000', () => {
-    expect(publishedPorts(service('temporal-ui'))).toContain('8233');
-    expect(env(service('temporal-ui')).TEMPORAL_ADDRESS).toBe('temporal:7233');
-    expect(publishedPorts(service('gateway'))).toContain('3000');
+  it('publishes the gateway on 3000 and keeps the Temporal UI on the internal network', () => {
+    expect(publishedPorts(service('gateway'))).toEqual(['3000']);
     expect(dependsOn(service('gateway'))).toEqual({ api: 'service_healthy' });
+    expect(env(service('temporal-ui')).TEMPORAL_ADDRESS).toBe('temporal:7233');
+    expect(service('temporal-ui').ports ?? []).toEqual([]);
+  });
+
+  it("publishes no port but the gateway's (no database, Temporal frontend, UI or metrics)", () => {
+    const published = Object.entries(compose.services)
+      .filter(([, svc]) => (svc.ports ?? []).length > 0)
+      .map(([name]) => name);
+    expect(published).toEqual(['gateway']);
+    // `expose` only documents a port; a host mapping would need `ports`, so nothing else is reachable.
+    for (const [name, svc] of Object.entries(compose.services)) {
+      expect({ name, network_mode: (svc as { network_mode?: string }).network_mode }).toEqual({
+        name,
+        network_mode: undefined,
+      });
+    }
+  });
+
+  it('takes every secret from the env file, never a default or placeholder written here', () => {
+    const inline: string[] = [];
+    for (const [name, svc] of Object.entries(compose.services)) {
+      for (const [key, value] of Object.entries(env(svc))) {
+        if (!secretName.test(key)) continue;
+        // `${VAR:?message}`: Compose refuses to start when the env file lacks it.
+        if (!/^\$\{\w+:\?[^}]*\}$/.test(value)) inline.push(`${name}.${key}=${value}`);
+      }
+    }
+    expect(inline).toEqual([]);
+    // No `${VAR:-default}` / `${VAR-default}` anywhere: a default would be a secret in the repo.
+    const defaults = allStrings(compose).filter((s) => /\$\{\w+:?-/.test(s));
+    expect(defaults).toEqual([]);
+    // Nor the development callback secrets, in any form.
+    expect(allStrings(compose).filter((s) => /dev-\w+-callback-secret/.test(s))).toEqual([]);
+  });
+
+  it('lists every variable it needs in .env.example, with no secret value in it', () => {
+    const needed = new Set(allStrings(compose).flatMap(references));
+    expect([...needed].filter((name) => !(name in exampleVars))).toEqual([]);
+    for (const name of needed)
+      if (secretName.test(name)) expect({ name, value: exampleVars[name] }).toEqual({ name, value: '' });
+    // The README tells users to create the env file from the example.
+    expect(read('README.md')).toContain('cp .env.example .env');
+  });
+
+  it('runs MongoDB with authentication: a root user from the env file, a key file, the app with its own credentials', () => {
+    const mongodb = service('mongodb');
+    const vars = env(mongodb);
+    expect(references(vars.MONGO_INITDB_ROOT_USERNAME ?? '')).toHaveLength(1);
+    expect(references(vars.MONGO_INITDB_ROOT_PASSWORD ?? '')).toHaveLength(1);
+    // A replica set with access control needs a key file (internal authentication).
+    expect(commandLine(mongodb)).toMatch(/--keyFile\s+\S+/);
+    // The health check must log in to read the replica set's status.
+    expect(healthcheckText(mongodb)).toMatch(/(-u|--username)\s+\S+/);
+    expect(healthcheckText(mongodb)).toMatch(/(-p|--password)\s+\S+/);
+    for (const name of appServices) {
+      const raw = env(service(name)).MONGODB_URI ?? '';
+      const uri = new URL(interpolate(raw, sampleEnv));
+      expect(uri.username).not.toBe('');
+      expect(uri.password).toBe(sampleEnv.MONGODB_APP_PASSWORD);
+      expect(references(raw)).toContain('MONGODB_APP_PASSWORD');
+    }
+  });
+
+  it.each(appServices)('%s runs with production settings', (name) => {
+    const vars = env(service(name));
+    expect(vars.NODE_ENV).toBe('production');
+    expect(vars.WEBHOOK_ALLOW_PRIVATE_NETWORKS).toBe('false');
+    // Required from the env file: no default operator, public URL or callback secrets.
+    for (const key of ['OPERATOR_BASE_URL', 'PUBLIC_BASE_URL', 'OPERATOR_CALLBACK_SECRETS'])
+      expect({ key, value: vars[key] }).toEqual({
+        key,
+        value: expect.stringMatching(new RegExp(`^\\$\\{${key}:\\?[^}]+\\}$`)),
+      });
+  });
+
+  it('gives Temporal and its PostgreSQL the same password, from the env file', () => {
+    const dbPassword = env(service('temporal-db')).POSTGRES_PASSWORD ?? '';
+    expect(dbPassword).toMatch(/^\$\{\w+:\?[^}]+\}$/);
+    expect(references(env(service('temporal')).POSTGRES_PWD ?? '')).toEqual(references(dbPassword));
   });
 
   it('does not pin a host port on a replicated service', () => {
@@ -208,6 +316,8 @@ describe('docker-compose.yml', () => {
     const contents = names.map((n) => String((compose.configs?.[n] as { content?: string }).content));
     expect(contents.join('\n')).toMatch(/proxy_pass\s+\S+/);
     expect(contents.join('\n')).toContain('http://api:3000');
+    // Metrics stay on the internal network.
+    expect(contents.join('\n')).toMatch(/location = \/metrics \{\s*return 404;/);
   });
 
   it('depends only on defined services', () => {
@@ -247,6 +357,60 @@ describe('docker-compose.yml', () => {
     // would be silently replaced by an (usually empty) host variable.
     const unescaped = allStrings(compose).filter((s) => /\$(?!\{)/.test(s.replace(/\$\$/g, '')));
     expect(unescaped).toEqual([]);
+  });
+});
+
+// Compose itself, where it is installed (not in CI: no Docker there); the parsing above runs everywhere.
+const composeVersion = spawnSync('docker', ['compose', 'version'], { encoding: 'utf8' });
+const describeWithCompose = composeVersion.status === 0 ? describe : describe.skip;
+
+describeWithCompose('docker compose config', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'compose-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const config = (envFile: string | null) =>
+    spawnSync(
+      'docker',
+      [
+        'compose',
+        '--project-directory',
+        root,
+        '-f',
+        resolve(root, 'docker-compose.yml'),
+        ...(envFile ? ['--env-file', envFile] : []),
+        'config',
+        '--format',
+        'json',
+      ],
+      // Only the env file counts, not whatever the shell running the tests exports.
+      { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }, cwd: dir },
+    );
+
+  it('accepts the file with an env file made from the example, publishing only the gateway', () => {
+    const envFile = join(dir, 'complete.env');
+    writeFileSync(
+      envFile,
+      Object.entries(sampleEnv)
+        .map(([k, v]) => `${k}='${v}'`)
+        .join('\n'),
+    );
+    const out = config(envFile);
+    expect(out.stderr).not.toMatch(/error/i);
+    expect(out.status).toBe(0);
+    const rendered = JSON.parse(out.stdout) as {
+      services: Record<string, { ports?: { published?: string }[] }>;
+    };
+    const published = Object.entries(rendered.services).flatMap(([name, svc]) =>
+      (svc.ports ?? []).map((p) => `${name}:${p.published ?? ''}`),
+    );
+    expect(published).toEqual(['gateway:3000']);
+  });
+
+  it('refuses to render without the env file, naming a missing variable', () => {
+    const empty = join(dir, 'empty.env');
+    writeFileSync(empty, '');
+    const out = config(empty);
+    expect(out.status).not.toBe(0);
+    expect(out.stderr).toMatch(/required variable \w+ is missing|\w+ (is )?(missing|required)/i);
   });
 });
 
