@@ -14,6 +14,7 @@ import type { OperatorCode } from '../domain/operators';
 import { ApiProblem, type FieldError } from '../api/problem';
 import { RETRY_AFTER_SECONDS } from '../persistence/unavailable';
 import type { CheckoutConfirmRequest } from '../api/schemas/checkout';
+import { isUpdateLimitReached } from '../services/update-limits';
 import {
   confirmSessionUpdate,
   declineSessionUpdate,
@@ -214,6 +215,16 @@ export class CheckoutService {
         throw sessionClosed();
       if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError)
         throw new ApiProblem('ANSWER_PENDING', { headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } });
+      // Too many Updates in flight on this session: this answer was not queued (unlike ANSWER_PENDING),
+      // so the page unlocks its form and the customer answers again.
+      if (isUpdateLimitReached(err))
+        throw new ApiProblem('SERVICE_UNAVAILABLE', {
+          detail: {
+            en: 'Too many answers are waiting on this payment right now. Try again in a few seconds.',
+            fr: 'Trop de réponses sont en attente sur ce paiement. Réessayez dans quelques secondes.',
+          },
+          headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+        });
       throw err;
     }
   }

@@ -17,6 +17,7 @@ import type { Transaction } from '../domain/transaction';
 import { refundedTotal } from '../domain/refund-record';
 import { RETRY_AFTER_SECONDS } from '../persistence/unavailable';
 import { requestRefundUpdate } from '../../workflows/refund-api';
+import { isUpdateLimitReached, refundUpdateId } from './update-limits';
 
 export interface RefundServiceDeps {
   transactions: TransactionStore;
@@ -35,6 +36,16 @@ export interface RefundCaller {
   /** requestFingerprint() of the request: kept on the refund, so a same-key retry with another body is told apart. */
   requestFingerprint?: string | null;
 }
+
+/** The payin's workflow holds too many Updates right now: nothing was queued by this request. */
+const tooManyPending = () =>
+  new ApiProblem('DECISION_PENDING', {
+    detail: {
+      en: 'Too many requests are being decided on this payment at once. Retry after Retry-After with the same X-Idempotency-Key: it is never applied twice.',
+      fr: "Trop de demandes sont en cours de décision sur ce paiement. Réessayez après Retry-After avec la même X-Idempotency-Key : elle n'est jamais appliquée deux fois.",
+    },
+    headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+  });
 
 /** The refusals the payin workflow answers, by ApplicationFailure type. */
 const workflowRefusals = new Set<ProblemCode>([
@@ -119,6 +130,10 @@ export class RefundService {
       // queued and is decided later; the client's retry (same key and externalReference) finds it.
       accepted = await this.deps.temporal.withDeadline(Date.now() + this.deps.decisionWaitMs, () =>
         handle.executeUpdate(requestRefundUpdate, {
+          // A retry of this request (same key) attaches to the Update its first attempt queued.
+          ...(caller.idempotencyKey
+            ? { updateId: refundUpdateId(payin.id, body.externalReference, caller.idempotencyKey) }
+            : {}),
           args: [
             {
               refundId,
@@ -140,6 +155,7 @@ export class RefundService {
       if (code) return refuse(code);
       if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError)
         throw new ApiProblem('DECISION_PENDING', { headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } });
+      if (isUpdateLimitReached(err)) throw tooManyPending();
       throw err; // a fault: 500, nothing was debited or stored by this request
     }
     const refund = await this.deps.refunds.findById(accepted.refundId);

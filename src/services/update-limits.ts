@@ -1,0 +1,33 @@
+import { createHash } from 'node:crypto';
+
+// Temporal bounds the Updates a workflow may have in flight (10 by default on the server): beyond,
+// it answers gRPC RESOURCE_EXHAUSTED, which the client retries with backoff for about 40 seconds
+// before giving up with a ServiceError. That is a "too busy, retry" and never a fault of ours: the
+// API answers it 503 with Retry-After (docs/decisions.md, "Every transaction runs once").
+
+const GRPC_RESOURCE_EXHAUSTED = 8;
+
+/** Whether an Update call failed because the server holds too many of them (or pushes back). */
+export function isUpdateLimitReached(err: unknown): boolean {
+  let current: unknown = err;
+  // Temporal wraps the gRPC error (ServiceError -> cause).
+  for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
+    const e = current as { code?: unknown; cause?: unknown };
+    if (e.code === GRPC_RESOURCE_EXHAUSTED) return true;
+    current = e.cause;
+  }
+  return false;
+}
+
+/**
+ * The Update id of a refund request: the same payin, externalReference and idempotency key always
+ * give the same id, so a client's retry attaches to the Update its first attempt left queued instead
+ * of queuing another one. Hashed: ids stay short whatever the merchant's strings.
+ */
+export function refundUpdateId(payinId: string, externalReference: string, idempotencyKey: string): string {
+  // JSON keeps the parts apart whatever characters they hold.
+  const digest = createHash('sha256')
+    .update(JSON.stringify([payinId, externalReference, idempotencyKey]))
+    .digest('hex');
+  return `refund-${digest}`;
+}
