@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
 import { loadConfig, parseDuration, ConfigError, devOperatorCallbackSecrets } from '../../src/config';
 
 describe('configuration', () => {
@@ -119,4 +121,38 @@ describe('production refusals', () => {
     expect(c.OPERATOR_CALLBACK_SECRETS).toEqual(devOperatorCallbackSecrets);
     expect(c.OPERATOR_BASE_URL).toBeUndefined();
   });
+});
+
+describe('production entry points', () => {
+  // The processes themselves, not only loadConfig: each stops before connecting to anything.
+  const root = resolve(__dirname, '../..');
+  const run = (args: string[]) =>
+    spawnSync(process.execPath, args, {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 60_000,
+      // Only what a misconfigured deployment would have: production, nothing else.
+      env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' },
+    });
+  const tsx = ['--import', 'tsx'];
+
+  it.each([
+    ['the API', [...tsx, 'src/main/api.ts']],
+    ['the worker', [...tsx, 'src/main/worker.ts']],
+    ['the CLI', ['bin/payments.js', 'merchants', 'list']],
+  ])(
+    '%s refuses to start, naming each variable',
+    (_name, args) => {
+      const out = run(args);
+      expect(out.status).toBe(1);
+      for (const name of [
+        'OPERATOR_CALLBACK_SECRETS',
+        'OPERATOR_BASE_URL',
+        'WEBHOOK_ALLOW_PRIVATE_NETWORKS',
+        'PUBLIC_BASE_URL',
+      ])
+        expect(out.stderr).toContain(name);
+    },
+    90_000,
+  );
 });
