@@ -751,11 +751,7 @@ const enabled = process.env.FAULT_TRANSACTIONS !== undefined;
         }
 
         /** `payments reconcile` for every operator and day of the run, when the CLI has it. */
-        async function reconcile(): Promise<{
-          available: boolean;
-          unexplained: number;
-          runs: { operator: string; date: string; exitCode: number; output: string }[];
-        }> {
+        async function reconcile(): Promise<Reconciliation> {
           const run = promisify(execFile);
           const env = { ...workerEnv, OPERATOR_BASE_URL: simulator.url, LOG_LEVEL: 'silent' };
           const cli = (args: string[]) =>
@@ -763,37 +759,98 @@ const enabled = process.env.FAULT_TRANSACTIONS !== undefined;
               cwd: repoRoot,
               env,
               timeout: 120_000,
-              maxBuffer: 16 << 20,
+              maxBuffer: 64 << 20,
             }).then(
-              (r) => ({ exitCode: 0, output: r.stdout }),
+              (r) => ({ exitCode: 0, stdout: r.stdout, stderr: r.stderr }),
               (err: { code?: number; stdout?: string; stderr?: string }) => ({
                 exitCode: typeof err.code === 'number' ? err.code : 1,
-                output: `${err.stdout ?? ''}${err.stderr ?? ''}`,
+                stdout: err.stdout ?? '',
+                stderr: err.stderr ?? '',
               }),
             );
           // Commander answers `<unknown> --help` with the program's help: look for the command in it.
           const help = await cli(['--help']);
-          if (!/^\s+reconcile\b/m.test(help.output)) return { available: false, unexplained: 0, runs: [] };
-          const runs: { operator: string; date: string; exitCode: number; output: string }[] = [];
+          const none: Reconciliation = { available: false, unexplained: 0, findings: {}, runs: [] };
+          if (!/^\s+reconcile\b/m.test(help.stdout)) return none;
+          const result: Reconciliation = { ...none, available: true };
           const days = new Set([
             new Date(startedAt).toISOString().slice(0, 10),
             new Date().toISOString().slice(0, 10),
           ]);
-          for (const code of operatorCodes)
-            for (const date of days)
-              runs.push({
-                operator: code,
+          for (const operator of operatorCodes)
+            for (const date of days) {
+              const out = await cli(['reconcile', '--operator', operator, '--date', date, '--json']);
+              let report: CliReport | null = null;
+              try {
+                report = JSON.parse(out.stdout.slice(out.stdout.indexOf('{'))) as CliReport;
+              } catch {
+                // not a report: the error is in the output kept below
+              }
+              const findings = (report?.findings ?? []).map((f) => ({
+                class: f.class,
+                kind: f.kind,
+                id: f.id,
+                action: f.action,
+                needsPerson: f.needsPerson,
+                detail: f.detail,
+              }));
+              for (const f of findings)
+                result.findings[`${f.class} (${f.action})`] =
+                  (result.findings[`${f.class} (${f.action})`] ?? 0) + 1;
+              // Exit 2: a finding needs a person; any other failure is the CLI's own, unexplained too.
+              const unexplained =
+                out.exitCode === 0
+                  ? 0
+                  : report
+                    ? Math.max(1, findings.filter((f) => f.needsPerson).length)
+                    : 1;
+              result.unexplained += unexplained;
+              result.runs.push({
+                operator,
                 date,
-                ...(await cli(['reconcile', '--operator', code, '--date', date, '--json'])),
+                exitCode: out.exitCode,
+                totals: report?.totals ?? null,
+                findings: findings.filter((f) => f.needsPerson || out.exitCode !== 0),
+                ...(report ? {} : { output: `${out.stdout}${out.stderr}`.slice(-2000) }),
               });
-          // The CLI exits non-zero when something needs a person: that is an unexplained mismatch.
-          return { available: true, unexplained: runs.filter((r) => r.exitCode !== 0).length, runs };
+            }
+          return result;
         }
       },
       BUDGET_MS + 240_000,
     );
   },
 );
+
+/** What `payments reconcile --json` prints (src/reconciliation/types.ts), as far as the suite reads it. */
+interface CliReport {
+  totals: Record<string, number>;
+  needsPerson: boolean;
+  findings: {
+    class: string;
+    kind: string;
+    id: string;
+    action: string;
+    needsPerson: boolean;
+    detail: string;
+  }[];
+}
+
+interface Reconciliation {
+  available: boolean;
+  /** Findings that need a person (or runs that failed): must be 0. */
+  unexplained: number;
+  /** Every finding by class and the action taken, corrections included ("found on the way"). */
+  findings: Record<string, number>;
+  runs: {
+    operator: string;
+    date: string;
+    exitCode: number;
+    totals: Record<string, number> | null;
+    findings: CliReport['findings'];
+    output?: string;
+  }[];
+}
 
 /** The simulator's record of a transaction, as far as the books comparison needs it (tombstone: newer simulators). */
 interface SimRecord {
