@@ -55,10 +55,15 @@ export async function main(argv: string[]): Promise<number> {
   let conn: Connection | null = null;
   let uri: string | null = null;
   let temporal: Client | null = null;
+  let exitCode = 0;
   try {
     const config = loadConfig();
     const program = buildProgram({
       nodeEnv: config.NODE_ENV,
+      config,
+      setExitCode: (code) => {
+        exitCode = code;
+      },
       stdout: (text) => process.stdout.write(`${text}\n`),
       mongo: async () => {
         uri ??= mongoUriFrom(config);
@@ -78,7 +83,7 @@ export async function main(argv: string[]): Promise<number> {
     program.exitOverride();
     program.configureOutput({ outputError: (text, write) => write(text.trimEnd().split('\n')[0] + '\n') });
     await program.parseAsync(argv);
-    return 0;
+    return exitCode;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode;
     process.stderr.write(`error: ${oneLine(err, uri)}\n`);

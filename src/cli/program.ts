@@ -8,6 +8,8 @@ import { MerchantService, merchantIdSchema, type Merchant } from '../merchants';
 import { parseMajorAmount } from './amount';
 import type { Client } from '@temporalio/client';
 import { renderTimeline, transactionTimeline } from './timeline';
+import { reconcileCommand } from './reconcile';
+import type { Config } from '../config';
 
 // The operator commands. Each prints a human-readable summary, or with --json exactly one JSON
 // document on stdout (nothing else), so scripts can pipe it.
@@ -21,6 +23,10 @@ export interface CliContext {
   stdout(text: string): void;
   /** Connects to Temporal on first use (`transactions show`). */
   temporal?(): Promise<Client>;
+  /** The service's configuration (`reconcile`: the operator endpoint, the task queue). */
+  config?: Config;
+  /** A command that succeeded but reports something to act on (`reconcile`: 2). */
+  setExitCode?(code: number): void;
 }
 
 interface JsonFlag {
@@ -223,6 +229,8 @@ export function buildProgram(ctx: CliContext): Command {
       });
       print(opts.json, timeline, () => renderTimeline(timeline));
     });
+
+  program.addCommand(reconcileCommand(ctx, { print, table, fail: (message) => new CliError(message) }));
 
   return program;
 }
