@@ -7,9 +7,9 @@ declare module 'express-serve-static-core' {
   }
 }
 
-/** Reads `Authorization: Basic base64(api_key:api_client)`. */
+/** Reads `Authorization: Basic base64(api_key:api_client)`; the scheme name is case-insensitive (RFC 7617). */
 export function parseBasic(header: string | undefined): { apiKey: string; apiClient: string } | null {
-  const m = /^Basic ([A-Za-z0-9+/=]+)$/.exec(header?.trim() ?? '');
+  const m = /^Basic +([A-Za-z0-9+/=]+)$/i.exec(header?.trim() ?? '');
   if (!m) return null;
   const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
