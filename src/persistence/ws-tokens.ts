@@ -3,15 +3,29 @@ import { Schema, type Connection, type Model } from 'mongoose';
 
 // Short-lived, single-use tokens that open a WebSocket from a browser (which cannot send a Basic
 // header with the upgrade). Stored hashed in MongoDB, so any API process accepts them.
+//
+// Single use rests on a unique insert: FerretDB's find-and-delete is a read then a delete, so
+// concurrent consumers could all read the token before any deletes it. Consuming inserts the
+// token's hash as the `_id` of a `ws_tokens_used` document; only one insert of an `_id` succeeds.
 
 interface WsTokenDoc {
+  /** The token's SHA-256, so the lookup is an `_id` lookup. */
+  _id: string;
+  /** The same hash: the field (and its unique index) predate the `_id` key. */
   tokenHash: string;
   merchantId: string;
   expiresAt: Date;
 }
 
+interface UsedTokenDoc {
+  _id: string;
+  /** Kept until the token would have expired anyway, then swept. */
+  expiresAt: Date;
+}
+
 const tokenSchema = new Schema<WsTokenDoc>(
   {
+    _id: { type: String, required: true },
     tokenHash: { type: String, required: true, unique: true },
     merchantId: { type: String, required: true },
     expiresAt: { type: Date, required: true, index: true },
@@ -19,11 +33,21 @@ const tokenSchema = new Schema<WsTokenDoc>(
   { versionKey: false },
 );
 
+const usedSchema = new Schema<UsedTokenDoc>(
+  {
+    _id: { type: String, required: true },
+    expiresAt: { type: Date, required: true },
+  },
+  { versionKey: false, collection: 'ws_tokens_used' },
+);
+
 const hash = (token: string) => createHash('sha256').update(token).digest('hex');
+const isDuplicateKey = (err: unknown) => (err as { code?: number }).code === 11000;
 
 export class WsTokenStore {
   constructor(
     private readonly model: Model<WsTokenDoc>,
+    private readonly used: Model<UsedTokenDoc>,
     private readonly ttlMs = 60_000,
   ) {}
 
@@ -31,29 +55,46 @@ export class WsTokenStore {
     return new WsTokenStore(
       (conn.models.WsToken as Model<WsTokenDoc> | undefined) ??
         conn.model<WsTokenDoc>('WsToken', tokenSchema),
+      (conn.models.WsTokenUsed as Model<UsedTokenDoc> | undefined) ??
+        conn.model<UsedTokenDoc>('WsTokenUsed', usedSchema),
       ttlMs,
     );
   }
 
   async init(): Promise<void> {
     await this.model.init();
+    await this.used.init();
   }
 
   async issue(merchantId: string): Promise<{ token: string; expiresAt: Date }> {
     const token = `wst_${randomBytes(24).toString('base64url')}`;
     const expiresAt = new Date(Date.now() + this.ttlMs);
-    // No TTL index on FerretDB: expired tokens are swept here, on the back of an issue.
-    await this.model.deleteMany({ expiresAt: { $lt: new Date() } }).exec();
-    await this.model.create({ tokenHash: hash(token), merchantId, expiresAt });
+    // No TTL index on FerretDB: expired tokens and their use markers are swept here, on the back
+    // of an issue. A marker is swept only after its token expired, so it cannot be used again.
+    const now = new Date();
+    await this.model.deleteMany({ expiresAt: { $lt: now } }).exec();
+    await this.used.deleteMany({ expiresAt: { $lt: now } }).exec();
+    const tokenHash = hash(token);
+    await this.model.create({ _id: tokenHash, tokenHash, merchantId, expiresAt });
     return { token, expiresAt };
   }
 
   /** The token's merchant if it is valid; it cannot be used again. */
   async consume(token: string): Promise<string | null> {
-    const doc = await this.model
-      .findOneAndDelete({ tokenHash: hash(token) })
-      .lean<WsTokenDoc>()
-      .exec();
-    return doc && doc.expiresAt.getTime() > Date.now() ? doc.merchantId : null;
+    const id = hash(token);
+    const doc = await this.model.findById(id).lean<WsTokenDoc>().exec();
+    if (!doc || doc.expiresAt.getTime() <= Date.now()) return null;
+    try {
+      await this.used.create({ _id: id, expiresAt: doc.expiresAt });
+    } catch (err) {
+      if (isDuplicateKey(err)) return null;
+      throw err;
+    }
+    // Tidying only: the marker above is what refuses a second use.
+    await this.model
+      .deleteOne({ _id: id })
+      .exec()
+      .catch(() => undefined);
+    return doc.merchantId;
   }
 }
