@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import { ApiProblem } from './problem';
+import { MAX_JSON_DEPTH, tooDeep } from './json-body';
 import type { IdempotencyRecord, IdempotencyStore } from '../persistence/idempotency-keys';
 
 // X-Idempotency-Key on every POST: the first request with a key runs; a retry of the same request
@@ -31,14 +32,19 @@ export interface IdempotencyOptions {
   log?: (err: unknown) => void;
 }
 
-/** JSON with object keys sorted at every depth: the same body however its keys were ordered. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+/**
+ * JSON with object keys sorted at every depth: the same body however its keys were ordered.
+ * Bodies are limited to MAX_JSON_DEPTH where they are parsed; the walk refuses deeper values
+ * itself too, so a caller that skipped the parser cannot overflow the stack.
+ */
+export function canonicalJson(value: unknown, depth = 0): string {
+  if (value !== null && typeof value === 'object' && depth >= MAX_JSON_DEPTH) throw tooDeep();
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v, depth + 1)).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>)
       .filter(([, v]) => v !== undefined)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v, depth + 1)}`).join(',')}}`;
   }
   return JSON.stringify(value ?? null);
 }

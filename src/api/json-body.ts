@@ -9,6 +9,40 @@ const jsonType = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
 /** Body size limit: the largest legitimate request is well under 2 kB. */
 export const BODY_LIMIT = '32kb';
 
+/**
+ * How deeply a body may nest objects and arrays. Our deepest request is 3 levels; 32 leaves room
+ * and keeps every recursive walk of a body (validation, the idempotency fingerprint) far from
+ * the stack's limit, which 32 kB of `[` would otherwise reach (a 500 instead of a 400).
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/** The 400 for a body nested deeper than MAX_JSON_DEPTH. */
+export function tooDeep(): ApiProblem {
+  return new ApiProblem('VALIDATION_ERROR', {
+    errors: [
+      {
+        path: '(body)',
+        message: {
+          en: `Nested deeper than ${MAX_JSON_DEPTH} levels.`,
+          fr: `Imbriqué sur plus de ${MAX_JSON_DEPTH} niveaux.`,
+        },
+      },
+    ],
+  });
+}
+
+/** Whether a parsed value nests objects/arrays deeper than `max`; iterative, so any depth is safe. */
+export function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth + 1 > max) return true;
+    for (const child of Object.values(v as Record<string, unknown>)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 export function jsonBody(): RequestHandler[] {
   const parse = express.json({
     limit: BODY_LIMIT,
@@ -23,5 +57,9 @@ export function jsonBody(): RequestHandler[] {
     if (hasBody && type && !jsonType.test(type)) return next(new ApiProblem('UNSUPPORTED_MEDIA_TYPE'));
     next();
   };
-  return [requireJson, parse];
+  const limitDepth: RequestHandler = (req, _res, next) => {
+    if (nestsDeeperThan(req.body, MAX_JSON_DEPTH)) return next(tooDeep());
+    next();
+  };
+  return [requireJson, parse, limitDepth];
 }
