@@ -2,3 +2,4 @@
 export * from './merchant';
 export { MerchantService, type MerchantServiceOptions } from './service';
 export type { KeyMode } from './credentials';
+export type { DeploymentMode } from './deployment';

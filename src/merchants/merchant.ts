@@ -41,6 +41,7 @@ export interface ApiCredential {
   status: CredentialStatus;
   createdAt: Date;
   revokedAt: Date | null;
+  /** Not stored on the credential (see store.ts, KeyUsage): merged in when keys are listed. */
   lastUsedAt: Date | null;
 }
 

@@ -17,10 +17,27 @@ import {
   type IssuedCredentials,
   type Merchant,
 } from './merchant';
-import { credentialModel, merchantModel, type CredentialModel, type MerchantModel } from './store';
+import {
+  deploymentModel,
+  readDeploymentMode,
+  recordDeploymentMode,
+  type DeploymentMode,
+  type DeploymentModel,
+} from './deployment';
+import {
+  credentialModel,
+  keyUsageModel,
+  merchantModel,
+  type CredentialModel,
+  type KeyUsageModel,
+  type MerchantModel,
+} from './store';
 
 export interface MerchantServiceOptions {
-  /** `live` keys in production, `test` keys elsewhere (sandbox). */
+  /**
+   * `live` keys in production, `test` keys elsewhere (sandbox). Given explicitly (by the service
+   * and the CLI), it also records the database's deployment mode at init (see deployment.ts).
+   */
   keyMode?: KeyMode;
   /**
    * How long a successful lookup is reused in this process. A key revoked or a merchant
@@ -37,32 +54,52 @@ interface CachedLookup {
 }
 
 const maxCachedKeys = 10_000;
-/** lastUsedAt is a hint for operators, so it is written at most once a minute per key. */
+/** lastUsedAt is a hint for operators, so each process writes it at most once a minute per key. */
 const lastUsedResolutionMs = 60_000;
 /** Compared against when the key is unknown, so that an unknown key costs the same as a wrong secret. */
 const dummyHash = hashSecret('no such key');
 
 export class MerchantService {
   private readonly cache = new Map<string, CachedLookup>();
+  /** When this process last wrote each key's usage. */
+  private readonly usageWrittenAt = new Map<string, number>();
   private readonly keyMode: KeyMode;
   private readonly cacheTtlMs: number;
+  private readonly recordsDeployment: boolean;
 
   constructor(
     private readonly merchants: MerchantModel,
     private readonly credentials: CredentialModel,
+    private readonly usage: KeyUsageModel,
+    private readonly deployment: DeploymentModel,
     options: MerchantServiceOptions = {},
   ) {
     this.keyMode = options.keyMode ?? 'test';
+    this.recordsDeployment = options.keyMode !== undefined;
     this.cacheTtlMs = options.authCacheTtlMs ?? 0;
   }
 
   static on(conn: Connection, options: MerchantServiceOptions = {}): MerchantService {
-    return new MerchantService(merchantModel(conn), credentialModel(conn), options);
+    return new MerchantService(
+      merchantModel(conn),
+      credentialModel(conn),
+      keyUsageModel(conn),
+      deploymentModel(conn),
+      options,
+    );
   }
 
   async init(): Promise<void> {
     await this.merchants.init();
     await this.credentials.init();
+    await this.usage.init();
+    if (this.recordsDeployment)
+      await recordDeploymentMode(this.deployment, this.keyMode === 'live' ? 'live' : 'sandbox');
+  }
+
+  /** Whether this database holds live or sandbox money (null: no service or CLI recorded it yet). */
+  async deploymentMode(): Promise<DeploymentMode | null> {
+    return readDeploymentMode(this.deployment);
   }
 
   /** A new active merchant with its first credential pair. */
@@ -93,11 +130,16 @@ export class MerchantService {
   /** Active and revoked pairs of a merchant, without their hashes. */
   async listKeys(merchantId: string): Promise<Omit<ApiCredential, 'secretHash'>[]> {
     await this.requireMerchant(merchantId);
-    return this.credentials
+    const keys = await this.credentials
       .find({ merchantId }, { _id: 0, secretHash: 0 })
       .sort({ createdAt: 1, apiKey: 1 })
       .lean<Omit<ApiCredential, 'secretHash'>[]>()
       .exec();
+    const usage = await Promise.all(
+      keys.map((k) => this.usage.findById(k.apiKey).lean<{ lastUsedAt: Date }>().exec()),
+    );
+    // Credentials written before usage moved out may still carry their own lastUsedAt.
+    return keys.map((k, i) => ({ ...k, lastUsedAt: usage[i]?.lastUsedAt ?? k.lastUsedAt ?? null }));
   }
 
   async suspendMerchant(merchantId: string): Promise<Merchant> {
@@ -155,10 +197,28 @@ export class MerchantService {
     if (!merchant) return null;
 
     if (this.cacheTtlMs > 0) this.remember(apiKey, credential, now);
-    if (!credential.lastUsedAt || now - credential.lastUsedAt.getTime() > lastUsedResolutionMs) {
-      await this.credentials.updateOne({ apiKey }, { $set: { lastUsedAt: new Date(now) } }).exec();
-    }
+    await this.recordUsage(apiKey, now);
     return merchant.id;
+  }
+
+  /**
+   * Usage goes to its own document, written by `_id` only, never to the credential (see store.ts).
+   * A failed write is only a stale hint, so it never fails the authentication.
+   */
+  private async recordUsage(apiKey: string, now: number): Promise<void> {
+    const last = this.usageWrittenAt.get(apiKey);
+    if (last !== undefined && now - last <= lastUsedResolutionMs) return;
+    if (this.usageWrittenAt.size >= maxCachedKeys) {
+      const oldest = this.usageWrittenAt.keys().next().value;
+      if (oldest !== undefined) this.usageWrittenAt.delete(oldest);
+    }
+    this.usageWrittenAt.delete(apiKey);
+    this.usageWrittenAt.set(apiKey, now);
+    // Two processes may upsert the same new _id at once: one gets a duplicate key, which is fine.
+    await this.usage
+      .replaceOne({ _id: apiKey }, { lastUsedAt: new Date(now) }, { upsert: true })
+      .exec()
+      .catch(() => undefined);
   }
 
   private remember(apiKey: string, credential: ApiCredential, now: number): void {
@@ -184,7 +244,6 @@ export class MerchantService {
       status: 'active',
       createdAt: new Date(),
       revokedAt: null,
-      lastUsedAt: null,
     });
     return { merchantId, apiKey, apiClient };
   }

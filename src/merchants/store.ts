@@ -24,13 +24,31 @@ const credentialSchema = new Schema<ApiCredential>(
     status: { type: String, required: true },
     createdAt: { type: Date, required: true },
     revokedAt: { type: Date, default: null },
-    lastUsedAt: { type: Date, default: null },
   },
   { versionKey: false, minimize: false, collection: 'api_credentials' },
 );
 
+/**
+ * When a key was last used, one small document per key (`_id` = the api_key). Kept apart from the
+ * credential because FerretDB rewrites a whole document on every update: a usage write that read
+ * the credential before a revoke would otherwise write `status: active` back after it.
+ */
+export interface KeyUsage {
+  _id: string;
+  lastUsedAt: Date;
+}
+
+const keyUsageSchema = new Schema<KeyUsage>(
+  {
+    _id: { type: String, required: true },
+    lastUsedAt: { type: Date, required: true },
+  },
+  { versionKey: false, collection: 'api_key_usage' },
+);
+
 export type MerchantModel = Model<Merchant>;
 export type CredentialModel = Model<ApiCredential>;
+export type KeyUsageModel = Model<KeyUsage>;
 
 export function merchantModel(conn: Connection): MerchantModel {
   return (
@@ -42,5 +60,12 @@ export function credentialModel(conn: Connection): CredentialModel {
   return (
     (conn.models.ApiCredential as CredentialModel | undefined) ??
     conn.model<ApiCredential>('ApiCredential', credentialSchema)
+  );
+}
+
+export function keyUsageModel(conn: Connection): KeyUsageModel {
+  return (
+    (conn.models.ApiKeyUsage as KeyUsageModel | undefined) ??
+    conn.model<KeyUsage>('ApiKeyUsage', keyUsageSchema)
   );
 }
