@@ -168,7 +168,15 @@ export function buildProgram(ctx: CliContext): Command {
         const reason = opts.reason.trim();
         if (!reason) throw new CliError('--reason must not be empty');
         const conn = await ctx.mongo();
-        if (!(await (await merchantsService()).getMerchant(merchantId))) {
+        const service = await merchantsService();
+        // The database says what it holds: an operator's shell without NODE_ENV must not mint money.
+        const mode = await service.deploymentMode();
+        if (mode !== 'sandbox') {
+          throw new CliError(
+            `accounts fund is a sandbox tool and this database is ${mode === 'live' ? 'a live deployment' : 'not marked as a sandbox'} (settings: deployment mode ${mode ?? 'unset'})`,
+          );
+        }
+        if (!(await service.getMerchant(merchantId))) {
           throw new CliError(`no merchant ${merchantId}`);
         }
         const ledger = Ledger.on(conn);
