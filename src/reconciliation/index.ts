@@ -14,6 +14,7 @@ export * from './types';
 export { buildReconciliationStores } from './wiring';
 export {
   ensureReconciliationSchedule,
+  ensureReconciliationScheduleAtStart,
   parseScheduleTime,
   reconciliationSchedule,
   RECONCILIATION_SCHEDULE_ID,
