@@ -211,7 +211,7 @@ const enabled = process.env.FAULT_TRANSACTIONS !== undefined;
         })();
 
         // Late moves of the operator itself: a customer approving, an operator settling, around or
-        // after our deadline (counted from when the operator was first asked, see anchorOf).
+        // after our deadline (counted from its first status read, see anchorOf).
         let lateMovesPending = 0;
         const lateMoves: string[] = [];
         const later = (p: Plan, afterDeadlineMs: number, fn: () => Promise<string>) => {

@@ -62,10 +62,17 @@ interface PlanBase {
    * starts counting, whatever faults or kills delayed the first answer.
    */
   askedAt: number | null;
+  /** When its status was first read: our workflow has its deadline by then, whatever delayed it. */
+  readAt: number | null;
 }
 
-/** Where a plan's deadline is counted from: its first operator request, else its creation. */
-export const anchorOf = (p: Plan): number | null => p.askedAt ?? p.startedAt;
+/**
+ * Where a plan's deadline is counted from: its first status read, else its last first request,
+ * else its creation. A worker killed around the request can hold a workflow for tens of seconds
+ * before its deadline is even set; its first read comes after that, so a window counted from it
+ * reaches past the real deadline (by more than planned, when the first read was late).
+ */
+export const anchorOf = (p: Plan): number | null => p.readAt ?? p.askedAt ?? p.startedAt;
 
 export interface PayinPlan extends PlanBase {
   kind: 'payin';
@@ -334,7 +341,7 @@ export function drawPlans(count: number, seed: number): Plan[] {
   const items = [...first, ...fc.sample(drawn, { seed, numRuns: count - first.length })];
   const plans: Plan[] = [];
   items.forEach((d, i) => {
-    const base = { index: i, id: null, startedAt: null, askedAt: null };
+    const base = { index: i, id: null, startedAt: null, askedAt: null, readAt: null };
     if (d.kind === 'payin')
       plans.push({
         ...base,
@@ -520,9 +527,9 @@ export function installFaults(
   const createPath = (path: OperatorPath) => new RegExp(`^/operators/\\w+/${path}(\\?|$)`);
   const readPath = (path: OperatorPath) => new RegExp(`^/operators/\\w+/${path}/[^/?]+(\\?|$)`);
   const cancelPath = (path: OperatorPath) => new RegExp(`^/operators/\\w+/${path}/[^/?]+/cancel(\\?|$)`);
-  // First, a rule that never applies: it shows every request to the operator to PlanIndex, which
-  // notes when each transaction was asked (where pending windows and late moves are counted from).
-  for (const path of ['collections', 'disbursements', 'refunds'] as const)
+  // First, rules that never apply: they note when each transaction was first asked and first read
+  // (where pending windows and late moves are counted from, see anchorOf).
+  for (const path of ['collections', 'disbursements', 'refunds'] as const) {
     proxies.operator.add({
       method: 'POST',
       path: createPath(path),
@@ -533,6 +540,18 @@ export function installFaults(
       fault: { kind: 'drop' },
       times: Infinity,
     });
+    proxies.operator.add({
+      method: 'GET',
+      path: readPath(path),
+      when: (req) => {
+        const p = index.ofIdPath(path, req);
+        if (p && p.readAt === null) p.readAt = Date.now();
+        return false;
+      },
+      fault: { kind: 'drop' },
+      times: Infinity,
+    });
+  }
   // The request's own faults first (each spent after its times), then pending windows: while one
   // is open, every status answer of its transaction says pending, a repeated request's too.
   for (const p of plans) {
