@@ -43,7 +43,7 @@ function tryConnect(
 
 describe('key revocation on FerretDB', () => {
   it('stays revoked when many authentications race it, and stops working within AUTH_CACHE_TTL', async () => {
-    for (let round = 0; round < 8; round++) {
+    for (let round = 0; round < 12; round++) {
       const m = await createTestMerchant(stack, `Race ${round}`);
       const inFlight = Array.from({ length: 30 }, () => probe(m.credentials));
       // The revoke lands while the first authentications of this key are being served.
@@ -59,6 +59,22 @@ describe('key revocation on FerretDB', () => {
       expect([round, stored?.status]).toEqual([round, 'revoked']);
       const after = await Promise.all(Array.from({ length: 5 }, () => probe(m.credentials)));
       expect([round, after.map((a) => a.status)]).toEqual([round, [401, 401, 401, 401, 401]]);
+    }
+  });
+
+  it('stays revoked when authentications in this process race a revoke from another (no cache)', async () => {
+    const api = MerchantService.on(stack.mongo, { authCacheTtlMs: 0 });
+    for (let round = 0; round < 15; round++) {
+      const m = await createTestMerchant(stack, `Service race ${round}`);
+      const { apiKey, apiClient } = m.credentials;
+      const racing = Array.from({ length: 40 }, () => api.authenticate(apiKey, apiClient));
+      // The revoke lands at a different point of the authentications' reads and writes each round.
+      await sleep(round % 15);
+      await merchants.revokeKey(apiKey);
+      await Promise.all(racing);
+      const stored = await stack.mongo.db!.collection('api_credentials').findOne({ apiKey });
+      expect([round, stored?.status]).toEqual([round, 'revoked']);
+      await expect(api.authenticate(apiKey, apiClient)).resolves.toBeNull();
     }
   });
 
