@@ -12,7 +12,7 @@ import { activeSecrets, type EndpointStore } from '../src/webhooks/endpoint-stor
 import { postWebhook } from '../src/webhooks/sender';
 import { signedHeaders } from '../src/webhooks/signing';
 import type { AttemptOutcome, WebhookDeliveryInput } from '../workflows/webhook-delivery';
-import { PermanentError } from '../src/temporal/permanent-errors';
+import { missingRecord } from '../src/temporal/permanent-errors';
 
 type AttemptInput = WebhookDeliveryInput & { deliveryId: string; attempt: number };
 
@@ -114,7 +114,7 @@ export function createEventActivities(deps: EventActivityDeps) {
     /** The event of a payin or payout state change; its data is the record the status read returns. */
     async emitTransactionEvent(transactionId: string, type: EventType): Promise<{ eventId: string }> {
       const tx = await transactions.findById(transactionId);
-      if (!tx) throw new PermanentError(`no transaction ${transactionId}`);
+      if (!tx) throw missingRecord(`no transaction ${transactionId}`);
       // The record exactly as the status read answers it (a shape B payout has its own shape;
       // a payin carries its refunds).
       const ofPayin = tx.kind === 'payin' ? await refunds.ofPayin(tx) : null;

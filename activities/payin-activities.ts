@@ -3,7 +3,7 @@ import type { TransactionStore } from '../src/persistence/transactions';
 import type { Transaction } from '../src/domain/transaction';
 import type { Country, OperatorCode } from '../src/domain/operators';
 import type { Ledger } from '../src/ledger';
-import { PermanentError } from '../src/temporal/permanent-errors';
+import { missingRecord } from '../src/temporal/permanent-errors';
 import { creditPayin } from '../src/services/payin-ledger';
 
 export interface PayinActivityDeps {
@@ -61,7 +61,7 @@ export function createPayinActivities({ transactions, operators, ledger }: Payin
      */
     async creditMerchantForPayin(transactionId: string): Promise<{ credited: number; fee: number }> {
       const tx = await transactions.findById(transactionId);
-      if (!tx) throw new PermanentError(`payin ${transactionId} not found`);
+      if (!tx) throw missingRecord(`payin ${transactionId} not found`);
       return creditPayin(ledger, tx);
     },
   };

@@ -5,7 +5,7 @@ import type { Failure, PayoutDetails, Transaction } from '../src/domain/transact
 import type { Country, OperatorCode } from '../src/domain/operators';
 import { InsufficientFundsError, type Ledger } from '../src/ledger';
 import { debitPayout, reversePayout, settlePayoutFee } from '../src/services/payout-ledger';
-import { PermanentError } from '../src/temporal/permanent-errors';
+import { missingRecord } from '../src/temporal/permanent-errors';
 
 export interface PayoutActivityDeps {
   transactions: TransactionStore;
@@ -28,7 +28,7 @@ export interface PayoutStateUpdate {
 export function createPayoutActivities({ transactions, operators, ledger }: PayoutActivityDeps) {
   async function payout(id: string): Promise<Transaction> {
     const tx = await transactions.findById(id);
-    if (!tx?.payout) throw new PermanentError(`payout ${id} not found`);
+    if (!tx?.payout) throw missingRecord(`payout ${id} not found`);
     return tx;
   }
 

@@ -12,7 +12,7 @@ import type { Country, OperatorCode } from '../src/domain/operators';
 import type { EventType } from '../src/events/catalogue';
 import type { RecordEventInput } from '../src/events/event-store';
 import type { OpenRefundInput } from '../workflows/refund-api';
-import { PermanentError } from '../src/temporal/permanent-errors';
+import { missingRecord } from '../src/temporal/permanent-errors';
 
 export interface RefundActivityDeps {
   transactions: TransactionStore;
@@ -33,7 +33,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
 
   const requireRefund = async (refundId: string): Promise<Refund> => {
     const refund = await refunds.findById(refundId);
-    if (!refund) throw new PermanentError(`refund ${refundId} not found`);
+    if (!refund) throw missingRecord(`refund ${refundId} not found`);
     return refund;
   };
   const audit = (r: Refund, action: 'refund.completed' | 'refund.failed' | 'refund.reversed') =>
@@ -58,7 +58,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
      */
     async openRefund(input: OpenRefundInput): Promise<{ fee: number }> {
       const payin = await transactions.findById(input.payinId);
-      if (!payin) throw new PermanentError(`payin ${input.payinId} not found`);
+      if (!payin) throw missingRecord(`payin ${input.payinId} not found`);
       const fee = computeFee(
         'refund',
         input.operator,
@@ -136,7 +136,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
      */
     async listPayinRefunds(payinId: string, refundIds: string[], seq?: number): Promise<void> {
       const payin = await transactions.findById(payinId);
-      if (!payin) throw new PermanentError(`payin ${payinId} not found`);
+      if (!payin) throw missingRecord(`payin ${payinId} not found`);
       const earlier =
         payin.refundIds ?? (await refunds.searchOfPayin(payin.merchantId, payin.id)).map((r) => r.id);
       const listed = { refundIds: [...earlier, ...refundIds.filter((id) => !earlier.includes(id))] };

@@ -65,12 +65,23 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinSta
   let confirmation: SessionConfirmation | null = null;
   let declined = false;
 
+  // Every write of the payin's record is numbered, and write n+1 starts only once n is stored
+  // (src/persistence/state-versions.ts): the main story and the refund list share one queue, as a
+  // refund accepted right after success would otherwise race the success write.
+  let lastWrite: Promise<unknown> = Promise.resolve();
+  const write = <T>(fn: (seq: number) => Promise<T>): Promise<T> => {
+    const next = lastWrite.then(() => fn(++seq));
+    lastWrite = next.catch(() => undefined);
+    return next;
+  };
   const record = async (changes: PayinStateUpdate) => {
     Object.assign(state, changes);
     if (changes.status) upsertSearchAttributes([{ key: saStatus, value: changes.status }]);
-    await acts.recordPayinState(input.transactionId, changes, ++seq);
+    await write((n) => acts.recordPayinState(input.transactionId, changes, n));
   };
-  const refunds = payinRefunds(input, state, (ids) => acts.listPayinRefunds(input.transactionId, ids, ++seq));
+  const refunds = payinRefunds(input, state, (ids) =>
+    write((n) => acts.listPayinRefunds(input.transactionId, ids, n)),
+  );
 
   setHandler(payinStateQuery, () => state);
   setHandler(operatorCallbackSignal, (payload) => {
@@ -177,12 +188,9 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinSta
         if (first.paymentUrl) await record({ paymentUrl: first.paymentUrl });
       },
       onUnresolved: () =>
-        acts.flagForOps({
-          kind: 'payin',
-          id: input.transactionId,
-          reason: 'OPERATOR_UNRESOLVED',
-          seq: ++seq,
-        }),
+        write((n) =>
+          acts.flagForOps({ kind: 'payin', id: input.transactionId, reason: 'OPERATOR_UNRESOLVED', seq: n }),
+        ),
       ...(input.resume ? { resume: input.resume.ask } : {}),
       ...(input.timing.readsPerRun ? { readsPerRun: input.timing.readsPerRun } : {}),
     });

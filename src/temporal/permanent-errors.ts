@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import type { Context } from '@temporalio/activity';
+import { Context } from '@temporalio/activity';
 import type { ActivityInboundCallsInterceptor } from '@temporalio/worker';
 import { permanentErrors } from '../infra/metrics';
 
@@ -10,6 +10,26 @@ import { permanentErrors } from '../infra/metrics';
 /** A record an activity needs does not exist: a bug or lost data, never a passing fault. */
 export class PermanentError extends Error {
   override readonly name = 'PermanentError';
+}
+
+/** Attempts after which a missing record is taken as permanent rather than a read that lagged. */
+const MISSING_ATTEMPTS = 3;
+
+/**
+ * A record an activity needs is missing. The first attempts retry (a database that just restarted
+ * or lagged); after them it is a PermanentError, which stops the retries and alerts.
+ */
+export function missingRecord(message: string): Error {
+  return attemptNow() >= MISSING_ATTEMPTS ? new PermanentError(message) : new Error(message);
+}
+
+/** The activity's attempt; outside an activity (a direct call in a test) there is no retry to wait for. */
+function attemptNow(): number {
+  try {
+    return Context.current().info.attempt;
+  } catch {
+    return MISSING_ATTEMPTS;
+  }
 }
 
 export const permanentErrorTypes = ['PermanentError', 'SourceRefConflictError'] as const;
