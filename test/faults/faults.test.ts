@@ -73,9 +73,12 @@ const timings = {
   PAYIN_PARTNER_CHECK_INTERVAL: '3s',
   PAYIN_CORRECTION_WINDOW: '5m',
 };
-/** Our deadline per kind, from which pending windows and late operator moves are placed. Refunds have
- * no configurable one: their windows are "a while" on the payin's scale. */
-const deadlineMs = (p: Plan) => (p.kind === 'payout' ? 30_000 : 20_000);
+/**
+ * Our deadline per kind, from which pending windows and late operator moves are placed. A refund's
+ * is 48 h and not configurable: its windows are only "a while" (10 s from its first read, plus the
+ * window's own length), short enough for the refund's reads (5, 10, 20 s apart) to see the end.
+ */
+const deadlineMs = (p: Plan) => (p.kind === 'payout' ? 30_000 : p.kind === 'refund' ? 10_000 : 20_000);
 const operatorCodes = ['MTN', 'ORANGE', 'MOOV', 'WAVE'] as const;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
