@@ -202,10 +202,11 @@ const enabled = process.env.FAULT_TRANSACTIONS !== undefined;
 
         // Worker kills, spread from the first creation on (gaps drawn from the seed).
         const gaps = drawKillGaps(KILLS, SEED);
+        let killing = true;
         const chaos = (async () => {
           for (const gap of gaps) {
-            await sleep(gap);
-            if (Date.now() > budgetEnd - 60_000) break;
+            for (let waited = 0; waited < gap && killing; waited += 500) await sleep(500);
+            if (!killing || Date.now() > budgetEnd - 60_000) break;
             await worker.kill();
             progress(`worker killed (${worker.kills}/${KILLS})`);
             await sleep(1_000);
@@ -484,7 +485,10 @@ const enabled = process.env.FAULT_TRANSACTIONS !== undefined;
             );
           await sleep(3_000);
         }
+        // No kill after the comparison: what was compared is what the run ends with.
+        killing = false;
         await chaos.catch(() => undefined);
+        if (!worker.running) await worker.start();
         const beforeReconciliation = report.divergences;
 
         // Reconciliation against the operator's statements, once the tree has it.
