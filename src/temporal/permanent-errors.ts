@@ -12,8 +12,8 @@ export class PermanentError extends Error {
   override readonly name = 'PermanentError';
 }
 
-/** Attempts after which a missing record is taken as permanent rather than a read that lagged. */
-const MISSING_ATTEMPTS = 3;
+/** Attempts (about 4 minutes of backoff) after which a missing record is permanent, not a read that lagged. */
+const MISSING_ATTEMPTS = 10;
 
 /**
  * A record an activity needs is missing. The first attempts retry (a database that just restarted
