@@ -390,7 +390,8 @@ const enabled = process.env.CHAOS_TRANSACTIONS !== undefined;
 
         // Wait until every transaction is final and every event delivered: killed activities time
         // out and are retried, operator polls run, expiries and partner checks fire.
-        const finalOther = (s: string) => ['completed', 'failed', 'reversed', 'expired'].includes(s);
+        // A failed payout or refund is reversed next (the money comes back): not final until then.
+        const finalOther = (s: string) => ['completed', 'reversed'].includes(s);
         let records = new Map<string, any>();
         const unfinished = async (): Promise<string[]> => {
           records = new Map();
