@@ -1,7 +1,8 @@
-import { ActivityFailure, ApplicationFailure, condition, log, workflowInfo } from '@temporalio/workflow';
+import { condition, log, workflowInfo } from '@temporalio/workflow';
 import type { OperatorStatus } from '../src/operators/gateway';
 import { operatorFailureCodes } from '../src/operators/gateway';
 import { pollDelayMs } from './activity-proxies';
+import { activityFailureType } from './activity-failures';
 
 // The one rule of every operator call (payins, payouts, refunds), written once:
 //
@@ -165,13 +166,7 @@ function finalOf(status: OperatorStatus): AskAnswer | null {
 }
 
 /** A 4xx refusal of the request itself: nothing was done at the operator (non-retryable). */
-function refusedByOperator(err: unknown): boolean {
-  return (
-    err instanceof ActivityFailure &&
-    err.cause instanceof ApplicationFailure &&
-    err.cause.type === 'OperatorRejectedError'
-  );
-}
+const refusedByOperator = (err: unknown) => activityFailureType(err) === 'OperatorRejectedError';
 
 function refusal(): AskAnswer {
   return {
@@ -187,7 +182,5 @@ function refusal(): AskAnswer {
 
 /** The failure's type only: an operator's message may echo what we sent. */
 function errorName(err: unknown): string {
-  if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure)
-    return err.cause.type ?? 'ApplicationFailure';
-  return err instanceof Error ? err.name : 'unknown';
+  return activityFailureType(err) ?? (err instanceof Error ? err.name : 'unknown');
 }

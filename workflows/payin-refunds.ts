@@ -17,7 +17,7 @@ import type { PayinState, PayinWorkflowInput } from './payin-api';
 import { refundWorkflowId, requestRefundUpdate, type RefundAsk, type RefundOutcome } from './refund-api';
 import { refundWorkflow } from './refund';
 import { acts } from './activity-proxies';
-import { isInsufficientFunds } from './payout';
+import { isInsufficientFunds } from './activity-failures';
 import { CODE_REVISION } from './code-revision';
 import { operatorCallbackSignal } from './signals';
 

@@ -1,6 +1,4 @@
 import {
-  ActivityFailure,
-  ApplicationFailure,
   CancellationScope,
   allHandlersFinished,
   condition,
@@ -19,6 +17,7 @@ import { acts, operator } from './activity-proxies';
 import { askOperator, type AskAnswer } from './ask-operator';
 import { ANSWERS_ONLY_PATCH } from './code-revision';
 import { watchStopRequest } from './stop-request';
+import { isInsufficientFunds } from './activity-failures';
 import { legacyPayoutWorkflow } from './legacy/payout';
 import type { PayoutResult, PayoutWorkflowInput } from './payout-api';
 
@@ -133,13 +132,4 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
     await record({ status: 'reversed' });
     return { status: 'reversed', failure };
   }
-}
-
-/** Only the ledger's own insufficient-funds refusal: anything else (a cancellation, a fault) is not. */
-export function isInsufficientFunds(err: unknown): boolean {
-  return (
-    err instanceof ActivityFailure &&
-    err.cause instanceof ApplicationFailure &&
-    err.cause.type === 'InsufficientFundsError'
-  );
 }
