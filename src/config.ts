@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { feeScheduleJson } from './domain/fees';
+import { keyRingSpec, parseKeyRing } from './security/key-ring';
 
 // Every setting comes from the environment and is validated once, at start-up, by this schema.
 const duration = z
@@ -26,6 +27,21 @@ const operatorSecrets = z
     }
   })
   .pipe(z.strictObject({ ORANGE: secret, MTN: secret, MOOV: secret, WAVE: secret }));
+
+/** Development keys, published here: production refuses them (productionRefusals). */
+export const devPayloadCodecKeys = 'dev1:' + '00'.repeat(32);
+export const devDataEncryptionKeys = 'dev1:' + '11'.repeat(32);
+const keyRing = z.string().transform((text, ctx) => {
+  try {
+    return parseKeyRing(text);
+  } catch (err) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `${(err as Error).message} (format: "kid:<64 hex>,older:<64 hex>", newest first)`,
+    });
+    return z.NEVER;
+  }
+});
 
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -111,6 +127,14 @@ export const configSchema = z.object({
   RECOVERY_GRACE_PERIOD: duration.prefault('60s'),
   /** How often the recovery sweep runs (its Temporal schedule, ensured by every worker at start). */
   RECOVERY_SWEEP_INTERVAL: duration.prefault('1m'),
+  /**
+   * AES-256-GCM keys of the Temporal payload codec (every workflow/activity payload and failure
+   * message is encrypted with the first; all of them decode), `kid:<64 hex>` newest first; or a
+   * file of such lines in PAYLOAD_CODEC_KEYS_FILE. Shared by the API, workers, CLI and codec server.
+   */
+  PAYLOAD_CODEC_KEYS: keyRing.prefault(devPayloadCodecKeys),
+  /** Keys sealing secrets stored in the database (OTPs, webhook signing secrets); same format, or DATA_ENCRYPTION_KEYS_FILE. */
+  DATA_ENCRYPTION_KEYS: keyRing.prefault(devDataEncryptionKeys),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -119,7 +143,12 @@ export class ConfigError extends Error {}
 
 /** Parses the environment; throws a ConfigError naming each bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = configSchema.safeParse(env);
+  let parsed;
+  try {
+    parsed = configSchema.safeParse(withKeyFiles(env));
+  } catch (err) {
+    throw new ConfigError(`Invalid configuration:\n  ${(err as Error).message}`);
+  }
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
@@ -131,6 +160,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
   return parsed.data;
+}
+
+/** Key rings may come from files (`<NAME>_FILE`, e.g. Docker secrets); the file wins. */
+function withKeyFiles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out = { ...env };
+  for (const name of ['PAYLOAD_CODEC_KEYS', 'DATA_ENCRYPTION_KEYS']) {
+    const spec = keyRingSpec(env, name);
+    if (spec !== undefined) out[name] = spec;
+  }
+  return out;
 }
 
 /**
@@ -160,6 +199,17 @@ export function productionRefusals(config: Config, env: NodeJS.ProcessEnv): stri
     refusals.push(
       'WEBHOOK_ALLOW_PRIVATE_NETWORKS: must be false in production (webhooks could reach internal services)',
     );
+  // Published development keys would let anyone reading history or the database decrypt it.
+  for (const [name, dev] of [
+    ['PAYLOAD_CODEC_KEYS', devPayloadCodecKeys],
+    ['DATA_ENCRYPTION_KEYS', devDataEncryptionKeys],
+  ] as const) {
+    const published = new Set(parseKeyRing(dev).fingerprints());
+    if (keyRingSpec(env, name) === undefined)
+      refusals.push(`${name}: required in production (unset, the published development keys apply)`);
+    else if (config[name].fingerprints().some((f) => published.has(f)))
+      refusals.push(`${name}: a published development key is refused in production`);
+  }
   // Unset, links (paymentUrl, operator callbacks) would follow the request's Host header.
   if (!config.PUBLIC_BASE_URL)
     refusals.push('PUBLIC_BASE_URL: required in production (links and operator callbacks are built from it)');

@@ -1,6 +1,16 @@
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
-import { loadConfig, parseDuration, ConfigError, devOperatorCallbackSecrets } from '../../src/config';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  loadConfig,
+  parseDuration,
+  ConfigError,
+  devOperatorCallbackSecrets,
+  devPayloadCodecKeys,
+  devDataEncryptionKeys,
+} from '../../src/config';
 
 describe('configuration', () => {
   it('applies documented defaults', () => {
@@ -46,6 +56,8 @@ describe('production refusals', () => {
       MOOV: 'prod-moov-6a4d2e8c1b9f7035',
       WAVE: 'prod-wave-0f7b3d9a5c1e8264',
     }),
+    PAYLOAD_CODEC_KEYS: `k2:${'ab'.repeat(32)},k1:${'cd'.repeat(32)}`,
+    DATA_ENCRYPTION_KEYS: `d1:${Buffer.alloc(32, 7).toString('base64')}`,
   };
 
   function refusal(env: NodeJS.ProcessEnv): string {
@@ -105,6 +117,33 @@ describe('production refusals', () => {
     expect(refusal(env)).toMatch(/PUBLIC_BASE_URL: required in production/);
   });
 
+  it.each(['PAYLOAD_CODEC_KEYS', 'DATA_ENCRYPTION_KEYS'] as const)(
+    'refuses %s unset, or holding a published development key under any id',
+    (name) => {
+      const { [name]: _unset, ...env } = production;
+      expect(refusal(env)).toMatch(new RegExp(`${name}: required in production`));
+      const dev = name === 'PAYLOAD_CODEC_KEYS' ? devPayloadCodecKeys : devDataEncryptionKeys;
+      const renamed = `mine:${dev.split(':')[1]}`;
+      expect(refusal({ ...production, [name]: `${production[name]},${renamed}` })).toMatch(
+        new RegExp(`${name}: a published development key`),
+      );
+    },
+  );
+
+  it('reads key rings from files (the file wins) and validates them', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'keys-'));
+    const file = join(dir, 'codec.keys');
+    writeFileSync(file, `# newest first\nfile2:${'ef'.repeat(32)}\n\nfile1:${'12'.repeat(32)}\n`);
+    const c = loadConfig({ ...production, PAYLOAD_CODEC_KEYS_FILE: file });
+    expect(c.PAYLOAD_CODEC_KEYS.kids).toEqual(['file2', 'file1']);
+    expect(c.PAYLOAD_CODEC_KEYS.current).toBe('file2');
+    writeFileSync(file, 'short:abcd');
+    expect(refusal({ ...production, PAYLOAD_CODEC_KEYS_FILE: file })).toMatch(
+      /PAYLOAD_CODEC_KEYS: key "short": 32 bytes/,
+    );
+    expect(refusal({ ...production, PAYLOAD_CODEC_KEYS_FILE: join(dir, 'missing') })).toMatch(/ENOENT/);
+  });
+
   it('names every refusal at once', () => {
     const message = refusal({ NODE_ENV: 'production', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
     for (const name of [
@@ -112,6 +151,8 @@ describe('production refusals', () => {
       'OPERATOR_BASE_URL',
       'WEBHOOK_ALLOW_PRIVATE_NETWORKS',
       'PUBLIC_BASE_URL',
+      'PAYLOAD_CODEC_KEYS',
+      'DATA_ENCRYPTION_KEYS',
     ])
       expect(message).toContain(`${name}:`);
   });
