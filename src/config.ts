@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { feeScheduleJson } from './domain/fees';
 import { keyRingSpec, parseKeyRing } from './security/key-ring';
@@ -42,6 +43,42 @@ const keyRing = z.string().transform((text, ctx) => {
     return z.NEVER;
   }
 });
+
+/**
+ * Express's `trust proxy`: `false`/`off` (the peer is the client), `true` (every proxy: the
+ * leftmost X-Forwarded-For entry, which a client can forge), a hop count, or a comma list of
+ * addresses, CIDR ranges and `loopback`/`linklocal`/`uniquelocal`.
+ */
+const trustProxy = z.string().transform((text, ctx): boolean | number | string[] => {
+  const value = text.trim();
+  if (value === 'false' || value === 'off') return false;
+  if (value === 'true') return true;
+  if (/^\d{1,2}$/.test(value)) return Number(value);
+  const entries = value.split(',').map((e) => e.trim());
+  const bad = entries.filter(
+    (e) => !['loopback', 'linklocal', 'uniquelocal'].includes(e) && !isAddressOrRange(e),
+  );
+  if (entries.length === 0 || bad.length > 0) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `false, true, a hop count, or addresses/CIDR ranges/loopback/linklocal/uniquelocal separated by commas (not: ${bad.join(', ')})`,
+    });
+    return z.NEVER;
+  }
+  return entries;
+});
+function isAddressOrRange(text: string): boolean {
+  const [address = '', bits] = text.split('/', 2);
+  // Four-part decimal only: ipaddr.parse would also take `10.1` or `0x0a000001`.
+  if (!ipaddr.IPv4.isValidFourPartDecimal(address) && !ipaddr.IPv6.isValid(address)) return false;
+  if (bits === undefined) return true;
+  try {
+    ipaddr.parseCIDR(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -116,6 +153,11 @@ export const configSchema = z.object({
    * from the CLI keeps working for at most this long. 0ms disables the cache.
    */
   AUTH_CACHE_TTL: duration.prefault('10s'),
+  /**
+   * Which proxies may name the client address (X-Forwarded-For), for per-address limits; behind the
+   * shipped nginx gateway `1` (docs/payins.md, "Checkout page"). Default: loopback proxies only.
+   */
+  TRUST_PROXY: trustProxy.prefault('loopback'),
   /** Requests per merchant per minute (429 beyond); 0 disables the limit. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
   /** When the daily reconciliation of the day before runs, `HH:MM` UTC (a Temporal schedule); `off`: none. */

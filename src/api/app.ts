@@ -53,12 +53,15 @@ export interface AppDeps {
   webhooks?: WebhookApiDeps;
   /** Browser tokens of the WebSocket stream (the stream itself is ws.ts, on the server). */
   wsTokens?: WsTokenStore;
+  /** Express `trust proxy` (TRUST_PROXY): which proxies may name the client address; default loopback. */
+  trustProxy?: boolean | number | string[];
 }
 
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  // req.ip keys the per-address limits: only proxies named here may set it (X-Forwarded-For).
+  app.set('trust proxy', deps.trustProxy ?? 'loopback');
 
   // First: request ids, access logs and HTTP metrics for every route; then /metrics, /openapi.json, /docs.
   app.use(observability(deps.logger));

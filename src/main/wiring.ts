@@ -74,6 +74,7 @@ export async function buildApi(opts: {
     idempotency,
     ledger,
     rateLimitPerMinute: opts.config.RATE_LIMIT_PER_MINUTE,
+    trustProxy: opts.config.TRUST_PROXY,
     logger: opts.logger,
     authenticate: (apiKey, apiClient) => merchants.authenticate(apiKey, apiClient),
     health: { mongo: () => pingMongo(opts.mongo), temporal: () => pingTemporal(opts.temporal) },
