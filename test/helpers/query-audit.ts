@@ -1,0 +1,185 @@
+import { Connection as DriverConnection } from 'mongodb/lib/cmap/connection';
+import type { Connection } from 'mongoose';
+
+// Records every MongoDB command a callback causes on one database and tells bounded reads from
+// scans, for the rule "every lookup on a request path is an `_id` lookup or a bounded read model".
+//
+// FerretDB 1.24's SQLite backend pushes down exactly one filter: `{ _id: <string or ObjectId> }`
+// (internal/backends/sqlite/collection.go, Query). Any other filter, `_id: { $in }` and `_id`
+// ranges included, decodes every document of the collection in Go, and a sort or a filter
+// disables the LIMIT pushdown (internal/handler/msg_find.go). So only an exact `_id` counts as
+// bounded, unless the caller lists the collection as small (a hard limit on a collection that
+// stays small) or opts into `_id` ranges/`$in` for a MongoDB-only check.
+//
+// Commands are caught by wrapping the driver's Connection.prototype.command while the callback
+// runs: no client option needed, so it works on a connection opened without monitorCommands
+// (the test stack's). Only commands on `conn`'s database are recorded: other test files run in
+// other databases of the same FerretDB.
+
+export type CommandKind = 'find' | 'aggregate' | 'count' | 'distinct' | 'update' | 'delete' | 'findAndModify';
+
+export interface AuditedQuery {
+  kind: CommandKind;
+  collection: string;
+  filter: unknown;
+  limit: number | null;
+  sort: unknown;
+  bounded: boolean;
+  /** Why it is bounded or a scan, in words. */
+  reason: string;
+}
+
+export interface QueryAuditOptions {
+  /** Collections that stay small: a read with a limit up to the given bound is bounded there. */
+  small?: Record<string, number>;
+  /** Count `_id: { $in: [...] }` (up to this many) and `_id` ranges with a limit as bounded. Not on FerretDB. */
+  idRanges?: { maxIn: number; maxLimit: number } | null;
+  /** Commands to leave out (background work: the event feed's tail, a schedule's sweep). */
+  ignore?: (q: AuditedQuery) => boolean;
+}
+
+export interface QueryAudit<T> {
+  result: T;
+  /** Every classified query, in order. */
+  queries: AuditedQuery[];
+  scans: AuditedQuery[];
+  /** Raw command names seen (inserts, getMores, index commands included), for debugging. */
+  commands: Array<{ name: string; collection: string | null }>;
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' &&
+  v !== null &&
+  !Array.isArray(v) &&
+  (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null);
+
+/** A value FerretDB compares as a literal (not an operator document). */
+const isLiteral = (v: unknown): boolean =>
+  typeof v === 'string' ||
+  typeof v === 'number' ||
+  (typeof v === 'object' && v !== null && (v as { _bsontype?: string })._bsontype === 'ObjectId');
+
+export function classify(
+  kind: CommandKind,
+  collection: string,
+  filter: unknown,
+  limit: number | null,
+  sort: unknown,
+  opts: QueryAuditOptions = {},
+): AuditedQuery {
+  const q = { kind, collection, filter, limit, sort };
+  const f = isPlainObject(filter) ? filter : {};
+  const keys = Object.keys(f);
+  if (keys.length === 1 && keys[0] === '_id') {
+    const id = f._id;
+    if (isLiteral(id)) return { ...q, bounded: true, reason: 'exact _id' };
+    if (opts.idRanges && isPlainObject(id)) {
+      const ops = Object.keys(id);
+      const inList = id.$in;
+      if (ops.length === 1 && Array.isArray(inList) && inList.length <= opts.idRanges.maxIn)
+        return { ...q, bounded: true, reason: `_id $in of ${inList.length}` };
+      if (
+        ops.every((o) => ['$gt', '$gte', '$lt', '$lte'].includes(o)) &&
+        limit !== null &&
+        limit > 0 &&
+        limit <= opts.idRanges.maxLimit
+      )
+        return { ...q, bounded: true, reason: `_id range, limit ${limit}` };
+    }
+  }
+  const bound = opts.small?.[collection];
+  if (bound !== undefined && limit !== null && limit > 0 && limit <= bound)
+    return { ...q, bounded: true, reason: `limit ${limit} on small collection` };
+  return {
+    ...q,
+    bounded: false,
+    reason: keys.length ? `filter on ${keys.join(', ')} scans ${collection}` : `whole ${collection}`,
+  };
+}
+
+type Cmd = Record<string, unknown>;
+
+/** The queries one command carries (an update or delete command carries one per statement). */
+function queriesOf(cmd: Cmd, opts: QueryAuditOptions): AuditedQuery[] {
+  const num = (v: unknown): number | null => (typeof v === 'number' ? v : v == null ? null : Number(v));
+  if (typeof cmd.find === 'string')
+    return [classify('find', cmd.find, cmd.filter ?? {}, num(cmd.limit) || null, cmd.sort ?? null, opts)];
+  if (typeof cmd.count === 'string')
+    return [classify('count', cmd.count, cmd.query ?? {}, num(cmd.limit) || null, null, opts)];
+  if (typeof cmd.distinct === 'string')
+    return [classify('distinct', cmd.distinct, cmd.query ?? {}, null, null, opts)];
+  if (typeof cmd.findAndModify === 'string')
+    return [classify('findAndModify', cmd.findAndModify, cmd.query ?? {}, 1, cmd.sort ?? null, opts)];
+  if (typeof cmd.aggregate === 'string') {
+    const pipeline = Array.isArray(cmd.pipeline) ? (cmd.pipeline as Cmd[]) : [];
+    // A leading $match is the only filter; a $limit right after it bounds the read.
+    const match = pipeline[0]?.$match ?? {};
+    const lim = pipeline.find((s) => s.$limit !== undefined)?.$limit;
+    return [classify('aggregate', cmd.aggregate, match, num(lim), null, opts)];
+  }
+  if (typeof cmd.update === 'string' && Array.isArray(cmd.updates))
+    return (cmd.updates as Cmd[]).map((u) =>
+      classify('update', cmd.update as string, u.q ?? {}, u.multi ? null : 1, null, opts),
+    );
+  if (typeof cmd.delete === 'string' && Array.isArray(cmd.deletes))
+    return (cmd.deletes as Cmd[]).map((d) =>
+      classify('delete', cmd.delete as string, d.q ?? {}, d.limit === 1 ? 1 : null, null, opts),
+    );
+  return [];
+}
+
+// One wrapper at a time per process: nested or concurrent audits share it and each records all.
+type Recorder = (db: string, cmd: Cmd) => void;
+const recorders = new Set<Recorder>();
+let original: ((...args: unknown[]) => unknown) | null = null;
+
+function install(): void {
+  if (original) return;
+  const proto = DriverConnection.prototype as unknown as { command: (...args: unknown[]) => unknown };
+  original = proto.command;
+  const wrapped = original;
+  proto.command = function (this: unknown, ns: { db: string }, cmd: Cmd, ...rest: unknown[]) {
+    for (const r of recorders) r(ns.db, cmd);
+    return wrapped.call(this, ns, cmd, ...rest);
+  };
+}
+
+function uninstall(): void {
+  if (!original || recorders.size) return;
+  (DriverConnection.prototype as unknown as { command: unknown }).command = original;
+  original = null;
+}
+
+/** Runs `fn`, recording the commands it (and anything else on `conn`'s database meanwhile) issues. */
+export async function auditQueries<T>(
+  conn: Connection,
+  fn: () => Promise<T>,
+  opts: QueryAuditOptions = {},
+): Promise<QueryAudit<T>> {
+  const dbName = conn.db?.databaseName ?? conn.name;
+  const queries: AuditedQuery[] = [];
+  const commands: QueryAudit<T>['commands'] = [];
+  const recorder: Recorder = (db, cmd) => {
+    if (db !== dbName) return;
+    const name = Object.keys(cmd)[0] ?? '?';
+    const target = cmd[name];
+    commands.push({ name, collection: typeof target === 'string' ? target : null });
+    for (const q of queriesOf(cmd, opts)) if (!opts.ignore?.(q)) queries.push(q);
+  };
+  install();
+  recorders.add(recorder);
+  try {
+    const result = await fn();
+    return { result, queries, scans: queries.filter((q) => !q.bounded), commands };
+  } finally {
+    recorders.delete(recorder);
+    uninstall();
+  }
+}
+
+/** One line per scan, for an assertion message. */
+export function describeScans(scans: AuditedQuery[]): string {
+  return scans
+    .map((s) => `${s.kind} ${s.collection} ${JSON.stringify(s.filter)} limit=${s.limit}: ${s.reason}`)
+    .join('\n');
+}
