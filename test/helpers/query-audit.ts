@@ -1,5 +1,10 @@
-import { Connection as DriverConnection } from 'mongodb/lib/cmap/connection';
 import type { Connection } from 'mongoose';
+
+// The driver's wire connection class: not in its typings, hence the require.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { Connection: DriverConnection } = require('mongodb/lib/cmap/connection') as {
+  Connection: { prototype: unknown };
+};
 
 // Records every MongoDB command a callback causes on one database and tells bounded reads from
 // scans, for the rule "every lookup on a request path is an `_id` lookup or a bounded read model".
@@ -130,15 +135,16 @@ function queriesOf(cmd: Cmd, opts: QueryAuditOptions): AuditedQuery[] {
 
 // One wrapper at a time per process: nested or concurrent audits share it and each records all.
 type Recorder = (db: string, cmd: Cmd) => void;
+type CommandFn = (this: unknown, ns: { db: string }, cmd: Cmd, ...rest: unknown[]) => unknown;
 const recorders = new Set<Recorder>();
-let original: ((...args: unknown[]) => unknown) | null = null;
+let original: CommandFn | null = null;
 
 function install(): void {
   if (original) return;
-  const proto = DriverConnection.prototype as unknown as { command: (...args: unknown[]) => unknown };
+  const proto = DriverConnection.prototype as { command: CommandFn };
   original = proto.command;
   const wrapped = original;
-  proto.command = function (this: unknown, ns: { db: string }, cmd: Cmd, ...rest: unknown[]) {
+  proto.command = function (this: unknown, ns, cmd, ...rest) {
     for (const r of recorders) r(ns.db, cmd);
     return wrapped.call(this, ns, cmd, ...rest);
   };
@@ -146,7 +152,7 @@ function install(): void {
 
 function uninstall(): void {
   if (!original || recorders.size) return;
-  (DriverConnection.prototype as unknown as { command: unknown }).command = original;
+  (DriverConnection.prototype as { command: CommandFn }).command = original;
   original = null;
 }
 
