@@ -1,4 +1,6 @@
+import { Context } from '@temporalio/activity';
 import type { CollectionRequest, OperatorGateway, OperatorStatus } from '../src/operators/gateway';
+import type { OtpStore } from '../src/persistence/otp-store';
 import type { TransactionStore } from '../src/persistence/transactions';
 import type { Transaction } from '../src/domain/transaction';
 import type { Country, OperatorCode } from '../src/domain/operators';
@@ -10,7 +12,21 @@ export interface PayinActivityDeps {
   transactions: TransactionStore;
   operators: OperatorGateway;
   ledger: Ledger;
+  /** Stored OTPs (src/persistence/otp-store.ts): workflows carry their ids only. */
+  otps: OtpStore;
 }
+
+/**
+ * A collection as the payin workflow carries it: the operator's request with, for an OTP, the id of
+ * the stored OTP (read just before calling the operator). `otp` itself is only in inputs of workflows
+ * started before the change `otp-by-reference` (workflows/code-revision.ts).
+ */
+export interface PayinCollection extends CollectionRequest {
+  otpId?: string;
+}
+
+/** The stored OTP is gone (expired or deleted) and the operator was never asked: nothing can be collected. */
+export const OTP_EXPIRED = 'OTP_EXPIRED';
 
 /** The fields of a payin its workflow may change; everything else is fixed at creation. */
 export type PayinStateUpdate = Partial<
@@ -18,11 +34,37 @@ export type PayinStateUpdate = Partial<
 > & { customerPhone?: string };
 
 /** Activities of the payin workflow. Each is idempotent: a retry or a replay changes nothing twice. */
-export function createPayinActivities({ transactions, operators, ledger }: PayinActivityDeps) {
+export function createPayinActivities({ transactions, operators, ledger, otps }: PayinActivityDeps) {
   return {
-    /** Asks the operator to push a payment request; our transaction id is its idempotency key. */
-    async requestCollection(req: CollectionRequest): Promise<OperatorStatus> {
-      return operators.requestCollection(req);
+    /**
+     * Asks the operator to push a payment request; our transaction id is its idempotency key. An OTP
+     * comes from the store by its id (never in history). The OTP gone (expired, or deleted by the
+     * workflow's timer): if the operator was never asked (the workflow's first send, first attempt),
+     * the payin cannot be authorised, a definitive `OTP_EXPIRED`, as the operator itself would refuse
+     * it; otherwise an earlier attempt may have reached the operator, so ask again without it: the
+     * operator answers for the id it holds, or refuses the request for want of an OTP.
+     */
+    async requestCollection(
+      req: PayinCollection,
+      opts: { sentBefore?: boolean } = {},
+    ): Promise<OperatorStatus> {
+      const { otpId, ...request } = req;
+      if (otpId === undefined) return operators.requestCollection(request);
+      const otp = await otps.read(otpId);
+      if (otp !== null) return operators.requestCollection({ ...request, otp });
+      if (!opts.sentBefore && Context.current().info.attempt === 1) {
+        return {
+          outcome: 'failed',
+          operatorReference: '',
+          failure: { code: OTP_EXPIRED, message: 'The OTP expired before the operator was asked' },
+        };
+      }
+      return operators.requestCollection(request);
+    },
+
+    /** Deletes a stored OTP (used, or its lifetime over); an OTP already gone is fine. */
+    async forgetOtp(otpId: string): Promise<void> {
+      await otps.forget(otpId);
     },
 
     async readCollectionStatus(

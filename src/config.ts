@@ -142,6 +142,8 @@ export const configSchema = z.object({
   REFUND_DECISION_WAIT: duration.prefault('15s'),
   /** The checkout page's confirm/decline waits at most this long for the workflow, then answers 503. */
   CHECKOUT_DECISION_WAIT: duration.prefault('15s'),
+  /** How long an Orange OTP is kept (sealed, out of workflow history) for the operator request; then deleted. */
+  OTP_LIFETIME: duration.prefault('5m'),
   /** Base URL operators call back (`/operator-callbacks/<CODE>`); defaults to PUBLIC_BASE_URL. */
   OPERATOR_CALLBACK_BASE_URL: z.url().optional(),
   /** JSON `{ "ORANGE": "...", "MTN": ..., "MOOV": ..., "WAVE": ... }`: per-operator callback HMAC secrets. */

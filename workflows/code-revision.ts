@@ -14,7 +14,7 @@ import { patched } from '@temporalio/workflow';
 // marker, which the newer code would then not expect on replay (docs/operations.md).
 
 /** The revision the API and the workflows start new workflows with. */
-export const CODE_REVISION = 2;
+export const CODE_REVISION = 3;
 
 /** Each patched change, and the first revision in which every new workflow takes it. */
 const includedSince = {
@@ -22,6 +22,8 @@ const includedSince = {
   'payout-keeps-early-operator-callback': 2,
   'refund-keeps-early-operator-callback': 2,
   'payin-lists-its-refunds': 2,
+  // An OTP reaches the payin workflow as the id of a stored OTP, which the workflow deletes (timer).
+  'otp-by-reference': 3,
 } as const;
 
 export type ChangeId = keyof typeof includedSince;

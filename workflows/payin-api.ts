@@ -2,8 +2,10 @@ import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { ConfirmationStatus, Failure, TransactionStatus } from '../src/domain/transaction';
 import type { Country, OperatorCode } from '../src/domain/operators';
 import type { SandboxScenario } from '../src/domain/transaction';
-import type { CollectionRequest } from '../src/operators/gateway';
+import type { PayinCollection } from '../activities/payin-activities';
 import type { AskState } from './ask-operator';
+
+export type { PayinCollection } from '../activities/payin-activities';
 
 // The messages a payin workflow answers: shared by the workflow, the API and the checkout page.
 
@@ -25,7 +27,10 @@ export interface SessionConfirmation {
   provider: OperatorCode;
   /** E.164, already validated for the session's country. */
   msisdn: string;
+  /** Only in Updates sent before OTPs were stored (change `otp-by-reference`): kept for their replay. */
   otp?: string;
+  /** The customer's OTP, stored sealed by the API (src/persistence/otp-store.ts): never the OTP itself. */
+  otpId?: string;
 }
 
 /** Accepted only while the session awaits the customer; the collection then runs in the same workflow. */
@@ -43,7 +48,7 @@ export interface PayinWorkflowInput {
   /** Integer minor units. */
   amount: number;
   sandboxScenario: SandboxScenario | null;
-  collection: CollectionRequest | null;
+  collection: PayinCollection | null;
   timing: {
     /** The customer must answer the operator's push within this. */
     expiryMs: number;
@@ -57,6 +62,8 @@ export interface PayinWorkflowInput {
     refundWindowMs: number;
     /** Status reads in one run before continuing as new (tests lower it). */
     readsPerRun?: number;
+    /** OTP_LIFETIME: the workflow deletes a stored OTP this long after it got its id. Absent: 5 min. */
+    otpLifetimeMs?: number;
   };
   /** workflows/code-revision.ts; absent in histories started before revision 2. */
   codeRevision?: number;
@@ -72,8 +79,10 @@ export interface PayinResume {
   /** Last sequence number of a state write (monotonic writes). */
   seq: number;
   /** The collection asked (for a session, what the customer chose). */
-  collection: CollectionRequest;
+  collection: PayinCollection;
   state: PayinState;
+  /** Workflow time (ms) at which the stored OTP is deleted, if the previous run had not yet deleted it. */
+  otpForgetAt?: number;
 }
 
 /**

@@ -9,8 +9,7 @@ import {
   sleep,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import type { PayinStateUpdate } from '../activities/payin-activities';
-import type { CollectionRequest } from '../src/operators/gateway';
+import type { PayinCollection, PayinStateUpdate } from '../activities/payin-activities';
 import type { Failure, TransactionStatus } from '../src/domain/transaction';
 import { providerName } from '../src/domain/operators';
 import { isAmbiguousFailure } from '../src/domain/failures';
@@ -28,7 +27,8 @@ import { operatorCallbackSignal } from './signals';
 import { acts, operator } from './activity-proxies';
 import { askOperator, type AskAnswer } from './ask-operator';
 import { payinRefunds } from './payin-refunds';
-import { ANSWERS_ONLY_PATCH } from './code-revision';
+import { ANSWERS_ONLY_PATCH, hasChange } from './code-revision';
+import { otpKeeper, type OtpKeeper } from './otp-keeper';
 import { watchStopRequest } from './stop-request';
 import { legacyPayinWorkflow } from './legacy/payin';
 
@@ -119,24 +119,46 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinSta
   return CancellationScope.nonCancellable(async () => {
     const collection = input.resume?.collection ?? input.collection ?? (await customerChoice());
     if (!collection) return state;
+    const otp = keepOtp(collection);
     // Refundable from the moment success is recorded (before the API can read it).
     refunds.open(collection);
     const deadline = input.resume?.deadline ?? Date.now() + input.timing.expiryMs;
-    const answer = await collect(collection, deadline);
+    const answer = await collect(collection, deadline, otp);
     if (answer.outcome === 'continue') {
       await condition(allHandlersFinished);
       return continueAsNew<typeof payinWorkflow>({
         ...input,
-        resume: { ask: answer.state, deadline, seq, collection, state },
+        resume: {
+          ask: answer.state,
+          deadline,
+          seq,
+          collection,
+          state,
+          ...(otp && !otp.forgotten() ? { otpForgetAt: otp.forgetAt } : {}),
+        },
       });
     }
+    // The operator answered for good: the OTP will not be sent again.
+    await otp?.forget();
     if (!(await finish(answer, collection))) return state;
     await refundWindow();
     return state;
   });
 
+  /**
+   * The deleting of the collection's stored OTP, if it has one (change `otp-by-reference`). A resumed
+   * run without `otpForgetAt`: the previous run already deleted it.
+   */
+  function keepOtp(c: PayinCollection): OtpKeeper | null {
+    if (c.otpId === undefined) return null;
+    if (input.resume && input.resume.otpForgetAt === undefined) return null;
+    if (!hasChange(input, 'otp-by-reference')) return null;
+    const forgetAt = input.resume?.otpForgetAt ?? Date.now() + (input.timing.otpLifetimeMs ?? 300_000);
+    return otpKeeper(c.otpId, forgetAt);
+  }
+
   /** Session flow: the customer's choice on the page; null when it declined or let it expire (ended). */
-  async function customerChoice(): Promise<CollectionRequest | null> {
+  async function customerChoice(): Promise<PayinCollection | null> {
     const acted = await condition(
       () => confirmation !== null || declined || stop.requested,
       input.timing.sessionExpiryMs,
@@ -162,17 +184,24 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinSta
       msisdn: choice.msisdn,
       amount: input.amount,
       currency: input.currency,
+      // An Update from before `otp-by-reference` carries the OTP itself; newer ones its stored id.
       ...(choice.otp ? { otp: choice.otp } : {}),
+      ...(choice.otpId ? { otpId: choice.otpId } : {}),
       sandboxScenario: input.sandboxScenario,
     };
   }
 
-  async function collect(req: CollectionRequest, deadline: number): Promise<AskAnswer> {
+  async function collect(req: PayinCollection, deadline: number, otp: OtpKeeper | null): Promise<AskAnswer> {
     if (!input.resume) await record({ confirmationStatus: 'pending' });
+    // Whether the operator may already hold this request (an earlier send, or a previous run's).
+    let sentBefore = input.resume !== undefined;
     return askOperator({
       request: async () => {
         try {
-          return await operator.requestCollection(req);
+          if (req.otpId === undefined) return await operator.requestCollection(req);
+          const sent = sentBefore;
+          sentBefore = true;
+          return await operator.requestCollection(req, { sentBefore: sent });
         } finally {
           requestSent = true; // the API's wait for WAVE's address ends, answered or not
         }
@@ -183,6 +212,8 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinSta
       woken,
       stopRequested: () => stop.requested,
       onAcknowledged: async (first) => {
+        // Used: the operator holds the request, and an acknowledged request is never sent again.
+        await otp?.forget();
         state.paymentUrl = first.paymentUrl ?? null;
         state.ussdCode = first.ussdCode ?? null;
         if (first.paymentUrl) await record({ paymentUrl: first.paymentUrl });
@@ -197,7 +228,7 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinSta
   }
 
   /** Records the operator's answer; true when the payin succeeded (now or after a partner check). */
-  async function finish(answer: Answer, req: CollectionRequest): Promise<boolean> {
+  async function finish(answer: Answer, req: PayinCollection): Promise<boolean> {
     const provider = providerName(req.operator, req.country);
     if (answer.outcome === 'completed') {
       await record({ confirmationStatus: 'accepted' });
@@ -245,7 +276,7 @@ export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinSta
     );
   }
 
-  async function correctedByPartner(req: CollectionRequest): Promise<boolean> {
+  async function correctedByPartner(req: PayinCollection): Promise<boolean> {
     const deadline = Date.now() + input.timing.correctionWindowMs;
     for (let attempt = 0; ; attempt++) {
       const remaining = deadline - Date.now();

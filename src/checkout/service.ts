@@ -5,6 +5,7 @@ import {
 } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import type { TransactionStore } from '../persistence/transactions';
+import type { OtpStore } from '../persistence/otp-store';
 import type { Transaction } from '../domain/transaction';
 import { toMajor } from '../domain/money';
 import { normalizeMsisdn } from '../domain/msisdn';
@@ -31,6 +32,8 @@ export interface CheckoutServiceDeps {
   merchantName(merchantId: string): Promise<string | null>;
   /** How long the customer's answer waits for the workflow (CHECKOUT_DECISION_WAIT). */
   decisionWaitMs: number;
+  /** The customer's OTP is stored here (sealed) and the Update carries its id only. */
+  otps: OtpStore;
 }
 
 export interface CheckoutView {
@@ -120,11 +123,17 @@ export class CheckoutService {
   async confirm(id: string, answer: CheckoutConfirmRequest): Promise<CheckoutState> {
     const tx = await this.session(id);
     const msisdn = this.validate(tx, answer);
+    const otpId = answer.otp ? (await this.deps.otps.put(answer.otp)).id : undefined;
     const state = await this.update(tx, () =>
       this.deps.temporal.workflow.getHandle(tx.workflowId).executeUpdate(confirmSessionUpdate, {
-        args: [{ provider: answer.provider, msisdn, ...(answer.otp ? { otp: answer.otp } : {}) }],
+        args: [{ provider: answer.provider, msisdn, ...(otpId ? { otpId } : {}) }],
       }),
-    );
+    ).catch(async (err: unknown) => {
+      // Refused, not queued: no workflow holds this OTP's id, so nobody else would delete it.
+      const notQueued = err instanceof ApiProblem && err.code !== 'ANSWER_PENDING';
+      if (otpId && notQueued) await this.deps.otps.forget(otpId).catch(() => undefined);
+      throw err;
+    });
     return toCheckoutState(tx, state);
   }
 

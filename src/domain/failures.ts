@@ -8,6 +8,8 @@ export const definitiveFailureCodes = [
   'INSUFFICIENT_FUNDS',
   'OTP_REQUIRED',
   'OTP_INVALID',
+  // The stored OTP expired before the operator was asked (src/persistence/otp-store.ts).
+  'OTP_EXPIRED',
   'INVALID_MSISDN',
   'INVALID_REQUEST',
   // The operator refused our request with a 4xx, or confirmed our cancellation: nothing moved.

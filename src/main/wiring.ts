@@ -11,6 +11,7 @@ import { pingMongo } from '../persistence/mongo';
 import { TransactionStore } from '../persistence/transactions';
 import { IdempotencyStore } from '../persistence/idempotency-keys';
 import { WorkflowStartLog } from '../persistence/workflow-starts';
+import { OtpStore } from '../persistence/otp-store';
 import { PayinService } from '../services/payin-service';
 import { RefundService } from '../services/refund-service';
 import { RefundStore } from '../persistence/refunds';
@@ -52,6 +53,8 @@ export async function buildApi(opts: {
   await Promise.all([refunds.init(), refundAudit.init()]);
   const ledger = Ledger.on(opts.mongo);
   await ledger.init();
+  const otps = OtpStore.on(opts.mongo, opts.config.DATA_ENCRYPTION_KEYS, opts.config.OTP_LIFETIME);
+  await otps.init();
   const eventApi = await buildEventApi({
     ...opts,
     authenticate: (apiKey, apiClient) => merchants.authenticate(apiKey, apiClient),
@@ -116,12 +119,14 @@ export async function buildApi(opts: {
       operatorAnswerWaitMs: opts.config.OPERATOR_ANSWER_WAIT,
       feeSchedule: resolveFeeSchedule(opts.config.FEE_SCHEDULE),
       publicBaseUrl: opts.config.PUBLIC_BASE_URL,
+      otps,
     }),
     checkout: new CheckoutService({
       transactions,
       temporal: opts.temporal,
       merchantName: async (id) => (await merchants.getMerchant(id))?.name ?? null,
       decisionWaitMs: opts.config.CHECKOUT_DECISION_WAIT,
+      otps,
     }),
   });
   // The WebSocket stream needs the listening server: run.ts attaches it (realtimeOf).
@@ -153,6 +158,7 @@ export async function buildActivityDeps(opts: { mongo: Connection; config: Confi
     refunds,
     refundAudit,
     refundFees: resolveFeeSchedule(opts.config.FEE_SCHEDULE),
+    otps: OtpStore.on(opts.mongo, opts.config.DATA_ENCRYPTION_KEYS, opts.config.OTP_LIFETIME),
     // Every id asked of an operator is listed by day first: reconciliation finds "unknown to the operator".
     operators: new AskRecordingGateway(buildOperatorGateway(opts.config), reconciliation.asks),
     reconciliation,

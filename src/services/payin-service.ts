@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { TransactionStore } from '../persistence/transactions';
 import type { WorkflowStartLog } from '../persistence/workflow-starts';
+import type { OtpStore } from '../persistence/otp-store';
 import type { DirectPayinRequest } from '../api/schemas/payin';
 import type { PayinSessionRequest } from '../api/schemas/payin-session';
 import { providersOf } from '../domain/providers';
@@ -41,6 +42,8 @@ export interface PayinServiceDeps {
   feeSchedule: FeeSchedule;
   /** PUBLIC_BASE_URL: where customers reach the checkout page; unset, the request's own origin. */
   publicBaseUrl?: string | undefined;
+  /** Where an OTP waits for its workflow (sealed, by id): never in the workflow's input. */
+  otps?: OtpStore | undefined;
 }
 
 function fieldProblem(path: string, en: string, fr: string): ApiProblem {
@@ -73,6 +76,7 @@ export class PayinService {
         partnerCheckIntervalMs: deps.partnerCheckIntervalMs,
         refundWindowMs: deps.refundWindowMs,
         refundWindowMsOf: deps.refundWindowMsOf,
+        otpLifetimeMs: deps.otps?.lifetimeMs,
       },
     });
   }
@@ -148,7 +152,11 @@ export class PayinService {
     const stored = await this.deps.transactions.insertOrGet(draft);
     if (!stored.created) assertSameRequest(stored.transaction, idempotencyKey, requestFingerprint);
     const tx = stored.transaction;
-    const started = await this.workflows.startPayin(tx, { otp: payin.otp });
+    const otpId = payin.otp ? await this.storeOtp(payin.otp) : undefined;
+    const started = await this.workflows.startPayin(tx, { otpId });
+    // Not taken by a workflow (a retry finding it running or ended): nobody else will delete it. A
+    // failed start keeps it, as the start may have happened; its expiry or the next put removes it.
+    if (otpId && started !== 'started') await this.deps.otps!.forget(otpId).catch(() => undefined);
     // WAVE's customer pays on Wave's own page: the merchant needs its address in this very answer,
     // so wait (briefly) for the operator's first answer. Other operators push to the phone. Bounded:
     // with no worker up (or a slow operator) the answer comes without it, and GET shows it later.
@@ -239,6 +247,12 @@ export class PayinService {
     if (!stored.created) assertSameRequest(stored.transaction, opts.idempotencyKey, opts.requestFingerprint);
     await this.workflows.startPayin(stored.transaction);
     return stored;
+  }
+
+  /** Stores the OTP apart (sealed, short-lived); the workflow gets its id only. */
+  private async storeOtp(otp: string): Promise<string> {
+    if (!this.deps.otps) throw new Error('an OTP needs the OTP store: it never enters a workflow');
+    return (await this.deps.otps.put(otp)).id;
   }
 
   /**

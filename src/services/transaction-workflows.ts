@@ -6,13 +6,12 @@ import {
 } from '@temporalio/client';
 import type { TransactionStore } from '../persistence/transactions';
 import type { WorkflowStartLog } from '../persistence/workflow-starts';
-import type { CollectionRequest } from '../operators/gateway';
 import type { OperatorCode } from '../domain/operators';
 import type { Transaction, TransactionStatus } from '../domain/transaction';
 import { InsufficientFundsError, type Ledger } from '../ledger';
 import { saKind, saMerchantId, saProvider, saReference, saStatus } from '../temporal/search-attributes';
 import { debitPayout } from './payout-ledger';
-import type { PayinWorkflowInput } from '../../workflows/payin-api';
+import type { PayinCollection, PayinWorkflowInput } from '../../workflows/payin-api';
 import type { PayoutWorkflowInput } from '../../workflows/payout';
 import { CODE_REVISION } from '../../workflows/code-revision';
 
@@ -45,6 +44,8 @@ export interface PayinTiming {
   refundWindowMs: number;
   /** The merchant's own refund window, fixed into each payin at its start; null: refundWindowMs. */
   refundWindowMsOf?: ((merchantId: string) => Promise<number | null>) | undefined;
+  /** OTP_LIFETIME: the workflow deletes a stored OTP this long after its start. Unset: 5 min. */
+  otpLifetimeMs?: number | undefined;
 }
 
 export interface TransactionWorkflowsDeps {
@@ -69,9 +70,10 @@ export type StartOutcome = 'started' | 'exists' | 'final' | 'refused';
 
 /**
  * The collection a direct payin asks of the operator, from its stored record. The OTP (Orange) is
- * only in the creating request, never stored: without it the operator refuses the payin.
+ * not in the record: the creating request stored it apart (src/persistence/otp-store.ts) and the
+ * workflow gets its id only; without one (the sweep) the operator refuses the payin.
  */
-export function directCollectionOf(tx: Transaction, otp?: string): CollectionRequest {
+export function directCollectionOf(tx: Transaction, otpId?: string): PayinCollection {
   if (tx.kind !== 'payin' || tx.flow !== 'direct' || !tx.provider)
     throw new Error(`transaction ${tx.id} is not a direct payin`);
   return {
@@ -81,7 +83,7 @@ export function directCollectionOf(tx: Transaction, otp?: string): CollectionReq
     msisdn: tx.customer.phoneNumber,
     amount: tx.amount,
     currency: tx.currency,
-    ...(otp ? { otp } : {}),
+    ...(otpId ? { otpId } : {}),
     sandboxScenario: tx.sandboxScenario,
   };
 }
@@ -107,7 +109,7 @@ export class TransactionWorkflows {
     await this.deps.starts.clear(workflowId).catch(() => undefined);
   }
 
-  async payinInput(tx: Transaction, collection: CollectionRequest | null): Promise<PayinWorkflowInput> {
+  async payinInput(tx: Transaction, collection: PayinCollection | null): Promise<PayinWorkflowInput> {
     const t = this.deps.payin;
     if (!t) throw new Error('starting a payin needs its timing');
     return {
@@ -126,6 +128,7 @@ export class TransactionWorkflows {
         correctionWindowMs: t.correctionWindowMs,
         partnerCheckIntervalMs: t.partnerCheckIntervalMs,
         refundWindowMs: (await t.refundWindowMsOf?.(tx.merchantId)) ?? t.refundWindowMs,
+        ...(t.otpLifetimeMs !== undefined ? { otpLifetimeMs: t.otpLifetimeMs } : {}),
       },
       codeRevision: CODE_REVISION,
     };
@@ -152,14 +155,15 @@ export class TransactionWorkflows {
 
   /**
    * Starts a payin's workflow unless its record is final; removes its marker either way. A direct
-   * payin's collection is rebuilt from the record when none is given (the sweep: no OTP).
+   * payin's collection is rebuilt from the record, with the id of its stored OTP if any (the sweep:
+   * none).
    */
-  async startPayin(tx: Transaction, opts: { otp?: string | undefined } = {}): Promise<StartOutcome> {
+  async startPayin(tx: Transaction, opts: { otpId?: string | undefined } = {}): Promise<StartOutcome> {
     if (isFinal(tx)) {
       await this.unmark(tx.workflowId);
       return 'final';
     }
-    const collection = tx.flow === 'session' ? null : directCollectionOf(tx, opts.otp);
+    const collection = tx.flow === 'session' ? null : directCollectionOf(tx, opts.otpId);
     const outcome = await this.start(tx, 'payinWorkflow', await this.payinInput(tx, collection), {
       memo: { amount: tx.amount, currency: tx.currency },
     });

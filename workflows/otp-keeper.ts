@@ -1,0 +1,25 @@
+import { sleep } from '@temporalio/workflow';
+import { acts } from './activity-proxies';
+
+// A stored OTP (src/persistence/otp-store.ts) is deleted by the payin workflow that holds its id,
+// since FerretDB has no TTL index: once the operator acknowledged the request, once the collection
+// ended, or when its lifetime is over (a durable timer), whichever comes first; once.
+
+export interface OtpKeeper {
+  /** Workflow time (ms) at which the timer deletes it; carried across continue-as-new. */
+  readonly forgetAt: number;
+  forgotten(): boolean;
+  /** Deletes it now (once; later calls wait for the same deletion). */
+  forget(): Promise<void>;
+}
+
+export function otpKeeper(otpId: string, forgetAt: number): OtpKeeper {
+  let deletion: Promise<void> | null = null;
+  const forget = () => (deletion ??= acts.forgetOtp(otpId));
+  // Never awaited: the workflow goes on; a timer still pending when the workflow ends is dropped,
+  // after the workflow's own forget(). The activity is retried until it applies.
+  void sleep(Math.max(forgetAt - Date.now(), 1))
+    .then(forget)
+    .catch(() => undefined);
+  return { forgetAt, forgotten: () => deletion !== null, forget };
+}
