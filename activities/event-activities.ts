@@ -7,7 +7,7 @@ import { refundedTotal } from '../src/domain/refund-record';
 import type { RefundStore } from '../src/persistence/refunds';
 import type { TransactionStore } from '../src/persistence/transactions';
 import type { DeliveryLog } from '../src/webhooks/delivery-log';
-import { deliveryWorkflowId, startDelivery } from '../src/webhooks/dispatch';
+import { startDelivery } from '../src/webhooks/dispatch';
 import { activeSecrets, type EndpointStore } from '../src/webhooks/endpoint-store';
 import { postWebhook } from '../src/webhooks/sender';
 import { signedHeaders } from '../src/webhooks/signing';
@@ -82,11 +82,12 @@ export function createEventActivities(deps: EventActivityDeps) {
   }
 
   /**
-   * Stores the event (once per emission key), then makes each subscribed endpoint's first attempt
-   * here, all at once: a delivery workflow is started only for an attempt that failed, and goes on
-   * from the second. Most deliveries then cost no workflow at all; a slow endpoint holds this
-   * activity at most WEBHOOK_TIMEOUT. A retry of this activity finds attempt 1 in the delivery log
-   * and does not send it again (unless it was sent but not logged: at least once).
+   * Stores the event (once per emission key), then starts one delivery workflow per subscribed
+   * endpoint and returns: the first HTTP attempt is made in that workflow, never here. This
+   * activity runs on the money path (a payout's `processing` event comes before the operator is
+   * asked, a failure's before the reversal), so a slow merchant endpoint must not hold it. Each
+   * start is a no-op for an id that already ran, so a retry of this activity starts nothing twice.
+   * Endpoints per merchant are bounded (WEBHOOK_MAX_ENDPOINTS), and so are the starts here.
    */
   async function recordEvent(input: RecordEventInput): Promise<{ eventId: string }> {
     const event = await events.record(input);
@@ -94,16 +95,13 @@ export function createEventActivities(deps: EventActivityDeps) {
     const ctx = Context.current();
     const subscribed = await endpoints.subscribedTo(event.merchantId, event.type);
     await Promise.all(
-      subscribed.map(async (endpoint) => {
-        const delivery = { eventId: event.id, endpointId: endpoint.id, merchantId: event.merchantId };
-        const deliveryId = deliveryWorkflowId(event.id, endpoint.id);
-        const first = await attemptDelivery({ ...delivery, trigger: 'event', deliveryId, attempt: 1 });
-        if (first.outcome !== 'retry') return;
-        await startDelivery(ctx.client, ctx.info.taskQueue, {
-          ...delivery,
-          after: { attempts: 1, retryAfterMs: first.retryAfterMs },
-        });
-      }),
+      subscribed.map((endpoint) =>
+        startDelivery(ctx.client, ctx.info.taskQueue, {
+          eventId: event.id,
+          endpointId: endpoint.id,
+          merchantId: event.merchantId,
+        }),
+      ),
     );
     return { eventId: event.id };
   }

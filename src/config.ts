@@ -121,6 +121,8 @@ export const configSchema = z.object({
     .transform((v) => v === 'true' || v === '1'),
   /** A webhook attempt without a 2xx answer within this long failed. */
   WEBHOOK_TIMEOUT: duration.prefault('10s'),
+  /** Webhook endpoints one merchant may have; creating one more answers 409 WEBHOOK_ENDPOINT_LIMIT. */
+  WEBHOOK_MAX_ENDPOINTS: z.coerce.number().int().min(1).max(1000).default(16),
   /** After a secret rotation, the previous secret keeps signing for this long by default. */
   WEBHOOK_SECRET_OVERLAP: duration.prefault('24h'),
   /** Interval of WebSocket heartbeats (and of the ping that drops dead connections). */

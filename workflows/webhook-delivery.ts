@@ -4,15 +4,16 @@ import { nextRetryDelayMs } from '../src/webhooks/retry-schedule';
 
 // Delivers one event to one endpoint: an attempt, then durable timers between attempts for about
 // three days (see src/webhooks/retry-schedule.ts). A 2xx ends it; a 410 disables the endpoint.
-// An event's first attempt is made by the activity that records it (src/webhooks/dispatch.ts): this
-// workflow is started only when that attempt failed, and carries on from the next one.
+// The activity that records an event starts this workflow and returns (src/webhooks/dispatch.ts):
+// it makes the first attempt too. Workflows started before that (when the first attempt was made
+// inline and this workflow only on its failure) carry `after` and go on from the next attempt.
 
 export interface WebhookDeliveryInput {
   eventId: string;
   endpointId: string;
   merchantId: string;
   trigger: 'event' | 'redelivery';
-  /** The attempts already made under this delivery id (the first, inline); absent: none. */
+  /** The attempts already made under this delivery id (before: the first, inline); absent: none. */
   after?: { attempts: number; retryAfterMs: number | null };
 }
 

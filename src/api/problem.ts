@@ -227,6 +227,14 @@ export const problemCatalogue = {
       fr: "Réactivez le point de terminaison (POST /v1/webhooks/{id}/enable) avant d'y envoyer.",
     },
   },
+  WEBHOOK_ENDPOINT_LIMIT: {
+    status: 409,
+    title: { en: 'Too many webhook endpoints', fr: 'Trop de points de terminaison webhook' },
+    detail: {
+      en: 'The account has the most webhook endpoints allowed; delete one before creating another.',
+      fr: "Le compte a le nombre maximal de points de terminaison webhook ; supprimez-en un avant d'en créer un autre.",
+    },
+  },
   EVENT_NOT_FOUND: {
     status: 404,
     title: { en: 'Event not found', fr: 'Événement introuvable' },

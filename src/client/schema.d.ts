@@ -6887,7 +6887,7 @@ export interface operations {
           };
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress */
+      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress; `WEBHOOK_ENDPOINT_LIMIT`: Too many webhook endpoints */
       409: {
         headers: {
           [name: string]: unknown;
@@ -6905,7 +6905,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS';
+            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS' | 'WEBHOOK_ENDPOINT_LIMIT';
             /** @constant */
             status?: 409;
           };

@@ -10,11 +10,15 @@ import { EventFeed } from './event-feed';
 import { DeliveryLog } from '../webhooks/delivery-log';
 import { EndpointStore } from '../webhooks/endpoint-store';
 import { EventStore } from './event-store';
+import type { KeyRing } from '../security/key-ring';
 
-/** The stores of events and webhooks, with their indexes (and the capped feed) created. */
-export async function buildEventDeps(mongo: Connection) {
+/**
+ * The stores of events and webhooks, with their indexes (and the capped feed) created; `keys`
+ * (DATA_ENCRYPTION_KEYS) seal the webhook signing secrets at rest.
+ */
+export async function buildEventDeps(mongo: Connection, keys: KeyRing) {
   const events = EventStore.on(mongo);
-  const endpoints = EndpointStore.on(mongo);
+  const endpoints = EndpointStore.on(mongo, keys);
   const deliveries = DeliveryLog.on(mongo);
   await Promise.all([events.init(), endpoints.init(), deliveries.init()]);
   return { events, endpoints, deliveries };
@@ -28,7 +32,7 @@ export async function buildEventApi(opts: {
   logger: Logger;
   authenticate: Authenticator;
 }): Promise<{ webhooks: WebhookApiDeps; wsTokens: WsTokenStore; hub: RealtimeHub }> {
-  const stores = await buildEventDeps(opts.mongo);
+  const stores = await buildEventDeps(opts.mongo, opts.config.DATA_ENCRYPTION_KEYS);
   const wsTokens = WsTokenStore.on(opts.mongo);
   await wsTokens.init();
   const hub = new RealtimeHub({
@@ -46,6 +50,7 @@ export async function buildEventApi(opts: {
       taskQueue: opts.config.TEMPORAL_TASK_QUEUE,
       allowPrivateNetworks: opts.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
       secretOverlapMs: opts.config.WEBHOOK_SECRET_OVERLAP,
+      maxEndpoints: opts.config.WEBHOOK_MAX_ENDPOINTS,
     },
     wsTokens,
     hub,

@@ -44,7 +44,7 @@ export async function buildApi(opts: {
     authCacheTtlMs: opts.config.AUTH_CACHE_TTL,
   });
   await merchants.init();
-  const idempotency = IdempotencyStore.on(opts.mongo);
+  const idempotency = IdempotencyStore.on(opts.mongo, opts.config.DATA_ENCRYPTION_KEYS);
   await idempotency.init();
   const starts = WorkflowStartLog.on(opts.mongo);
   await starts.init();
@@ -163,7 +163,7 @@ export async function buildActivityDeps(opts: { mongo: Connection; config: Confi
     operators: new AskRecordingGateway(buildOperatorGateway(opts.config), reconciliation.asks),
     reconciliation,
     recovery: await buildRecoveryDeps({ mongo: opts.mongo, config: opts.config, transactions, ledger }),
-    ...(await buildEventDeps(opts.mongo)),
+    ...(await buildEventDeps(opts.mongo, opts.config.DATA_ENCRYPTION_KEYS)),
     webhooks: {
       timeoutMs: opts.config.WEBHOOK_TIMEOUT,
       allowPrivateNetworks: opts.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { retryOnWriteConflict } from './write-conflict';
+import type { KeyRing } from '../security/key-ring';
 
 // One record per (merchant, X-Idempotency-Key), stored under `_id` = `<merchantId>|<key>`. The
 // unique `_id` is the lock: FerretDB has no atomic conditional update, so whoever inserts the record
@@ -24,7 +25,10 @@ export interface IdempotencyRecord {
   lockedUntil: Date;
   status: number | null;
   contentType: string | null;
+  /** The answer; sealed (see `bodySealed`) when it carries a secret. */
   body: string | null;
+  /** The stored body is sealed with DATA_ENCRYPTION_KEYS (the record's `_id` as associated data). */
+  bodySealed?: boolean;
   createdAt: Date;
   expiresAt: Date;
 }
@@ -41,6 +45,7 @@ const recordSchema = new Schema<IdempotencyRecord>(
     status: { type: Number, default: null },
     contentType: { type: String, default: null },
     body: { type: String, default: null },
+    bodySealed: { type: Boolean, default: false },
     createdAt: { type: Date, required: true },
     expiresAt: { type: Date, required: true },
   },
@@ -72,14 +77,26 @@ const LOCK_MARGIN_MS = 1_000;
 export type ClaimResult =
   ({ outcome: 'claimed' } & Claim) | { outcome: 'existing'; record: IdempotencyRecord };
 
+/**
+ * Answers that carry a secret: a webhook signing secret (creation, rotation) or a WebSocket token.
+ * Their replay must give the same answer (the client may have lost the first, and the secret is
+ * shown nowhere else), but no secret may sit in clear in the database: such a body is stored
+ * sealed and opened on replay, as Stripe replays a creation's secret.
+ */
+const carriesSecret = /\b(?:whsec|wst)_/;
+/** Without a key ring a secret is not kept at all: the replay shows it was issued, not its value. */
+const withheld = (body: string) => body.replace(/\b(?:whsec|wst)_[A-Za-z0-9+/=_-]*/g, '[issued; not kept]');
+
 export class IdempotencyStore {
   constructor(
     readonly model: IdempotencyModel,
     private readonly retentionMs = IDEMPOTENCY_RETENTION_MS,
+    /** DATA_ENCRYPTION_KEYS: seals answers that carry a secret. */
+    private readonly keys?: KeyRing,
   ) {}
 
-  static on(conn: Connection): IdempotencyStore {
-    return new IdempotencyStore(idempotencyModel(conn));
+  static on(conn: Connection, keys?: KeyRing): IdempotencyStore {
+    return new IdempotencyStore(idempotencyModel(conn), IDEMPOTENCY_RETENTION_MS, keys);
   }
 
   async init(): Promise<void> {
@@ -150,11 +167,15 @@ export class IdempotencyStore {
     return this.claim(stale.merchantId, stale.key, fingerprint, lockMs);
   }
 
+  /** The record, its body opened if it was stored sealed. */
   async find(merchantId: string, key: string): Promise<IdempotencyRecord | null> {
-    return this.model
+    const record = await this.model
       .findOne({ _id: recordId(merchantId, key) })
       .lean<IdempotencyRecord>()
       .exec();
+    if (!record?.bodySealed || record.body === null) return record;
+    if (!this.keys) throw new Error(`idempotency record ${record._id}: sealed, and no key ring to open it`);
+    return { ...record, body: this.keys.openString(record.body, record._id), bodySealed: false };
   }
 
   /** Stores the response of the request that owns the claim. */
@@ -165,9 +186,13 @@ export class IdempotencyStore {
     response: { status: number; contentType: string | null; body: string },
   ): Promise<void> {
     if (!(await this.stillOwned(merchantId, key, claim))) return;
-    await this.model
-      .updateOne({ _id: recordId(merchantId, key) }, { $set: { state: 'completed', ...response } })
-      .exec();
+    const _id = recordId(merchantId, key);
+    let stored = { ...response, bodySealed: false };
+    if (carriesSecret.test(response.body))
+      stored = this.keys
+        ? { ...response, body: this.keys.sealString(response.body, _id), bodySealed: true }
+        : { ...response, body: withheld(response.body), bodySealed: false };
+    await this.model.updateOne({ _id }, { $set: { state: 'completed', ...stored } }).exec();
   }
 
   /** Gives the key back (the request had no lasting effect, or failed and may be retried). */

@@ -24,6 +24,20 @@ export interface DeliveryAttempt {
 }
 
 type AttemptDoc = DeliveryAttempt & { _id: string };
+
+const ipLike = /\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b|\[?[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}\]?(?::\d+)?/gi;
+
+/**
+ * An attempt's error as the merchant sees it. Attempts logged before errors became fixed reasons
+ * (src/webhooks/sender.ts) may hold a socket message naming the address a name resolved to: those
+ * read as the same fixed reasons, and any address left is masked.
+ */
+export function publicAttemptError(error: string | null): string | null {
+  if (error === null) return null;
+  if (/not an allowed destination/.test(error)) return 'the address is not public';
+  if (/ECONNREFUSED/.test(error)) return 'connection refused';
+  return error.replace(ipLike, '[address]');
+}
 const attemptId = (deliveryId: string, attempt: number) => `${deliveryId}:${attempt}`;
 
 const attemptSchema = new Schema<AttemptDoc>(

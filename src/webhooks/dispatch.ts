@@ -2,9 +2,10 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { webhookDeliveryWorkflow, WebhookDeliveryInput } from '../../workflows/webhook-delivery';
 
-// One delivery workflow per (event, endpoint) whose first attempt failed (the first is made where the
-// event is recorded), and one per redelivery: retries of a slow or dead merchant endpoint never hold
-// the transaction's workflow, and the deterministic id makes a repeated dispatch a no-op.
+// One delivery workflow per (event, endpoint), and one per redelivery, making every attempt from
+// the first: the activity that records an event only starts it (fire-and-forget), so a slow or
+// dead merchant endpoint never holds a transaction's workflow, and the deterministic id makes a
+// repeated dispatch a no-op.
 
 export function deliveryWorkflowId(eventId: string, endpointId: string, redeliveryKey?: string): string {
   return `webhook:${eventId}:${endpointId}${redeliveryKey ? `:redeliver:${redeliveryKey}` : ''}`;

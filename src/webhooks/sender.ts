@@ -5,6 +5,10 @@ import { guardedLookup, isAllowedAddress, type Resolver } from './ssrf';
 
 // One HTTP POST of a webhook: through the SSRF guard, within a timeout, never following a
 // redirect (a 3xx is a failed attempt), reading at most a little of the answer.
+//
+// The error of a failed attempt is shown to the merchant (GET /v1/webhooks/{id}/deliveries), so it
+// is a fixed reason, never the socket's message: "connect ECONNREFUSED 10.0.0.5:443" or "resolves
+// to 127.0.0.1" would tell a merchant what an internal name resolves to (a probe of our network).
 
 export interface SendOptions {
   timeoutMs: number;
@@ -21,6 +25,23 @@ export interface SendResult {
 }
 
 const MAX_BODY = 4096;
+
+export const NOT_PUBLIC = 'the address is not public';
+
+/** A failed connection's reason as the delivery log shows it: from the error's code, without addresses. */
+export function connectionFailure(err: NodeJS.ErrnoException): string {
+  const code = err.code ?? '';
+  if (code === 'EFORBIDDENDEST') return NOT_PUBLIC;
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME')
+    return 'the name did not resolve';
+  if (code === 'ETIMEDOUT') return 'connection timed out';
+  if (code === 'ECONNRESET' || code === 'EPIPE') return 'connection reset';
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return 'host unreachable';
+  if (/^(ERR_TLS_|ERR_SSL_|CERT_|DEPTH_ZERO|SELF_SIGNED|UNABLE_TO_)/.test(code))
+    return `TLS failed (${code})`;
+  return 'connection failed';
+}
 
 export function parseRetryAfter(value: string | undefined, now = Date.now()): number | null {
   if (!value) return null;
@@ -50,7 +71,7 @@ export async function postWebhook(
   // A literal IP never goes through `lookup`, so it is checked here.
   const literal = url.hostname.replace(/^\[|\]$/g, '');
   if (isIP(literal) && !isAllowedAddress(literal, opts.allowPrivateNetworks))
-    return done({ statusCode: null, error: `${literal} is not an allowed destination`, retryAfterMs: null });
+    return done({ statusCode: null, error: NOT_PUBLIC, retryAfterMs: null });
 
   const transport = url.protocol === 'https:' ? https : http;
   return new Promise<SendResult>((resolve) => {
@@ -97,7 +118,7 @@ export async function postWebhook(
       req.destroy();
       finish({ statusCode: null, error: `no answer within ${opts.timeoutMs}ms`, retryAfterMs: null });
     }, opts.timeoutMs);
-    req.on('error', (err) => finish({ statusCode: null, error: err.message, retryAfterMs: null }));
+    req.on('error', (err) => finish({ statusCode: null, error: connectionFailure(err), retryAfterMs: null }));
     req.end(body);
   });
 }

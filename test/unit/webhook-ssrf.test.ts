@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { checkWebhookUrl, classifyAddress, type Resolver } from '../../src/webhooks/ssrf';
 import { postWebhook } from '../../src/webhooks/sender';
+import { publicAttemptError } from '../../src/webhooks/delivery-log';
 import { nextRetryDelayMs, RETRY_DELAYS_MS } from '../../src/webhooks/retry-schedule';
 
 describe('SSRF guard', () => {
@@ -77,14 +78,44 @@ describe('SSRF guard', () => {
         resolve: rebinding,
       });
       expect(r.statusCode).toBeNull();
-      expect(r.error).toMatch(/not an allowed destination/);
+      // A fixed reason: never the address the name resolved to (the merchant reads this error).
+      expect(r.error).toBe('the address is not public');
+      expect(r.error).not.toMatch(/127\.0\.0\.1|rebound/);
       expect(hits).toBe(before);
       const literal = await postWebhook(`http://127.0.0.1:${port}/`, {}, '{}', {
         timeoutMs: 2000,
         allowPrivateNetworks: false,
       });
-      expect(literal.error).toMatch(/not an allowed destination/);
+      expect(literal.error).toBe('the address is not public');
       expect(hits).toBe(before);
+    });
+
+    it('names a refused connection by its reason, without the address it tried', async () => {
+      // A private address allowed (development) but closed: the socket says "connect ECONNREFUSED
+      // 127.0.0.1:<port>"; the log says only what happened.
+      const closed = createServer();
+      await new Promise<void>((r) => closed.listen(0, '127.0.0.1', () => r()));
+      const closedPort = (closed.address() as { port: number }).port;
+      await new Promise<void>((r) => closed.close(() => r()));
+      const r = await postWebhook(`http://internal.example:${closedPort}/hook`, {}, '{}', {
+        timeoutMs: 2000,
+        allowPrivateNetworks: true,
+        resolve: rebinding,
+      });
+      expect(r).toMatchObject({ statusCode: null, error: 'connection refused' });
+    });
+
+    it('masks addresses in errors logged before errors were fixed reasons', () => {
+      expect(publicAttemptError('connect ECONNREFUSED 10.0.0.5:443')).toBe('connection refused');
+      expect(
+        publicAttemptError('db.internal resolves to 10.1.2.3, which is not an allowed destination'),
+      ).toBe('the address is not public');
+      expect(publicAttemptError('connect EHOSTUNREACH 10.9.8.7:80 - Local (0.0.0.0:0)')).not.toMatch(
+        /\d+\.\d+\.\d+\.\d+/,
+      );
+      expect(publicAttemptError('connect ETIMEDOUT fd00::1:443')).not.toMatch(/fd00/);
+      expect(publicAttemptError('HTTP 503')).toBe('HTTP 503');
+      expect(publicAttemptError(null)).toBeNull();
     });
 
     it('connects to the address it checked when the flag allows private networks', async () => {

@@ -13,8 +13,13 @@ import { decodeCursor, encodeCursor } from '../cursor';
 import { parseOr400 } from '../validate';
 import { ApiProblem } from '../problem';
 import type { EventStore } from '../../events/event-store';
-import type { DeliveryAttempt, DeliveryLog } from '../../webhooks/delivery-log';
-import { activeSecrets, type EndpointStore, type WebhookEndpoint } from '../../webhooks/endpoint-store';
+import { publicAttemptError, type DeliveryAttempt, type DeliveryLog } from '../../webhooks/delivery-log';
+import {
+  activeSecrets,
+  TooManyEndpointsError,
+  type EndpointStore,
+  type WebhookEndpoint,
+} from '../../webhooks/endpoint-store';
 import { checkWebhookUrl } from '../../webhooks/ssrf';
 
 export interface WebhookApiDeps {
@@ -26,6 +31,8 @@ export interface WebhookApiDeps {
   allowPrivateNetworks: boolean;
   /** Default time the previous secret keeps signing after a rotation. */
   secretOverlapMs: number;
+  /** Endpoints one merchant may have (WEBHOOK_MAX_ENDPOINTS). */
+  maxEndpoints: number;
 }
 
 export function toEndpointRecord(e: WebhookEndpoint): WebhookEndpointRecord {
@@ -53,7 +60,7 @@ function toAttemptRecord(a: DeliveryAttempt): z.infer<typeof deliveryAttemptReco
     succeeded: a.succeeded,
     statusCode: a.statusCode,
     latencyMs: a.latencyMs,
-    error: a.error,
+    error: publicAttemptError(a.error),
   };
 }
 
@@ -87,11 +94,16 @@ export function webhookRoutes(deps: WebhookApiDeps): Router {
     const body = parseOr400(createWebhookRequest, req.body ?? {}, req);
     const refusal = checkWebhookUrl(body.url, deps.allowPrivateNetworks);
     if (refusal) throw new ApiProblem('WEBHOOK_URL_NOT_ALLOWED', { detail: refusalText[refusal] });
-    const endpoint = await deps.endpoints.create(req.merchantId!, {
-      url: body.url,
-      eventTypes: body.eventTypes ?? [],
-      description: body.description ?? null,
-    });
+    const endpoint = await deps.endpoints
+      .create(
+        req.merchantId!,
+        { url: body.url, eventTypes: body.eventTypes ?? [], description: body.description ?? null },
+        deps.maxEndpoints,
+      )
+      .catch((err: unknown) => {
+        if (err instanceof TooManyEndpointsError) throw new ApiProblem('WEBHOOK_ENDPOINT_LIMIT');
+        throw err;
+      });
     res.status(201).json({ ...toEndpointRecord(endpoint), secret: endpoint.secrets[0]!.secret });
   });
 

@@ -144,7 +144,7 @@ defineOperations(
         example: { ...ex.webhookEndpointExample, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
       },
     },
-    errors: ['WEBHOOK_URL_NOT_ALLOWED'],
+    errors: ['WEBHOOK_URL_NOT_ALLOWED', 'WEBHOOK_ENDPOINT_LIMIT'],
   },
   {
     method: 'get',
