@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { freePort, startFerretDB } from '../src/infra/local-servers';
 import { repoRoot } from '../src/infra/tools';
+import { failureConverterPath } from '../src/temporal/codec';
 import { httpRequestDuration } from '../src/infra/metrics';
 import { basic } from '../test/helpers/http';
 import { echoLine } from './schemathesis-output';
@@ -163,6 +164,7 @@ async function main(): Promise<number> {
   process.env.TEST_MONGODB_URL = `mongodb://127.0.0.1:${port}`;
   const { code } = await bundleWorkflowCode({
     workflowsPath: join(repoRoot, 'workflows/index.ts'),
+    failureConverterPath,
     logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} },
   });
   process.env.TEST_WORKFLOW_BUNDLE = join(dir, 'workflow-bundle.js');

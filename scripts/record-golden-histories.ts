@@ -8,7 +8,7 @@
 // The tree is the checkout whose workflows, activities, API and test helpers are recorded: to keep
 // the histories of the code before a change, record from a worktree of that commit (its
 // node_modules may be a symlink to this one's). Needs `bash scripts/provision test` done.
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -16,6 +16,7 @@ import { createServer, type Server } from 'node:http';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import type { TestStack } from '../test/helpers/stack';
 import { historyToJson } from '../test/helpers/history-json';
+import { decodeHistoryPayloads } from '../src/temporal/codec';
 
 type StackModule = typeof import('../test/helpers/stack');
 type MerchantsModule = typeof import('../test/helpers/merchants');
@@ -92,6 +93,10 @@ async function main(): Promise<void> {
   const ferret = await servers.startFerretDB({ dataDir: join(dir, 'ferretdb'), port });
   const { code } = await bundleWorkflowCode({
     workflowsPath: join(tree, 'workflows/index.ts'),
+    // The tree's own failure converter, if it has one (trees before the payload codec do not).
+    ...(existsSync(join(tree, 'src/temporal/failure-converter.ts'))
+      ? { failureConverterPath: join(tree, 'src/temporal/failure-converter.ts') }
+      : {}),
     logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} },
   });
   writeFileSync(join(dir, 'workflow-bundle.js'), code);
@@ -135,7 +140,12 @@ async function main(): Promise<void> {
     const save = async (name: string, workflowId: string) => {
       const handle = s.env.client.workflow.getHandle(workflowId);
       await handle.result();
-      const history = await handle.fetchHistory();
+      // Saved opened (src/temporal/codec.ts): readable in review and in a diff, and independent of
+      // the keys; replay takes sealed and plain payloads alike.
+      const history = await decodeHistoryPayloads(
+        await handle.fetchHistory(),
+        s.env.client.options.loadedDataConverter.payloadCodecs,
+      );
       const file = join(out, `${name}${suffix}.json`);
       writeFileSync(file, historyToJson(history));
       console.log(`${name}${suffix}.json: ${history.events?.length} events`);

@@ -75,6 +75,7 @@ export async function main(argv: string[]): Promise<number> {
         temporal ??= await connectTemporalClient(
           config.TEMPORAL_ADDRESS ?? `127.0.0.1:${config.EMBEDDED_TEMPORAL_PORT}`,
           config.TEMPORAL_NAMESPACE,
+          config.PAYLOAD_CODEC_KEYS,
         );
         return temporal;
       },

@@ -5,6 +5,7 @@ import type { Connection } from 'mongoose';
 import { toMajor, type Currency } from '../domain/money';
 import { maskMsisdn } from '../domain/msisdn';
 import { TransactionStore } from '../persistence/transactions';
+import { decodeHistoryPayloads } from '../temporal/codec';
 
 // `payments transactions show`: one transaction's story for on-call, from the two sources of truth:
 // its workflow history (every step, retry, timer, signal and status change, with its time) and the
@@ -215,6 +216,8 @@ export async function transactionTimeline(opts: {
   let workflowStatus: string;
   try {
     history = await handle.fetchHistory();
+    // Stored sealed (src/temporal/codec.ts): opened with the client's keys before it is read.
+    await decodeHistoryPayloads(history, opts.temporal.options.loadedDataConverter.payloadCodecs);
     workflowStatus = (await handle.describe()).status.name;
   } catch (err) {
     // fetchHistory answers a gRPC NOT_FOUND (code 5), describe a WorkflowNotFoundError.

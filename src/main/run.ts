@@ -24,7 +24,11 @@ export async function runApi(
   urls: { mongo: string; temporal: string },
 ): Promise<Running & { server: Server }> {
   const mongo = await connectMongo(urls.mongo);
-  const temporal = await connectTemporalClient(urls.temporal, config.TEMPORAL_NAMESPACE);
+  const temporal = await connectTemporalClient(
+    urls.temporal,
+    config.TEMPORAL_NAMESPACE,
+    config.PAYLOAD_CODEC_KEYS,
+  );
   const app = await buildApi({ config, mongo, temporal, logger });
   const server = await new Promise<Server>((res) => {
     const s = app.listen(config.PORT, config.HOST, () => res(s));
@@ -53,6 +57,7 @@ export async function runWorker(
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     deps: await buildActivityDeps({ mongo, config }),
+    payloadKeys: config.PAYLOAD_CODEC_KEYS,
     ...(config.WORKFLOW_BUNDLE_PATH ? { workflowBundlePath: config.WORKFLOW_BUNDLE_PATH } : {}),
   });
   const done = worker.run();
@@ -74,7 +79,7 @@ export async function runWorker(
  * failure is logged, not fatal: payments run without it, and the next worker start tries again.
  */
 async function ensureSweepSchedule(config: Config, address: string): Promise<void> {
-  const client = await connectTemporalClient(address, config.TEMPORAL_NAMESPACE);
+  const client = await connectTemporalClient(address, config.TEMPORAL_NAMESPACE, config.PAYLOAD_CODEC_KEYS);
   try {
     await ensureRecoverySchedule(client, {
       taskQueue: config.TEMPORAL_TASK_QUEUE,

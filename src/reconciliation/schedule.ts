@@ -102,13 +102,16 @@ function sameValue(described: unknown, want: unknown): boolean {
  * fatal: payments run without it, and the next worker start tries again.
  */
 export async function ensureReconciliationScheduleAtStart(
-  config: Pick<Config, 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TASK_QUEUE' | 'RECONCILIATION_TIME' | 'LOG_LEVEL'>,
+  config: Pick<
+    Config,
+    'TEMPORAL_NAMESPACE' | 'TEMPORAL_TASK_QUEUE' | 'RECONCILIATION_TIME' | 'LOG_LEVEL' | 'PAYLOAD_CODEC_KEYS'
+  >,
   address: string,
 ): Promise<void> {
   const logger = createLogger(config.LOG_LEVEL, { role: 'worker' });
   let client: Client | null = null;
   try {
-    client = await connectTemporalClient(address, config.TEMPORAL_NAMESPACE);
+    client = await connectTemporalClient(address, config.TEMPORAL_NAMESPACE, config.PAYLOAD_CODEC_KEYS);
     const done = await ensureReconciliationSchedule(client, {
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       time: config.RECONCILIATION_TIME,

@@ -1,10 +1,17 @@
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import type { KeyRing } from '../security/key-ring';
+import { dataConverter } from './codec';
 import { searchAttributes } from './search-attributes';
 
-export async function connectTemporalClient(address: string, namespace: string): Promise<Client> {
+/** A client whose payloads are sealed with `keys` (PAYLOAD_CODEC_KEYS; src/temporal/codec.ts). */
+export async function connectTemporalClient(
+  address: string,
+  namespace: string,
+  keys: KeyRing,
+): Promise<Client> {
   const connection = await Connection.connect({ address });
-  return new Client({ connection, namespace });
+  return new Client({ connection, namespace, dataConverter: dataConverter(keys) });
 }
 
 export async function pingTemporal(client: Client): Promise<boolean> {

@@ -3,12 +3,16 @@ import { createActivities, type ActivityDeps } from '../../activities';
 import { repoRoot } from '../infra/tools';
 import { join } from 'node:path';
 import { permanentErrorAlert } from './permanent-errors';
+import type { KeyRing } from '../security/key-ring';
+import { dataConverter } from './codec';
 
 export interface WorkerSetup {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
   deps: ActivityDeps;
+  /** PAYLOAD_CODEC_KEYS: payloads and failure messages are sealed with them (src/temporal/codec.ts). */
+  payloadKeys: KeyRing;
   /** A pre-built bundle (production, tests); without it the workflows are bundled at start. */
   workflowBundlePath?: string;
   options?: Partial<WorkerOptions>;
@@ -20,6 +24,7 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
     namespace: setup.namespace,
     taskQueue: setup.taskQueue,
     activities: createActivities(setup.deps),
+    dataConverter: dataConverter(setup.payloadKeys),
     interceptors: { activity: [(ctx) => ({ inbound: permanentErrorAlert(ctx) })] },
     ...(setup.workflowBundlePath
       ? { workflowBundle: { codePath: setup.workflowBundlePath } }

@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { Client, Connection as TemporalConnection } from '@temporalio/client';
 import type { Connection } from 'mongoose';
 import { configSchema } from '../../src/config';
+import { dataConverter } from '../../src/temporal/codec';
 import { createLogger } from '../../src/infra/logger';
 import { freePort, startTemporalDevServer, type LocalServer } from '../../src/infra/local-servers';
 import { repoRoot } from '../../src/infra/tools';
@@ -116,7 +117,11 @@ const enabled = process.env.FAULT_TRANSACTIONS !== undefined;
       });
       temporalAddress = `127.0.0.1:${temporalPort}`;
       temporalConnection = await TemporalConnection.connect({ address: temporalAddress });
-      const temporal = new Client({ connection: temporalConnection, namespace: 'default' });
+      const temporal = new Client({
+        connection: temporalConnection,
+        namespace: 'default',
+        dataConverter: dataConverter(configSchema.parse({}).PAYLOAD_CODEC_KEYS),
+      });
       const base = process.env.TEST_MONGODB_URL;
       if (!base) throw new Error('TEST_MONGODB_URL is unset: run through jest (global setup)');
       mongoUri = `${base}/faults_${randomBytes(4).toString('hex')}`;

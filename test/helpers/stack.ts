@@ -16,6 +16,8 @@ import { ensureSearchAttributes } from '../../src/temporal/connection';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server';
 import type { SimulatorOptions } from '../../src/simulator/app';
 import { startFaultProxy, type FaultProxy } from './fault-proxy';
+import { dataConverter } from '../../src/temporal/codec';
+import type { KeyRing } from '../../src/security/key-ring';
 
 // The real stack for one test file: FerretDB (own database), a time-skipping Temporal test
 // server, a worker on the pre-built bundle, and the HTTP API on a free port.
@@ -61,10 +63,14 @@ export interface TestStack {
   stop(): Promise<void>;
 }
 
-export async function startTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
+/** The test server's client seals payloads with `payloadKeys` (default: the configuration's default ring). */
+export async function startTimeSkippingEnv(
+  payloadKeys: KeyRing = configSchema.parse({}).PAYLOAD_CODEC_KEYS,
+): Promise<TestWorkflowEnvironment> {
   await quietRuntime();
   const env = await TestWorkflowEnvironment.createTimeSkipping({
     server: { executable: { type: 'existing-path', path: testServerWrapper } },
+    client: { dataConverter: dataConverter(payloadKeys) },
   });
   await ensureSearchAttributes(env.connection, env.namespace ?? 'default');
   return env;
@@ -86,8 +92,6 @@ export async function startStack(
     operatorProxy?: boolean;
   } = {},
 ): Promise<TestStack> {
-  const env = await startTimeSkippingEnv();
-  const mongo = await connectTestMongo();
   const taskQueue = `test-${randomBytes(4).toString('hex')}`;
   const config = configSchema.parse({
     NODE_ENV: 'test',
@@ -98,6 +102,8 @@ export async function startStack(
     OPERATOR_TIMEOUT: '1s',
     ...overrides,
   });
+  const env = await startTimeSkippingEnv(config.PAYLOAD_CODEC_KEYS);
+  const mongo = await connectTestMongo();
   // A fresh simulator per stack: its 9904 number answers slower than the 1 s the gateway waits.
   const simulator = await startSimulator({
     port: 0,
@@ -112,6 +118,7 @@ export async function startStack(
     namespace: env.namespace ?? 'default',
     taskQueue,
     deps: await buildActivityDeps({ mongo, config }),
+    payloadKeys: config.PAYLOAD_CODEC_KEYS,
     workflowBundlePath: process.env.TEST_WORKFLOW_BUNDLE!,
     ...(opts.worker ? { options: opts.worker } : {}),
   });
@@ -161,6 +168,7 @@ export async function replacementWorker(
     namespace: stack.env.namespace ?? 'default',
     taskQueue: stack.taskQueue,
     deps: deps ?? (await buildActivityDeps({ mongo: stack.mongo, config: stack.config })),
+    payloadKeys: stack.config.PAYLOAD_CODEC_KEYS,
     workflowBundlePath: process.env.TEST_WORKFLOW_BUNDLE!,
     options: { maxCachedWorkflows: 0 },
   });

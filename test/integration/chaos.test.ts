@@ -8,6 +8,7 @@ import { Client, Connection as TemporalConnection } from '@temporalio/client';
 import type { Connection } from 'mongoose';
 import { Webhook } from 'standardwebhooks';
 import { configSchema } from '../../src/config';
+import { dataConverter } from '../../src/temporal/codec';
 import { createLogger } from '../../src/infra/logger';
 import {
   freePort,
@@ -176,7 +177,11 @@ const enabled = process.env.CHAOS_TRANSACTIONS !== undefined;
       });
       const temporalAddress = `127.0.0.1:${temporalPort}`;
       temporalConnection = await TemporalConnection.connect({ address: temporalAddress });
-      const temporal = new Client({ connection: temporalConnection, namespace: 'default' });
+      const temporal = new Client({
+        connection: temporalConnection,
+        namespace: 'default',
+        dataConverter: dataConverter(configSchema.parse({}).PAYLOAD_CODEC_KEYS),
+      });
       const mongoUri = `mongodb://127.0.0.1:${ferretPort}/chaos`;
       mongo = await connectMongo(mongoUri);
       const taskQueue = `chaos-${randomUUID().slice(0, 8)}`;

@@ -3,6 +3,7 @@ import { startStack, type TestStack } from '../helpers/stack';
 import { createTestMerchant } from '../helpers/merchants';
 import { signCallback } from '../../src/operators/signature';
 import { TransactionStore } from '../../src/persistence/transactions';
+import { decodeHistoryPayloads } from '../../src/temporal/codec';
 
 // POST /operator-callbacks/:code: signed by the operator, only a trigger (a signal to the workflow).
 describe('operator callbacks', () => {
@@ -37,6 +38,7 @@ describe('operator callbacks', () => {
     const history = await stack.env.client.workflow
       .getHandle(`payin:${merchantId}:${reference}`)
       .fetchHistory();
+    await decodeHistoryPayloads(history, stack.env.client.options.loadedDataConverter.payloadCodecs);
     const { defaultPayloadConverter } = await import('@temporalio/common');
     return (history.events ?? [])
       .map((e) => e.workflowExecutionSignaledEventAttributes)

@@ -8,6 +8,8 @@ import { directPayinInput } from '../helpers/payin-input';
 import { operatorCallbackSignal } from '../../workflows/signals';
 import { startTimeSkippingEnv } from '../helpers/stack';
 import { CODE_REVISION } from '../../workflows/code-revision';
+import { configSchema } from '../../src/config';
+import { dataConverter } from '../../src/temporal/codec';
 
 // A fast operator calls back while the workflow is still asking it for the payment (the
 // simulator's 20 ms settlement does, in the benchmark): the payin must read the status at once,
@@ -41,6 +43,7 @@ describe('payin workflow: an operator callback during the collection request', (
       connection: env.nativeConnection,
       taskQueue,
       workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+      dataConverter: dataConverter(configSchema.parse({}).PAYLOAD_CODEC_KEYS),
       activities: {
         recordPayinState: noop,
         creditMerchantForPayin: async () => ({ credited: 985, fee: 15 }),
@@ -89,7 +92,10 @@ describe('payin workflow: an operator callback during the collection request', (
 
     // And the current code replays the history it wrote, whichever way it was started.
     await Worker.runReplayHistory(
-      { workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! } },
+      {
+        workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+        dataConverter: dataConverter(configSchema.parse({}).PAYLOAD_CODEC_KEYS),
+      },
       history,
       workflowId,
     );

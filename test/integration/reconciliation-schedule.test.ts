@@ -9,6 +9,7 @@ import { configSchema } from '../../src/config';
 import { freePort, startTemporalDevServer, type LocalServer } from '../../src/infra/local-servers';
 import { buildActivityDeps } from '../../src/main/wiring';
 import { createWorker } from '../../src/temporal/worker';
+import { dataConverter } from '../../src/temporal/codec';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server';
 import { HttpOperatorGateway } from '../../src/operators/http-gateway';
 import {
@@ -48,7 +49,10 @@ describe('reconciliation schedule (Temporal dev server)', () => {
     server = await startTemporalDevServer({ dataDir, port, uiPort: await freePort(), namespace: 'default' });
     address = `127.0.0.1:${port}`;
     connection = await Connection.connect({ address });
-    client = new Client({ connection });
+    client = new Client({
+      connection,
+      dataConverter: dataConverter(configSchema.parse({}).PAYLOAD_CODEC_KEYS),
+    });
     native = await NativeConnection.connect({ address });
     mongo = await connectTestMongo();
     const config = configSchema.parse({
@@ -63,6 +67,7 @@ describe('reconciliation schedule (Temporal dev server)', () => {
       namespace: 'default',
       taskQueue,
       deps: await buildActivityDeps({ mongo, config }),
+      payloadKeys: config.PAYLOAD_CODEC_KEYS,
       workflowBundlePath: process.env.TEST_WORKFLOW_BUNDLE!,
     });
     running = worker.run();
@@ -93,6 +98,7 @@ describe('reconciliation schedule (Temporal dev server)', () => {
         TEMPORAL_TASK_QUEUE: taskQueue,
         RECONCILIATION_TIME: '03:15',
         LOG_LEVEL: 'silent',
+        PAYLOAD_CODEC_KEYS: configSchema.parse({}).PAYLOAD_CODEC_KEYS,
       },
       address,
     );

@@ -17,6 +17,7 @@ import { createLogger } from '../../src/infra/logger';
 import { freePort, startTemporalDevServer, type LocalServer } from '../../src/infra/local-servers';
 import { buildActivityDeps, buildApi } from '../../src/main/wiring';
 import { createWorker } from '../../src/temporal/worker';
+import { dataConverter } from '../../src/temporal/codec';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server';
 import { Ledger } from '../../src/ledger';
 import { resolveFeeSchedule } from '../../src/domain/fees';
@@ -89,7 +90,7 @@ async function startDevStack(): Promise<DevStack> {
     address,
     interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions({ maxAttempts: 2 }))],
   });
-  const client = new Client({ connection });
+  const client = new Client({ connection, dataConverter: dataConverter(config.PAYLOAD_CODEC_KEYS) });
   const nativeConnection = await NativeConnection.connect({ address });
   const deps = await buildActivityDeps({ mongo, config });
   let worker: Worker | null = null;
@@ -101,6 +102,7 @@ async function startDevStack(): Promise<DevStack> {
       namespace: 'default',
       taskQueue,
       deps,
+      payloadKeys: config.PAYLOAD_CODEC_KEYS,
       workflowBundlePath: process.env.TEST_WORKFLOW_BUNDLE!,
     });
     running = worker.run();

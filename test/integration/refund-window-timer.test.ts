@@ -36,6 +36,7 @@ describe('time skipping', () => {
       namespace: 'default',
       taskQueue,
       deps: await buildActivityDeps({ mongo, config }),
+      payloadKeys: config.PAYLOAD_CODEC_KEYS,
       workflowBundlePath: process.env.TEST_WORKFLOW_BUNDLE!,
     });
   });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { freePort, startFerretDB, type LocalServer } from '../../src/infra/local-servers';
 import { repoRoot } from '../../src/infra/tools';
+import { failureConverterPath } from '../../src/temporal/codec';
 
 // Once per jest run: one FerretDB (each test file uses its own database) and one workflow bundle
 // (bundling per test costs seconds). Each integration file spawns its own time-skipping server.
@@ -16,6 +17,7 @@ export default async function globalSetup(): Promise<void> {
 
   const { code } = await bundleWorkflowCode({
     workflowsPath: join(repoRoot, 'workflows/index.ts'),
+    failureConverterPath,
     logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} },
   });
   const bundlePath = join(dir, 'workflow-bundle.js');
