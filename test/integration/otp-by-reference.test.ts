@@ -26,8 +26,7 @@ async function decodedPayloads(stack: TestStack, history: History): Promise<stri
   const walk = (node: unknown): void => {
     if (!node || typeof node !== 'object' || node instanceof Uint8Array) return;
     const o = node as Record<string, unknown>;
-    if (o.data instanceof Uint8Array && o.metadata && typeof o.metadata === 'object')
-      found.push(o as Payload);
+    if (o.data instanceof Uint8Array && o.metadata && typeof o.metadata === 'object') found.push(o);
     else for (const v of Object.values(o)) walk(v);
   };
   walk(history);
@@ -132,6 +131,26 @@ describe('OTPs by reference', () => {
     );
   });
 
+  it('a confirm the session no longer accepts leaves no OTP behind', async () => {
+    const session = await api.post('/v1/payin/sessions', {
+      reference: 'otp-session-closed',
+      amount: 1000,
+      msisdn: '+2250700000001',
+      country: 'CI',
+      action: { successUrl: 'https://shop.example/ok', failureUrl: 'https://shop.example/ko' },
+    });
+    const path = `/checkout/${session.body.id}`;
+    expect((await customer.request('POST', `${path}/decline`, {})).status).toBe(200);
+    const before = await otpDocs(stack).countDocuments({});
+    const late = await customer.request('POST', `${path}/confirm`, {
+      provider: 'ORANGE',
+      msisdn: '+2250700000001',
+      otp: OTP,
+    });
+    expect(late.status).toBe(409);
+    expect(await otpDocs(stack).countDocuments({})).toBe(before);
+  });
+
   it('an OTP never used (the operator never answers) is deleted when its lifetime is over', async () => {
     const msisdn = '+2250700000077';
     // Every collection request for this number fails before the operator: never acknowledged.
@@ -147,7 +166,9 @@ describe('OTPs by reference', () => {
     const workflowId = `payin:${merchantId}:otp-unused-1`;
     const input = JSON.parse((await historyOf(stack, workflowId)).decoded[0]!) as PayinWorkflowInput;
     const otpId = input.collection!.otpId!;
-    expect(await otpDocs(stack).countDocuments({ _id: otpId })).toBe(1);
+    // Stored sealed: nothing of the OTP in clear in the database.
+    const doc = await otpDocs(stack).findOne({ _id: otpId });
+    expect(JSON.stringify(doc)).not.toContain(OTP);
 
     // OTP_LIFETIME (5 min) passes in workflow time; the payin itself waits until PAYIN_EXPIRY (15 min).
     await stack.env.sleep(4 * 60_000);

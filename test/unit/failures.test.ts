@@ -6,6 +6,7 @@ describe('failure classification', () => {
       'PAYER_DECLINED',
       'OTP_INVALID',
       'OTP_REQUIRED',
+      'OTP_EXPIRED',
       'DECLINED_BY_CUSTOMER',
       'OPERATOR_REJECTED',
       'CANCELLED',
