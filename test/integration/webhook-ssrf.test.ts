@@ -50,8 +50,13 @@ describe('webhook SSRF guard', () => {
       () => api.get(`/v1/webhooks/${created.body.id}/deliveries`),
       (r) => r.body.data?.length >= 1,
     );
-    expect(log.body.data[0]).toMatchObject({ succeeded: false, statusCode: null });
-    expect(log.body.data[0].error).toMatch(/not an allowed destination/);
+    // A fixed reason: the log never shows what the name resolved to.
+    expect(log.body.data[0]).toMatchObject({
+      succeeded: false,
+      statusCode: null,
+      error: 'the address is not public',
+    });
+    expect(JSON.stringify(log.body)).not.toMatch(/127\.0\.0\.1|::1|resolves/);
     expect(receiver.received).toEqual([]);
   });
 });

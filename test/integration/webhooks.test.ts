@@ -1,5 +1,7 @@
 import { Webhook } from 'standardwebhooks';
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { EndpointStore } from '../../src/webhooks/endpoint-store';
+import { newSigningSecret } from '../../src/webhooks/signing';
+import { newId } from '../../src/domain/ids';
 import { ApiClient, eventually } from '../helpers/http';
 import { createTestMerchant } from '../helpers/merchants';
 import { startStack, type TestStack } from '../helpers/stack';
@@ -18,7 +20,7 @@ describe('webhooks', () => {
   let receiver: WebhookReceiver;
 
   beforeAll(async () => {
-    stack = await startStack({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+    stack = await startStack({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_MAX_ENDPOINTS: '5' });
     const merchant = await createTestMerchant(stack);
     merchantId = merchant.merchantId;
     api = new ApiClient(stack.baseUrl, merchant.credentials);
@@ -112,10 +114,11 @@ describe('webhooks', () => {
       latencyMs: expect.any(Number),
       attemptedAt: expect.stringMatching(/Z$/),
     });
-    // Delivered at its first attempt, made where the event was recorded: no delivery workflow.
-    await expect(
-      stack.env.client.workflow.getHandle(log.body.data[0].deliveryId).describe(),
-    ).rejects.toBeInstanceOf(WorkflowNotFoundError);
+    // Delivered at its first attempt, made by the delivery workflow the event's activity started.
+    expect(await stack.env.client.workflow.getHandle(log.body.data[0].deliveryId).result()).toEqual({
+      outcome: 'delivered',
+      attempts: 1,
+    });
 
     // Redelivery sends the same event again, as a new delivery, signed afresh.
     const again = await api.post(`/v1/events/${event.id}/redeliver`, {});
@@ -222,10 +225,17 @@ describe('webhooks', () => {
     await api.request('DELETE', `/v1/webhooks/${redirecting.id}`);
   });
 
+  const rawEndpoint = (id: string) => stack.mongo.collection('webhookendpoints').findOne({ id });
+
   it('rotates the secret: during the overlap both secrets sign', async () => {
     const endpoint = await register(api, '/rotated');
     const rotated = await api.post(`/v1/webhooks/${endpoint.id}/rotate-secret`, { overlapSeconds: 3600 });
     expect(rotated.status).toBe(200);
+    // Both secrets are stored sealed, bound to the endpoint.
+    const raw = await rawEndpoint(endpoint.id);
+    expect(raw!.secrets).toHaveLength(2);
+    expect(JSON.stringify(raw)).not.toContain('whsec_');
+    for (const s of raw!.secrets) expect(s.secret).toMatch(/^v1\./);
     expect(rotated.body.secret).not.toBe(endpoint.secret);
     expect(rotated.body.previousSecretsExpireAt).toEqual(expect.any(String));
     await publishTestEvent(stack, merchantId, { type: 'payin.completed', reference: 'wh-rotated' });
@@ -258,5 +268,101 @@ describe('webhooks', () => {
     expect((await api.get(`/v1/events/${strangerEvent.id}`)).status).toBe(404);
     await new Promise((r) => setTimeout(r, 500));
     expect(receiver.received.filter((r) => r.path === '/isolated-mine')).toEqual([]);
+  });
+
+  it('stores signing secrets sealed: the raw document holds no whsec_, and deliveries verify', async () => {
+    const endpoint = await register(api, '/sealed');
+    const raw = await rawEndpoint(endpoint.id);
+    expect(JSON.stringify(raw)).not.toContain('whsec_');
+    expect(JSON.stringify(raw)).not.toContain(endpoint.secret.slice('whsec_'.length));
+    expect(raw!.secrets[0].secret).toMatch(/^v1\./);
+    // Bound to its endpoint: the sealed secret copied onto another endpoint does not open.
+    expect(() => stack.config.DATA_ENCRYPTION_KEYS.openString(raw!.secrets[0].secret, 'we_other')).toThrow();
+    expect(stack.config.DATA_ENCRYPTION_KEYS.openString(raw!.secrets[0].secret, endpoint.id)).toBe(
+      endpoint.secret,
+    );
+    await publishTestEvent(stack, merchantId, { type: 'payin.completed', reference: 'wh-sealed' });
+    const [hit] = await eventually(at('/sealed'), (r) => r.length > 0);
+    expect(
+      new Webhook(endpoint.secret).verify(hit!.body, hit!.headers as Record<string, string>),
+    ).toMatchObject({
+      type: 'payin.completed',
+    });
+    await api.request('DELETE', `/v1/webhooks/${endpoint.id}`);
+  });
+
+  it('seals at start the secrets an endpoint stored in clear before, and keeps signing with them', async () => {
+    const merchant = await createTestMerchant(stack, 'Legacy endpoints');
+    const client = new ApiClient(stack.baseUrl, merchant.credentials);
+    // An endpoint as stored before secrets were sealed: its secret in clear, no slot.
+    const id = newId('we');
+    const secret = newSigningSecret();
+    const now = new Date();
+    await stack.mongo.collection('webhookendpoints').insertOne({
+      id,
+      merchantId: merchant.merchantId,
+      url: `${receiver.url}/legacy`,
+      eventTypes: [],
+      description: null,
+      status: 'enabled',
+      disabledReason: null,
+      secrets: [{ secret, createdAt: now, expiresAt: null }],
+      createdAt: now,
+      updatedAt: now,
+    });
+    // Read before the migration: the clear form is accepted.
+    await publishTestEvent(stack, merchant.merchantId, { type: 'payin.completed', reference: 'wh-legacy-1' });
+    const [first] = await eventually(at('/legacy'), (r) => r.length === 1);
+    expect(new Webhook(secret).verify(first!.body, first!.headers as Record<string, string>)).toBeTruthy();
+
+    // What every process does at start (EndpointStore.init).
+    const store = EndpointStore.on(stack.mongo, stack.config.DATA_ENCRYPTION_KEYS);
+    expect(await store.sealStoredSecrets()).toBeGreaterThanOrEqual(1);
+    const raw = await rawEndpoint(id);
+    expect(JSON.stringify(raw)).not.toContain('whsec_');
+    expect(await store.sealStoredSecrets()).toBe(0);
+
+    await publishTestEvent(stack, merchant.merchantId, { type: 'payin.completed', reference: 'wh-legacy-2' });
+    const hits = await eventually(at('/legacy'), (r) => r.length === 2);
+    expect(
+      new Webhook(secret).verify(hits[1]!.body, hits[1]!.headers as Record<string, string>),
+    ).toMatchObject({
+      data: { reference: 'wh-legacy-2' },
+    });
+    // Rotation still works on a migrated endpoint, and keeps the old secret signing for the overlap.
+    const rotated = await client.post(`/v1/webhooks/${id}/rotate-secret`, { overlapSeconds: 60 });
+    expect(rotated.status).toBe(200);
+    await publishTestEvent(stack, merchant.merchantId, { type: 'payin.completed', reference: 'wh-legacy-3' });
+    const third = (await eventually(at('/legacy'), (r) => r.length === 3))[2]!;
+    const headers = third.headers as Record<string, string>;
+    expect(new Webhook(secret).verify(third.body, headers)).toBeTruthy();
+    expect(new Webhook(rotated.body.secret).verify(third.body, headers)).toBeTruthy();
+    expect(JSON.stringify(await rawEndpoint(id))).not.toContain('whsec_');
+  });
+
+  it('bounds endpoints per merchant (WEBHOOK_MAX_ENDPOINTS), also under concurrent creations', async () => {
+    const merchant = await createTestMerchant(stack, 'Many endpoints');
+    const client = new ApiClient(stack.baseUrl, merchant.credentials);
+    const created = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => client.post('/v1/webhooks', { url: `${receiver.url}/many-${i}` })),
+    );
+    expect(created.filter((r) => r.status === 201)).toHaveLength(5);
+    const refused = created.filter((r) => r.status !== 201);
+    expect(refused).toHaveLength(3);
+    for (const r of refused) expect(r.body).toMatchObject({ status: 409, code: 'WEBHOOK_ENDPOINT_LIMIT' });
+    expect((await client.get('/v1/webhooks')).body.data).toHaveLength(5);
+    const fr = await client.post(
+      '/v1/webhooks',
+      { url: `${receiver.url}/many-fr` },
+      { 'accept-language': 'fr' },
+    );
+    expect(fr.status).toBe(409);
+    expect(fr.headers.get('content-type')).toMatch(/problem\+json/);
+    expect(fr.body.title).toBe('Trop de points de terminaison webhook');
+    // A deleted endpoint frees its place.
+    const first = created.find((r) => r.status === 201)!.body;
+    expect((await client.request('DELETE', `/v1/webhooks/${first.id}`)).status).toBe(204);
+    expect((await client.post('/v1/webhooks', { url: `${receiver.url}/many-again` })).status).toBe(201);
+    expect((await client.post('/v1/webhooks', { url: `${receiver.url}/many-over` })).status).toBe(409);
   });
 });
