@@ -80,6 +80,18 @@ function isAddressOrRange(text: string): boolean {
   }
 }
 
+/** Comma-separated values, each checked by `item`. */
+const commaList = <T extends z.ZodType<unknown, string>>(item: T) =>
+  z
+    .string()
+    .transform((text) =>
+      text
+        .split(',')
+        .map((v) => v.trim())
+        .filter((v) => v.length > 0),
+    )
+    .pipe(z.array(item).min(1, 'at least one value'));
+
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -181,6 +193,14 @@ export const configSchema = z.object({
   PAYLOAD_CODEC_KEYS: keyRing.prefault(devPayloadCodecKeys),
   /** Keys sealing secrets stored in the database (OTPs, webhook signing secrets); same format, or DATA_ENCRYPTION_KEYS_FILE. */
   DATA_ENCRYPTION_KEYS: keyRing.prefault(devDataEncryptionKeys),
+  /** Port of the codec server that decodes payloads for the Temporal UI and CLI (`npm start` runs one). */
+  CODEC_SERVER_PORT: z.coerce.number().int().min(0).max(65535).default(8234),
+  /** Bind address of the codec server (src/main/codec-server.ts); compose: 0.0.0.0 on its internal network. */
+  CODEC_SERVER_HOST: z.string().min(1).default('127.0.0.1'),
+  /** Bearer tokens the codec server accepts (comma-separated, each at least 32 characters); required in production. */
+  CODEC_SERVER_TOKENS: commaList(z.string().min(32, 'each token at least 32 characters')).optional(),
+  /** Origins of the Temporal UI allowed to call the codec server from a browser (CORS), comma-separated; default: the embedded UI. */
+  CODEC_SERVER_ORIGINS: commaList(z.url().transform((u) => new URL(u).origin)).optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -188,7 +208,10 @@ export type Config = z.infer<typeof configSchema>;
 export class ConfigError extends Error {}
 
 /** Parses the environment; throws a ConfigError naming each bad variable. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  refusals: (config: Config, env: NodeJS.ProcessEnv) => string[] = productionRefusals,
+): Config {
   let parsed;
   try {
     parsed = configSchema.safeParse(withKeyFiles(env));
@@ -199,10 +222,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
-  const refusals = productionRefusals(parsed.data, env);
-  if (refusals.length > 0) {
+  const refused = refusals(parsed.data, env);
+  if (refused.length > 0) {
     throw new ConfigError(
-      `Invalid configuration for NODE_ENV=production:\n${refusals.map((r) => `  ${r}`).join('\n')}`,
+      `Invalid configuration for NODE_ENV=production:\n${refused.map((r) => `  ${r}`).join('\n')}`,
     );
   }
   return parsed.data;
@@ -259,6 +282,19 @@ export function productionRefusals(config: Config, env: NodeJS.ProcessEnv): stri
   // Unset, links (paymentUrl, operator callbacks) would follow the request's Host header.
   if (!config.PUBLIC_BASE_URL)
     refusals.push('PUBLIC_BASE_URL: required in production (links and operator callbacks are built from it)');
+  return refusals;
+}
+
+/**
+ * The codec server's own production refusals (it needs none of the payment settings): the codec
+ * keys as for every process, and bearer tokens, without which only the development loopback rule
+ * would let anyone in (src/temporal/codec-server.ts).
+ */
+export function codecServerRefusals(config: Config, env: NodeJS.ProcessEnv): string[] {
+  if (config.NODE_ENV !== 'production') return [];
+  const refusals = productionRefusals(config, env).filter((r) => r.startsWith('PAYLOAD_CODEC_KEYS'));
+  if (!config.CODEC_SERVER_TOKENS)
+    refusals.push('CODEC_SERVER_TOKENS: required in production (who may decode workflow payloads)');
   return refusals;
 }
 
