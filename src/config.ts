@@ -170,6 +170,8 @@ export const configSchema = z.object({
    */
   AUTH_CACHE_TTL: duration.prefault('10s'),
   /**
+  /** Operator callbacks per operator and transaction per minute, per API process (429 beyond); 0 disables. */
+  OPERATOR_CALLBACKS_PER_MINUTE: z.coerce.number().int().min(0).default(20),
    * Which proxies may name the client address (X-Forwarded-For), for per-address limits; behind the
    * shipped nginx gateway `1` (docs/payins.md, "Checkout page"). Default: loopback proxies only.
    */

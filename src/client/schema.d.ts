@@ -162,7 +162,7 @@ export interface paths {
     put?: never;
     /**
      * Signed callback from an operator
-     * @description Authenticated by `X-Operator-Signature` (`t=…,v1=…`, HMAC-SHA256 over the raw body, 5-minute tolerance). Every well-signed callback answers 202, known transaction or not.
+     * @description Authenticated by `X-Operator-Signature` (`t=…,v1=…`, HMAC-SHA256 over the raw body, 5-minute tolerance). Every well-signed callback answers 202, known transaction or not; the same signed callback again (same timestamp and body) answers 200 and is not delivered again. At most OPERATOR_CALLBACKS_PER_MINUTE (20) a minute per transaction, 429 beyond.
      */
     post: operations['operatorCallback'];
     delete?: never;
@@ -2469,6 +2469,15 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
+      /** @description Already received (a replay within the signature window): not delivered again */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CallbackReceipt'];
+        };
+      };
             code?: 'OPERATOR_SIGNATURE_INVALID';
             /** @constant */
             status?: 401;

@@ -16,6 +16,8 @@ import { PayinService } from '../services/payin-service';
 import { RefundService } from '../services/refund-service';
 import { RefundStore } from '../persistence/refunds';
 import { RefundAuditLog } from '../persistence/refund-audit';
+import { CallbackReceiptStore } from '../persistence/callback-receipts';
+import { signatureToleranceSec } from '../operators/signature';
 import { PayoutService } from '../services/payout-service';
 import { CheckoutService } from '../checkout/service';
 import { pingTemporal } from '../temporal/connection';
@@ -56,6 +58,10 @@ export async function buildApi(opts: {
   const otps = OtpStore.on(opts.mongo, opts.config.DATA_ENCRYPTION_KEYS, opts.config.OTP_LIFETIME);
   await otps.init();
   const eventApi = await buildEventApi({
+  const callbackReceipts = CallbackReceiptStore.on(opts.mongo, signatureToleranceSec, (err) =>
+    opts.logger.warn({ err }, 'operator callback receipts: prune failed'),
+  );
+  await callbackReceipts.init();
     ...opts,
     authenticate: (apiKey, apiClient) => merchants.authenticate(apiKey, apiClient),
   });
@@ -65,6 +71,8 @@ export async function buildApi(opts: {
     operatorCallbacks: {
       secrets: opts.config.OPERATOR_CALLBACK_SECRETS,
       findTransaction: (id) => transactions.findById(id),
+      receipts: callbackReceipts,
+      perTransactionPerMinute: opts.config.OPERATOR_CALLBACKS_PER_MINUTE,
       signal: async (workflowId, payload) => {
         try {
           await opts.temporal.workflow.getHandle(workflowId).signal(operatorCallbackSignal, payload);

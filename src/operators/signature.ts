@@ -22,7 +22,22 @@ export function verifyCallbackSignature(
   nowSec = Math.floor(Date.now() / 1000),
   toleranceSec = signatureToleranceSec,
 ): boolean {
-  if (!header) return false;
+  return verifiedCallbackTimestamp(secret, body, header, nowSec, toleranceSec) !== null;
+}
+
+/**
+ * The signed timestamp (unix seconds) when the header carries a v1 signature of exactly this body
+ * made within the tolerance; null otherwise. The timestamp and body are what the signature covers,
+ * so together they name one signed callback (the header's other parts can be altered freely).
+ */
+export function verifiedCallbackTimestamp(
+  secret: string,
+  body: string | Buffer,
+  header: string | undefined,
+  nowSec = Math.floor(Date.now() / 1000),
+  toleranceSec = signatureToleranceSec,
+): number | null {
+  if (!header) return null;
   let timestamp: number | null = null;
   const candidates: string[] = [];
   for (const part of header.split(',')) {
@@ -30,11 +45,12 @@ export function verifyCallbackSignature(
     if (k === 't' && v && /^\d{1,12}$/.test(v)) timestamp = Number(v);
     else if (k === 'v1' && v && /^[0-9a-f]{64}$/.test(v)) candidates.push(v);
   }
-  if (timestamp === null || candidates.length === 0) return false;
-  if (Math.abs(nowSec - timestamp) > toleranceSec) return false;
+  if (timestamp === null || candidates.length === 0) return null;
+  if (Math.abs(nowSec - timestamp) > toleranceSec) return null;
   const expected = Buffer.from(mac(secret, timestamp, body), 'hex');
   // Every candidate is compared in constant time; several v1 values allow a secret rotation.
-  return candidates
+  const valid = candidates
     .map((c) => timingSafeEqual(expected, Buffer.from(c, 'hex')))
     .reduce((a, b) => a || b, false);
+  return valid ? timestamp : null;
 }

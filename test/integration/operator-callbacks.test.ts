@@ -46,9 +46,10 @@ describe('operator callbacks', () => {
       .map((a) => defaultPayloadConverter.fromPayload(a!.input!.payloads![0]!));
   }
 
-  async function createPayin(reference: string) {
+  async function createPayin(reference: string, sandboxScenario = 'completed') {
     const res = await api.post('/v1/direct/payin', {
       reference,
+      sandboxScenario,
       customerName: 'Awa Koné',
       payin: { amount: 5000, msisdn: '+2250500000001', provider: 'MTN', country: 'CI' },
       action: { successUrl: 'https://merchant.example/ok', failureUrl: 'https://merchant.example/ko' },
@@ -108,17 +109,72 @@ describe('operator callbacks', () => {
     const body = JSON.stringify({ kind: 'collection', id, outcome: 'completed' });
     const sig = signCallback(secrets().MTN, body);
     expect((await send('MTN', body, sig)).status).toBe(202);
-    expect((await send('MTN', body, sig)).status).toBe(202);
+    // The same signed callback again: already received, not signalled again.
+    expect((await send('MTN', body, sig)).status).toBe(200);
     await eventually(
       () => signals('cb-2'),
-      (s) => s.length >= 3,
+      (s) => s.length >= 2,
     );
     // Orange signs correctly, but the payin is MTN's: accepted, not forwarded.
     expect((await send('ORANGE', body, signCallback(secrets().ORANGE, body))).status).toBe(202);
     await new Promise((r) => setTimeout(r, 300));
-    expect(await signals('cb-2')).toHaveLength(3);
+    expect(await signals('cb-2')).toHaveLength(2);
     const after = await store.findById(id);
     expect(after?.status).toBe(before?.status === 'processing' ? after?.status : before?.status);
     expect(after?.amount).toBe(before?.amount);
+  });
+  it('delivers a replay of the same signed callback once: 202, then 200 without a signal', async () => {
+    // A payin the simulator never settles: it sends no callback of its own, so every signal is ours.
+    const id = await createPayin('cb-replay', 'pending');
+    expect(await signals('cb-replay')).toHaveLength(0);
+    const body = JSON.stringify({ kind: 'collection', id, outcome: 'completed' });
+    const sig = signCallback(secrets().MTN, body);
+    const first = await send('MTN', body, sig);
+    expect(first.status).toBe(202);
+    expect(await first.json()).toEqual({ received: true });
+    // The signal is sent before the answer: after both answers the history holds all there will be.
+    const replays = await Promise.all([send('MTN', body, sig), send('MTN', body, sig)]);
+    expect(replays.map((r) => r.status)).toEqual([200, 200]);
+    expect(await replays[0].json()).toEqual({ received: true });
+    // A header that carries the same signature among other v1 values is the same callback.
+    const padded = `${sig},v1=${'0'.repeat(64)}`;
+    expect((await send('MTN', body, padded)).status).toBe(200);
+    expect(await signals('cb-replay')).toEqual([{ kind: 'collection', id }]);
+
+    // The operator re-signing the same news later (a new timestamp) is a new callback.
+    const resigned = signCallback(secrets().MTN, body, Math.floor(Date.now() / 1000) + 1);
+    expect((await send('MTN', body, resigned)).status).toBe(202);
+    expect(await signals('cb-replay')).toHaveLength(2);
+  });
+
+  it('limits callbacks per transaction: 429 after OPERATOR_CALLBACKS_PER_MINUTE, other transactions unaffected', async () => {
+    const limit = stack.config.OPERATOR_CALLBACKS_PER_MINUTE;
+    expect(limit).toBe(20);
+    const flood = async (id: string, n: number) => {
+      const statuses: number[] = [];
+      for (let i = 0; i < n; i++) {
+        // Each one different (not replays): only the limit can refuse them.
+        const body = JSON.stringify({ kind: 'collection', id, operatorReference: `op-${i}` });
+        statuses.push((await send('MTN', body, signCallback(secrets().MTN, body))).status);
+      }
+      return statuses;
+    };
+    const statuses = await flood('pr_flooded00000000000000000', limit + 3);
+    expect(statuses.slice(0, limit)).toEqual(Array(limit).fill(202));
+    expect(statuses.slice(limit)).toEqual([429, 429, 429]);
+
+    const body = JSON.stringify({
+      kind: 'collection',
+      id: 'pr_flooded00000000000000000',
+      operatorReference: 'x',
+    });
+    const refused = await send('MTN', body, signCallback(secrets().MTN, body), 'fr');
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('content-type')).toMatch(/application\/problem\+json/);
+    expect(await refused.json()).toMatchObject({ code: 'RATE_LIMITED', title: 'Trop de requêtes' });
+
+    // Another transaction, and the same id at another operator, keep their own budget.
+    expect(await flood('pr_quiet0000000000000000000', 2)).toEqual([202, 202]);
+    expect((await send('ORANGE', body, signCallback(secrets().ORANGE, body))).status).toBe(202);
   });
 });

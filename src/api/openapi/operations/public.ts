@@ -165,7 +165,9 @@ defineOperations(
     summary: 'Signed callback from an operator',
     description:
       'Authenticated by `X-Operator-Signature` (`t=…,v1=…`, HMAC-SHA256 over the raw body, 5-minute tolerance). ' +
-      'Every well-signed callback answers 202, known transaction or not.',
+      'Every well-signed callback answers 202, known transaction or not; the same signed callback again ' +
+      '(same timestamp and body) answers 200 and is not delivered again. At most ' +
+      'OPERATOR_CALLBACKS_PER_MINUTE (20) a minute per transaction, 429 beyond.',
     tag: 'Operators',
     auth: false,
     pathParams: { code: { description: 'Operator code', schema: z.enum(['ORANGE', 'MTN', 'MOOV', 'WAVE']) } },
@@ -174,9 +176,14 @@ defineOperations(
       202: {
         description: 'Received',
         name: 'CallbackReceipt',
+      200: {
+        description: 'Already received (a replay within the signature window): not delivered again',
+        name: 'CallbackReceipt',
+        schema: z.object({ received: z.literal(true) }),
+      },
         schema: z.object({ received: z.literal(true) }),
       },
     },
-    errors: ['OPERATOR_SIGNATURE_INVALID', 'NOT_FOUND'],
+    errors: ['OPERATOR_SIGNATURE_INVALID', 'NOT_FOUND', 'RATE_LIMITED'],
   },
 );
