@@ -160,6 +160,10 @@ export const configSchema = z.object({
   OTP_LIFETIME: duration.prefault('5m'),
   /** Base URL operators call back (`/operator-callbacks/<CODE>`); defaults to PUBLIC_BASE_URL. */
   OPERATOR_CALLBACK_BASE_URL: z.url().optional(),
+  /** Requests to the checkout page and its calls per client address per minute, per API process (429 beyond); 0 disables. */
+  CHECKOUT_REQUESTS_PER_MINUTE: z.coerce.number().int().min(0).default(300),
+  /** Confirms and declines per session and client address per minute, per API process (429 beyond); 0 disables. */
+  CHECKOUT_ANSWERS_PER_MINUTE: z.coerce.number().int().min(0).default(20),
   /** JSON `{ "ORANGE": "...", "MTN": ..., "MOOV": ..., "WAVE": ... }`: per-operator callback HMAC secrets. */
   OPERATOR_CALLBACK_SECRETS: operatorSecrets.prefault(JSON.stringify(devOperatorCallbackSecrets)),
   /** Port of the operator simulator that `npm start` runs when OPERATOR_BASE_URL is unset. */

@@ -24,7 +24,7 @@ import type { PayoutService } from '../services/payout-service';
 import { payoutRoutes } from './routes/payouts';
 import type { RefundService } from '../services/refund-service';
 import { refundRoutes } from './routes/refunds';
-import { checkoutRoutes } from './routes/checkout';
+import { checkoutRoutes, type CheckoutLimits } from './routes/checkout';
 import type { CheckoutService } from '../checkout/service';
 import { methodNotAllowed } from './method-not-allowed';
 import { openApiDocument } from './openapi/document';
@@ -45,6 +45,8 @@ export interface AppDeps {
   /** The hosted checkout page of payin sessions (customer-facing, no merchant credentials). */
   checkout: CheckoutService;
   /** Signed operator callbacks (POST /operator-callbacks/:code); omitted, the route is absent. */
+  /** Its limits per client address and per session (CHECKOUT_*_PER_MINUTE); omitted, the defaults. */
+  checkoutLimits?: CheckoutLimits;
   operatorCallbacks?: OperatorCallbackDeps;
   idempotency: IdempotencyStore;
   /** Requests per merchant per minute; 0 disables the limit. */
@@ -74,7 +76,7 @@ export function createApp(deps: AppDeps): Express {
   if (deps.operatorCallbacks) app.use(operatorCallbackRoutes(deps.operatorCallbacks));
   app.use(jsonBody());
   // Customers reach the hosted checkout page with the link alone: mounted before /v1 authentication.
-  app.use(checkoutRoutes(deps.checkout));
+  app.use(checkoutRoutes(deps.checkout, deps.checkoutLimits));
 
   // Every /v1 route is the calling merchant's; routers declare full paths, as the interface writes them.
   app.use('/v1', requireMerchant(deps.authenticate));

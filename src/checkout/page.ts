@@ -77,6 +77,9 @@ const script = `
   var formError = document.getElementById('form-error');
   var base = encodeURIComponent(data.id);
   var polling = false;
+  // Set once the workflow has the customer's answer: the stored record a poll reads can lag behind
+  // the answer by a moment, and must not bring the form back.
+  var answered = false;
 
   function fill(text, vars) {
     return text.replace(/\\{(\\w+)\\}/g, function (_, k) { return vars[k] == null ? '' : vars[k]; });
@@ -129,7 +132,7 @@ const script = `
       if (state.redirectUrl) setTimeout(function () { location.replace(state.redirectUrl); }, 800);
       return true;
     }
-    if (state.awaitingCustomer) {
+    if (state.awaitingCustomer && !answered) {
       form.hidden = false;
       return false;
     }
@@ -160,10 +163,10 @@ const script = `
     }).then(function (r) {
       return r.json().catch(function () { return {}; }).then(function (b) { return { status: r.status, body: b }; });
     }).then(function (res) {
-      if (res.status === 200) return res.body;
+      if (res.status === 200) { answered = true; return res.body; }
       if (res.status === 409) { poll(); return null; }
       // Queued, not yet taken by the workflow: say so, keep the form locked and follow the state.
-      if (res.status === 503 && res.body.code === 'ANSWER_PENDING') { say(res.body.detail, true); poll(); return null; }
+      if (res.status === 503 && res.body.code === 'ANSWER_PENDING') { answered = true; say(res.body.detail, true); poll(); return null; }
       busy(false);
       say('', false);
       showErrors(res.body);

@@ -9,19 +9,15 @@ import type { OtpStore } from '../persistence/otp-store';
 import type { Transaction } from '../domain/transaction';
 import { toMajor } from '../domain/money';
 import { normalizeMsisdn } from '../domain/msisdn';
-import { checkPayinForProvider, providersOf, type ProviderInfo } from '../domain/providers';
+import { checkPayinForProvider, providersOf, ussdCodeOf, type ProviderInfo } from '../domain/providers';
 import { predictCarrier } from '../domain/operator-prefixes';
 import type { OperatorCode } from '../domain/operators';
 import { ApiProblem, type FieldError } from '../api/problem';
 import { RETRY_AFTER_SECONDS } from '../persistence/unavailable';
 import type { CheckoutConfirmRequest } from '../api/schemas/checkout';
 import { isUpdateLimitReached } from '../services/update-limits';
-import {
-  confirmSessionUpdate,
-  declineSessionUpdate,
-  payinStateQuery,
-  type PayinState,
-} from '../../workflows/payin-api';
+import { confirmSessionUpdate, declineSessionUpdate, type PayinState } from '../../workflows/payin-api';
+import { SessionCache } from './session-cache';
 
 // The customer's side of a payin session: what the hosted checkout page shows, and the customer's
 // answer, handed to the session's workflow as an Update (the workflow decides; we only relay).
@@ -32,6 +28,8 @@ export interface CheckoutServiceDeps {
   merchantName(merchantId: string): Promise<string | null>;
   /** How long the customer's answer waits for the workflow (CHECKOUT_DECISION_WAIT). */
   decisionWaitMs: number;
+  /** How long a session's record read serves the page and its polls again; default 2 s, 0 disables. */
+  cacheTtlMs?: number;
   /** The customer's OTP is stored here (sealed) and the Update carries its id only. */
   otps: OtpStore;
 }
@@ -80,36 +78,52 @@ function toCheckoutState(tx: Transaction, s: PayinState): CheckoutState {
   };
 }
 
-/** The stored record as the workflow last wrote it: used once the workflow cannot answer. */
+/**
+ * What the page shows, from the record the session's workflow writes at each step. Not a Temporal
+ * Query: each is a billed action and a worker task, and a page polls every 1.5 s. The workflow
+ * records the provider right after the customer's answer, so a record with one is answered.
+ */
 function storedState(tx: Transaction): PayinState {
+  const answered = tx.provider !== null || tx.confirmationStatus !== 'none';
+  // Until the operator hands out its own page (WAVE), paymentUrl is this checkout page's link.
+  const operatorPage =
+    isWebUrl(tx.paymentUrl) && !new URL(tx.paymentUrl).pathname.endsWith(`/checkout/${tx.id}`)
+      ? tx.paymentUrl
+      : null;
   return {
     status: tx.status,
     confirmationStatus: tx.confirmationStatus,
     failure: tx.failure,
-    awaitingCustomer: tx.status === 'processing' && tx.confirmationStatus === 'none',
-    paymentUrl: null,
-    ussdCode: null,
+    awaitingCustomer: tx.status === 'processing' && !answered,
+    paymentUrl: operatorPage,
+    ussdCode: tx.provider ? ussdCodeOf(tx.provider) : null,
   };
 }
 
 const sessionClosed = () => new ApiProblem('SESSION_CLOSED');
 
 export class CheckoutService {
-  constructor(private readonly deps: CheckoutServiceDeps) {}
+  /** Session records by id, for a few seconds: polls of many pages cost a read each only once in a while. */
+  private readonly recent: SessionCache<Transaction>;
+
+  constructor(private readonly deps: CheckoutServiceDeps) {
+    this.recent = new SessionCache(deps.cacheTtlMs ?? 2_000, 10_000);
+  }
 
   /** Only sessions have a checkout page; a direct payin's id is as unknown here as a made-up one. */
   private async session(id: string): Promise<Transaction> {
+    const cached = this.recent.get(id);
+    if (cached) return cached;
     const tx = /^pr_[0-9a-f]{24}$/.test(id) ? await this.deps.transactions.findById(id) : null;
     if (!tx || tx.kind !== 'payin' || tx.flow !== 'session') throw new ApiProblem('SESSION_NOT_FOUND');
+    this.recent.set(id, tx);
     return tx;
   }
 
   async view(id: string): Promise<CheckoutView> {
     const tx = await this.session(id);
-    const [merchantName, state] = await Promise.all([
-      this.deps.merchantName(tx.merchantId),
-      this.stateOf(tx),
-    ]);
+    const merchantName = await this.deps.merchantName(tx.merchantId);
+    const state = toCheckoutState(tx, storedState(tx));
     const providers = providersOf(tx.country).filter((p) => p.available);
     const carrier = predictCarrier(tx.customer.phoneNumber)?.carrier;
     const suggested = providers.find((p) => p.code === carrier)?.code ?? null;
@@ -117,7 +131,8 @@ export class CheckoutService {
   }
 
   async status(id: string): Promise<CheckoutState> {
-    return this.stateOf(await this.session(id));
+    const tx = await this.session(id);
+    return toCheckoutState(tx, storedState(tx));
   }
 
   async confirm(id: string, answer: CheckoutConfirmRequest): Promise<CheckoutState> {
@@ -235,19 +250,9 @@ export class CheckoutService {
           headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
         });
       throw err;
+    } finally {
+      // Whatever the outcome, the next read of this session is the workflow's latest record.
+      this.recent.delete(tx.id);
     }
-  }
-
-  private async stateOf(tx: Transaction): Promise<CheckoutState> {
-    let state: PayinState;
-    try {
-      const live = await this.deps.temporal.workflow.getHandle(tx.workflowId).query(payinStateQuery);
-      state = { ...storedState(tx), ...live };
-    } catch {
-      // A closed, not yet started or unreachable workflow: the record it last wrote is the answer,
-      // and the page keeps polling rather than showing the customer an error.
-      state = storedState(tx);
-    }
-    return toCheckoutState(tx, state);
   }
 }

@@ -9,7 +9,7 @@ export interface paths {
     };
     /**
      * Hosted checkout page of a payin session
-     * @description The HTML page `paymentUrl` opens (`?lang=en|fr`). No merchant credentials: the link is the capability.
+     * @description The HTML page `paymentUrl` opens (`?lang=en|fr`). No merchant credentials: the link is the capability. Every /checkout call counts against CHECKOUT_REQUESTS_PER_MINUTE (300) per client address.
      */
     get: operations['checkoutPage'];
     put?: never;
@@ -31,7 +31,7 @@ export interface paths {
     put?: never;
     /**
      * The customer confirms a payin session
-     * @description Requires `Content-Type: application/json`; 20 answers a minute per client address.
+     * @description Requires `Content-Type: application/json`; 20 answers a minute per session and client address.
      */
     post: operations['checkoutConfirm'];
     delete?: never;
@@ -51,7 +51,7 @@ export interface paths {
     put?: never;
     /**
      * The customer declines a payin session
-     * @description Requires `Content-Type: application/json` and the body `{}`; 20 answers a minute per client address.
+     * @description Requires `Content-Type: application/json` and the body `{}`; 20 answers a minute per session and client address.
      */
     post: operations['checkoutDecline'];
     delete?: never;
@@ -67,7 +67,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** State of a payin session, as the checkout page polls it */
+    /**
+     * State of a payin session, as the checkout page polls it
+     * @description From the stored record (cached a few seconds), never a workflow Query.
+     */
     get: operations['checkoutStatus'];
     put?: never;
     post?: never;
@@ -1528,6 +1531,30 @@ export interface operations {
           'text/html': string;
         };
       };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
       /** @description `INTERNAL_ERROR`: Internal Server Error */
       500: {
         headers: {
@@ -2130,6 +2157,30 @@ export interface operations {
           };
         };
       };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
       /** @description `INTERNAL_ERROR`: Internal Server Error */
       500: {
         headers: {
@@ -2553,6 +2604,30 @@ export interface operations {
             code?: 'UNSUPPORTED_MEDIA_TYPE';
             /** @constant */
             status?: 415;
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
           };
         };
       };

@@ -89,6 +89,10 @@ export async function buildApi(opts: {
     logger: opts.logger,
     authenticate: (apiKey, apiClient) => merchants.authenticate(apiKey, apiClient),
     health: { mongo: () => pingMongo(opts.mongo), temporal: () => pingTemporal(opts.temporal) },
+    checkoutLimits: {
+      perAddressPerMinute: opts.config.CHECKOUT_REQUESTS_PER_MINUTE,
+      answersPerMinute: opts.config.CHECKOUT_ANSWERS_PER_MINUTE,
+    },
     database: {
       isConnected: () => opts.mongo.readyState === ConnectionStates.connected,
       probe: () => pingMongo(opts.mongo),

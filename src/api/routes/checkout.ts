@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { Router, type RequestHandler, type Response } from 'express';
-import { rateLimit } from 'express-rate-limit';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { ipKeyGenerator, rateLimit, type RateLimitRequestHandler } from 'express-rate-limit';
 import { ApiProblem } from '../problem';
 import { parseOr400 } from '../validate';
 import { checkoutConfirmRequest, checkoutDeclineRequest } from '../schemas/checkout';
@@ -42,16 +42,50 @@ const requireJsonPost: RequestHandler = (req, _res, next) => {
   next();
 };
 
-export function checkoutRoutes(checkout: CheckoutService): Router {
-  const router = Router();
-  // The customer's answers are not authenticated: bound them per client address.
-  const answerRateLimit = rateLimit({
+export interface CheckoutLimits {
+  /** Requests to /checkout/* per client address per minute (CHECKOUT_REQUESTS_PER_MINUTE); 0: none. */
+  perAddressPerMinute: number;
+  /** Confirms and declines per session and client address per minute (CHECKOUT_ANSWERS_PER_MINUTE); 0: none. */
+  answersPerMinute: number;
+}
+
+export const defaultCheckoutLimits: CheckoutLimits = { perAddressPerMinute: 300, answersPerMinute: 20 };
+
+/**
+ * A limit per minute in this process's memory (with several API replicas, each counts its own).
+ * The client address is req.ip, which names a proxy's client only for proxies TRUST_PROXY trusts;
+ * IPv6 addresses count per /56 (ipKeyGenerator), as one customer's network may hand out many.
+ */
+function perMinute(limit: number, key: (req: Request, address: string) => string): RequestHandler {
+  if (limit <= 0) return (_req, _res, next) => next();
+  const limiter: RateLimitRequestHandler = rateLimit({
     windowMs: 60_000,
-    limit: 20,
+    limit,
     standardHeaders: 'draft-8',
     legacyHeaders: false,
+    keyGenerator: (req) => key(req, ipKeyGenerator(req.ip ?? '')),
+    // An X-Forwarded-For that TRUST_PROXY does not trust is the normal case on the internet (any
+    // client may send one), not a misconfiguration to report.
+    validate: { xForwardedForHeader: false },
     handler: (_req, _res, next) => next(new ApiProblem('RATE_LIMITED')),
   });
+  return limiter;
+}
+
+export function checkoutRoutes(checkout: CheckoutService, limits = defaultCheckoutLimits): Router {
+  const router = Router();
+  // Nothing here is authenticated: every call is bounded per client address (reads are cheap,
+  // served from a few seconds' cache, but a page polls every 1.5 s and anyone may ask).
+  router.use(
+    '/checkout',
+    perMinute(limits.perAddressPerMinute, (_req, address) => address),
+  );
+  // The customer's answers, per session and address: behind a proxy every customer used to share
+  // one bucket, and one session's refusals must not lock another's customer out.
+  const answerRateLimit = perMinute(
+    limits.answersPerMinute,
+    (req, address) => `${String(req.params.id)}|${address}`,
+  );
 
   router.get('/checkout/:id', async (req, res) => {
     const lang = checkoutLanguage(req);

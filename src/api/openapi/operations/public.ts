@@ -78,7 +78,8 @@ defineOperations(
     operationId: 'checkoutPage',
     summary: 'Hosted checkout page of a payin session',
     description:
-      'The HTML page `paymentUrl` opens (`?lang=en|fr`). No merchant credentials: the link is the capability.',
+      'The HTML page `paymentUrl` opens (`?lang=en|fr`). No merchant credentials: the link is the capability. ' +
+      'Every /checkout call counts against CHECKOUT_REQUESTS_PER_MINUTE (300) per client address.',
     tag: 'Checkout',
     auth: false,
     pathParams: sessionId,
@@ -91,27 +92,29 @@ defineOperations(
         schema: z.string(),
       },
     },
-    errors: ['SESSION_NOT_FOUND'],
+    errors: ['SESSION_NOT_FOUND', 'RATE_LIMITED'],
   },
   {
     method: 'get',
     path: '/checkout/{id}/status',
     operationId: 'checkoutStatus',
     summary: 'State of a payin session, as the checkout page polls it',
+    description: 'From the stored record (cached a few seconds), never a workflow Query.',
     tag: 'Checkout',
     auth: false,
     pathParams: sessionId,
     responses: {
       200: { description: 'The state', name: 'CheckoutState', schema: checkoutState, example: stateExample },
     },
-    errors: ['SESSION_NOT_FOUND'],
+    errors: ['SESSION_NOT_FOUND', 'RATE_LIMITED'],
   },
   {
     method: 'post',
     path: '/checkout/{id}/confirm',
     operationId: 'checkoutConfirm',
     summary: 'The customer confirms a payin session',
-    description: 'Requires `Content-Type: application/json`; 20 answers a minute per client address.',
+    description:
+      'Requires `Content-Type: application/json`; 20 answers a minute per session and client address.',
     tag: 'Checkout',
     auth: false,
     pathParams: sessionId,
@@ -143,7 +146,7 @@ defineOperations(
     operationId: 'checkoutDecline',
     summary: 'The customer declines a payin session',
     description:
-      'Requires `Content-Type: application/json` and the body `{}`; 20 answers a minute per client address.',
+      'Requires `Content-Type: application/json` and the body `{}`; 20 answers a minute per session and client address.',
     tag: 'Checkout',
     auth: false,
     pathParams: sessionId,
@@ -173,14 +176,14 @@ defineOperations(
     pathParams: { code: { description: 'Operator code', schema: z.enum(['ORANGE', 'MTN', 'MOOV', 'WAVE']) } },
     body: { schemas: [{ name: 'OperatorCallback', schema: operatorCallbackBody }] },
     responses: {
-      202: {
-        description: 'Received',
-        name: 'CallbackReceipt',
       200: {
         description: 'Already received (a replay within the signature window): not delivered again',
         name: 'CallbackReceipt',
         schema: z.object({ received: z.literal(true) }),
       },
+      202: {
+        description: 'Received',
+        name: 'CallbackReceipt',
         schema: z.object({ received: z.literal(true) }),
       },
     },
