@@ -156,16 +156,18 @@ export const configSchema = z.object({
   REFUND_DECISION_WAIT: duration.prefault('15s'),
   /** The checkout page's confirm/decline waits at most this long for the workflow, then answers 503. */
   CHECKOUT_DECISION_WAIT: duration.prefault('15s'),
-  /** How long an Orange OTP is kept (sealed, out of workflow history) for the operator request; then deleted. */
-  OTP_LIFETIME: duration.prefault('5m'),
-  /** Base URL operators call back (`/operator-callbacks/<CODE>`); defaults to PUBLIC_BASE_URL. */
-  OPERATOR_CALLBACK_BASE_URL: z.url().optional(),
   /** Requests to the checkout page and its calls per client address per minute, per API process (429 beyond); 0 disables. */
   CHECKOUT_REQUESTS_PER_MINUTE: z.coerce.number().int().min(0).default(300),
   /** Confirms and declines per session and client address per minute, per API process (429 beyond); 0 disables. */
   CHECKOUT_ANSWERS_PER_MINUTE: z.coerce.number().int().min(0).default(20),
+  /** How long an Orange OTP is kept (sealed, out of workflow history) for the operator request; then deleted. */
+  OTP_LIFETIME: duration.prefault('5m'),
+  /** Base URL operators call back (`/operator-callbacks/<CODE>`); defaults to PUBLIC_BASE_URL. */
+  OPERATOR_CALLBACK_BASE_URL: z.url().optional(),
   /** JSON `{ "ORANGE": "...", "MTN": ..., "MOOV": ..., "WAVE": ... }`: per-operator callback HMAC secrets. */
   OPERATOR_CALLBACK_SECRETS: operatorSecrets.prefault(JSON.stringify(devOperatorCallbackSecrets)),
+  /** Operator callbacks per operator and transaction per minute, per API process (429 beyond); 0 disables. */
+  OPERATOR_CALLBACKS_PER_MINUTE: z.coerce.number().int().min(0).default(20),
   /** Port of the operator simulator that `npm start` runs when OPERATOR_BASE_URL is unset. */
   EMBEDDED_SIMULATOR_PORT: z.coerce.number().int().min(1).max(65535).default(4010),
   /**
@@ -174,8 +176,6 @@ export const configSchema = z.object({
    */
   AUTH_CACHE_TTL: duration.prefault('10s'),
   /**
-  /** Operator callbacks per operator and transaction per minute, per API process (429 beyond); 0 disables. */
-  OPERATOR_CALLBACKS_PER_MINUTE: z.coerce.number().int().min(0).default(20),
    * Which proxies may name the client address (X-Forwarded-For), for per-address limits; behind the
    * shipped nginx gateway `1` (docs/payins.md, "Checkout page"). Default: loopback proxies only.
    */

@@ -44,9 +44,9 @@ export interface AppDeps {
   ledger?: Ledger;
   /** The hosted checkout page of payin sessions (customer-facing, no merchant credentials). */
   checkout: CheckoutService;
-  /** Signed operator callbacks (POST /operator-callbacks/:code); omitted, the route is absent. */
   /** Its limits per client address and per session (CHECKOUT_*_PER_MINUTE); omitted, the defaults. */
   checkoutLimits?: CheckoutLimits;
+  /** Signed operator callbacks (POST /operator-callbacks/:code); omitted, the route is absent. */
   operatorCallbacks?: OperatorCallbackDeps;
   idempotency: IdempotencyStore;
   /** Requests per merchant per minute; 0 disables the limit. */

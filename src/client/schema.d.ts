@@ -2469,6 +2469,15 @@ export interface operations {
       };
     };
     responses: {
+      /** @description Already received (a replay within the signature window): not delivered again */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CallbackReceipt'];
+        };
+      };
       /** @description Received */
       202: {
         headers: {
@@ -2520,15 +2529,6 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-      /** @description Already received (a replay within the signature window): not delivered again */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['CallbackReceipt'];
-        };
-      };
             code?: 'OPERATOR_SIGNATURE_INVALID';
             /** @constant */
             status?: 401;

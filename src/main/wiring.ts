@@ -57,11 +57,11 @@ export async function buildApi(opts: {
   await ledger.init();
   const otps = OtpStore.on(opts.mongo, opts.config.DATA_ENCRYPTION_KEYS, opts.config.OTP_LIFETIME);
   await otps.init();
-  const eventApi = await buildEventApi({
   const callbackReceipts = CallbackReceiptStore.on(opts.mongo, signatureToleranceSec, (err) =>
     opts.logger.warn({ err }, 'operator callback receipts: prune failed'),
   );
   await callbackReceipts.init();
+  const eventApi = await buildEventApi({
     ...opts,
     authenticate: (apiKey, apiClient) => merchants.authenticate(apiKey, apiClient),
   });
@@ -70,9 +70,9 @@ export async function buildApi(opts: {
     wsTokens: eventApi.wsTokens,
     operatorCallbacks: {
       secrets: opts.config.OPERATOR_CALLBACK_SECRETS,
-      findTransaction: (id) => transactions.findById(id),
       receipts: callbackReceipts,
       perTransactionPerMinute: opts.config.OPERATOR_CALLBACKS_PER_MINUTE,
+      findTransaction: (id) => transactions.findById(id),
       signal: async (workflowId, payload) => {
         try {
           await opts.temporal.workflow.getHandle(workflowId).signal(operatorCallbackSignal, payload);
@@ -86,13 +86,13 @@ export async function buildApi(opts: {
     ledger,
     rateLimitPerMinute: opts.config.RATE_LIMIT_PER_MINUTE,
     trustProxy: opts.config.TRUST_PROXY,
-    logger: opts.logger,
-    authenticate: (apiKey, apiClient) => merchants.authenticate(apiKey, apiClient),
-    health: { mongo: () => pingMongo(opts.mongo), temporal: () => pingTemporal(opts.temporal) },
     checkoutLimits: {
       perAddressPerMinute: opts.config.CHECKOUT_REQUESTS_PER_MINUTE,
       answersPerMinute: opts.config.CHECKOUT_ANSWERS_PER_MINUTE,
     },
+    logger: opts.logger,
+    authenticate: (apiKey, apiClient) => merchants.authenticate(apiKey, apiClient),
+    health: { mongo: () => pingMongo(opts.mongo), temporal: () => pingTemporal(opts.temporal) },
     database: {
       isConnected: () => opts.mongo.readyState === ConnectionStates.connected,
       probe: () => pingMongo(opts.mongo),
