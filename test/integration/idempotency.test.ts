@@ -246,6 +246,54 @@ describe('idempotency of POST requests', () => {
     for (const r of others) expect(r.body.code).toBe('DUPLICATE_REFERENCE');
     expect(await countTx('idem-race-ref')).toBe(1);
   });
+
+  // Answers carrying a secret are replayed as first given (the client may have lost the first, and
+  // the secret is shown nowhere else), but are stored sealed: no whsec_ or wst_ in the database.
+  describe('answers that carry a secret', () => {
+    const rawRecord = (key: string) =>
+      stack.mongo.collection('idempotency_keys').findOne({ _id: `${merchant.merchantId}|${key}` as never });
+    const replayedSame = async (path: string, body: unknown, secret: RegExp) => {
+      const key = randomUUID();
+      const first = await api.post(path, body, { 'x-idempotency-key': key });
+      expect(first.status).toBeLessThan(300);
+      expect(JSON.stringify(first.body)).toMatch(secret);
+      const raw = await rawRecord(key);
+      expect(raw).toMatchObject({ state: 'completed', bodySealed: true });
+      expect(JSON.stringify(raw)).not.toMatch(/whsec_|wst_/);
+      const again = await api.post(path, body, { 'x-idempotency-key': key });
+      expect(again.status).toBe(first.status);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(again.body).toEqual(first.body);
+      return first.body as Record<string, string>;
+    };
+
+    it('webhook endpoint creation and secret rotation', async () => {
+      const created = await replayedSame('/v1/webhooks', { url: 'https://merchant.example/hooks' }, /whsec_/);
+      const rotated = await replayedSame(`/v1/webhooks/${created.id}/rotate-secret`, {}, /whsec_/);
+      expect(rotated.secret).not.toBe(created.secret);
+    });
+
+    it('WebSocket tokens', async () => {
+      await replayedSame('/v1/ws/tokens', {}, /wst_/);
+    });
+
+    it('without a key ring, the stored answer keeps no secret and its replay shows it was issued', async () => {
+      const bare = IdempotencyStore.on(stack.mongo);
+      const key = randomUUID();
+      const claim = await bare.claim('m_no_ring', key, 'fp', 30_000);
+      if (claim.outcome !== 'claimed') throw new Error('not claimed');
+      await bare.complete('m_no_ring', key, claim, {
+        status: 201,
+        contentType: 'application/json',
+        body: JSON.stringify({ token: 'wst_abc-DEF_123', secret: 'whsec_QUJD+/=' }),
+      });
+      const stored = await bare.find('m_no_ring', key);
+      expect(JSON.parse(stored!.body!)).toEqual({
+        token: '[issued; not kept]',
+        secret: '[issued; not kept]',
+      });
+    });
+  });
 });
 
 // The middleware's handling of a failing or slow handler, on a bare Express app with the real store.

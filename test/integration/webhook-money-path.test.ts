@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import { ApiClient, eventually } from '../helpers/http';
+import { createTestMerchant } from '../helpers/merchants';
+import { startStack, type TestStack } from '../helpers/stack';
+import { Ledger } from '../../src/ledger';
+
+// A slow merchant endpoint never delays the money: an event's activity only records the event and
+// starts its delivery workflow, which makes every HTTP attempt (the first included). Here the
+// endpoint takes 20 s to answer each webhook; a payout still completes, and a refused one is
+// reversed, while the endpoint is holding its first request.
+const ANSWER_AFTER_MS = 20_000;
+
+describe('webhooks off the money path', () => {
+  let stack: TestStack;
+  let server: Server;
+  let url: string;
+  const requests: { receivedAt: number; answered: Promise<number> }[] = [];
+
+  beforeAll(async () => {
+    stack = await startStack({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_TIMEOUT: '30s' });
+    server = createServer((req, res) => {
+      const receivedAt = Date.now();
+      req.resume();
+      requests.push({
+        receivedAt,
+        answered: new Promise((done) =>
+          setTimeout(() => {
+            res.writeHead(200).end('ok');
+            done(Date.now());
+          }, ANSWER_AFTER_MS),
+        ),
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    url = `http://127.0.0.1:${(server.address() as { port: number }).port}/slow`;
+  });
+  afterAll(async () => {
+    // Let the held requests end, so no attempt is still running when the worker stops.
+    await Promise.all(requests.map((r) => r.answered));
+    server?.closeAllConnections();
+    await new Promise<void>((r) => server?.close(() => r()));
+    await stack?.stop();
+  });
+
+  it('a payout completes and a refused one is reversed while the endpoint holds its first webhook', async () => {
+    const merchant = await createTestMerchant(stack);
+    const api = new ApiClient(stack.baseUrl, merchant.credentials);
+    const ledger = Ledger.on(stack.mongo);
+    await ledger.transfer({
+      sourceRef: `fund:${randomUUID()}`,
+      fromAccountId: (await ledger.systemAccount('sandbox-funding', 'XOF')).id,
+      toAccountId: (await ledger.mainAccount(merchant.merchantId, 'XOF')).id,
+      amount: 100_000,
+      reason: 'test funding',
+    });
+    expect((await api.post('/v1/webhooks', { url })).status).toBe(201);
+
+    const completedRef = `po-slow-${randomUUID()}`;
+    const refusedRef = `po-slow-${randomUUID()}`;
+    const started = Date.now();
+    const [completed, refused] = await Promise.all([
+      api.post('/v1/direct/payout', {
+        reference: completedRef,
+        payout: { amount: 10_000, msisdn: '+2250500000001', provider: 'MTN', country: 'CI' },
+      }),
+      api.post('/v1/payout', {
+        reference: refusedRef,
+        sandboxScenario: 'failed',
+        amount: 5_000,
+        msisdn: '+2250700000001',
+        country: 'CI',
+      }),
+    ]);
+    expect([completed.status, refused.status]).toEqual([201, 201]);
+
+    const finalAt = async (path: string, status: string) => {
+      await eventually(
+        () => api.get(path),
+        (r) => r.body.status === status,
+      );
+      return Date.now();
+    };
+    const [completedAt, reversedAt] = await Promise.all([
+      finalAt(`/v1/direct/payout/${completedRef}`, 'completed'),
+      finalAt(`/v1/payout/${refusedRef}`, 'reversed'),
+    ]);
+
+    // The endpoint was reached (the first attempts are under way) but has answered nothing yet.
+    expect(requests.length).toBeGreaterThanOrEqual(1);
+    const firstAnswerAt = requests[0]!.receivedAt + ANSWER_AFTER_MS;
+    expect(completedAt).toBeLessThan(firstAnswerAt);
+    expect(reversedAt).toBeLessThan(firstAnswerAt);
+    expect(Math.max(completedAt, reversedAt) - started).toBeLessThan(ANSWER_AFTER_MS);
+
+    // Every event of both payouts is recorded, and delivered once the endpoint answers.
+    const events = await eventually(
+      () => api.get('/v1/events?limit=50'),
+      (r) => r.body.data?.filter((e: { type: string }) => e.type === 'payout.completed').length === 1,
+    );
+    const count = (events.body.data as unknown[]).length;
+    await eventually(
+      () => Promise.resolve(requests.length),
+      (n) => n >= count,
+      60_000,
+    );
+  }, 120_000);
+});
