@@ -155,13 +155,19 @@ async function main(): Promise<void> {
     const directPayin = async (
       client: Api,
       reference: string,
-      opts: { scenario?: string; msisdn?: string } = {},
+      opts: { scenario?: string; msisdn?: string; provider?: string; otp?: string } = {},
     ) => {
       const res = await client.post('/v1/direct/payin', {
         reference,
         ...(opts.scenario ? { sandboxScenario: opts.scenario } : {}),
         customerName: 'Golden Test',
-        payin: { amount: 1000, msisdn: opts.msisdn ?? '+2250500000001', provider: 'MTN', country: 'CI' },
+        payin: {
+          amount: 1000,
+          msisdn: opts.msisdn ?? '+2250500000001',
+          provider: opts.provider ?? 'MTN',
+          country: 'CI',
+          ...(opts.otp ? { otp: opts.otp } : {}),
+        },
         action,
       });
       if (res.status !== 201)
@@ -228,6 +234,17 @@ async function main(): Promise<void> {
         );
         await save('refundWorkflow-failed-reversed', rf);
         await save('payinWorkflow-direct-completed-refund-reversed', payinId('golden-refund-reversed'));
+      },
+      // Orange: the OTP stored apart, its id in the input, deleted at acknowledgement (otp-by-reference).
+      'direct-orange-otp': async () => {
+        await directPayin(api, 'golden-orange-otp', {
+          scenario: 'completed',
+          provider: 'ORANGE',
+          msisdn: '+2250700000001',
+          otp: '4821',
+        });
+        await payinStatus('golden-orange-otp', (b) => b.status === 'success');
+        await save('payinWorkflow-direct-orange-otp', payinId('golden-orange-otp'));
       },
       'direct-failed': async () => {
         await directPayin(api, 'golden-failed', { scenario: 'failed' });
