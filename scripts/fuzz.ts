@@ -169,7 +169,7 @@ async function main(): Promise<number> {
   });
   process.env.TEST_WORKFLOW_BUNDLE = join(dir, 'workflow-bundle.js');
   writeFileSync(process.env.TEST_WORKFLOW_BUNDLE, code);
-  const stack = await startStack({ RATE_LIMIT_PER_MINUTE: '0' });
+  const stack = await startStack({ RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_FAILED_AUTH_PER_ADDRESS: '0' });
   try {
     const merchant = await createTestMerchant(stack, 'Fuzz merchant');
     writeFileSync(join(dir, 'schemathesis.toml'), config());

@@ -139,6 +139,10 @@ export const configSchema = z.object({
   WEBHOOK_SECRET_OVERLAP: duration.prefault('24h'),
   /** Interval of WebSocket heartbeats (and of the ping that drops dead connections). */
   WS_HEARTBEAT: duration.prefault('25s'),
+  /** Open WebSockets per merchant in one API process; one more is refused (429 before the upgrade). */
+  WS_MAX_CONNECTIONS_PER_MERCHANT: z.coerce.number().int().min(1).default(20),
+  /** Messages a WebSocket may leave unsent; a slower consumer is closed (1013) and resumes from its last event id. */
+  WS_MAX_QUEUED_MESSAGES: z.coerce.number().int().min(1).default(1000),
   /** Where the Temporal worker's own Prometheus exporter listens (host:port); /metrics appends its series. */
   TEMPORAL_METRICS_ADDRESS: z
     .string()
@@ -175,6 +179,15 @@ export const configSchema = z.object({
    * from the CLI keeps working for at most this long. 0ms disables the cache.
    */
   AUTH_CACHE_TTL: duration.prefault('10s'),
+  /** How long an unknown or revoked api_key is remembered, so repeating it costs no database read; 0ms disables. */
+  AUTH_NEGATIVE_CACHE_TTL: duration.prefault('60s'),
+  /** Requests per client address per minute that fail authentication (401); past it, 429 before any lookup. 0 disables. */
+  RATE_LIMIT_FAILED_AUTH_PER_ADDRESS: z.coerce.number().int().min(0).default(300),
+  /**
+   * Bearer token that lets a remote caller read /metrics and the readiness details (API and
+   * worker); unset, only loopback callers can. At least 32 characters.
+   */
+  METRICS_TOKEN: z.string().min(32, 'at least 32 characters').optional(),
   /**
    * Which proxies may name the client address (X-Forwarded-For), for per-address limits; behind the
    * shipped nginx gateway `1` (docs/payins.md, "Checkout page"). Default: loopback proxies only.

@@ -4,7 +4,8 @@ import { requireMerchant, type Authenticator } from './auth';
 import { errorHandler, notFoundHandler } from './problem';
 import { idempotency } from './idempotency';
 import { jsonBody } from './json-body';
-import { merchantRateLimit } from './rate-limit';
+import { AddressLimiter, merchantRateLimit, registerAddressLimiter } from './rate-limit';
+import { internalAccess } from '../infra/metrics-server';
 import type { IdempotencyStore } from '../persistence/idempotency-keys';
 import { healthRoutes, type HealthChecks } from './routes/health';
 import { docsRoutes } from './routes/docs';
@@ -51,6 +52,10 @@ export interface AppDeps {
   idempotency: IdempotencyStore;
   /** Requests per merchant per minute; 0 disables the limit. */
   rateLimitPerMinute: number;
+  /** Failed authentications per client address per minute, before authenticating; 0 or omitted: none. */
+  failedAuthPerAddressPerMinute?: number;
+  /** Bearer token for /metrics and readiness details from other hosts (METRICS_TOKEN); loopback always may. */
+  metricsToken?: string;
   /** Webhook endpoints, their deliveries and events; omitted, the routes are absent. */
   webhooks?: WebhookApiDeps;
   /** Browser tokens of the WebSocket stream (the stream itself is ws.ts, on the server). */
@@ -66,10 +71,11 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', deps.trustProxy ?? 'loopback');
 
   // First: request ids, access logs and HTTP metrics for every route; then /metrics, /openapi.json, /docs.
-  app.use(observability(deps.logger));
+  const internal = internalAccess(deps.metricsToken);
+  app.use(observability(deps.logger, internal));
   // A documented path asked with an undocumented method: 405 before any other middleware answers.
   app.use(methodNotAllowed(openApiDocument().paths as Record<string, Record<string, unknown>>));
-  app.use(healthRoutes(deps.health));
+  app.use(healthRoutes(deps.health, internal));
   app.use(docsRoutes());
   if (deps.database) app.use(databaseGuard(deps.database));
   // Before the JSON parser: the HMAC is over the raw body, and operators have no merchant credentials.
@@ -78,6 +84,12 @@ export function createApp(deps: AppDeps): Express {
   // Customers reach the hosted checkout page with the link alone: mounted before /v1 authentication.
   app.use(checkoutRoutes(deps.checkout, deps.checkoutLimits));
 
+  // An address that keeps failing to authenticate is refused before any credential lookup.
+  if (deps.failedAuthPerAddressPerMinute) {
+    const limiter = new AddressLimiter(deps.failedAuthPerAddressPerMinute);
+    registerAddressLimiter(app, limiter);
+    app.use('/v1', limiter.middleware());
+  }
   // Every /v1 route is the calling merchant's; routers declare full paths, as the interface writes them.
   app.use('/v1', requireMerchant(deps.authenticate));
   // Throttled requests never claim an idempotency key; every POST claims one before any router.

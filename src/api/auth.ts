@@ -4,6 +4,8 @@ import { ApiProblem } from './problem';
 declare module 'express-serve-static-core' {
   interface Request {
     merchantId?: string;
+    /** The api_key the caller authenticated with (a public identifier, never the secret). */
+    apiKey?: string;
   }
 }
 
@@ -31,6 +33,7 @@ export function requireMerchant(authenticate: Authenticator): RequestHandler {
       .then((merchantId) => {
         if (!merchantId) return next(unauthorized);
         req.merchantId = merchantId;
+        req.apiKey = creds.apiKey;
         next();
       })
       .catch(next);

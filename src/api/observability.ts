@@ -10,6 +10,7 @@ import {
   renderMetrics,
   transactionsCreated,
 } from '../infra/metrics';
+import type { InternalAccess } from '../infra/metrics-server';
 
 // Request ids, access logs and HTTP metrics, mounted first so every route is measured and every
 // log line of a request carries its id.
@@ -47,7 +48,8 @@ function countCreation(status: number, body: unknown): void {
   });
 }
 
-export function observability(logger: Logger): Router {
+/** `internal`: who may read /metrics (others get the plain 404 of an unknown path). */
+export function observability(logger: Logger, internal: InternalAccess): Router {
   const router = Router();
 
   const context: RequestHandler = (req, res, next) => {
@@ -96,7 +98,8 @@ export function observability(logger: Logger): Router {
     }),
   );
 
-  router.get('/metrics', async (_req, res) => {
+  router.get('/metrics', async (req, res, next) => {
+    if (!internal(req)) return next();
     res.type(metricsContentType).send(await renderMetrics());
   });
   return router;

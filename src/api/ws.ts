@@ -1,10 +1,13 @@
-import type { IncomingMessage, Server } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { z } from 'zod';
 import { parseBasic, type Authenticator } from './auth';
+import { renderProblem, type ApiProblem } from './problem';
+import type { Language } from './i18n';
+import { addressLimiterOf, clientAddress, type AddressLimiter } from './rate-limit';
 import { toPublicEvent, type PublicEvent } from '../events/catalogue';
 import type { EventFeed } from '../events/event-feed';
 import type { EventStore, FeedEntry } from '../events/event-store';
@@ -14,11 +17,40 @@ import type { WsTokenStore } from '../persistence/ws-tokens';
 // with a single-use token (?token=, from POST /v1/ws/tokens). The client subscribes to all its
 // transactions or to references, optionally resuming after the last event id it saw; events come
 // from the durable feed (see events/event-feed.ts), never from another merchant.
+//
+// Multi-tenant bounds (RealtimeLimits): connections per merchant in this process, messages left
+// unsent per connection (a slow consumer is closed with 1013 and resumes from its last event id),
+// and every connection's key and merchant re-checked on a timer, so that revoking the key or
+// suspending the merchant closes it (4001, 4003) within AUTH_CACHE_TTL.
 
 export const WS_PATH = '/v1/ws';
 const MAX_REPLAY = 1000;
 /** A client that lets this much pile up is dropped; it resumes with its last event id. */
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+
+/** Application close codes (RFC 6455 4000-4999 are private use); reasons never carry a secret. */
+export const CLOSE_KEY_REVOKED = 4001;
+export const CLOSE_MERCHANT_SUSPENDED = 4003;
+/** Try again later (RFC 6455): too slow a consumer; it reconnects and resumes with lastEventId. */
+export const CLOSE_TRY_AGAIN_LATER = 1013;
+
+/** What a connection re-checks: its key (null for a token whose key is unknown) and merchant. */
+export type AccessChecker = (
+  merchantId: string,
+  apiKey: string | null,
+  maxAgeMs: number,
+) => Promise<'allowed' | 'key_revoked' | 'merchant_suspended'>;
+
+export interface RealtimeLimits {
+  /** Open connections per merchant in this process (WS_MAX_CONNECTIONS_PER_MERCHANT). */
+  maxConnectionsPerMerchant: number;
+  /** Messages handed to a connection and not yet written to its socket (WS_MAX_QUEUED_MESSAGES). */
+  maxQueuedMessages: number;
+  /** Re-checks every open connection's key and merchant; omitted, connections are never re-checked. */
+  access?: { check: AccessChecker; withinMs: number };
+}
+
+const defaultLimits: RealtimeLimits = { maxConnectionsPerMerchant: 20, maxQueuedMessages: 1000 };
 
 const clientMessage = z.discriminatedUnion('type', [
   z.strictObject({
@@ -41,6 +73,13 @@ export type ServerMessage =
 interface Client {
   ws: WebSocket;
   merchantId: string;
+  /** The key it authenticated with (null: a browser token issued before keys were recorded). */
+  apiKey: string | null;
+  /** Messages given to ws.send whose write has not completed (the slow-consumer bound). */
+  unsent: number;
+  maxQueued: number;
+  /** Waiting for every message sent so far to be written (see flushed). */
+  drained: (() => void)[];
   alive: boolean;
   references: Set<string> | null;
   subscribed: boolean;
@@ -65,8 +104,29 @@ export class RealtimeHub {
   private heartbeat: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
   private readonly servers: Server[] = [];
+  private limits: RealtimeLimits = defaultLimits;
+  private addressLimiter: AddressLimiter | null = null;
+  private trustProxy: ((addr: string, i: number) => boolean) | null = null;
+  private accessTimer: NodeJS.Timeout | null = null;
+  private checking = false;
 
   constructor(private readonly deps: RealtimeDeps) {}
+
+  /** Bounds and the access re-check (see RealtimeLimits); settings of the process, set once. */
+  configure(limits: Partial<RealtimeLimits>): void {
+    this.limits = { ...this.limits, ...limits };
+  }
+
+  /** Failed upgrades count against the same per-address limit as the API's 401s (rate-limit.ts). */
+  limitAddresses(limiter: AddressLimiter | null, trustProxy: (addr: string, i: number) => boolean): void {
+    this.addressLimiter = limiter;
+    this.trustProxy = trustProxy;
+  }
+
+  /** Open connections of this merchant in this process. */
+  connectionsOf(merchantId: string): number {
+    return this.byMerchant.get(merchantId)?.size ?? 0;
+  }
 
   /** Handles upgrades on this server; the feed is tailed from the first client on. */
   attach(server: Server): void {
@@ -87,10 +147,18 @@ export class RealtimeHub {
     this.deps.feed.start();
     this.heartbeat = setInterval(() => this.beat(), this.deps.heartbeatMs);
     this.heartbeat.unref();
+    const access = this.limits.access;
+    if (access) {
+      // Every half bound, with lookups at most half a bound old: a change is seen within the bound.
+      const half = Math.max(50, Math.floor(access.withinMs / 2));
+      this.accessTimer = setInterval(() => void this.recheck(access.check, half), half);
+      this.accessTimer.unref();
+    }
   }
 
   async close(): Promise<void> {
     if (this.heartbeat) clearInterval(this.heartbeat);
+    if (this.accessTimer) clearInterval(this.accessTimer);
     this.unsubscribe?.();
     for (const ws of this.wss.clients) ws.terminate();
     await new Promise<void>((res) => this.wss.close(() => res()));
@@ -100,27 +168,87 @@ export class RealtimeHub {
   private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== WS_PATH) return refuse(socket, 404, 'Not Found');
-    let merchantId: string | null = null;
+    const lang = languageOf(req);
+    const address = clientAddress(req, this.trustProxy);
+    const limiter = this.addressLimiter;
+    // Before any lookup: an address that failed too often is refused without touching MongoDB.
+    if (limiter && (await limiter.refuses(address)))
+      return refuseProblem(socket, 'RATE_LIMITED', lang, {}, { 'Retry-After': '60' });
+    let grant: { merchantId: string; apiKey: string | null } | null = null;
     try {
       const token = url.searchParams.get('token');
       const basic = parseBasic(req.headers.authorization);
-      if (basic) merchantId = await this.deps.authenticate(basic.apiKey, basic.apiClient);
-      else if (token) merchantId = await this.deps.tokens.consume(token);
+      if (basic) {
+        const merchantId = await this.deps.authenticate(basic.apiKey, basic.apiClient);
+        grant = merchantId ? { merchantId, apiKey: basic.apiKey } : null;
+      } else if (token) grant = await this.deps.tokens.consumeGrant(token);
     } catch (err) {
       this.deps.logger.error({ err }, 'websocket authentication failed');
       return refuse(socket, 503, 'Service Unavailable');
     }
-    if (!merchantId)
+    if (!grant) {
+      await limiter?.failed(address);
       return refuse(socket, 401, 'Unauthorized', { 'WWW-Authenticate': 'Basic realm="payments"' });
-    const id = merchantId;
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.connected(ws, id));
+    }
+    // Counted and added without an await in between (handleUpgrade calls back synchronously), so
+    // concurrent upgrades of one merchant cannot all pass the check.
+    if (this.connectionsOf(grant.merchantId) >= this.limits.maxConnectionsPerMerchant)
+      return refuseProblem(
+        socket,
+        'RATE_LIMITED',
+        lang,
+        { detail: tooManyConnections },
+        { 'Retry-After': '60' },
+      );
+    const { merchantId, apiKey } = grant;
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.connected(ws, merchantId, apiKey));
   }
 
-  private connected(ws: WebSocket, merchantId: string): void {
+  /** Closes the connections whose key was revoked or whose merchant was suspended. */
+  private async recheck(check: AccessChecker, maxAgeMs: number): Promise<void> {
+    if (this.checking) return;
+    this.checking = true;
+    try {
+      // One check per (merchant, key) pair, however many connections share it.
+      const groups = new Map<string, Client[]>();
+      for (const set of this.byMerchant.values())
+        for (const client of set) {
+          const id = `${client.merchantId}\u0000${client.apiKey ?? ''}`;
+          const group = groups.get(id);
+          if (group) group.push(client);
+          else groups.set(id, [client]);
+        }
+      for (const clients of groups.values()) {
+        const { merchantId, apiKey } = clients[0]!;
+        let verdict: Awaited<ReturnType<AccessChecker>>;
+        try {
+          verdict = await check(merchantId, apiKey, maxAgeMs);
+        } catch (err) {
+          // MongoDB unreachable: keep the connections; the next round checks again.
+          this.deps.logger.warn({ err }, 'websocket access re-check failed');
+          return;
+        }
+        if (verdict === 'allowed') continue;
+        const [code, reason] =
+          verdict === 'key_revoked'
+            ? [CLOSE_KEY_REVOKED, 'api key revoked']
+            : [CLOSE_MERCHANT_SUSPENDED, 'merchant suspended'];
+        for (const client of clients) closeClient(client, code, reason);
+      }
+    } finally {
+      this.checking = false;
+    }
+  }
+
+  private connected(ws: WebSocket, merchantId: string, apiKey: string | null): void {
     this.startTailing();
     const client: Client = {
       ws,
       merchantId,
+      apiKey,
+      unsent: 0,
+      drained: [],
+      maxQueued: this.limits.maxQueuedMessages,
       alive: true,
       references: null,
       subscribed: false,
@@ -133,6 +261,7 @@ export class RealtimeHub {
     set.add(client);
     ws.on('pong', () => (client.alive = true));
     ws.on('close', () => {
+      for (const wake of client.drained.splice(0)) wake();
       set.delete(client);
       if (set.size === 0) this.byMerchant.delete(merchantId);
     });
@@ -206,7 +335,13 @@ export class RealtimeHub {
         resumedAfter: last.id,
         replayed: missed.length,
       });
-      for (const e of missed) deliver(client, toPublicEvent(e));
+      for (const e of missed) {
+        if (client.ws.readyState !== client.ws.OPEN) break;
+        deliver(client, toPublicEvent(e));
+        // A replay goes at the client's pace (a burst would look like a slow consumer); live
+        // events wait in `pending`, whose bound drops a client that does not keep up.
+        if (client.ws.bufferedAmount > 0) await flushed(client);
+      }
     } finally {
       const pending = client.pending;
       client.pending = null;
@@ -222,6 +357,8 @@ export class RealtimeHub {
     if (!client.subscribed || client.merchantId !== entry.merchantId) return;
     if (client.references && !client.references.has(entry.reference)) return;
     if (client.pending) {
+      // Live events wait for a resumption to finish; a client that lets too many pile up is slow.
+      if (client.pending.length >= client.maxQueued) return tooSlow(client);
       client.pending.push(entry);
       return;
     }
@@ -246,11 +383,70 @@ export class RealtimeHub {
 
 function send(client: Client, msg: ServerMessage): void {
   if (client.ws.readyState !== client.ws.OPEN) return;
-  if (client.ws.bufferedAmount > MAX_BUFFERED_BYTES) {
-    client.ws.close(1013, 'too slow: reconnect and resume with lastEventId');
-    return;
+  // Writes complete asynchronously, so a burst counts as unsent until the next tick even when the
+  // kernel took it all: the client is slow only if bytes are also waiting in this process.
+  const waiting = client.ws.bufferedAmount;
+  if ((client.unsent >= client.maxQueued && waiting > 0) || waiting > MAX_BUFFERED_BYTES)
+    return tooSlow(client);
+  client.unsent++;
+  // The callback runs once the frame is written to the socket (or the socket failed).
+  client.ws.send(JSON.stringify(msg), () => {
+    client.unsent--;
+    if (client.unsent === 0) for (const wake of client.drained.splice(0)) wake();
+  });
+}
+
+/** Resolves once every message sent so far is written to the socket, or the connection closed. */
+function flushed(client: Client): Promise<void> {
+  if (client.unsent === 0 || client.ws.readyState !== client.ws.OPEN) return Promise.resolve();
+  return new Promise((resolve) => client.drained.push(resolve));
+}
+
+/** Messages pile up faster than the client reads them: drop it; it resumes from its last event id. */
+function tooSlow(client: Client): void {
+  closeClient(client, CLOSE_TRY_AGAIN_LATER, 'too slow: reconnect and resume with lastEventId');
+}
+
+/**
+ * Sends a close frame. A client that does not read it (a slow one: the frame waits behind what it
+ * has not read) is cut off by ws itself 30 s later, which frees what was queued for it.
+ */
+function closeClient(client: Client, code: number, reason: string): void {
+  if (client.ws.readyState === client.ws.OPEN) client.ws.close(code, reason);
+}
+
+const tooManyConnections = {
+  en: 'Too many open WebSockets for this account; close one, or retry after the delay in Retry-After.',
+  fr: 'Trop de WebSockets ouverts pour ce compte ; fermez-en un, ou réessayez après le délai indiqué par Retry-After.',
+};
+
+/** The first language of Accept-Language we speak (the upgrade never reaches express). */
+function languageOf(req: IncomingMessage): Language {
+  for (const part of (req.headers['accept-language'] ?? '').split(',')) {
+    const tag = part.trim().slice(0, 2).toLowerCase();
+    if (tag === 'fr' || tag === 'en') return tag;
   }
-  client.ws.send(JSON.stringify(msg));
+  return 'en';
+}
+
+/** An RFC 9457 problem answered to an upgrade, before any WebSocket exists. */
+function refuseProblem(
+  socket: Duplex,
+  code: ApiProblem['code'],
+  lang: Language,
+  extra: ApiProblem['extra'],
+  headers: Record<string, string>,
+): void {
+  const problem = renderProblem(code, lang, extra, WS_PATH);
+  const body = JSON.stringify(problem);
+  const extraHeaders = Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+  socket.end(
+    `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? ''}\r\nConnection: close\r\n` +
+      `Content-Type: application/problem+json\r\nContent-Language: ${lang}\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n${extraHeaders}\r\n${body}`,
+  );
 }
 
 /** Each event once per connection, whether it came from the replay or the live feed. */
@@ -275,6 +471,15 @@ export function realtimeOf(app: Express): RealtimeHub | undefined {
   return hubs.get(app);
 }
 
-export function registerRealtime(app: Express, hub: RealtimeHub): void {
+/**
+ * Registers the hub of this app: failed upgrades count against the app's per-address limit (with
+ * its trusted proxies), and `limits` bound connections and re-check their access.
+ */
+export function registerRealtime(app: Express, hub: RealtimeHub, limits: Partial<RealtimeLimits> = {}): void {
+  hub.configure(limits);
+  hub.limitAddresses(
+    addressLimiterOf(app) ?? null,
+    app.get('trust proxy fn') as (addr: string, i: number) => boolean,
+  );
   hubs.set(app, hub);
 }

@@ -44,6 +44,7 @@ export async function buildApi(opts: {
   const merchants = MerchantService.on(opts.mongo, {
     keyMode: opts.config.NODE_ENV === 'production' ? 'live' : 'test',
     authCacheTtlMs: opts.config.AUTH_CACHE_TTL,
+    negativeCacheTtlMs: opts.config.AUTH_NEGATIVE_CACHE_TTL,
   });
   await merchants.init();
   const idempotency = IdempotencyStore.on(opts.mongo, opts.config.DATA_ENCRYPTION_KEYS);
@@ -85,6 +86,8 @@ export async function buildApi(opts: {
     idempotency,
     ledger,
     rateLimitPerMinute: opts.config.RATE_LIMIT_PER_MINUTE,
+    failedAuthPerAddressPerMinute: opts.config.RATE_LIMIT_FAILED_AUTH_PER_ADDRESS,
+    metricsToken: opts.config.METRICS_TOKEN,
     trustProxy: opts.config.TRUST_PROXY,
     checkoutLimits: {
       perAddressPerMinute: opts.config.CHECKOUT_REQUESTS_PER_MINUTE,
@@ -142,7 +145,15 @@ export async function buildApi(opts: {
     }),
   });
   // The WebSocket stream needs the listening server: run.ts attaches it (realtimeOf).
-  registerRealtime(app, eventApi.hub);
+  registerRealtime(app, eventApi.hub, {
+    maxConnectionsPerMerchant: opts.config.WS_MAX_CONNECTIONS_PER_MERCHANT,
+    maxQueuedMessages: opts.config.WS_MAX_QUEUED_MESSAGES,
+    // Open streams of a revoked key or a suspended merchant close within AUTH_CACHE_TTL (1 s if 0).
+    access: {
+      check: (merchantId, apiKey, maxAgeMs) => merchants.stillAllowed(merchantId, apiKey, maxAgeMs),
+      withinMs: opts.config.AUTH_CACHE_TTL || 1_000,
+    },
+  });
   return app;
 }
 

@@ -3,7 +3,7 @@ import { ConfigError, loadConfig } from '../config';
 import { createLogger } from '../infra/logger';
 import { onShutdown, runWorker } from './run';
 import { installWorkerRuntime } from '../temporal/runtime';
-import { startMetricsServer } from '../infra/metrics-server';
+import { internalAccess, startMetricsServer } from '../infra/metrics-server';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -14,7 +14,7 @@ async function main(): Promise<void> {
   const worker = await runWorker(config, { mongo: config.MONGODB_URI, temporal: config.TEMPORAL_ADDRESS });
   // No API in this process: the worker's counters (and Temporal's) get their own /metrics.
   const metrics = config.WORKER_METRICS_PORT
-    ? await startMetricsServer(config.WORKER_METRICS_PORT, config.HOST)
+    ? await startMetricsServer(config.WORKER_METRICS_PORT, config.HOST, internalAccess(config.METRICS_TOKEN))
     : null;
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'worker running');
   onShutdown(logger, async () => {

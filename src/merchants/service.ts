@@ -1,4 +1,4 @@
-import type { Connection } from 'mongoose';
+import type { Connection, Model } from 'mongoose';
 import { newId } from '../domain/ids';
 import {
   hashSecret,
@@ -31,6 +31,7 @@ import {
   type CredentialModel,
   type KeyUsageModel,
   type MerchantModel,
+  migrateToKeyedIds,
 } from './store';
 
 export interface MerchantServiceOptions {
@@ -40,18 +41,35 @@ export interface MerchantServiceOptions {
    */
   keyMode?: KeyMode;
   /**
-   * How long a successful lookup is reused in this process. A key revoked or a merchant
-   * suspended from another process (the CLI) keeps working here for at most this long;
-   * from this process, the change applies at once. 0 disables the cache.
+   * How long a lookup of an active key, or of a merchant's status, is reused in this process. A
+   * key revoked or a merchant suspended from another process (the CLI) keeps working here for at
+   * most this long; from this process, the change applies at once. 0 disables the cache.
    */
   authCacheTtlMs?: number;
+  /**
+   * How long "no such key" (or "revoked", which is final) is remembered, so that a caller
+   * repeating an unknown key costs no database read. Key ids are random and only ever inserted,
+   * so a key issued later cannot be one remembered here. 0 disables it.
+   */
+  negativeCacheTtlMs?: number;
 }
 
-interface CachedLookup {
-  merchantId: string;
-  secretHash: string;
+/** One credential lookup, kept whatever secret was presented (the secret is compared per call). */
+interface CachedKey {
+  /** null: no such key, or revoked. */
+  credential: { merchantId: string; secretHash: string } | null;
+  readAt: number;
   expiresAt: number;
 }
+
+interface CachedMerchant {
+  active: boolean;
+  readAt: number;
+  expiresAt: number;
+}
+
+/** Whether an open connection may go on (see stillAllowed). */
+export type AccessCheck = 'allowed' | 'key_revoked' | 'merchant_suspended';
 
 const maxCachedKeys = 10_000;
 /** lastUsedAt is a hint for operators, so each process writes it at most once a minute per key. */
@@ -59,12 +77,24 @@ const lastUsedResolutionMs = 60_000;
 /** Compared against when the key is unknown, so that an unknown key costs the same as a wrong secret. */
 const dummyHash = hashSecret('no such key');
 
+/** Keeps at most maxCachedKeys entries, dropping the oldest (Maps iterate in insertion order). */
+function putBounded<K, V>(map: Map<K, V>, key: K, value: V): void {
+  map.delete(key);
+  if (map.size >= maxCachedKeys) {
+    const oldest = map.keys().next().value;
+    if (oldest !== undefined) map.delete(oldest);
+  }
+  map.set(key, value);
+}
+
 export class MerchantService {
-  private readonly cache = new Map<string, CachedLookup>();
+  private readonly keys = new Map<string, CachedKey>();
+  private readonly merchantStatus = new Map<string, CachedMerchant>();
   /** When this process last wrote each key's usage. */
   private readonly usageWrittenAt = new Map<string, number>();
   private readonly keyMode: KeyMode;
   private readonly cacheTtlMs: number;
+  private readonly negativeTtlMs: number;
   private readonly recordsDeployment: boolean;
 
   constructor(
@@ -77,6 +107,7 @@ export class MerchantService {
     this.keyMode = options.keyMode ?? 'test';
     this.recordsDeployment = options.keyMode !== undefined;
     this.cacheTtlMs = options.authCacheTtlMs ?? 0;
+    this.negativeTtlMs = options.negativeCacheTtlMs ?? 0;
   }
 
   static on(conn: Connection, options: MerchantServiceOptions = {}): MerchantService {
@@ -93,6 +124,9 @@ export class MerchantService {
     await this.merchants.init();
     await this.credentials.init();
     await this.usage.init();
+    // Documents of older versions (ObjectId `_id`) move to their key, so logins are `_id` lookups.
+    await migrateToKeyedIds(this.merchants as unknown as Model<never>, 'id');
+    await migrateToKeyedIds(this.credentials as unknown as Model<never>, 'apiKey');
     if (this.recordsDeployment)
       await recordDeploymentMode(this.deployment, this.keyMode === 'live' ? 'live' : 'sandbox');
   }
@@ -113,7 +147,7 @@ export class MerchantService {
       createdAt: now,
       updatedAt: now,
     };
-    await this.merchants.create(merchant);
+    await this.merchants.create({ _id: merchant.id, ...merchant });
     // Not atomic with the insert above (no transactions on FerretDB): a crash here leaves a
     // merchant without keys, which `keys rotate` repairs; never a key without its merchant.
     return this.issue(merchant.id);
@@ -124,7 +158,7 @@ export class MerchantService {
   }
 
   async getMerchant(merchantId: string): Promise<Merchant | null> {
-    return this.merchants.findOne({ id: merchantId }, { _id: 0 }).lean<Merchant>().exec();
+    return this.merchants.findOne({ _id: merchantId }, { _id: 0 }).lean<Merchant>().exec();
   }
 
   /** Active and revoked pairs of a merchant, without their hashes. */
@@ -160,18 +194,20 @@ export class MerchantService {
   async revokeKey(apiKey: string): Promise<ApiCredential> {
     const now = new Date();
     await this.credentials.updateOne(
-      { apiKey, status: 'active' },
+      { _id: apiKey, status: 'active' },
       { $set: { status: 'revoked', revokedAt: now } },
     );
-    this.cache.delete(apiKey);
-    const stored = await this.credentials.findOne({ apiKey }, { _id: 0 }).lean<ApiCredential>().exec();
+    const stored = await this.credentials.findOne({ _id: apiKey }, { _id: 0 }).lean<ApiCredential>().exec();
     if (!stored) throw new ApiKeyNotFoundError(apiKey);
+    // Revocation is final: this process refuses the key at once, without reading it again.
+    this.rememberKey(apiKey, null, Date.now());
     return stored;
   }
 
   /**
    * The merchant calling with this pair, or null for an unknown key, a wrong secret, a revoked
-   * key or a suspended merchant (the caller cannot tell which: all are a plain 401).
+   * key or a suspended merchant (the caller cannot tell which: all are a plain 401). At most two
+   * `_id` lookups (the credential, the merchant), each cached (see the options).
    */
   async authenticate(apiKey: string, apiClient: string): Promise<string | null> {
     if (!looksLikeApiKey(apiKey)) {
@@ -179,26 +215,71 @@ export class MerchantService {
       return null;
     }
     const now = Date.now();
-    const cached = this.cache.get(apiKey);
-    if (cached && cached.expiresAt > now) {
-      return secretMatches(apiClient, cached.secretHash) ? cached.merchantId : null;
-    }
-    this.cache.delete(apiKey);
-
-    const credential = await this.credentials
-      .findOne({ apiKey, status: 'active' }, { _id: 0 })
-      .lean<ApiCredential>()
-      .exec();
+    const credential = await this.lookupKey(apiKey, now, this.cacheTtlMs);
     if (!secretMatches(apiClient, credential?.secretHash ?? dummyHash) || !credential) return null;
-    const merchant = await this.merchants
-      .findOne({ id: credential.merchantId, status: 'active' }, { _id: 0, id: 1 })
-      .lean<Pick<Merchant, 'id'>>()
-      .exec();
-    if (!merchant) return null;
-
-    if (this.cacheTtlMs > 0) this.remember(apiKey, credential, now);
+    if (!(await this.merchantActive(credential.merchantId, now, this.cacheTtlMs))) return null;
     await this.recordUsage(apiKey, now);
-    return merchant.id;
+    return credential.merchantId;
+  }
+
+  /**
+   * Whether a connection opened by this merchant, with this key (null: a browser token whose key
+   * is not known), may stay open. Lookups read within `maxAgeMs` are reused (the same cache as
+   * authenticate), so a caller checking every `maxAgeMs` sees a change within twice that.
+   */
+  async stillAllowed(merchantId: string, apiKey: string | null, maxAgeMs: number): Promise<AccessCheck> {
+    const now = Date.now();
+    if (apiKey !== null) {
+      const credential = await this.lookupKey(apiKey, now, maxAgeMs);
+      if (!credential || credential.merchantId !== merchantId) return 'key_revoked';
+    }
+    return (await this.merchantActive(merchantId, now, maxAgeMs)) ? 'allowed' : 'merchant_suspended';
+  }
+
+  /** The active credential of this key (cached), or null: unknown or revoked. */
+  private async lookupKey(
+    apiKey: string,
+    now: number,
+    maxAgeMs: number,
+  ): Promise<{ merchantId: string; secretHash: string } | null> {
+    const cached = this.keys.get(apiKey);
+    if (cached && cached.expiresAt > now && (cached.credential === null || now - cached.readAt < maxAgeMs))
+      return cached.credential;
+    const doc = await this.credentials
+      .findOne({ _id: apiKey }, { _id: 0, merchantId: 1, secretHash: 1, status: 1 })
+      .lean<Pick<ApiCredential, 'merchantId' | 'secretHash' | 'status'>>()
+      .exec();
+    const credential =
+      doc?.status === 'active' ? { merchantId: doc.merchantId, secretHash: doc.secretHash } : null;
+    this.rememberKey(apiKey, credential, now);
+    return credential;
+  }
+
+  private rememberKey(
+    apiKey: string,
+    credential: { merchantId: string; secretHash: string } | null,
+    now: number,
+  ): void {
+    const ttl = credential ? this.cacheTtlMs : this.negativeTtlMs;
+    if (ttl <= 0) {
+      this.keys.delete(apiKey);
+      return;
+    }
+    putBounded(this.keys, apiKey, { credential, readAt: now, expiresAt: now + ttl });
+  }
+
+  /** Whether the merchant exists and is active (cached for the positive TTL either way). */
+  private async merchantActive(merchantId: string, now: number, maxAgeMs: number): Promise<boolean> {
+    const cached = this.merchantStatus.get(merchantId);
+    if (cached && cached.expiresAt > now && now - cached.readAt < maxAgeMs) return cached.active;
+    const doc = await this.merchants
+      .findOne({ _id: merchantId }, { _id: 0, status: 1 })
+      .lean<Pick<Merchant, 'status'>>()
+      .exec();
+    const active = doc?.status === 'active';
+    if (this.cacheTtlMs > 0)
+      putBounded(this.merchantStatus, merchantId, { active, readAt: now, expiresAt: now + this.cacheTtlMs });
+    return active;
   }
 
   /**
@@ -208,12 +289,7 @@ export class MerchantService {
   private async recordUsage(apiKey: string, now: number): Promise<void> {
     const last = this.usageWrittenAt.get(apiKey);
     if (last !== undefined && now - last <= lastUsedResolutionMs) return;
-    if (this.usageWrittenAt.size >= maxCachedKeys) {
-      const oldest = this.usageWrittenAt.keys().next().value;
-      if (oldest !== undefined) this.usageWrittenAt.delete(oldest);
-    }
-    this.usageWrittenAt.delete(apiKey);
-    this.usageWrittenAt.set(apiKey, now);
+    putBounded(this.usageWrittenAt, apiKey, now);
     // Two processes may upsert the same new _id at once: one gets a duplicate key, which is fine.
     await this.usage
       .replaceOne({ _id: apiKey }, { lastUsedAt: new Date(now) }, { upsert: true })
@@ -221,23 +297,11 @@ export class MerchantService {
       .catch(() => undefined);
   }
 
-  private remember(apiKey: string, credential: ApiCredential, now: number): void {
-    if (this.cache.size >= maxCachedKeys) {
-      // Maps iterate in insertion order: drop the oldest entry.
-      const oldest = this.cache.keys().next().value;
-      if (oldest !== undefined) this.cache.delete(oldest);
-    }
-    this.cache.set(apiKey, {
-      merchantId: credential.merchantId,
-      secretHash: credential.secretHash,
-      expiresAt: now + this.cacheTtlMs,
-    });
-  }
-
   private async issue(merchantId: string): Promise<IssuedCredentials> {
     const apiKey = newApiKey(this.keyMode);
     const apiClient = newSecret(this.keyMode);
     await this.credentials.create({
+      _id: apiKey,
       apiKey,
       merchantId,
       secretHash: hashSecret(apiClient),
@@ -257,13 +321,13 @@ export class MerchantService {
   private async setStatus(merchantId: string, status: Merchant['status']): Promise<Merchant> {
     // updateOne then read: FerretDB's findAndModify does not support projections.
     const { matchedCount } = await this.merchants
-      .updateOne({ id: merchantId }, { $set: { status, updatedAt: new Date() } })
+      .updateOne({ _id: merchantId }, { $set: { status, updatedAt: new Date() } })
       .exec();
     if (matchedCount === 0) throw new MerchantNotFoundError(merchantId);
     const updated = await this.getMerchant(merchantId);
     if (!updated) throw new MerchantNotFoundError(merchantId);
-    // Forget every cached key of this merchant, so the change applies at once in this process.
-    for (const [key, entry] of this.cache) if (entry.merchantId === merchantId) this.cache.delete(key);
+    // Forget the merchant's cached status, so the change applies at once in this process.
+    this.merchantStatus.delete(merchantId);
     return updated;
   }
 }

@@ -14,6 +14,8 @@ interface WsTokenDoc {
   /** The same hash: the field (and its unique index) predate the `_id` key. */
   tokenHash: string;
   merchantId: string;
+  /** The api_key that issued it, so that revoking the key closes the stream it opened. */
+  apiKey?: string | null;
   expiresAt: Date;
 }
 
@@ -28,6 +30,7 @@ const tokenSchema = new Schema<WsTokenDoc>(
     _id: { type: String, required: true },
     tokenHash: { type: String, required: true, unique: true },
     merchantId: { type: String, required: true },
+    apiKey: { type: String, default: null },
     expiresAt: { type: Date, required: true, index: true },
   },
   { versionKey: false },
@@ -66,7 +69,7 @@ export class WsTokenStore {
     await this.used.init();
   }
 
-  async issue(merchantId: string): Promise<{ token: string; expiresAt: Date }> {
+  async issue(merchantId: string, apiKey?: string): Promise<{ token: string; expiresAt: Date }> {
     const token = `wst_${randomBytes(24).toString('base64url')}`;
     const expiresAt = new Date(Date.now() + this.ttlMs);
     // No TTL index on FerretDB: expired tokens and their use markers are swept here, on the back
@@ -75,12 +78,17 @@ export class WsTokenStore {
     await this.model.deleteMany({ expiresAt: { $lt: now } }).exec();
     await this.used.deleteMany({ expiresAt: { $lt: now } }).exec();
     const tokenHash = hash(token);
-    await this.model.create({ _id: tokenHash, tokenHash, merchantId, expiresAt });
+    await this.model.create({ _id: tokenHash, tokenHash, merchantId, apiKey: apiKey ?? null, expiresAt });
     return { token, expiresAt };
   }
 
   /** The token's merchant if it is valid; it cannot be used again. */
   async consume(token: string): Promise<string | null> {
+    return (await this.consumeGrant(token))?.merchantId ?? null;
+  }
+
+  /** The token's merchant and issuing key (null for tokens issued before keys were recorded). */
+  async consumeGrant(token: string): Promise<{ merchantId: string; apiKey: string | null } | null> {
     const id = hash(token);
     const doc = await this.model.findById(id).lean<WsTokenDoc>().exec();
     if (!doc || doc.expiresAt.getTime() <= Date.now()) return null;
@@ -95,6 +103,6 @@ export class WsTokenStore {
       .deleteOne({ _id: id })
       .exec()
       .catch(() => undefined);
-    return doc.merchantId;
+    return { merchantId: doc.merchantId, apiKey: doc.apiKey ?? null };
   }
 }

@@ -8,7 +8,8 @@ export function realtimeRoutes(tokens: WsTokenStore): Router {
   const router = Router();
 
   router.post('/v1/ws/tokens', async (req, res) => {
-    const { token, expiresAt } = await tokens.issue(req.merchantId!);
+    // The issuing key goes with the token: revoking it closes the stream the token opens.
+    const { token, expiresAt } = await tokens.issue(req.merchantId!, req.apiKey);
     res.status(201).json({ token, expiresAt: expiresAt.toISOString(), url: `${WS_PATH}?token=${token}` });
   });
 

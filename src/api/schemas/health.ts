@@ -4,5 +4,6 @@ import { z } from 'zod';
 export const liveness = z.object({ status: z.literal('ok') });
 export const readiness = z.object({
   status: z.enum(['ready', 'unavailable']),
-  checks: z.object({ mongo: z.boolean(), temporal: z.boolean() }),
+  /** Only to a loopback caller or one presenting METRICS_TOKEN. */
+  checks: z.object({ mongo: z.boolean(), temporal: z.boolean() }).optional(),
 });
