@@ -1153,7 +1153,7 @@ export interface components {
       provider: string | null;
     };
     Readiness: {
-      checks: {
+      checks?: {
         mongo: boolean;
         temporal: boolean;
       };
