@@ -169,7 +169,14 @@ async function main(): Promise<number> {
   });
   process.env.TEST_WORKFLOW_BUNDLE = join(dir, 'workflow-bundle.js');
   writeFileSync(process.env.TEST_WORKFLOW_BUNDLE, code);
-  const stack = await startStack({ RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_FAILED_AUTH_PER_ADDRESS: '0' });
+  // Limits off: the fuzzer checks contracts, not throttling, and sends far more than a client would.
+  const stack = await startStack({
+    RATE_LIMIT_PER_MINUTE: '0',
+    RATE_LIMIT_FAILED_AUTH_PER_ADDRESS: '0',
+    CHECKOUT_REQUESTS_PER_MINUTE: '0',
+    CHECKOUT_ANSWERS_PER_MINUTE: '0',
+    OPERATOR_CALLBACKS_PER_MINUTE: '0',
+  });
   try {
     const merchant = await createTestMerchant(stack, 'Fuzz merchant');
     writeFileSync(join(dir, 'schemathesis.toml'), config());
