@@ -111,6 +111,8 @@ export async function startTemporalDevServer(opts: {
   port: number;
   uiPort: number;
   namespace: string;
+  /** The codec server the Web UI asks to decode payloads (src/temporal/codec-server.ts). */
+  uiCodecEndpoint?: string;
 }): Promise<LocalServer> {
   mkdirSync(opts.dataDir, { recursive: true });
   const logs: string[] = [];
@@ -137,6 +139,7 @@ export async function startTemporalDevServer(opts: {
     '--dynamic-config-value',
     'frontend.enableExecuteMultiOperation=true',
   ];
+  if (opts.uiCodecEndpoint) args.push('--ui-codec-endpoint', opts.uiCodecEndpoint);
   for (const [name, type] of Object.entries(searchAttributes))
     args.push('--search-attribute', `${name}=${type}`);
   const proc = spawn(temporalCliPath(), args, {

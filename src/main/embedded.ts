@@ -7,6 +7,8 @@ import { startFerretDB, startTemporalDevServer, type LocalServer } from '../infr
 import { onShutdown, runApi, runWorker, type Running } from './run';
 import { startSimulator } from '../simulator/server';
 import { installWorkerRuntime } from '../temporal/runtime';
+import { EncryptionCodec } from '../temporal/codec';
+import { embeddedUiOrigins, startCodecServer } from '../temporal/codec-server';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -28,6 +30,19 @@ async function main(): Promise<void> {
       );
       mongoUri = `mongodb://127.0.0.1:${config.EMBEDDED_MONGODB_PORT}/payments`;
     }
+    // The codec server, so the UI (and `temporal --codec-endpoint`) shows histories in clear. On
+    // loopback, and open to this machine outside production: the UI in the browser cannot send
+    // a bearer token (docs/decisions.md, "Codec server").
+    const codecServer = await startCodecServer({
+      codec: new EncryptionCodec(config.PAYLOAD_CODEC_KEYS),
+      tokens: config.CODEC_SERVER_TOKENS ?? [],
+      origins: config.CODEC_SERVER_ORIGINS ?? embeddedUiOrigins(config.EMBEDDED_TEMPORAL_UI_PORT),
+      openToLoopback: config.NODE_ENV !== 'production',
+      logger: logger.child({ component: 'codec-server' }),
+      host: '127.0.0.1',
+      port: config.CODEC_SERVER_PORT,
+    });
+    parts.push(codecServer);
     let temporalAddress = config.TEMPORAL_ADDRESS;
     if (!temporalAddress) {
       servers.push(
@@ -36,6 +51,7 @@ async function main(): Promise<void> {
           port: config.EMBEDDED_TEMPORAL_PORT,
           uiPort: config.EMBEDDED_TEMPORAL_UI_PORT,
           namespace: config.TEMPORAL_NAMESPACE,
+          uiCodecEndpoint: codecServer.url,
         }),
       );
       temporalAddress = `127.0.0.1:${config.EMBEDDED_TEMPORAL_PORT}`;
@@ -67,6 +83,7 @@ async function main(): Promise<void> {
         'momo-payments is running',
         `  API          http://127.0.0.1:${config.PORT}  (health: /health/ready)`,
         `  Temporal UI  ${ui}`,
+        `  Codec server ${codecServer.url}  (decodes history payloads for the UI and \`temporal --codec-endpoint\`)`,
         `  Operators    ${operatorUrl}  (sandbox simulator unless OPERATOR_BASE_URL is set)`,
         `  Temporal     ${temporalAddress}`,
         `  MongoDB      ${mongoUri}`,

@@ -10,6 +10,7 @@ import {
   devOperatorCallbackSecrets,
   devPayloadCodecKeys,
   devDataEncryptionKeys,
+  codecServerRefusals,
 } from '../../src/config';
 
 describe('configuration', () => {
@@ -196,4 +197,55 @@ describe('production entry points', () => {
     },
     90_000,
   );
+});
+
+describe('codec server settings (src/main/codec-server.ts)', () => {
+  const production = {
+    NODE_ENV: 'production',
+    PAYLOAD_CODEC_KEYS: `k2:${'ab'.repeat(32)}`,
+    CODEC_SERVER_TOKENS: `${'t'.repeat(40)},${'u'.repeat(40)}`,
+  };
+
+  it('needs only its own settings in production: codec keys and tokens', () => {
+    const c = loadConfig(production, codecServerRefusals);
+    expect(c.CODEC_SERVER_TOKENS).toEqual(['t'.repeat(40), 'u'.repeat(40)]);
+  });
+
+  it('refuses to start in production without tokens, or with the development codec keys', () => {
+    const { CODEC_SERVER_TOKENS: _unset, ...noTokens } = production;
+    expect(() => loadConfig(noTokens, codecServerRefusals)).toThrow(
+      /CODEC_SERVER_TOKENS: required in production/,
+    );
+    expect(() =>
+      loadConfig({ ...production, PAYLOAD_CODEC_KEYS: devPayloadCodecKeys }, codecServerRefusals),
+    ).toThrow(/PAYLOAD_CODEC_KEYS: a published development key/);
+    // Development: tokens optional (the embedded UI on loopback needs none).
+    expect(loadConfig({ NODE_ENV: 'development' }, codecServerRefusals).CODEC_SERVER_TOKENS).toBeUndefined();
+  });
+
+  it('refuses short tokens without echoing them, and takes origins as origins', () => {
+    expect(() => loadConfig({ CODEC_SERVER_TOKENS: 'short-secret-value' })).toThrow(
+      /CODEC_SERVER_TOKENS\.0: each token at least 32 characters/,
+    );
+    try {
+      loadConfig({ CODEC_SERVER_TOKENS: 'short-secret-value' });
+    } catch (err) {
+      expect((err as Error).message).not.toContain('short-secret-value');
+    }
+    const c = loadConfig({ CODEC_SERVER_ORIGINS: 'https://ui.example/, http://127.0.0.1:8233' });
+    expect(c.CODEC_SERVER_ORIGINS).toEqual(['https://ui.example', 'http://127.0.0.1:8233']);
+  });
+
+  it('the entry point refuses to start in production without tokens, naming only its own settings', () => {
+    const out = spawnSync(process.execPath, ['--import', 'tsx', 'src/main/codec-server.ts'], {
+      cwd: resolve(__dirname, '../..'),
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production' },
+    });
+    expect(out.status).toBe(1);
+    expect(out.stderr).toContain('CODEC_SERVER_TOKENS');
+    expect(out.stderr).toContain('PAYLOAD_CODEC_KEYS');
+    expect(out.stderr).not.toContain('OPERATOR_BASE_URL');
+  }, 90_000);
 });
