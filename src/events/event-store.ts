@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Schema, mongo, type Connection, type Model } from 'mongoose';
 import { toPublicEvent, type EventType, type PublicEvent, type StoredEvent } from './catalogue';
+import { ReadChains, type ChainEntry } from '../persistence/read-chains';
 
 // The durable event record (the outbox) and its capped mirror, the feed that API processes tail
 // to push events over WebSocket. Events are written here before anyone is told of them.
@@ -8,6 +9,13 @@ import { toPublicEvent, type EventType, type PublicEvent, type StoredEvent } fro
 // An event's id follows from its emission key and is its `_id`: recording is one insert (a retry
 // meets its own duplicate and reads it back by `_id`), and a delivery reads the event by `_id`,
 // the only filter FerretDB 1.24's SQLite backend pushes down.
+//
+// Lists read a read model keyed by `_id` (src/persistence/read-chains.ts): each event is appended to
+// three chains of its merchant, all events, those of its type and those of its reference; a page is
+// the positions below its cursor, each read by `_id`, so a list costs the same however many events
+// this or any other merchant has. Newest first means most recently appended first (appends follow
+// `createdAt` to within the milliseconds two writers race by). Events stored before the chains
+// existed are appended once by init() (a one-time scan; docs/events.md).
 
 type EventDoc = StoredEvent & { _id: string };
 
@@ -56,9 +64,31 @@ export interface EventQuery {
   reference?: string;
   from?: Date;
   to?: Date;
-  /** Position after which to continue, from a previous page. */
+  /** Where a previous page stopped: a position in the chain the filters select. */
+  before?: number;
+  /** A cursor issued before the chains: continue below this (createdAt, id). */
   after?: { createdAt: Date; id: string };
   limit: number;
+}
+
+export interface EventPage {
+  events: StoredEvent[];
+  /** Each event's position in the chain read (a cursor continues below one). */
+  positions: number[];
+  /** Where the walk stopped with the page not full (its budget spent), or null. */
+  next: number | null;
+}
+
+const EVENT_CHAINS = 'event_chains';
+const BACKFILL_COLLECTION = 'read_model_backfills';
+/** Positions read at most for one filtered page; past it the page is short and its cursor goes on. */
+const PAGE_BUDGET = 2_000;
+
+/** The chain a query reads: the narrowest its filters name (reference, then type, then all). */
+export function eventStreamOf(merchantId: string, q: { type?: EventType; reference?: string }): string {
+  if (q.reference !== undefined) return `r|${merchantId}|${q.reference}`;
+  if (q.type !== undefined) return `t|${merchantId}|${q.type}`;
+  return `m|${merchantId}`;
 }
 
 /** `evt_` and 24 hex digits like every id, the same for every retry of one emission. */
@@ -71,10 +101,14 @@ const lastCreatedAt = new Map<string, number>();
 const LAST_CREATED_AT_KEPT = 10_000;
 
 export class EventStore {
+  private readonly chains: ReadChains<StoredEvent>;
+
   constructor(
     private readonly model: Model<EventDoc>,
     private readonly conn: Connection,
-  ) {}
+  ) {
+    this.chains = new ReadChains<StoredEvent>(conn, EVENT_CHAINS);
+  }
 
   static on(conn: Connection): EventStore {
     const model =
@@ -83,12 +117,43 @@ export class EventStore {
   }
 
   async init(): Promise<void> {
-    await this.model.init();
+    await Promise.all([this.model.init(), this.chains.init()]);
     try {
       await this.conn.db!.createCollection(FEED_COLLECTION, { capped: true, size: FEED_SIZE });
     } catch (err) {
       if ((err as { code?: number }).code !== 48) throw err; // NamespaceExists: another process made it
     }
+    await this.backfill();
+  }
+
+  /**
+   * Appends the events stored before the chains existed, oldest first, once per database (a marker
+   * document says it was done). Idempotent: processes starting together append each event once.
+   */
+  private async backfill(): Promise<void> {
+    const markers = this.conn.db!.collection<{ _id: string; at: Date }>(BACKFILL_COLLECTION);
+    if (await markers.findOne({ _id: EVENT_CHAINS })) return;
+    const cursor = this.model
+      .find({}, { _id: 0 })
+      .sort({ createdAt: 1, id: 1 })
+      .lean<StoredEvent[]>()
+      .cursor();
+    for await (const event of cursor) await this.index(event);
+    await markers.updateOne({ _id: EVENT_CHAINS }, { $set: { at: new Date() } }, { upsert: true });
+  }
+
+  /**
+   * Appends to the merchant's three chains (each append idempotent: an activity retry is harmless).
+   * The type and reference chains first: an event listed unfiltered is listed by its filters too.
+   */
+  private async index(event: StoredEvent): Promise<void> {
+    const at = new Date(event.createdAt);
+    const { merchantId, type, reference } = event;
+    await Promise.all([
+      this.chains.append(eventStreamOf(merchantId, { type }), event.id, at, event),
+      this.chains.append(eventStreamOf(merchantId, { reference }), event.id, at, event),
+    ]);
+    await this.chains.append(eventStreamOf(merchantId, {}), event.id, at, event);
   }
 
   /** Records once per emission key (a retry answers the stored event), then mirrors it to the feed. */
@@ -123,6 +188,8 @@ export class EventStore {
       event = await this.model.findOne({ _id: id }, { _id: 0 }).lean<StoredEvent>().exec();
       if (!event) throw err;
     }
+    // Before the feed: a WebSocket client resuming from this event finds its position.
+    await this.index(event);
     await this.publish(event);
     return event;
   }
@@ -148,39 +215,49 @@ export class EventStore {
     return event?.merchantId === merchantId ? event : null;
   }
 
-  /** Newest first, paged by (createdAt, id). */
-  async list(merchantId: string, q: EventQuery): Promise<StoredEvent[]> {
-    const filter: Record<string, unknown> = { merchantId };
-    if (q.type) filter.type = q.type;
-    if (q.reference) filter.reference = q.reference;
-    if (q.from || q.to)
-      filter.createdAt = { ...(q.from ? { $gte: q.from } : {}), ...(q.to ? { $lt: q.to } : {}) };
-    if (q.after)
-      filter.$or = [
-        { createdAt: { $lt: q.after.createdAt } },
-        { createdAt: q.after.createdAt, id: { $lt: q.after.id } },
-      ];
-    return this.model
-      .find(filter, { _id: 0 })
-      .sort({ createdAt: -1, id: -1 })
-      .limit(q.limit)
-      .lean<StoredEvent[]>()
-      .exec();
+  /**
+   * Newest first, from the chain the filters select; a filter the chain does not carry (the type
+   * within a reference, the time bounds) is checked on each entry read. `to` starts the walk where
+   * a binary search over the chain puts it; the walk stops below `from`.
+   */
+  async list(merchantId: string, q: EventQuery): Promise<EventPage> {
+    const stream = eventStreamOf(merchantId, q);
+    const time = (e: ChainEntry<StoredEvent>) => new Date(e.at).getTime();
+    let before = q.before;
+    if (before === undefined && q.to) before = (await this.chains.lastBefore(stream, q.to)) + 1;
+    if (before === undefined && q.after)
+      before = (await this.chains.lastBefore(stream, q.after.createdAt, true)) + 1;
+    const after = q.after;
+    const page = await this.chains.walkDown(stream, {
+      ...(before !== undefined ? { before } : {}),
+      limit: q.limit,
+      budget: PAGE_BUDGET,
+      keep: (e) =>
+        (!q.type || e.doc.type === q.type) &&
+        (!q.to || time(e) < q.to.getTime()) &&
+        (!q.from || time(e) >= q.from.getTime()) &&
+        (!after ||
+          time(e) < after.createdAt.getTime() ||
+          (time(e) === after.createdAt.getTime() && e.member < after.id)),
+      ...(q.from ? { stop: (e) => time(e) < q.from!.getTime() } : {}),
+    });
+    return {
+      events: page.entries.map((e) => e.doc),
+      positions: page.entries.map((e) => e.seq),
+      next: page.entries.length < q.limit ? page.next : null,
+    };
   }
 
-  /** The merchant's events recorded after `last`, oldest first: what a reconnecting client missed. */
+  /**
+   * The merchant's events appended after `last`, oldest first: what a reconnecting client missed.
+   * Its position is one `_id` read; the events after it, one each.
+   */
   async since(merchantId: string, last: StoredEvent, limit: number): Promise<StoredEvent[]> {
-    return this.model
-      .find(
-        {
-          merchantId,
-          $or: [{ createdAt: { $gt: last.createdAt } }, { createdAt: last.createdAt, id: { $gt: last.id } }],
-        },
-        { _id: 0 },
-      )
-      .sort({ createdAt: 1, id: 1 })
-      .limit(limit)
-      .lean<StoredEvent[]>()
-      .exec();
+    const stream = eventStreamOf(merchantId, {});
+    let position = await this.chains.position(stream, last.id);
+    // Not appended yet (recorded, its process died before the chains): it goes in now, in place.
+    if (position === null)
+      position = await this.chains.append(stream, last.id, new Date(last.createdAt), last);
+    return (await this.chains.after(stream, position, limit)).map((e) => e.doc);
   }
 }

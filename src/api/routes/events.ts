@@ -8,30 +8,38 @@ import { toPublicEvent } from '../../events/catalogue';
 import { startDelivery } from '../../webhooks/dispatch';
 import type { WebhookApiDeps } from './webhooks';
 
-const eventCursor = z.object({ t: z.number(), id: z.string() });
+// A position in the chain the query's filters select (`k` names which, so a cursor used with other
+// filters is refused); `{ t, id }` cursors were issued before the chains and still continue.
+const eventCursor = z.union([
+  z.object({ s: z.number().int().positive(), k: z.string() }),
+  z.object({ t: z.number(), id: z.string() }),
+]);
+const chainKind = (q: { type?: string; reference?: string }) => (q.reference ? 'r' : q.type ? 't' : 'm');
 
 export function eventRoutes(deps: WebhookApiDeps): Router {
   const router = Router();
 
   router.get('/v1/events', async (req, res) => {
     const q = parseOr400(listEventsQuery, req.query, req);
-    const after = q.cursor ? decodeCursor(eventCursor, q.cursor, req) : undefined;
-    const rows = await deps.events.list(req.merchantId!, {
+    const cursor = q.cursor ? decodeCursor(eventCursor, q.cursor, req) : undefined;
+    const kind = chainKind(q);
+    if (cursor && 's' in cursor && cursor.k !== kind) decodeCursor(z.never(), q.cursor!, req); // another query's cursor: 400 on `cursor`
+    const found = await deps.events.list(req.merchantId!, {
       ...(q.type ? { type: q.type } : {}),
       ...(q.reference ? { reference: q.reference } : {}),
       ...(q.from ? { from: new Date(q.from) } : {}),
       ...(q.to ? { to: new Date(q.to) } : {}),
-      ...(after ? { after: { createdAt: new Date(after.t), id: after.id } } : {}),
+      ...(cursor && 's' in cursor ? { before: cursor.s } : {}),
+      ...(cursor && 't' in cursor ? { after: { createdAt: new Date(cursor.t), id: cursor.id } } : {}),
       limit: q.limit + 1,
     });
-    const page = rows.slice(0, q.limit);
-    const last = page[page.length - 1];
+    const page = found.events.slice(0, q.limit);
+    // One more than asked was found: the next page starts below the last shown. A page cut short by
+    // its read budget (sparse filters) continues where the walk stopped.
+    const below = found.events.length > q.limit ? found.positions[q.limit - 1] : found.next;
     res.json({
       data: page.map(toPublicEvent),
-      nextCursor:
-        rows.length > q.limit && last
-          ? encodeCursor({ t: new Date(last.createdAt).getTime(), id: last.id })
-          : null,
+      nextCursor: below ? encodeCursor({ s: below, k: kind }) : null,
     });
   });
 
