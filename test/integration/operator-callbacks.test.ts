@@ -4,6 +4,10 @@ import { createTestMerchant } from '../helpers/merchants';
 import { signCallback } from '../../src/operators/signature';
 import { TransactionStore } from '../../src/persistence/transactions';
 import { decodeHistoryPayloads } from '../../src/temporal/codec';
+import type { Server } from 'node:http';
+import { Client } from '@temporalio/client';
+import { buildApi } from '../../src/main/wiring';
+import { createLogger } from '../../src/infra/logger';
 
 // POST /operator-callbacks/:code: signed by the operator, only a trigger (a signal to the workflow).
 describe('operator callbacks', () => {
@@ -22,8 +26,8 @@ describe('operator callbacks', () => {
   });
 
   const secrets = () => stack.config.OPERATOR_CALLBACK_SECRETS;
-  const send = (code: string, body: string, signature?: string, lang = 'en') =>
-    fetch(`${stack.baseUrl}/operator-callbacks/${code}`, {
+  const send = (code: string, body: string, signature?: string, lang = 'en', baseUrl = stack.baseUrl) =>
+    fetch(`${baseUrl}/operator-callbacks/${code}`, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -176,5 +180,44 @@ describe('operator callbacks', () => {
     // Another transaction, and the same id at another operator, keep their own budget.
     expect(await flood('pr_quiet0000000000000000000', 2)).toEqual([202, 202]);
     expect((await send('ORANGE', body, signCallback(secrets().ORANGE, body))).status).toBe(202);
+  });
+  it('lets the retry of a callback whose delivery failed through: the receipt is undone', async () => {
+    const id = await createPayin('cb-undelivered', 'pending');
+    // Another API replica whose Temporal client cannot deliver signals (as when Temporal is down).
+    const unreachable = new Client({
+      connection: stack.env.connection,
+      namespace: stack.env.namespace ?? 'default',
+      dataConverter: stack.env.client.options.dataConverter,
+      interceptors: {
+        workflow: [
+          {
+            signal: () => Promise.reject(new Error('Temporal unreachable')),
+          },
+        ],
+      },
+    });
+    const app = await buildApi({
+      config: stack.config,
+      mongo: stack.mongo,
+      temporal: unreachable,
+      logger: createLogger('silent'),
+    });
+    const server = await new Promise<Server>((res) => {
+      const s = app.listen(0, '127.0.0.1', () => res(s));
+    });
+    try {
+      const addr = server.address();
+      const replica = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+      const body = JSON.stringify({ kind: 'collection', id, outcome: 'completed' });
+      const sig = signCallback(secrets().MTN, body);
+      expect((await send('MTN', body, sig, 'en', replica)).status).toBe(500);
+      expect(await signals('cb-undelivered')).toHaveLength(0);
+      // The operator's retry of the very same request, reaching a healthy replica, is delivered.
+      expect((await send('MTN', body, sig)).status).toBe(202);
+      expect(await signals('cb-undelivered')).toEqual([{ kind: 'collection', id }]);
+      expect((await send('MTN', body, sig)).status).toBe(200);
+    } finally {
+      await new Promise<void>((res) => server.close(() => res()));
+    }
   });
 });
