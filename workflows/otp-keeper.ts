@@ -8,6 +8,7 @@ import { acts } from './activity-proxies';
 export interface OtpKeeper {
   /** Workflow time (ms) at which the timer deletes it; carried across continue-as-new. */
   readonly forgetAt: number;
+  /** The deletion completed (one still in flight when the run continues as new is made again). */
   forgotten(): boolean;
   /** Deletes it now (once; later calls wait for the same deletion). */
   forget(): Promise<void>;
@@ -15,11 +16,15 @@ export interface OtpKeeper {
 
 export function otpKeeper(otpId: string, forgetAt: number): OtpKeeper {
   let deletion: Promise<void> | null = null;
-  const forget = () => (deletion ??= acts.forgetOtp(otpId));
+  let done = false;
+  const forget = () =>
+    (deletion ??= acts.forgetOtp(otpId).then(() => {
+      done = true;
+    }));
   // Never awaited: the workflow goes on; a timer still pending when the workflow ends is dropped,
   // after the workflow's own forget(). The activity is retried until it applies.
   void sleep(Math.max(forgetAt - Date.now(), 1))
     .then(forget)
     .catch(() => undefined);
-  return { forgetAt, forgotten: () => deletion !== null, forget };
+  return { forgetAt, forgotten: () => done, forget };
 }
