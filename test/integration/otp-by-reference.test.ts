@@ -11,6 +11,10 @@ import {
 } from '../../workflows/payin-api';
 import { directPayinInput, storedDirectPayin } from '../helpers/payin-input';
 import { TransactionStore } from '../../src/persistence/transactions';
+import { WorkflowStartLog } from '../../src/persistence/workflow-starts';
+import { OtpStore } from '../../src/persistence/otp-store';
+import { PayinService } from '../../src/services/payin-service';
+import { resolveFeeSchedule } from '../../src/domain/fees';
 
 // "OTPs never enter history" (issue 16): the API stores an Orange OTP sealed, with a short lifetime,
 // and the workflow carries its id only; the activity reads it by id; the workflow deletes it once
@@ -161,6 +165,32 @@ describe('OTPs by reference', () => {
       () => handle.query(payinStateQuery),
       (st) => st.status === 'success',
     );
+  });
+
+  it('a retried creation that finds its workflow started deletes the OTP it stored again', async () => {
+    const payins = new PayinService({
+      transactions: TransactionStore.on(stack.mongo),
+      starts: WorkflowStartLog.on(stack.mongo),
+      temporal: stack.env.client,
+      taskQueue: stack.taskQueue,
+      payinExpiryMs: stack.config.PAYIN_EXPIRY,
+      refundWindowMs: stack.config.REFUND_WINDOW,
+      sessionExpiryMs: stack.config.SESSION_EXPIRY,
+      correctionWindowMs: stack.config.PAYIN_CORRECTION_WINDOW,
+      partnerCheckIntervalMs: stack.config.PAYIN_PARTNER_CHECK_INTERVAL,
+      operatorAnswerWaitMs: 0,
+      feeSchedule: resolveFeeSchedule(undefined),
+      otps: OtpStore.on(stack.mongo, stack.config.DATA_ENCRYPTION_KEYS, stack.config.OTP_LIFETIME),
+    });
+    const body = { ...direct('otp-retried-1'), customerName: 'Awa' } as never;
+    await payins.createDirect(merchantId, body, 'key-otp-retried-1', 'fp-1');
+    const before = new Set((await otpDocs(stack).find({}).toArray()).map((d) => d._id));
+    // The same request again (its answer lost): the payin and its workflow exist already.
+    const again = await payins.createDirect(merchantId, body, 'key-otp-retried-1', 'fp-1');
+    expect(again.created).toBe(false);
+    const after = (await otpDocs(stack).find({}).toArray()).map((d) => d._id);
+    expect(after.filter((id) => !before.has(id))).toEqual([]);
+    await statusOf('otp-retried-1', (st) => st === 'success');
   });
 
   it('a confirm the session no longer accepts leaves no OTP behind', async () => {
