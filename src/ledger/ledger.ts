@@ -1,6 +1,7 @@
 import { ledgerPostings } from '../infra/metrics';
 import type { Connection, Model, mongo } from 'mongoose';
 import { newId } from '../domain/ids';
+import { ReadChains } from '../persistence/read-chains';
 import type { Currency } from '../domain/money';
 import {
   entryKey,
@@ -37,6 +38,11 @@ import {
 // filter down), and the usual path reads nothing that grows with the journal: the head comes from
 // this process's memory or from a per-account head hint (`ledger_heads`, one small document per
 // account), and the insert itself is the check that it was the head. See docs/ledger.md.
+//
+// Reads on request paths name `_id`s too: a statement page reads the positions below its cursor of
+// the chain itself; a merchant's accounts are a read chain (`ledger_account_index`), and an account's
+// id maps to its key in `ledger_account_ids`. Both are written when an account is first resolved in a
+// process (idempotent), and filled once from the accounts stored before them (init()).
 
 /** The driver's insert, for documents built here in full: the hot path skips mongoose's casting. */
 async function insertRaw<T extends { _id: string }>(model: Model<T>, doc: T): Promise<void> {
@@ -46,6 +52,15 @@ async function insertRaw<T extends { _id: string }>(model: Model<T>, doc: T): Pr
 }
 
 const duplicateKey = (err: unknown): boolean => (err as { code?: number } | null)?.code === 11000;
+
+const ACCOUNT_INDEX = 'ledger_account_index';
+const BACKFILL_COLLECTION = 'read_model_backfills';
+/** Most accounts listed for one merchant (main ones per currency and its sub-accounts). */
+const MAX_ACCOUNTS_LISTED = 1_000;
+/** Entries read at most for one statement page with time bounds; past it the page is short. */
+const STATEMENT_BUDGET = 2_000;
+/** Parallel `_id` reads per round trip while walking a statement. */
+const STATEMENT_BATCH = 25;
 
 const MAX_ATTEMPTS = 200;
 
@@ -139,12 +154,14 @@ export class Ledger {
   private readonly heads: Map<string, Head>;
   private readonly accountDocs: Map<string, AccountDoc>;
   private readonly accountKeys: Map<string, AccountDoc>;
+  private readonly accountIndex: ReadChains<AccountDoc>;
 
   constructor(
     private readonly m: LedgerModels,
-    conn: Connection,
+    private readonly conn: Connection,
     private readonly options: LedgerOptions = {},
   ) {
+    this.accountIndex = new ReadChains<AccountDoc>(conn, ACCOUNT_INDEX);
     this.queues = perConnection(localQueues, conn);
     this.writers = perConnection(localWriters, conn);
     this.heads = perConnection(seenHeads, conn);
@@ -162,7 +179,30 @@ export class Ledger {
       this.m.entries.init(),
       this.m.transfers.init(),
       this.m.heads.init(),
+      this.m.accountIds.init(),
+      this.accountIndex.init(),
     ]);
+    await this.backfillAccountIndex();
+  }
+
+  /** Once per database (a marker says so): indexes the accounts stored before the index existed. */
+  private async backfillAccountIndex(): Promise<void> {
+    const markers = this.conn.db!.collection<{ _id: string; at: Date }>(BACKFILL_COLLECTION);
+    if (await markers.findOne({ _id: ACCOUNT_INDEX })) return;
+    const cursor = this.m.accounts.find({}, { _id: 0 }).sort({ createdAt: 1 }).lean<AccountDoc[]>().cursor();
+    for await (const doc of cursor) await this.indexAccount(doc);
+    await markers.updateOne({ _id: ACCOUNT_INDEX }, { $set: { at: new Date() } }, { upsert: true });
+  }
+
+  /** Its id -> key, and its place in its merchant's list: both fixed `_id`s, so a retry is harmless. */
+  private async indexAccount(doc: AccountDoc): Promise<void> {
+    try {
+      await insertRaw(this.m.accountIds, { _id: doc.id, key: doc.key });
+    } catch (err) {
+      if (!duplicateKey(err)) throw err;
+    }
+    if (doc.merchantId)
+      await this.accountIndex.append(`${doc.merchantId}`, doc.id, new Date(doc.createdAt), doc);
   }
 
   // ---- accounts ----
@@ -209,19 +249,21 @@ export class Ledger {
   private async accountDoc(accountId: string): Promise<AccountDoc | null> {
     const cached = this.accountDocs.get(accountId);
     if (cached) return cached;
-    // By id, not key: a small collection (one document per account), and remembered once found.
-    const doc = await this.m.accounts.findOne({ id: accountId }, { _id: 0 }).lean<AccountDoc>().exec();
+    // Id -> key, then the account by key: two `_id` reads, and remembered once found. An id not
+    // mapped is unknown (init() mapped the accounts stored before the map).
+    const mapped = await this.m.accountIds.findOne({ _id: accountId }).lean<{ key: string }>().exec();
+    if (!mapped) return null;
+    const doc = await this.m.accounts.findOne({ _id: mapped.key }, { _id: 0 }).lean<AccountDoc>().exec();
     if (doc) this.accountDocs.set(accountId, doc);
     return doc;
   }
 
   /** The merchant's accounts, main ones first, then by creation. */
   async listAccounts(merchantId: string): Promise<Account[]> {
-    const docs = await this.m.accounts
-      .find({ merchantId }, { _id: 0 })
-      .sort({ createdAt: 1 })
-      .lean<AccountDoc[]>()
-      .exec();
+    const head = await this.accountIndex.head(merchantId);
+    const docs = (await this.accountIndex.range(merchantId, 1, Math.min(head, MAX_ACCOUNTS_LISTED))).map(
+      (e) => e.doc,
+    );
     const accounts = await Promise.all(docs.map((d) => this.withBalance(d)));
     const rank = (a: Account) => (a.kind === 'main' ? 0 : 1);
     return accounts.sort(
@@ -249,6 +291,8 @@ export class Ledger {
         if (!doc) throw err;
       }
     }
+    // Listed and findable by id before any caller learns of it (once per process and account).
+    await this.indexAccount(doc);
     this.accountKeys.set(spec.key, doc);
     this.accountDocs.set(doc.id, doc);
     return doc;
@@ -537,27 +581,45 @@ export class Ledger {
     return this.m.transfers.findOne({ _id: sourceRef }, { _id: 0 }).lean<TransferDoc>().exec();
   }
 
-  /** The statement, newest first; `nextCursor` continues after the last entry returned. */
+  /**
+   * The statement, newest first; `nextCursor` continues after the last entry returned. The chain's
+   * positions below the cursor (or the head), each read by `_id`; with time bounds, `to` starts the
+   * walk where a binary search over the chain puts it and the walk stops below `from` (entries are
+   * appended in time order, to within the milliseconds two writers race by, so each is also checked).
+   */
   async entries(
     accountId: string,
     opts: EntriesQuery = {},
   ): Promise<{ entries: LedgerEntry[]; nextCursor: string | null }> {
     const limit = Math.min(Math.max(Math.trunc(opts.limit ?? 50), 1), 500);
-    const filter: Record<string, unknown> = { accountId };
+    let top = (await this.head(accountId))?.seq ?? 0;
     if (opts.cursor !== undefined) {
       const cursor = decodeCursor(opts.cursor);
       if (!cursor) throw new LedgerError('invalid cursor');
-      filter.seq = { $lt: cursor.seq };
+      top = Math.min(top, cursor.seq - 1);
     }
-    if (opts.from || opts.to) {
-      filter.createdAt = { ...(opts.from ? { $gte: opts.from } : {}), ...(opts.to ? { $lte: opts.to } : {}) };
+    const time = (d: EntryDoc) => new Date(d.createdAt).getTime();
+    const from = opts.from?.getTime();
+    const to = opts.to?.getTime();
+    if (to !== undefined) top = Math.min(top, await this.lastEntryAtOrBefore(accountId, top, to));
+    const docs: EntryDoc[] = [];
+    let seq = top;
+    let read = 0;
+    walk: while (seq >= 1 && docs.length <= limit && read < STATEMENT_BUDGET) {
+      const n = Math.min(STATEMENT_BATCH, seq, limit + 1 - docs.length + 1);
+      const batch = await Promise.all(Array.from({ length: n }, (_, k) => this.entryAt(accountId, seq - k)));
+      for (const d of batch) {
+        if (!d) throw new LedgerError(`entry ${seq} of ${accountId} missing below the head`);
+        read++;
+        seq = d.seq - 1;
+        if (from !== undefined && time(d) < from) {
+          seq = 0; // older than the window: done
+          break walk;
+        }
+        if (to === undefined || time(d) <= to) docs.push(d);
+        if (docs.length > limit) break;
+      }
     }
-    const docs = await this.m.entries
-      .find(filter, { _id: 0 })
-      .sort({ seq: -1 })
-      .limit(limit + 1)
-      .lean<EntryDoc[]>()
-      .exec();
     const page = docs.slice(0, limit).map((d) => ({
       ...d,
       transactionId: d.transactionId ?? null,
@@ -565,10 +627,28 @@ export class Ledger {
       createdAt: new Date(d.createdAt),
     }));
     const last = page[page.length - 1];
-    return {
-      entries: page,
-      nextCursor: docs.length > limit && last ? encodeCursor({ seq: last.seq }) : null,
-    };
+    // One more than asked: the next page starts below the last shown. A walk stopped by its budget
+    // (a sparse window) goes on below where it stopped.
+    const nextCursor =
+      docs.length > limit && last
+        ? encodeCursor({ seq: last.seq })
+        : seq >= 1
+          ? encodeCursor({ seq: seq + 1 })
+          : null;
+    return { entries: page, nextCursor };
+  }
+
+  /** The highest position up to `top` created at or before `to`: a binary search of `_id` reads. */
+  private async lastEntryAtOrBefore(accountId: string, top: number, to: number): Promise<number> {
+    let lo = 0;
+    let hi = top + 1;
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2);
+      const d = await this.entryAt(accountId, mid);
+      if (d && new Date(d.createdAt).getTime() <= to) lo = mid;
+      else hi = mid;
+    }
+    return lo;
   }
 
   /** Recomputes the balance from the entries, for tests and operators. */

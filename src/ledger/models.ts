@@ -123,8 +123,19 @@ const headSchema = new Schema<HeadHint>(
   { versionKey: false, collection: 'ledger_heads' },
 );
 
+/** An account's id -> its key (the account document's `_id`): getAccount() by two `_id` reads. */
+export interface AccountIdDoc {
+  _id: string;
+  key: string;
+}
+const accountIdSchema = new Schema<AccountIdDoc>(
+  { _id: { type: String, required: true }, key: { type: String, required: true } },
+  { versionKey: false, collection: 'ledger_account_ids' },
+);
+
 export interface LedgerModels {
   accounts: Model<AccountDoc & { _id: string }>;
+  accountIds: Model<AccountIdDoc>;
   entries: Model<EntryDoc & { _id: string }>;
   transfers: Model<TransferDoc & { _id: string }>;
   heads: Model<HeadHint>;
@@ -137,6 +148,7 @@ function bind<T>(conn: Connection, name: string, schema: Schema<T>): Model<T> {
 export function ledgerModels(conn: Connection): LedgerModels {
   return {
     accounts: bind(conn, 'LedgerAccount', accountSchema),
+    accountIds: bind(conn, 'LedgerAccountId', accountIdSchema),
     entries: bind(conn, 'LedgerEntry', entrySchema),
     transfers: bind(conn, 'LedgerTransfer', transferSchema),
     heads: bind(conn, 'LedgerHead', headSchema),

@@ -2,6 +2,7 @@ import { Schema, type Connection, type Model } from 'mongoose';
 import type { Refund, RefundStatus, RefundTransactionStatus } from '../domain/refund';
 import type { Attention, Failure, Transaction } from '../domain/transaction';
 import { StateVersions } from './state-versions';
+import { RefundExternalRefs } from './refund-external-refs';
 
 // Refunds of payins. The payin's workflow decides and serialises them; this collection is what the
 // API reads. The unique (merchantId, payinId, externalReference) index backs the workflow's own
@@ -69,9 +70,11 @@ export type RefundFinalProgress = RefundProgress & { status: keyof typeof refund
 
 export class RefundStore {
   private readonly versions: StateVersions;
+  private readonly externalRefs: RefundExternalRefs;
 
   constructor(private readonly model: RefundModel) {
     this.versions = new StateVersions(model.db, 'refund_states');
+    this.externalRefs = RefundExternalRefs.on(model.db);
   }
 
   static on(conn: Connection): RefundStore {
@@ -82,10 +85,26 @@ export class RefundStore {
 
   async init(): Promise<void> {
     await this.model.init();
+    await this.externalRefs.init(() =>
+      this.model
+        .find({}, { id: 1, merchantId: 1, payinId: 1, externalReference: 1 })
+        .lean<Refund[]>()
+        .cursor(),
+    );
   }
 
   /** Inserts once: a retried insert of the same refund id answers the stored one. */
   async insertOrGet(refund: Refund): Promise<Refund> {
+    // The externalReference first (src/persistence/refund-external-refs.ts): held by another refund,
+    // nothing is stored, as the unique index would refuse it.
+    const holder = await this.externalRefs.claim(
+      refund.merchantId,
+      refund.payinId,
+      refund.externalReference,
+      refund.id,
+    );
+    if (holder !== refund.id)
+      throw Object.assign(new Error(`externalReference held by refund ${holder}`), { code: 11000 });
     try {
       await this.model.create({ _id: refund.id, ...refund });
       return refund;
@@ -114,11 +133,10 @@ export class RefundStore {
     payinId: string,
     externalReference: string,
   ): Promise<Refund | null> {
-    const doc = await this.model
-      .findOne({ merchantId, payinId, externalReference }, { _id: 0 })
-      .lean<RefundDoc>()
-      .exec();
-    return doc ? this.versions.read<Refund>(doc.id, doc) : null;
+    // One `_id` read of the claim, one of the refund (a claim whose refund a crash kept from being
+    // stored holds nothing yet: the workflow's own check decides).
+    const holder = await this.externalRefs.holder(merchantId, payinId, externalReference);
+    return holder ? this.find(merchantId, holder) : null;
   }
 
   /**
