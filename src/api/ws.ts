@@ -358,7 +358,7 @@ export class RealtimeHub {
     if (client.references && !client.references.has(entry.reference)) return;
     if (client.pending) {
       // Live events wait for a resumption to finish; a client that lets too many pile up is slow.
-      if (client.pending.length >= client.maxQueued) return tooSlow(client);
+      if (client.pending.length >= client.maxQueued) return tooSlow(client, 'messages');
       client.pending.push(entry);
       return;
     }
@@ -386,8 +386,8 @@ function send(client: Client, msg: ServerMessage): void {
   // Writes complete asynchronously, so a burst counts as unsent until the next tick even when the
   // kernel took it all: the client is slow only if bytes are also waiting in this process.
   const waiting = client.ws.bufferedAmount;
-  if ((client.unsent >= client.maxQueued && waiting > 0) || waiting > MAX_BUFFERED_BYTES)
-    return tooSlow(client);
+  if (client.unsent >= client.maxQueued && waiting > 0) return tooSlow(client, 'messages');
+  if (waiting > MAX_BUFFERED_BYTES) return tooSlow(client, 'bytes');
   client.unsent++;
   // The callback runs once the frame is written to the socket (or the socket failed).
   client.ws.send(JSON.stringify(msg), () => {
@@ -403,8 +403,12 @@ function flushed(client: Client): Promise<void> {
 }
 
 /** Messages pile up faster than the client reads them: drop it; it resumes from its last event id. */
-function tooSlow(client: Client): void {
-  closeClient(client, CLOSE_TRY_AGAIN_LATER, 'too slow: reconnect and resume with lastEventId');
+function tooSlow(client: Client, what: 'messages' | 'bytes'): void {
+  closeClient(
+    client,
+    CLOSE_TRY_AGAIN_LATER,
+    `too many unsent ${what}: reconnect and resume with lastEventId`,
+  );
 }
 
 /**
