@@ -137,6 +137,13 @@ const script = `
       return false;
     }
     form.hidden = true;
+    // The operator's own page (WAVE) appears in the record once the operator answered the request:
+    // the customer who just answered here goes there to approve.
+    if (answered && state.paymentUrl) {
+      say(fill(t.redirectingToOperator, { operator: chosen().name }), true);
+      location.assign(state.paymentUrl);
+      return true;
+    }
     var msg = t.waitingPush;
     if (state.ussdCode) msg += ' ' + fill(t.ussdFallback, { ussd: state.ussdCode });
     say(msg, true);

@@ -30,6 +30,8 @@ export interface CheckoutServiceDeps {
   decisionWaitMs: number;
   /** How long a session's record read serves the page and its polls again; default 2 s, 0 disables. */
   cacheTtlMs?: number;
+  /** PUBLIC_BASE_URL, which session links start with (unset: the creating request's origin). */
+  publicBaseUrl?: string | undefined;
   /** The customer's OTP is stored here (sealed) and the Update carries its id only. */
   otps: OtpStore;
 }
@@ -83,13 +85,11 @@ function toCheckoutState(tx: Transaction, s: PayinState): CheckoutState {
  * Query: each is a billed action and a worker task, and a page polls every 1.5 s. The workflow
  * records the provider right after the customer's answer, so a record with one is answered.
  */
-function storedState(tx: Transaction): PayinState {
+function storedState(tx: Transaction, publicBaseUrl: string | undefined): PayinState {
   const answered = tx.provider !== null || tx.confirmationStatus !== 'none';
   // Until the operator hands out its own page (WAVE), paymentUrl is this checkout page's link.
   const operatorPage =
-    isWebUrl(tx.paymentUrl) && !new URL(tx.paymentUrl).pathname.endsWith(`/checkout/${tx.id}`)
-      ? tx.paymentUrl
-      : null;
+    isWebUrl(tx.paymentUrl) && !isCheckoutLink(tx.paymentUrl, tx.id, publicBaseUrl) ? tx.paymentUrl : null;
   return {
     status: tx.status,
     confirmationStatus: tx.confirmationStatus,
@@ -98,6 +98,16 @@ function storedState(tx: Transaction): PayinState {
     paymentUrl: operatorPage,
     ussdCode: tx.provider ? ussdCodeOf(tx.provider) : null,
   };
+}
+
+/** The link session creation stored: `<PUBLIC_BASE_URL or the request's origin>/checkout/<id>`. */
+function isCheckoutLink(url: string, id: string, publicBaseUrl: string | undefined): boolean {
+  if (publicBaseUrl && url === `${publicBaseUrl.replace(/\/+$/, '')}/checkout/${id}`) return true;
+  try {
+    return new URL(url).pathname === `/checkout/${id}`;
+  } catch {
+    return false;
+  }
 }
 
 const sessionClosed = () => new ApiProblem('SESSION_CLOSED');
@@ -123,7 +133,7 @@ export class CheckoutService {
   async view(id: string): Promise<CheckoutView> {
     const tx = await this.session(id);
     const merchantName = await this.deps.merchantName(tx.merchantId);
-    const state = toCheckoutState(tx, storedState(tx));
+    const state = toCheckoutState(tx, storedState(tx, this.deps.publicBaseUrl));
     const providers = providersOf(tx.country).filter((p) => p.available);
     const carrier = predictCarrier(tx.customer.phoneNumber)?.carrier;
     const suggested = providers.find((p) => p.code === carrier)?.code ?? null;
@@ -132,7 +142,7 @@ export class CheckoutService {
 
   async status(id: string): Promise<CheckoutState> {
     const tx = await this.session(id);
-    return toCheckoutState(tx, storedState(tx));
+    return toCheckoutState(tx, storedState(tx, this.deps.publicBaseUrl));
   }
 
   async confirm(id: string, answer: CheckoutConfirmRequest): Promise<CheckoutState> {

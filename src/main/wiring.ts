@@ -141,6 +141,7 @@ export async function buildApi(opts: {
       temporal: opts.temporal,
       merchantName: async (id) => (await merchants.getMerchant(id))?.name ?? null,
       decisionWaitMs: opts.config.CHECKOUT_DECISION_WAIT,
+      publicBaseUrl: opts.config.PUBLIC_BASE_URL,
       otps,
     }),
   });

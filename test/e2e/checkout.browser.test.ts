@@ -48,10 +48,10 @@ describe('hosted checkout page in a real browser', () => {
     await stack?.stop();
   });
 
-  const createSession = async (reference: string, msisdn: string) => {
+  const createSession = async (reference: string, msisdn: string, sandboxScenario = 'completed') => {
     const res = await api.post('/v1/payin/sessions', {
       reference,
-      sandboxScenario: 'completed',
+      sandboxScenario,
       amount: 2500,
       msisdn,
       customerName: 'Awa Koné',
@@ -131,6 +131,18 @@ describe('hosted checkout page in a real browser', () => {
     const read = await api.get('/v1/payin/web-decline');
     expect(read.body.confirmationStatus).toBe('declined');
     expect(read.body.status).not.toBe('success');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+  it("a customer picks Wave and is taken to the operator's page once the operator hands it out", async () => {
+    // Pending at the operator: the payin waits for the customer on Wave's page.
+    const session = await createSession('web-wave', '+2250500000003', 'pending');
+    const { page, problems } = await openPage(session.paymentUrl);
+    await page.getByTestId('provider').selectOption('WAVE');
+    await page.getByTestId('confirm').click();
+    // The page learns the address from the stored record its polls read (no workflow Query).
+    await page.waitForURL(`${stack.simulator.url}/wave/checkout/${session.id}`, { timeout: 30_000 });
+    await expect(page.getByTestId('wave-status').textContent()).resolves.toBe('pending');
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -29,10 +29,10 @@ describe('checkout page: limits per session and client address, reads without Te
   });
 
   let sessions = 0;
-  async function createSession(): Promise<string> {
+  async function createSession(sandboxScenario = 'completed'): Promise<string> {
     const res = await api.post('/v1/payin/sessions', {
       reference: `limits-${++sessions}`,
-      sandboxScenario: 'completed',
+      sandboxScenario,
       amount: 5000,
       msisdn: '+2250500000001',
       customerName: 'Awa Koné',
@@ -210,5 +210,24 @@ describe('checkout page: limits per session and client address, reads without Te
     expect(reloaded.body).toContain('"status":"success"');
     expect(reloaded.body).toContain('"final":true');
     expect(queries).toEqual([]);
+  });
+  it("shows Wave's own page from the record once the operator handed it out, never the checkout link", async () => {
+    const customer = new ApiClient(stack.baseUrl, null);
+    const page = await createSession('pending');
+    // Until then the record's paymentUrl is this page's own link: not an operator page.
+    expect((await customer.get(`${page}/status`)).body).toMatchObject({ paymentUrl: null, ussdCode: null });
+    const id = page.split('/').pop()!;
+    const confirmed = await customer.post(`${page}/confirm`, { provider: 'WAVE', msisdn: '+2250500000003' });
+    expect(confirmed.status).toBe(200);
+    const polled = await eventually(
+      () => customer.get(`${page}/status`),
+      (r) => r.body.paymentUrl !== null,
+    );
+    expect(polled.body).toMatchObject({
+      paymentUrl: `${stack.simulator.url}/wave/checkout/${id}`,
+      confirmationStatus: 'pending',
+      awaitingCustomer: false,
+      final: false,
+    });
   });
 });
