@@ -106,7 +106,7 @@ export interface paths {
     };
     /**
      * Readiness
-     * @description MongoDB and Temporal answer.
+     * @description MongoDB and Temporal answer. Which one fails (`checks`) only to a caller on the same host or with `Authorization: Bearer <METRICS_TOKEN>`.
      */
     get: operations['readiness'];
     put?: never;
@@ -126,7 +126,7 @@ export interface paths {
     };
     /**
      * Prometheus metrics
-     * @description Text exposition format: HTTP, transactions, webhooks, ledger, and the Temporal worker (docs/operations.md).
+     * @description Text exposition format: HTTP, transactions, webhooks, ledger, and the Temporal worker (docs/operations.md). Only to a caller on the same host or with `Authorization: Bearer <METRICS_TOKEN>`; 404 to anyone else.
      */
     get: operations['metrics'];
     put?: never;

@@ -42,7 +42,8 @@ defineOperations(
     path: '/health/ready',
     operationId: 'readiness',
     summary: 'Readiness',
-    description: 'MongoDB and Temporal answer.',
+    description:
+      'MongoDB and Temporal answer. Which one fails (`checks`) only to a caller on the same host or with `Authorization: Bearer <METRICS_TOKEN>`.',
     tag: 'Operations',
     auth: false,
     responses: {
@@ -56,7 +57,8 @@ defineOperations(
     operationId: 'metrics',
     summary: 'Prometheus metrics',
     description:
-      'Text exposition format: HTTP, transactions, webhooks, ledger, and the Temporal worker (docs/operations.md).',
+      'Text exposition format: HTTP, transactions, webhooks, ledger, and the Temporal worker (docs/operations.md). ' +
+      'Only to a caller on the same host or with `Authorization: Bearer <METRICS_TOKEN>`; 404 to anyone else.',
     tag: 'Operations',
     auth: false,
     responses: { 200: { description: 'Metrics', contentType: 'text/plain', schema: z.string() } },
