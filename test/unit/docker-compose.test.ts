@@ -297,6 +297,36 @@ describe('docker-compose.yml', () => {
       });
   });
 
+  it.each(appServices)(
+    '%s seals payloads and stored secrets with keys from the env file, no default',
+    (name) => {
+      const vars = env(service(name));
+      for (const key of ['PAYLOAD_CODEC_KEYS', 'DATA_ENCRYPTION_KEYS'])
+        expect({ key, value: vars[key] }).toEqual({
+          key,
+          value: expect.stringMatching(new RegExp(`^\\$\\{${key}:\\?[^}]+\\}$`)),
+        });
+    },
+  );
+
+  it('runs the codec server on the internal network only, with the codec keys and tokens alone', () => {
+    const codec = service('codec-server');
+    const context = typeof codec.build === 'string' ? codec.build : codec.build?.context;
+    expect(context).toBe('.');
+    expect(words(codec.command)).toEqual(['node', 'dist/src/main/codec-server.js']);
+    expect(codec.ports ?? []).toEqual([]);
+    const vars = env(codec);
+    expect(vars).toMatchObject({ NODE_ENV: 'production', CODEC_SERVER_HOST: '0.0.0.0' });
+    for (const key of ['PAYLOAD_CODEC_KEYS', 'CODEC_SERVER_TOKENS'])
+      expect(vars[key]).toMatch(new RegExp(`^\\$\\{${key}:\\?[^}]+\\}$`));
+    // It needs nothing else: no database, no stored-secret keys, no operator secrets.
+    for (const key of ['MONGODB_URI', 'DATA_ENCRYPTION_KEYS', 'OPERATOR_CALLBACK_SECRETS'])
+      expect(vars).not.toHaveProperty(key);
+    expect(healthcheckText(codec)).toContain(`127.0.0.1:${vars.CODEC_SERVER_PORT}/health`);
+    // The app services never get the tokens.
+    for (const name of appServices) expect(env(service(name))).not.toHaveProperty('CODEC_SERVER_TOKENS');
+  });
+
   it('gives Temporal and its PostgreSQL the same password, from the env file', () => {
     const dbPassword = env(service('temporal-db')).POSTGRES_PASSWORD ?? '';
     expect(dbPassword).toMatch(/^\$\{\w+:\?[^}]+\}$/);
