@@ -1,9 +1,15 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { EventType } from '../events/catalogue';
+import { ReadChains } from '../persistence/read-chains';
 
 // Every delivery attempt, successful or not: what GET /v1/webhooks/{id}/deliveries lists. Stored
 // under `_id` = `<deliveryId>:<attempt>`, so an activity finds its own attempt by `_id` alone (the
 // only filter FerretDB 1.24's SQLite backend pushes down) and logs it at most once.
+//
+// The listing is a read chain per endpoint (src/persistence/read-chains.ts): attempts numbered
+// 1, 2, 3… in the order they were logged, each under its own `_id`, so a page is `limit` `_id`
+// reads below its cursor however large the log grows (a filter on the log itself would decode the
+// whole collection on FerretDB).
 
 export interface DeliveryAttempt {
   /** The delivery (one workflow) this attempt belongs to. */
@@ -23,7 +29,11 @@ export interface DeliveryAttempt {
   retryAfterMs: number | null;
 }
 
-type AttemptDoc = DeliveryAttempt & { _id: string };
+/** `listed`: appended to its endpoint's chain (absent on attempts logged before chains existed). */
+type AttemptDoc = DeliveryAttempt & { _id: string; listed?: boolean };
+
+/** Most chain positions one listing with an `eventId` filter reads; its cursor goes on from there. */
+const FILTERED_READ_BUDGET = 500;
 
 const ipLike = /\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b|\[?[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}\]?(?::\d+)?/gi;
 
@@ -57,68 +67,93 @@ const attemptSchema = new Schema<AttemptDoc>(
     latencyMs: { type: Number, required: true },
     error: { type: String, default: null },
     retryAfterMs: { type: Number, default: null },
+    listed: { type: Boolean },
   },
   { versionKey: false, minimize: false },
 );
 // One log line per attempt, even if the activity that made it is retried.
 attemptSchema.index({ deliveryId: 1, attempt: 1 }, { unique: true });
+// For operators' queries (MongoDB); the API lists through the chain.
 attemptSchema.index({ merchantId: 1, endpointId: 1, attemptedAt: -1 });
 
 export class DeliveryLog {
-  constructor(private readonly model: Model<AttemptDoc>) {}
+  constructor(
+    private readonly model: Model<AttemptDoc>,
+    private readonly chains: ReadChains<DeliveryAttempt>,
+  ) {}
 
   static on(conn: Connection): DeliveryLog {
     return new DeliveryLog(
       (conn.models.WebhookDeliveryAttempt as Model<AttemptDoc> | undefined) ??
         conn.model<AttemptDoc>('WebhookDeliveryAttempt', attemptSchema),
+      new ReadChains<DeliveryAttempt>(conn, 'webhook_delivery_chain'),
     );
   }
 
   async init(): Promise<void> {
     await this.model.init();
+    await this.chains.init();
+    await this.listUnlisted();
+  }
+
+  /**
+   * Migration at start: appends the attempts logged before chains existed to their endpoint's
+   * chain, oldest first, then marks them. Appending is idempotent (one position per attempt), so
+   * processes starting together do no harm. Attempts logged meanwhile by new code come first in the
+   * chain: the order is off only for the few logged during the upgrade.
+   */
+  async listUnlisted(): Promise<number> {
+    const legacy = await this.model
+      .find({ listed: { $exists: false } })
+      .sort({ attemptedAt: 1 })
+      .lean<AttemptDoc[]>()
+      .exec();
+    for (const { _id, listed: _listed, ...a } of legacy) {
+      await this.chains.append(a.endpointId, _id, new Date(a.attemptedAt), a);
+      await this.model.updateOne({ _id }, { $set: { listed: true } }).exec();
+    }
+    return legacy.length;
   }
 
   async find(deliveryId: string, attempt: number): Promise<DeliveryAttempt | null> {
     return this.model
-      .findOne({ _id: attemptId(deliveryId, attempt) }, { _id: 0 })
+      .findOne({ _id: attemptId(deliveryId, attempt) }, { _id: 0, listed: 0 })
       .lean<DeliveryAttempt>()
       .exec();
   }
 
-  /** Records once; a second record of the same attempt keeps the first. */
+  /**
+   * Records once; a second record of the same attempt keeps the first. The attempt is then put in
+   * its endpoint's listing: idempotent too, so a retry after a crash between the two completes it.
+   */
   async record(a: DeliveryAttempt): Promise<void> {
+    const _id = attemptId(a.deliveryId, a.attempt);
+    let logged = a;
     try {
-      await this.model.create({ _id: attemptId(a.deliveryId, a.attempt), ...a });
+      await this.model.create({ _id, ...a, listed: true });
     } catch (err) {
       if ((err as { code?: number }).code !== 11000) throw err;
+      logged = (await this.find(a.deliveryId, a.attempt)) ?? a;
     }
+    await this.chains.append(logged.endpointId, _id, new Date(logged.attemptedAt), logged);
   }
 
-  /** Newest first, paged by (attemptedAt, deliveryId, attempt). */
+  /**
+   * Newest first, from the endpoint's chain: positions below `before` (a cursor), each an `_id`
+   * read. With `eventId`, at most FILTERED_READ_BUDGET positions are read for one page, which may
+   * then be short; `next` continues below the last position read (null: nothing older).
+   */
   async list(
     merchantId: string,
     endpointId: string,
-    q: {
-      eventId?: string;
-      after?: Pick<DeliveryAttempt, 'attemptedAt' | 'deliveryId' | 'attempt'>;
-      limit: number;
-    },
-  ): Promise<DeliveryAttempt[]> {
-    const filter: Record<string, unknown> = { merchantId, endpointId };
-    if (q.eventId) filter.eventId = q.eventId;
-    if (q.after) {
-      const { attemptedAt, deliveryId, attempt } = q.after;
-      filter.$or = [
-        { attemptedAt: { $lt: attemptedAt } },
-        { attemptedAt, deliveryId: { $lt: deliveryId } },
-        { attemptedAt, deliveryId, attempt: { $lt: attempt } },
-      ];
-    }
-    return this.model
-      .find(filter, { _id: 0 })
-      .sort({ attemptedAt: -1, deliveryId: -1, attempt: -1 })
-      .limit(q.limit)
-      .lean<DeliveryAttempt[]>()
-      .exec();
+    q: { eventId?: string; before?: number; limit: number },
+  ): Promise<{ attempts: DeliveryAttempt[]; next: number | null }> {
+    const walked = await this.chains.walkDown(endpointId, {
+      ...(q.before !== undefined ? { before: q.before } : {}),
+      keep: (e) => e.doc.merchantId === merchantId && (!q.eventId || e.doc.eventId === q.eventId),
+      limit: q.limit,
+      budget: q.eventId ? FILTERED_READ_BUDGET : q.limit,
+    });
+    return { attempts: walked.entries.map((e) => e.doc), next: walked.next };
   }
 }

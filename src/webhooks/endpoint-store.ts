@@ -30,12 +30,15 @@ export interface WebhookEndpoint {
   updatedAt: Date;
 }
 
-type EndpointDoc = WebhookEndpoint & { slot: string | null };
+type EndpointDoc = WebhookEndpoint & { _id?: unknown; slot: string | null };
 
 const endpointSchema = new Schema<EndpointDoc>(
   {
-    id: { type: String, required: true, unique: true },
-    merchantId: { type: String, required: true, index: true },
+    /** The endpoint's id (endpoints stored before: an ObjectId, until the start-up migration). */
+    _id: { type: Schema.Types.Mixed },
+    /** Equal to `_id`: unique through it (the former unique index on `id` is dropped at start). */
+    id: { type: String, required: true },
+    merchantId: { type: String, required: true },
     url: { type: String, required: true },
     eventTypes: { type: [String], default: [] },
     description: { type: String, default: null },
@@ -74,11 +77,20 @@ export class TooManyEndpointsError extends Error {
   }
 }
 
+/** Slots read per round trip when listing a merchant's endpoints. */
+const SLOT_BATCH = 16;
+const isDuplicate = (err: unknown) => (err as { code?: number }).code === 11000;
+
+/**
+ * Every read on a request path is by `_id` (FerretDB pushes no other filter down): an endpoint is
+ * stored under `_id` = its id, and a merchant's endpoints are found through its slots, `_id` =
+ * `<merchantId>:<n>`, read in batches from 0 until a batch holds none.
+ */
 export class EndpointStore {
   constructor(
     private readonly model: Model<EndpointDoc>,
     private readonly keys: KeyRing,
-    private readonly slots?: Model<SlotDoc>,
+    private readonly slots: Model<SlotDoc>,
   ) {}
 
   static on(conn: Connection, keys: KeyRing): EndpointStore {
@@ -92,9 +104,12 @@ export class EndpointStore {
   }
 
   async init(): Promise<void> {
+    // The unique index on `id` predates `_id` = id, and would refuse the migration's copy of an
+    // endpoint under its new `_id` while the old document still exists.
+    await this.model.collection.dropIndex('id_1').catch(() => undefined);
     await this.model.init();
-    await this.slots?.init();
-    await this.sealStoredSecrets();
+    await this.slots.init();
+    await this.migrate();
   }
 
   private seal(endpointId: string, secrets: SigningSecret[]): SigningSecret[] {
@@ -102,10 +117,11 @@ export class EndpointStore {
   }
 
   /** The stored form opened; a secret stored before sealing (clear `whsec_…`) is read as is. */
-  private opened(doc: WebhookEndpoint | null): WebhookEndpoint | null {
+  private opened(doc: EndpointDoc | null): WebhookEndpoint | null {
     if (!doc) return null;
+    const { _id: _key, slot: _slot, ...endpoint } = doc;
     return {
-      ...doc,
+      ...endpoint,
       secrets: doc.secrets.map((s) => ({
         ...s,
         secret: isSealedString(s.secret) ? this.keys.openString(s.secret, doc.id) : s.secret,
@@ -114,35 +130,46 @@ export class EndpointStore {
   }
 
   /**
-   * Migration at start: seals the secrets stored in clear before sealing existed, and reseals those
-   * sealed under a key that is no longer the ring's first (so a retired key can be dropped once
-   * every process restarted). Each endpoint is read again just before its write, and skipped if its
-   * secrets changed meanwhile (a rotation): FerretDB has no conditional update, so the window is that
-   * read-to-write gap only. Runs on every start; with nothing to do it only reads.
+   * Migration at start, for endpoints stored before this layout: each gets `_id` = its id and a
+   * slot (beyond the bound if the merchant already had more), and its secrets sealed; secrets
+   * sealed under a key that is no longer the ring's first are resealed (so a retired key can be
+   * dropped once every process restarted). An endpoint is read again just before it is rewritten
+   * and skipped if it changed meanwhile (a rotation): FerretDB has no conditional update, so the
+   * window is that read-to-write gap. Runs on every start (one scan); with nothing to do it only
+   * reads. Answers how many endpoints it rewrote.
    */
-  async sealStoredSecrets(): Promise<number> {
+  async migrate(): Promise<number> {
     const stale = (s: SigningSecret) =>
       !isSealedString(s.secret) || s.secret.split('.')[1] !== this.keys.current;
-    const docs = await this.model
-      .find({}, { _id: 1, id: 1, secrets: 1 })
-      .lean<(Pick<WebhookEndpoint, 'id' | 'secrets'> & { _id: unknown })[]>()
-      .exec();
-    let sealed = 0;
+    const docs = await this.model.find({}).lean<(EndpointDoc & { _id: unknown })[]>().exec();
+    let rewritten = 0;
     for (const doc of docs) {
-      if (!doc.secrets.some(stale)) continue;
-      const fresh = await this.model.findById(doc._id).lean<WebhookEndpoint>().exec();
+      const rekey = doc._id !== doc.id;
+      if (!rekey && doc.slot && !doc.secrets.some(stale)) continue;
+      const fresh = await this.model.findById(doc._id).lean<EndpointDoc & { _id: unknown }>().exec();
       if (!fresh || JSON.stringify(fresh.secrets) !== JSON.stringify(doc.secrets)) continue;
-      const secrets = this.seal(doc.id, this.opened(fresh)!.secrets);
-      await this.model.updateOne({ _id: doc._id }, { $set: { secrets } }).exec();
-      sealed++;
+      const slot = fresh.slot ?? (await this.claimSlot(doc.merchantId, doc.id, Number.POSITIVE_INFINITY));
+      const next = { ...this.opened(fresh)!, slot };
+      const stored = { ...next, secrets: this.seal(doc.id, next.secrets) };
+      if (rekey) {
+        try {
+          await this.model.collection.insertOne({ ...stored, _id: doc.id } as never);
+        } catch (err) {
+          if (!isDuplicate(err)) throw err; // another process moved it first
+        }
+        await this.model.deleteOne({ _id: doc._id }).exec();
+      } else {
+        await this.model.updateOne({ _id: doc.id }, { $set: { secrets: stored.secrets, slot } }).exec();
+      }
+      rewritten++;
     }
-    return sealed;
+    return rewritten;
   }
 
   /**
    * Creates an endpoint in one of the merchant's `max` slots, or throws TooManyEndpointsError. A
    * slot is a document whose `_id` names it: of two concurrent creations only one inserts a slot,
-   * so the bound holds without an atomic count. Endpoints from before slots existed count too.
+   * so the bound holds without an atomic count.
    */
   async create(
     merchantId: string,
@@ -160,81 +187,87 @@ export class EndpointStore {
       createdAt: now,
       updatedAt: now,
     };
-    const slot = Number.isFinite(max) ? await this.claimSlot(merchantId, endpoint.id, max) : null;
+    const slot = await this.claimSlot(merchantId, endpoint.id, max);
     try {
-      await this.model.create({ ...endpoint, slot, secrets: this.seal(endpoint.id, endpoint.secrets) });
+      await this.model.create({
+        _id: endpoint.id,
+        ...endpoint,
+        slot,
+        secrets: this.seal(endpoint.id, endpoint.secrets),
+      } as EndpointDoc);
     } catch (err) {
-      if (slot !== null) await this.slots?.deleteOne({ _id: slot }).exec();
+      await this.slots.deleteOne({ _id: slot }).exec();
       throw err;
     }
     return endpoint;
   }
 
   private async claimSlot(merchantId: string, endpointId: string, max: number): Promise<string> {
-    if (!this.slots) throw new Error('endpoint slots are not configured');
-    const existing = await this.model.find({ merchantId }, { _id: 0, id: 1, slot: 1 }).lean().exec();
-    // Endpoints created before slots: they hold no slot document but count against the bound.
-    const unslotted = existing.filter((e) => !(e as { slot?: string | null }).slot).length;
-    for (let n = 0; n < max - unslotted; n++) {
+    for (let n = 0; n < max; n++) {
+      const _id = `${merchantId}:${n}`;
       try {
-        const _id = `${merchantId}:${n}`;
         await this.slots.create({ _id, endpointId, claimedAt: new Date() });
         return _id;
       } catch (err) {
-        if ((err as { code?: number }).code !== 11000) throw err;
+        if (!isDuplicate(err)) throw err;
         // Taken. A slot whose endpoint never appeared (its process died between the two inserts)
         // is freed once older than a creation can take; a younger one may be a creation under way.
-        const holder = await this.slots.findById(`${merchantId}:${n}`).lean<SlotDoc>().exec();
+        const holder = await this.slots.findById(_id).lean<SlotDoc>().exec();
         if (
           holder &&
           Date.now() - new Date(holder.claimedAt).getTime() > ABANDONED_SLOT_MS &&
-          !existing.some((e) => e.id === holder.endpointId) &&
-          !(await this.exists(holder.endpointId))
+          !(await this.model.findById(holder.endpointId).lean().exec())
         )
-          await this.slots.deleteOne({ _id: holder._id }).exec();
+          await this.slots.deleteOne({ _id }).exec();
       }
     }
     throw new TooManyEndpointsError(max);
   }
 
-  private async exists(endpointId: string): Promise<boolean> {
-    return (await this.model.countDocuments({ id: endpointId }).exec()) > 0;
-  }
-
+  /** The merchant's endpoints, oldest first: its slots, then each endpoint, all by `_id`. */
   async list(merchantId: string): Promise<WebhookEndpoint[]> {
-    const docs = await this.model
-      .find({ merchantId }, { _id: 0, slot: 0 })
-      .sort({ createdAt: 1 })
-      .lean<WebhookEndpoint[]>()
-      .exec();
-    return docs.map((d) => this.opened(d)!);
+    const ids = new Set<string>();
+    for (let from = 0; ; from += SLOT_BATCH) {
+      const batch = await Promise.all(
+        Array.from({ length: SLOT_BATCH }, (_, k) =>
+          this.slots
+            .findById(`${merchantId}:${from + k}`)
+            .lean<SlotDoc>()
+            .exec(),
+        ),
+      );
+      const held = batch.filter((slot): slot is SlotDoc => slot !== null);
+      if (held.length === 0) break;
+      for (const slot of held) ids.add(slot.endpointId);
+    }
+    const docs = await Promise.all([...ids].map((id) => this.model.findById(id).lean<EndpointDoc>().exec()));
+    return docs
+      .filter((d): d is EndpointDoc => d !== null && d.merchantId === merchantId)
+      .sort((a, b) => new Date(a.createdAt).getTime() - new Date(b.createdAt).getTime())
+      .map((d) => this.opened(d)!);
   }
 
   async get(merchantId: string, id: string): Promise<WebhookEndpoint | null> {
-    return this.opened(
-      await this.model.findOne({ merchantId, id }, { _id: 0, slot: 0 }).lean<WebhookEndpoint>().exec(),
-    );
+    const doc = await this.model.findById(id).lean<EndpointDoc>().exec();
+    return doc && doc.merchantId === merchantId ? this.opened(doc) : null;
   }
 
   async remove(merchantId: string, id: string): Promise<boolean> {
-    const doc = await this.model
-      .findOne({ merchantId, id }, { slot: 1 })
-      .lean<{ slot?: string | null }>()
-      .exec();
-    const r = await this.model.deleteOne({ merchantId, id }).exec();
-    if (doc?.slot) await this.slots?.deleteOne({ _id: doc.slot, endpointId: id }).exec();
+    const doc = await this.model.findById(id).lean<EndpointDoc>().exec();
+    if (!doc || doc.merchantId !== merchantId) return false;
+    const r = await this.model.deleteOne({ _id: id }).exec();
+    if (doc.slot) {
+      const slot = await this.slots.findById(doc.slot).lean<SlotDoc>().exec();
+      if (slot?.endpointId === id) await this.slots.deleteOne({ _id: doc.slot }).exec();
+    }
     return r.deletedCount > 0;
   }
 
   /** Enabled endpoints that want this event type. */
   async subscribedTo(merchantId: string, type: EventType): Promise<WebhookEndpoint[]> {
-    const all = await this.model
-      .find({ merchantId, status: 'enabled' }, { _id: 0, slot: 0 })
-      .lean<WebhookEndpoint[]>()
-      .exec();
-    return all
-      .filter((e) => e.eventTypes.length === 0 || e.eventTypes.includes(type))
-      .map((e) => this.opened(e)!);
+    return (await this.list(merchantId)).filter(
+      (e) => e.status === 'enabled' && (e.eventTypes.length === 0 || e.eventTypes.includes(type)),
+    );
   }
 
   /**
@@ -252,7 +285,7 @@ export class EndpointStore {
     }));
     const secrets = [{ secret: newSigningSecret(), createdAt: now, expiresAt: null }, ...kept];
     await this.model
-      .updateOne({ merchantId, id }, { $set: { secrets: this.seal(id, secrets), updatedAt: now } })
+      .updateOne({ _id: id }, { $set: { secrets: this.seal(id, secrets), updatedAt: now } })
       .exec();
     return { ...endpoint, secrets, updatedAt: now };
   }
@@ -263,8 +296,9 @@ export class EndpointStore {
     status: WebhookEndpoint['status'],
     reason: string | null,
   ): Promise<WebhookEndpoint | null> {
+    if (!(await this.get(merchantId, id))) return null;
     await this.model
-      .updateOne({ merchantId, id }, { $set: { status, disabledReason: reason, updatedAt: new Date() } })
+      .updateOne({ _id: id }, { $set: { status, disabledReason: reason, updatedAt: new Date() } })
       .exec();
     return this.get(merchantId, id);
   }

@@ -291,10 +291,10 @@ describe('webhooks', () => {
     await api.request('DELETE', `/v1/webhooks/${endpoint.id}`);
   });
 
-  it('seals at start the secrets an endpoint stored in clear before, and keeps signing with them', async () => {
+  it('migrates at start an endpoint stored before (clear secret, no slot): sealed, listed, signing with its secret', async () => {
     const merchant = await createTestMerchant(stack, 'Legacy endpoints');
     const client = new ApiClient(stack.baseUrl, merchant.credentials);
-    // An endpoint as stored before secrets were sealed: its secret in clear, no slot.
+    // An endpoint as stored before this layout: an ObjectId `_id`, its secret in clear, no slot.
     const id = newId('we');
     const secret = newSigningSecret();
     const now = new Date();
@@ -310,22 +310,19 @@ describe('webhooks', () => {
       createdAt: now,
       updatedAt: now,
     });
-    // Read before the migration: the clear form is accepted.
-    await publishTestEvent(stack, merchant.merchantId, { type: 'payin.completed', reference: 'wh-legacy-1' });
-    const [first] = await eventually(at('/legacy'), (r) => r.length === 1);
-    expect(new Webhook(secret).verify(first!.body, first!.headers as Record<string, string>)).toBeTruthy();
-
-    // What every process does at start (EndpointStore.init).
+    // What every process does at start (EndpointStore.init): keyed by its id, given a slot, sealed.
     const store = EndpointStore.on(stack.mongo, stack.config.DATA_ENCRYPTION_KEYS);
-    expect(await store.sealStoredSecrets()).toBeGreaterThanOrEqual(1);
+    expect(await store.migrate()).toBeGreaterThanOrEqual(1);
     const raw = await rawEndpoint(id);
+    expect(raw!._id).toBe(id);
     expect(JSON.stringify(raw)).not.toContain('whsec_');
-    expect(await store.sealStoredSecrets()).toBe(0);
+    expect(await store.migrate()).toBe(0);
+    expect((await client.get('/v1/webhooks')).body.data.map((e: { id: string }) => e.id)).toEqual([id]);
 
     await publishTestEvent(stack, merchant.merchantId, { type: 'payin.completed', reference: 'wh-legacy-2' });
-    const hits = await eventually(at('/legacy'), (r) => r.length === 2);
+    const hits = await eventually(at('/legacy'), (r) => r.length === 1);
     expect(
-      new Webhook(secret).verify(hits[1]!.body, hits[1]!.headers as Record<string, string>),
+      new Webhook(secret).verify(hits[0]!.body, hits[0]!.headers as Record<string, string>),
     ).toMatchObject({
       data: { reference: 'wh-legacy-2' },
     });
@@ -333,7 +330,7 @@ describe('webhooks', () => {
     const rotated = await client.post(`/v1/webhooks/${id}/rotate-secret`, { overlapSeconds: 60 });
     expect(rotated.status).toBe(200);
     await publishTestEvent(stack, merchant.merchantId, { type: 'payin.completed', reference: 'wh-legacy-3' });
-    const third = (await eventually(at('/legacy'), (r) => r.length === 3))[2]!;
+    const third = (await eventually(at('/legacy'), (r) => r.length === 2))[1]!;
     const headers = third.headers as Record<string, string>;
     expect(new Webhook(secret).verify(third.body, headers)).toBeTruthy();
     expect(new Webhook(rotated.body.secret).verify(third.body, headers)).toBeTruthy();

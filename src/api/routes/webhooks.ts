@@ -80,7 +80,8 @@ const refusalText = {
   invalid: { en: 'The URL is not valid.', fr: 'L’URL n’est pas valide.' },
 };
 
-const deliveryCursor = z.object({ t: z.number(), d: z.string(), n: z.number().int() });
+/** A position in the endpoint's delivery chain: the page goes on below it. */
+const deliveryCursor = z.object({ s: z.number().int().min(1) });
 
 export function webhookRoutes(deps: WebhookApiDeps): Router {
   const router = Router();
@@ -145,19 +146,14 @@ export function webhookRoutes(deps: WebhookApiDeps): Router {
     const q = parseOr400(listDeliveriesQuery, req.query, req);
     const endpoint = await endpointOr404(req);
     const after = q.cursor ? decodeCursor(deliveryCursor, q.cursor, req) : undefined;
-    const rows = await deps.deliveries.list(req.merchantId!, endpoint.id, {
+    const { attempts, next } = await deps.deliveries.list(req.merchantId!, endpoint.id, {
       ...(q.eventId ? { eventId: q.eventId } : {}),
-      ...(after ? { after: { attemptedAt: new Date(after.t), deliveryId: after.d, attempt: after.n } } : {}),
-      limit: q.limit + 1,
+      ...(after ? { before: after.s } : {}),
+      limit: q.limit,
     });
-    const page = rows.slice(0, q.limit);
-    const last = page[page.length - 1];
     res.json({
-      data: page.map(toAttemptRecord),
-      nextCursor:
-        rows.length > q.limit && last
-          ? encodeCursor({ t: new Date(last.attemptedAt).getTime(), d: last.deliveryId, n: last.attempt })
-          : null,
+      data: attempts.map(toAttemptRecord),
+      nextCursor: next !== null ? encodeCursor({ s: next }) : null,
     });
   });
 
