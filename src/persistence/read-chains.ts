@@ -147,7 +147,10 @@ export class ReadChains<T> {
   }
 
   private async appendNow(stream: string, member: string, at: Date, doc: T): Promise<number> {
-    let seq = (await this.head(stream)) + 1;
+    // From the head this process last saw, without probing: if another process appended since, the
+    // insert fails and the loop moves on, one `_id` read per position it learns of.
+    const known = this.knownHeads.get(stream);
+    let seq = (known ?? (await this.head(stream))) + 1;
     for (let attempt = 0; attempt < MAX_APPEND_ATTEMPTS; attempt++) {
       try {
         await this.entries.collection.insertOne({

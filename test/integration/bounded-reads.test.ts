@@ -168,6 +168,26 @@ describe('bounded reads on request paths', () => {
     await audited(() => api.get(`/v1/payin/${payinRef}`));
   });
 
+  it('reads payouts by merchant reference', async () => {
+    const reference = `brp-${randomUUID().slice(0, 8)}`;
+    const created = await api.post('/v1/direct/payout', {
+      reference,
+      payout: { amount: 1000, msisdn: '+2250500000001', provider: 'MTN', country: 'CI' },
+    });
+    expect(created.status).toBe(201);
+    await eventually(
+      () => api.get(`/v1/direct/payout/${reference}`),
+      (r) => ['completed', 'failed'].includes(r.body.status),
+      30_000,
+    );
+    await new Promise((r) => setTimeout(r, 1_000));
+    const read = await audited(() => api.get(`/v1/direct/payout/${reference}`));
+    expect(read.body.reference).toBe(reference);
+    await audited(() => api.get(`/v1/payout/${reference}`));
+    const missing = await audited(() => api.get(`/v1/payout/nope-${reference}`));
+    expect(missing.status).toBe(404);
+  });
+
   it('resumes a WebSocket from a cursor by _id', async () => {
     const oldest = (await api.get('/v1/events?limit=100')).body.data.at(-1);
     const url = `${stack.baseUrl.replace('http', 'ws')}/v1/ws`;
