@@ -187,7 +187,10 @@ export const configSchema = z.object({
    * Bearer token that lets a remote caller read /metrics and the readiness details (API and
    * worker); unset, only loopback callers can. At least 32 characters.
    */
-  METRICS_TOKEN: z.string().min(32, 'at least 32 characters').optional(),
+  METRICS_TOKEN: z.preprocess(
+    (v) => (v === '' ? undefined : v), // `METRICS_TOKEN=` (an empty compose default) means unset
+    z.string().min(32, 'at least 32 characters').optional(),
+  ),
   /**
    * Which proxies may name the client address (X-Forwarded-For), for per-address limits; behind the
    * shipped nginx gateway `1` (docs/payins.md, "Checkout page"). Default: loopback proxies only.
