@@ -228,7 +228,8 @@ describe('operations: contract, logs, metrics and the transaction timeline', () 
       /payin ops-order-1 \(pr_\w+\): success, 5000 XOF, provider ORANGE_CI, customer \+225\*+0011/,
     );
     expect(human.stdout).toMatch(/\d{4}-\d\d-\d\dT[\d:.]+Z\s+workflow payinWorkflow started/);
-    expect(human.stdout).toMatch(/requestCollection\s+completed/);
+    // Its result is a sealed payload in history: shown, the timeline opened it (src/temporal/codec.ts).
+    expect(human.stdout).toMatch(/requestCollection\s+completed: \{"outcome":/);
     expect(human.stdout).toMatch(/status\s+→ success/);
     expect(human.stdout).toMatch(/Ledger\n\s+\S+Z\s+\S+\s+[+-]\d+\s+balance/);
     expect(human.stdout).not.toContain('+2250700000011');
