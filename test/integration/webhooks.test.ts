@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { EndpointStore } from '../../src/webhooks/endpoint-store';
+import { DeliveryLog } from '../../src/webhooks/delivery-log';
 import { newSigningSecret } from '../../src/webhooks/signing';
 import { newId } from '../../src/domain/ids';
 import { ApiClient, eventually } from '../helpers/http';
@@ -361,5 +362,60 @@ describe('webhooks', () => {
     expect((await client.request('DELETE', `/v1/webhooks/${first.id}`)).status).toBe(204);
     expect((await client.post('/v1/webhooks', { url: `${receiver.url}/many-again` })).status).toBe(201);
     expect((await client.post('/v1/webhooks', { url: `${receiver.url}/many-over` })).status).toBe(409);
+  });
+
+  it('lists deliveries newest first by cursor, filters by event, and lists attempts logged before chains', async () => {
+    const endpoint = await register(api, '/paged', ['payout.completed']);
+    for (let i = 0; i < 3; i++) {
+      await publishTestEvent(stack, merchantId, { type: 'payout.completed', reference: `wh-paged-${i}` });
+      await eventually(at('/paged'), (r) => r.length === i + 1);
+    }
+    const log = (
+      await eventually(
+        () => api.get(`/v1/webhooks/${endpoint.id}/deliveries?limit=100`),
+        (r) => r.body.data?.length === 3,
+      )
+    ).body.data as { eventId: string; deliveryId: string; attemptedAt: string }[];
+    const times = log.map((a) => Date.parse(a.attemptedAt));
+    expect([...times].sort((a, b) => b - a)).toEqual(times);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { body: { data: { deliveryId: string }[]; nextCursor: string | null } } = await api.get(
+        `/v1/webhooks/${endpoint.id}/deliveries?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+      );
+      seen.push(...page.body.data.map((a) => a.deliveryId));
+      cursor = page.body.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual(log.map((a) => a.deliveryId));
+    const one = await api.get(`/v1/webhooks/${endpoint.id}/deliveries?eventId=${log[1]!.eventId}`);
+    expect(one.body.data.map((a: { deliveryId: string }) => a.deliveryId)).toEqual([log[1]!.deliveryId]);
+
+    // An attempt logged before chains existed (no `listed` mark) is listed after the start-up pass.
+    const legacy = {
+      _id: `webhook:evt_legacy:${endpoint.id}:1`,
+      deliveryId: `webhook:evt_legacy:${endpoint.id}`,
+      attempt: 1,
+      merchantId,
+      endpointId: endpoint.id,
+      eventId: 'evt_legacy',
+      eventType: 'payout.completed',
+      trigger: 'event',
+      url: `${receiver.url}/paged`,
+      attemptedAt: new Date(),
+      succeeded: false,
+      statusCode: null,
+      latencyMs: 3,
+      error: 'connect ECONNREFUSED 10.0.0.5:443',
+      retryAfterMs: null,
+    };
+    await stack.mongo.collection('webhookdeliveryattempts').insertOne(legacy as never);
+    expect(await DeliveryLog.on(stack.mongo).listUnlisted()).toBeGreaterThanOrEqual(1);
+    const after = await api.get(`/v1/webhooks/${endpoint.id}/deliveries?limit=100`);
+    expect(after.body.data).toHaveLength(4);
+    // Its error, written before errors were fixed reasons, shows no address.
+    expect(after.body.data[0]).toMatchObject({ eventId: 'evt_legacy', error: 'connection refused' });
+    expect(JSON.stringify(after.body)).not.toContain('10.0.0.5');
+    await api.request('DELETE', `/v1/webhooks/${endpoint.id}`);
   });
 });
