@@ -242,7 +242,9 @@ export class ReadChains<T> {
 
   /** Newest first: the entries below `before` (or from the head) that `keep`, up to `limit`. */
   async walkDown(stream: string, opts: WalkOptions<T>): Promise<WalkResult<T>> {
-    const top = opts.before !== undefined ? opts.before - 1 : await this.head(stream);
+    // A cursor past the head (forged, or from a chain this process has not seen grow) starts there.
+    const head = await this.head(stream);
+    const top = opts.before !== undefined ? Math.min(opts.before - 1, head) : head;
     const budget = opts.budget ?? 1_000;
     const entries: ChainEntry<T>[] = [];
     let seq = top;

@@ -43,6 +43,11 @@ describe('read chains', () => {
     const audit = await auditQueries(a, () => one.walkDown(stream, { before: 30, limit: 5 }));
     expect(audit.result.entries.map((e) => e.seq)).toEqual([29, 28, 27, 26, 25]);
     expect(audit.scans).toEqual([]);
+    // A cursor past the head (forged) starts at the head; one past the start ends the list.
+    expect((await one.walkDown(stream, { before: 10_000, limit: 2 })).entries.map((e) => e.seq)).toEqual([
+      40, 39,
+    ]);
+    expect(await one.walkDown(stream, { before: 1, limit: 2 })).toEqual({ entries: [], next: null });
   });
 
   it('lists events stored before the chains once init() ran, newest first', async () => {
