@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { EndpointStore } from '../../src/webhooks/endpoint-store';
 import { DeliveryLog } from '../../src/webhooks/delivery-log';
+import { auditQueries, describeScans } from '../helpers/query-audit';
 import { newSigningSecret } from '../../src/webhooks/signing';
 import { newId } from '../../src/domain/ids';
 import { ApiClient, eventually } from '../helpers/http';
@@ -348,7 +349,18 @@ describe('webhooks', () => {
     const refused = created.filter((r) => r.status !== 201);
     expect(refused).toHaveLength(3);
     for (const r of refused) expect(r.body).toMatchObject({ status: 409, code: 'WEBHOOK_ENDPOINT_LIMIT' });
-    expect((await client.get('/v1/webhooks')).body.data).toHaveLength(5);
+    // Listing and reading endpoints are `_id` reads only (slots, then each endpoint): no scan.
+    const audit = await auditQueries(
+      stack.mongo,
+      async () => {
+        const listed = await client.get('/v1/webhooks');
+        await client.get(`/v1/webhooks/${listed.body.data[0].id}`);
+        return listed;
+      },
+      { ignore: (q) => q.collection === 'event_feed' },
+    );
+    expect(audit.result.body.data).toHaveLength(5);
+    expect(describeScans(audit.scans)).toBe('');
     const fr = await client.post(
       '/v1/webhooks',
       { url: `${receiver.url}/many-fr` },
