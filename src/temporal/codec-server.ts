@@ -27,9 +27,11 @@ export interface CodecServerOptions {
   logger?: Logger;
 }
 
+// Protobuf JSON bytes: standard or URL-safe base64, padded or not (Buffer reads all four).
+const bytes = z.string().regex(/^[A-Za-z0-9+/_-]*={0,2}$/);
 const jsonPayload = z.object({
-  metadata: z.record(z.string(), z.base64()).nullish(),
-  data: z.base64().nullish(),
+  metadata: z.record(z.string(), bytes).nullish(),
+  data: bytes.nullish(),
 });
 const body = z.object({ payloads: z.array(jsonPayload).max(10_000) });
 type JsonPayload = z.infer<typeof jsonPayload>;
