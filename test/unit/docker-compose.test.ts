@@ -257,6 +257,11 @@ describe('docker-compose.yml', () => {
     expect(allStrings(compose).filter((s) => /dev-\w+-callback-secret/.test(s))).toEqual([]);
   });
 
+  it('gives the api and worker a metrics token from the env file, so a scraper on the network can read /metrics', () => {
+    for (const name of ['api', 'worker'])
+      expect(env(service(name)).METRICS_TOKEN).toMatch(/^\$\{METRICS_TOKEN:\?[^}]*\}$/);
+  });
+
   it('lists every variable it needs in .env.example, with no secret value in it', () => {
     const needed = new Set(allStrings(compose).flatMap(references));
     expect([...needed].filter((name) => !(name in exampleVars))).toEqual([]);
