@@ -226,7 +226,7 @@ export class EndpointStore {
 
   /** The merchant's endpoints, oldest first: its slots, then each endpoint, all by `_id`. */
   async list(merchantId: string): Promise<WebhookEndpoint[]> {
-    const ids = new Set<string>();
+    const held: SlotDoc[] = [];
     for (let from = 0; ; from += SLOT_BATCH) {
       const batch = await Promise.all(
         Array.from({ length: SLOT_BATCH }, (_, k) =>
@@ -236,13 +236,20 @@ export class EndpointStore {
             .exec(),
         ),
       );
-      const held = batch.filter((slot): slot is SlotDoc => slot !== null);
-      if (held.length === 0) break;
-      for (const slot of held) ids.add(slot.endpointId);
+      const found = batch.filter((slot): slot is SlotDoc => slot !== null);
+      if (found.length === 0) break;
+      held.push(...found);
     }
-    const docs = await Promise.all([...ids].map((id) => this.model.findById(id).lean<EndpointDoc>().exec()));
-    return docs
-      .filter((d): d is EndpointDoc => d !== null && d.merchantId === merchantId)
+    const ids = [...new Set(held.map((slot) => slot.endpointId))];
+    const docs = await Promise.all(ids.map((id) => this.model.findById(id).lean<EndpointDoc>().exec()));
+    const endpoints = docs.filter((d): d is EndpointDoc => d !== null && d.merchantId === merchantId);
+    // Two processes migrating one endpoint at the same start may each claim it a slot: the one its
+    // document does not name is freed here, so it does not hold a place under the bound.
+    for (const slot of held) {
+      const owner = endpoints.find((e) => e.id === slot.endpointId);
+      if (owner?.slot && owner.slot !== slot._id) await this.slots.deleteOne({ _id: slot._id }).exec();
+    }
+    return endpoints
       .sort((a, b) => new Date(a.createdAt).getTime() - new Date(b.createdAt).getTime())
       .map((d) => this.opened(d)!);
   }
