@@ -1,3 +1,4 @@
+import type { KeyRing } from '../security/key-ring';
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import { requireMerchant, type Authenticator } from './auth';
@@ -60,6 +61,8 @@ export interface AppDeps {
   webhooks?: WebhookApiDeps;
   /** Browser tokens of the WebSocket stream (the stream itself is ws.ts, on the server). */
   wsTokens?: WsTokenStore;
+  /** Keys request fingerprints (DATA_ENCRYPTION_KEYS), so bodies with phone numbers or OTPs can't be guessed from them. */
+  fingerprintKeys?: KeyRing;
   /** Express `trust proxy` (TRUST_PROXY): which proxies may name the client address; default loopback. */
   trustProxy?: boolean | number | string[];
 }
@@ -96,7 +99,11 @@ export function createApp(deps: AppDeps): Express {
   app.use('/v1', merchantRateLimit(deps.rateLimitPerMinute));
   app.use(
     '/v1',
-    idempotency({ store: deps.idempotency, log: (err) => deps.logger.error({ err }, 'idempotency store') }),
+    idempotency({
+      store: deps.idempotency,
+      log: (err) => deps.logger.error({ err }, 'idempotency store'),
+      ...(deps.fingerprintKeys ? { fingerprintKeys: deps.fingerprintKeys } : {}),
+    }),
   );
   app.use(payinRoutes(deps.payins, deps.refunds));
   if (deps.refunds) app.use(refundRoutes(deps.refunds));

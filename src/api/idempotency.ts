@@ -1,8 +1,9 @@
-import { createHash } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import { ApiProblem } from './problem';
 import { MAX_JSON_DEPTH, tooDeep } from './json-body';
 import type { IdempotencyRecord, IdempotencyStore } from '../persistence/idempotency-keys';
+import type { KeyRing } from '../security/key-ring';
+import { fingerprintKid, fingerprintOf } from '../security/request-fingerprint';
 
 // X-Idempotency-Key on every POST: the first request with a key runs; a retry of the same request
 // gets the stored answer; a different request with that key, or one while the first runs, gets 409.
@@ -30,6 +31,8 @@ export interface IdempotencyOptions {
   /** Expired records are swept at most this often, lazily, on the back of a POST. */
   sweepEveryMs?: number;
   log?: (err: unknown) => void;
+  /** Keys the request fingerprints (DATA_ENCRYPTION_KEYS); without them a plain SHA-256. */
+  fingerprintKeys?: KeyRing;
 }
 
 /**
@@ -49,10 +52,21 @@ export function canonicalJson(value: unknown, depth = 0): string {
   return JSON.stringify(value ?? null);
 }
 
-export function requestFingerprint(req: Pick<Request, 'method' | 'originalUrl' | 'body'>): string {
-  return createHash('sha256')
-    .update(`${req.method}\n${req.originalUrl}\n${canonicalJson(req.body)}`)
-    .digest('hex');
+export function requestFingerprint(
+  req: Pick<Request, 'method' | 'originalUrl' | 'body'>,
+  keys?: KeyRing,
+  kid?: string,
+): string {
+  return fingerprintOf(`${req.method}\n${req.originalUrl}\n${canonicalJson(req.body)}`, keys, kid);
+}
+
+/** Whether a stored claim's fingerprint is this request's, made again under the key it was made with. */
+function sameRequest(stored: string, req: Request, keys: KeyRing | undefined, current: string): boolean {
+  const kid = fingerprintKid(stored);
+  if (kid === fingerprintKid(current)) return stored === current;
+  if (kid && keys?.has(kid)) return stored === requestFingerprint(req, keys, kid);
+  // Made before keys, or under a key since dropped: only a plain hash can still be compared.
+  return !kid && stored === requestFingerprint(req);
 }
 
 /**
@@ -83,7 +97,7 @@ export function idempotency(opts: IdempotencyOptions): RequestHandler {
       const key = readKey(req);
       const merchantId = req.merchantId;
       if (!merchantId) throw new Error('idempotency middleware mounted before authentication');
-      const fingerprint = requestFingerprint(req);
+      const fingerprint = requestFingerprint(req, opts.fingerprintKeys);
 
       if (Date.now() - lastSweep > sweepEveryMs) {
         lastSweep = Date.now();
@@ -93,7 +107,8 @@ export function idempotency(opts: IdempotencyOptions): RequestHandler {
       let claim = await opts.store.claim(merchantId, key, fingerprint, lockMs);
       while (claim.outcome === 'existing') {
         const record = claim.record;
-        if (record.fingerprint !== fingerprint) throw new ApiProblem(keyReusedCode(req));
+        if (!sameRequest(record.fingerprint, req, opts.fingerprintKeys, fingerprint))
+          throw new ApiProblem(keyReusedCode(req));
         if (record.state === 'completed') return replay(res, record);
         if (record.lockedUntil.getTime() > Date.now()) {
           // The first request usually ends within milliseconds: retrying after a second is enough.

@@ -89,6 +89,7 @@ export async function buildApi(opts: {
     failedAuthPerAddressPerMinute: opts.config.RATE_LIMIT_FAILED_AUTH_PER_ADDRESS,
     metricsToken: opts.config.METRICS_TOKEN,
     trustProxy: opts.config.TRUST_PROXY,
+    fingerprintKeys: opts.config.DATA_ENCRYPTION_KEYS,
     checkoutLimits: {
       perAddressPerMinute: opts.config.CHECKOUT_REQUESTS_PER_MINUTE,
       answersPerMinute: opts.config.CHECKOUT_ANSWERS_PER_MINUTE,

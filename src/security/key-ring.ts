@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
 // AES-256-GCM under named keys. The first key of a ring seals; every key of the ring opens, so a
@@ -45,6 +45,17 @@ export class KeyRing {
   /** SHA-256 of each key (hex): compares keys (e.g. against published ones) without exposing them. */
   fingerprints(): string[] {
     return [...this.keys.values()].map((key) => createHash('sha256').update(key).digest('hex'));
+  }
+
+  /**
+   * HMAC-SHA256 of `data` under a key derived (HKDF) from ring key `kid` for `purpose`: a digest of
+   * data with little entropy (phone numbers, OTPs) that nobody without the key can test guesses on.
+   */
+  mac(data: string, purpose: string, kid: string = this.current): { kid: string; hex: string } {
+    const key = this.keys.get(kid);
+    if (!key) throw new KeyRingError(`no key "${kid}" in the ring`);
+    const derived = Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), purpose, 32));
+    return { kid, hex: createHmac('sha256', derived).update(data, 'utf8').digest('hex') };
   }
 
   /** `aad` binds the box to its context (e.g. a document id): opening it elsewhere fails. */

@@ -23,6 +23,7 @@ import { transactionWorkflowId } from '../temporal/workflow-ids';
 import { ApiProblem } from '../api/problem';
 import { operatorAnswerUpdate } from '../../workflows/payin-api';
 import { TransactionWorkflows } from './transaction-workflows';
+import { fingerprintsDiffer } from '../security/request-fingerprint';
 
 export interface PayinServiceDeps {
   transactions: TransactionStore;
@@ -283,6 +284,6 @@ function assertSameRequest(
   requestFingerprint: string | undefined,
 ): void {
   if (!idempotencyKey || tx.idempotencyKey !== idempotencyKey) throw duplicateReference();
-  if (tx.requestFingerprint && requestFingerprint && tx.requestFingerprint !== requestFingerprint)
+  if (fingerprintsDiffer(tx.requestFingerprint, requestFingerprint))
     throw new ApiProblem('IDEMPOTENCY_KEY_REUSED');
 }

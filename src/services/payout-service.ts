@@ -20,6 +20,7 @@ import type { PayoutDetails, SandboxScenario, Transaction } from '../domain/tran
 import { transactionWorkflowId } from '../temporal/workflow-ids';
 import { ApiProblem } from '../api/problem';
 import { TransactionWorkflows, isFinal } from './transaction-workflows';
+import { fingerprintsDiffer } from '../security/request-fingerprint';
 
 export interface PayoutServiceDeps {
   transactions: TransactionStore;
@@ -186,7 +187,7 @@ export class PayoutService {
         ],
       });
     }
-    if (tx.requestFingerprint && requestFingerprint && tx.requestFingerprint !== requestFingerprint)
+    if (fingerprintsDiffer(tx.requestFingerprint, requestFingerprint))
       throw new ApiProblem('IDEMPOTENCY_KEY_REUSED');
     // A record whose creating request left no marker (stored before markers existed) gets one now.
     if (!isFinal(tx)) await this.workflows.mark(tx);

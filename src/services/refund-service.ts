@@ -18,6 +18,7 @@ import { refundedTotal } from '../domain/refund-record';
 import { RETRY_AFTER_SECONDS } from '../persistence/unavailable';
 import { requestRefundUpdate } from '../../workflows/refund-api';
 import { isUpdateLimitReached, refundUpdateId } from './update-limits';
+import { fingerprintsDiffer } from '../security/request-fingerprint';
 
 export interface RefundServiceDeps {
   transactions: TransactionStore;
@@ -184,11 +185,7 @@ export class RefundService {
 
 /** A same-key request whose body differs from the one that opened the refund (unknown for older refunds). */
 function otherRequest(refund: Refund, caller: RefundCaller): boolean {
-  return (
-    !!refund.requestFingerprint &&
-    !!caller.requestFingerprint &&
-    refund.requestFingerprint !== caller.requestFingerprint
-  );
+  return fingerprintsDiffer(refund.requestFingerprint, caller.requestFingerprint);
 }
 
 /** The problem a failed Update stands for; null for a fault. */

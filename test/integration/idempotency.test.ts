@@ -9,6 +9,7 @@ import { idempotency, requestFingerprint } from '../../src/api/idempotency';
 import { jsonBody } from '../../src/api/json-body';
 import { errorHandler } from '../../src/api/problem';
 import { IDEMPOTENCY_RETENTION_MS, IdempotencyStore } from '../../src/persistence/idempotency-keys';
+import { parseKeyRing } from '../../src/security/key-ring';
 
 // X-Idempotency-Key through HTTP, against FerretDB and Temporal: replay, reuse, in-flight,
 // crash recovery, merchant scope, duplicate references, and 50 simultaneous identical POSTs.
@@ -106,6 +107,41 @@ describe('idempotency of POST requests', () => {
     expect(otherPath.status).toBe(409);
     expect(otherPath.body.code).toBe('IDEMPOTENCY_KEY_REUSED');
     expect(await countTx('idem-reuse')).toBe(1);
+  });
+
+  it('keeps keyed fingerprints: no plain hash of a body (phone number, OTP) to test guesses on', async () => {
+    const key = randomUUID();
+    const body = payin('idem-keyed');
+    expect((await post(body, key)).status).toBe(201);
+    const plain = requestFingerprint({ method: 'POST', originalUrl: '/v1/direct/payin', body });
+    const kid = stack.config.DATA_ENCRYPTION_KEYS.current;
+    const keyed = requestFingerprint(
+      { method: 'POST', originalUrl: '/v1/direct/payin', body },
+      stack.config.DATA_ENCRYPTION_KEYS,
+    );
+    expect(keyed).toMatch(new RegExp(`^${kid}\\.[0-9a-f]{64}$`));
+    expect((await keyRecord(key))?.fingerprint).toBe(keyed);
+    const tx = await stack.mongo
+      .collection('transactions')
+      .findOne({ merchantId: merchant.merchantId, reference: 'idem-keyed' });
+    expect(tx?.requestFingerprint).toBe(keyed);
+    expect(JSON.stringify([await keyRecord(key), tx])).not.toContain(plain);
+    // Same key, another number: still told apart.
+    const other = { ...body, payin: { ...body.payin, msisdn: '+2250500000002' } };
+    expect((await post(other, key)).body.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    // A claim made under a key since rotated out of first place is still compared under it.
+    const rotated = parseKeyRing(`new1:${'ab'.repeat(32)},${kid}:${'11'.repeat(32)}`);
+    const underOld = requestFingerprint(
+      { method: 'POST', originalUrl: '/v1/x', body: { a: 1 } },
+      rotated,
+      kid,
+    );
+    expect(underOld).toBe(
+      requestFingerprint(
+        { method: 'POST', originalUrl: '/v1/x', body: { a: 1 } },
+        stack.config.DATA_ENCRYPTION_KEYS,
+      ),
+    );
   });
 
   it('scopes keys to the merchant: another merchant may use the same key', async () => {

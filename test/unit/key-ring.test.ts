@@ -1,4 +1,5 @@
 import { KeyRingError, parseKeyRing } from '../../src/security/key-ring';
+import { fingerprintOf, fingerprintsDiffer } from '../../src/security/request-fingerprint';
 
 describe('key ring (AES-256-GCM under named keys)', () => {
   const old = parseKeyRing(`k1:${'01'.repeat(32)}`);
@@ -33,5 +34,20 @@ describe('key ring (AES-256-GCM under named keys)', () => {
     expect(() => parseKeyRing('k:abcd')).toThrow(/32 bytes/);
     expect(() => parseKeyRing(`k:${'00'.repeat(32)},k:${'11'.repeat(32)}`)).toThrow(/twice/);
     expect(() => parseKeyRing(`bad id:${'00'.repeat(32)}`)).toThrow(/key id/);
+  });
+});
+
+describe('request fingerprints', () => {
+  const ring = parseKeyRing(`k2:${'02'.repeat(32)},k1:${'01'.repeat(32)}`);
+  it('are keyed MACs that compare only under the same key', () => {
+    const a = fingerprintOf('POST\n/v1/direct/payin\n{"msisdn":"+2250700000000"}', ring);
+    expect(a).toMatch(/^k2\.[0-9a-f]{64}$/);
+    expect(fingerprintOf('same', ring, 'k1')).not.toBe(fingerprintOf('same', ring));
+    expect(fingerprintsDiffer(a, fingerprintOf('other', ring))).toBe(true);
+    expect(fingerprintsDiffer(a, a)).toBe(false);
+    // Under different keys, or one unkeyed (stored before): not comparable, taken as the same request.
+    expect(fingerprintsDiffer(fingerprintOf('x', ring, 'k1'), fingerprintOf('y', ring))).toBe(false);
+    expect(fingerprintsDiffer(fingerprintOf('x'), a)).toBe(false);
+    expect(fingerprintsDiffer(null, a)).toBe(false);
   });
 });
