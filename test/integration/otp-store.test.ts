@@ -100,7 +100,10 @@ describe('OTP store', () => {
 
     it('sends the stored OTP, never its id', async () => {
       const { id } = await otps.put(OTP);
-      const answer: OperatorStatus = await new MockActivityEnvironment({ attempt: 1 }).run(request, collection(id));
+      const answer: OperatorStatus = await new MockActivityEnvironment({ attempt: 1 }).run(
+        request,
+        collection(id),
+      );
       expect(answer.outcome).toBe('pending');
       expect(sent).toHaveLength(1);
       expect(sent[0]).toMatchObject({ otp: OTP });

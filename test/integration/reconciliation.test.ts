@@ -203,7 +203,7 @@ describe('reconciliation against the operator books', () => {
           reference: body.reference,
           limit: 10,
         })
-      ).map((e) => e.data.status);
+      ).events.map((e) => e.data.status);
     expect(await corrected()).toEqual(['success']);
 
     // Again, through the CLI: nothing left to do; still credited once, told once.
@@ -242,9 +242,9 @@ describe('reconciliation against the operator books', () => {
           reference: late.reference,
           limit: 10,
         }),
-      (events) => events.length > 0,
+      (page) => page.events.length > 0,
     );
-    expect(lateEvents.map((e) => e.data.status)).toEqual(['success']);
+    expect(lateEvents.events.map((e) => e.data.status)).toEqual(['success']);
     expect((await cliReport('MTN')).report.findings).toEqual([]);
     expect(await mainBalance()).toBe(before + net + lateNet);
   }, 180_000);
