@@ -72,14 +72,27 @@ export class WsTokenStore {
   async issue(merchantId: string, apiKey?: string): Promise<{ token: string; expiresAt: Date }> {
     const token = `wst_${randomBytes(24).toString('base64url')}`;
     const expiresAt = new Date(Date.now() + this.ttlMs);
-    // No TTL index on FerretDB: expired tokens and their use markers are swept here, on the back
-    // of an issue. A marker is swept only after its token expired, so it cannot be used again.
-    const now = new Date();
-    await this.model.deleteMany({ expiresAt: { $lt: now } }).exec();
-    await this.used.deleteMany({ expiresAt: { $lt: now } }).exec();
+    this.sweepExpired();
     const tokenHash = hash(token);
     await this.model.create({ _id: tokenHash, tokenHash, merchantId, apiKey: apiKey ?? null, expiresAt });
     return { token, expiresAt };
+  }
+
+  private lastSweep = 0;
+
+  /**
+   * No TTL index on FerretDB: expired tokens and their use markers are swept on the back of an
+   * issue, at most once a minute per process and not awaited, so the scan is never on the request's
+   * path. A marker is swept only after its token expired, so the token cannot be used again.
+   */
+  private sweepExpired(): void {
+    if (Date.now() - this.lastSweep < this.ttlMs) return;
+    this.lastSweep = Date.now();
+    const now = new Date();
+    void Promise.all([
+      this.model.deleteMany({ expiresAt: { $lt: now } }).exec(),
+      this.used.deleteMany({ expiresAt: { $lt: now } }).exec(),
+    ]).catch(() => undefined);
   }
 
   /** The token's merchant if it is valid; it cannot be used again. */

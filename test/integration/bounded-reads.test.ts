@@ -216,4 +216,24 @@ describe('bounded reads on request paths', () => {
       ws.close();
     }
   });
+
+  it('issues and consumes a WebSocket token by _id (the expiry sweep runs off the request path)', async () => {
+    // The first issue of a process starts the background sweep; let it finish before auditing.
+    expect((await api.post('/v1/ws/tokens', {}, { 'x-idempotency-key': randomUUID() })).status).toBe(201);
+    await new Promise((res) => setTimeout(res, 500));
+    const issued = await audited(() => api.post('/v1/ws/tokens', {}, { 'x-idempotency-key': randomUUID() }));
+    expect(issued.status).toBe(201);
+    const ws = new WebSocket(`${stack.baseUrl.replace('http', 'ws')}/v1/ws?token=${issued.body.token}`);
+    try {
+      await audited(
+        () =>
+          new Promise((res, rej) => {
+            ws.once('open', res);
+            ws.once('error', rej);
+          }),
+      );
+    } finally {
+      ws.close();
+    }
+  });
 });
