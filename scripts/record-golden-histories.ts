@@ -312,7 +312,7 @@ async function main(): Promise<void> {
           () => Promise.resolve(hookCalls),
           (n) => n >= 1,
         );
-        // The failed first attempt starts the delivery workflow; let it exist before awaiting it.
+        // Recording the event starts the delivery workflow (it makes every attempt); let it exist first.
         const workflowId = `webhook:${lastEventId}:${String(endpoint.body.id)}`;
         await eventually(
           workflowId,
