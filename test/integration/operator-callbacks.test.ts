@@ -229,7 +229,12 @@ describe('operator callbacks', () => {
       expect(await signals('cb-undelivered')).toHaveLength(0);
       // The operator's retry of the very same request, reaching a healthy replica, is delivered.
       expect((await send('MTN', body, sig)).status).toBe(202);
-      expect(await signals('cb-undelivered')).toEqual([{ kind: 'collection', id }]);
+      expect(
+        await eventually(
+          () => signals('cb-undelivered'),
+          (s) => s.length >= 1,
+        ),
+      ).toEqual([{ kind: 'collection', id }]);
       expect((await send('MTN', body, sig)).status).toBe(200);
     } finally {
       await new Promise<void>((res) => server.close(() => res()));
