@@ -159,12 +159,24 @@ export class RefundService {
       if (isUpdateLimitReached(err)) throw tooManyPending();
       throw err; // a fault: 500, nothing was debited or stored by this request
     }
-    const refund = await this.deps.refunds.findById(accepted.refundId);
-    if (!refund) throw new Error(`refund ${accepted.refundId} accepted but not stored`);
+    const refund = await this.storedRefund(accepted.refundId);
+    // Stored before the Update answered, but a read on FerretDB can trail a write from another
+    // connection under load: the decision is made, so the retry (same key) is answered with it.
+    if (!refund)
+      throw new ApiProblem('DECISION_PENDING', { headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } });
     // Answered with a refund an earlier request of this key opened: only if it was this same request.
     if (accepted.refundId !== refundId && otherRequest(refund, caller)) return refuse('DUPLICATE_REFUND');
     await log('accepted', refund.id);
     return { created: accepted.refundId === refundId, refund };
+  }
+
+  /** The refund the workflow stored, read again for up to about two seconds while it is not visible. */
+  private async storedRefund(id: string): Promise<Refund | null> {
+    for (let attempt = 0; ; attempt++) {
+      const refund = await this.deps.refunds.findById(id);
+      if (refund || attempt === 10) return refund;
+      await new Promise((res) => setTimeout(res, 200));
+    }
   }
 
   /** A merchant's refund by its rf_ reference. */

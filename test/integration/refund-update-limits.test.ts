@@ -20,15 +20,13 @@ import { createWorker } from '../../src/temporal/worker';
 import { dataConverter } from '../../src/temporal/codec';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server';
 import { Ledger } from '../../src/ledger';
-import { resolveFeeSchedule } from '../../src/domain/fees';
 import { TransactionStore } from '../../src/persistence/transactions';
 import { RefundStore } from '../../src/persistence/refunds';
-import { WorkflowStartLog } from '../../src/persistence/workflow-starts';
-import { PayinService } from '../../src/services/payin-service';
 import { ensureRecoverySchedule, recoveryScheduleId } from '../../src/recovery/schedule';
 import { ApiClient, eventually, type ApiResponse } from '../helpers/http';
 import { createTestMerchant, type TestMerchant } from '../helpers/merchants';
 import { connectTestMongo, type TestStack } from '../helpers/stack';
+import { testPayinService } from '../helpers/services';
 
 // On the real Temporal dev server (the time-skipping test server neither limits in-flight Updates nor
 // runs Schedules), in real time:
@@ -113,7 +111,12 @@ async function startDevStack(): Promise<DevStack> {
     worker = null;
   };
   await startWorker();
-  const app = await buildApi({ config, mongo, temporal: client, logger: createLogger('silent') });
+  const app = await buildApi({
+    config,
+    mongo,
+    temporal: client,
+    logger: createLogger('error', {}, { write: (line: string) => void apiErrors.push(line) }),
+  });
   const http = await new Promise<Server>((res) => {
     const s = app.listen(0, '127.0.0.1', () => res(s));
   });
@@ -143,6 +146,8 @@ async function startDevStack(): Promise<DevStack> {
   };
 }
 
+// What the API logged at error level (a 500's cause), shown when an answer was a 500.
+const apiErrors: string[] = [];
 describe('refund Updates on the real server', () => {
   let stack: DevStack;
   let ledger: Ledger;
@@ -195,7 +200,13 @@ describe('refund Updates on the real server', () => {
     await stack.startWorker();
 
     const statuses = answers.map((a) => `${a.status} ${a.body.code ?? ''}`);
-    expect(statuses.filter((s) => s.startsWith('500'))).toEqual([]);
+    if (statuses.some((s) => s.startsWith('500')))
+      throw new Error(
+        `500 answers: ${statuses.join(', ')}; API errors:\n${apiErrors
+          .filter((l) => !l.includes(`"statusCode":503`))
+          .slice(0, 3)
+          .join('\n')}`,
+      );
     for (const a of answers) {
       expect(a.status === 201 || a.status === 200 || a.status === 503 || businessRefusal(a)).toBe(true);
       if (a.status === 503) expect(Number(a.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -217,7 +228,14 @@ describe('refund Updates on the real server', () => {
       (all) => all.every((a) => a.status !== 503),
       60_000,
     );
-    expect(final.filter((a) => a.status >= 500)).toEqual([]);
+    const faults = final.filter((a) => a.status >= 500);
+    if (faults.length)
+      throw new Error(
+        `${faults.length} answers 5xx; API errors:\n${apiErrors
+          .filter((l) => !l.includes(`"statusCode":503`))
+          .slice(0, 3)
+          .join('\n')}`,
+      );
     const accepted = final.filter((a) => a.status === 201 || a.status === 200);
     expect(accepted).toHaveLength(30); // 30 x 100 fit in 10,000: none is refused
     expect(new Set(accepted.map((a) => a.body.reference)).size).toBe(30);
@@ -293,19 +311,7 @@ describe('refund Updates on the real server', () => {
         return Reflect.get(target, prop, target) as unknown;
       },
     });
-    const payins = new PayinService({
-      transactions,
-      starts: WorkflowStartLog.on(stack.mongo),
-      temporal: crashing,
-      taskQueue: stack.taskQueue,
-      payinExpiryMs: stack.config.PAYIN_EXPIRY,
-      refundWindowMs: stack.config.REFUND_WINDOW,
-      sessionExpiryMs: stack.config.SESSION_EXPIRY,
-      correctionWindowMs: stack.config.PAYIN_CORRECTION_WINDOW,
-      partnerCheckIntervalMs: stack.config.PAYIN_PARTNER_CHECK_INTERVAL,
-      operatorAnswerWaitMs: 0,
-      feeSchedule: resolveFeeSchedule(undefined),
-    });
+    const payins = testPayinService(stack, { transactions, temporal: crashing });
     const reference = `sched-${randomUUID().slice(0, 8)}`;
     await expect(
       payins.createDirect(
