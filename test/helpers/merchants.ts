@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { Ledger } from '../../src/ledger';
 import { MerchantService } from '../../src/merchants';
 import type { Credentials } from './http';
 import type { TestStack } from './stack';
@@ -15,4 +17,21 @@ export async function createTestMerchant(stack: TestStack, name = 'Test merchant
   await merchants.init();
   const { merchantId, apiKey, apiClient } = await merchants.createMerchant(name);
   return { merchantId, credentials: { apiKey, apiClient } };
+}
+
+/** Credits a merchant's main account from the sandbox funding account (what `accounts fund` does). */
+export async function fundMerchant(
+  stack: Pick<TestStack, 'mongo'>,
+  merchantId: string,
+  amount = 100_000,
+  currency: 'XOF' | 'XAF' = 'XOF',
+): Promise<void> {
+  const ledger = Ledger.on(stack.mongo);
+  await ledger.transfer({
+    sourceRef: `fund:${randomUUID()}`,
+    fromAccountId: await ledger.systemAccountId('sandbox-funding', currency),
+    toAccountId: await ledger.mainAccountId(merchantId, currency),
+    amount,
+    reason: 'test funding',
+  });
 }

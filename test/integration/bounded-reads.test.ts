@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
 import { ApiClient, basic, eventually } from '../helpers/http';
-import { createTestMerchant, type TestMerchant } from '../helpers/merchants';
+import { createTestMerchant, fundMerchant, type TestMerchant } from '../helpers/merchants';
 import { startStack, type TestStack } from '../helpers/stack';
 import { publishTestEvent } from '../helpers/events';
 import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver';
 import { auditQueries, describeScans, type QueryAuditOptions } from '../helpers/query-audit';
-import { Ledger } from '../../src/ledger';
 
 // Issue 16: every lookup on a request path is an `_id` lookup or a bounded read model. On FerretDB
 // only an exact `{ _id }` filter is pushed down; any other filter decodes the whole collection, so
@@ -42,14 +41,7 @@ describe('bounded reads on request paths', () => {
     merchant = await createTestMerchant(stack);
     other = await createTestMerchant(stack, 'Other merchant');
     api = new ApiClient(stack.baseUrl, merchant.credentials);
-    const ledger = Ledger.on(stack.mongo);
-    await ledger.transfer({
-      sourceRef: `fund:${randomUUID()}`,
-      fromAccountId: await ledger.systemAccountId('sandbox-funding', 'XOF'),
-      toAccountId: await ledger.mainAccountId(merchant.merchantId, 'XOF'),
-      amount: 100_000,
-      reason: 'test funding',
-    });
+    await fundMerchant(stack, merchant.merchantId, 100_000);
     const endpoint = await api.post('/v1/webhooks', { url: `${receiver.url}/hook` });
     expect(endpoint.status).toBe(201);
     endpointId = endpoint.body.id;

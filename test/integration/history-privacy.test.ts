@@ -3,8 +3,7 @@ import { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { ApiClient, eventually } from '../helpers/http';
 import { startStack, type TestStack } from '../helpers/stack';
-import { createTestMerchant, type TestMerchant } from '../helpers/merchants';
-import { Ledger } from '../../src/ledger';
+import { createTestMerchant, fundMerchant, type TestMerchant } from '../helpers/merchants';
 import { decodeHistoryPayloads, EncryptionCodec } from '../../src/temporal/codec';
 import { startCodecServer, type RunningCodecServer } from '../../src/temporal/codec-server';
 import { searchAttributes } from '../../src/temporal/search-attributes';
@@ -164,14 +163,7 @@ describe('personal data out of workflow history', () => {
     workflowIds.push(`refund:${merchant.merchantId}:${rf}`);
 
     // Payouts: completed, failed (reversed), and one whose first operator call timed out.
-    const ledger = Ledger.on(stack.mongo);
-    await ledger.transfer({
-      sourceRef: `fund:${randomUUID()}`,
-      fromAccountId: (await ledger.systemAccount('sandbox-funding', 'XOF')).id,
-      toAccountId: (await ledger.mainAccount(merchant.merchantId, 'XOF')).id,
-      amount: 100_000,
-      reason: 'privacy test funding',
-    });
+    await fundMerchant(stack, merchant.merchantId, 100_000);
     for (const [reference, c, scenario, final] of [
       ['priv-po', customers.payout, 'completed', 'completed'],
       ['priv-po-failed', customers.failedPayout, 'failed', 'reversed'],

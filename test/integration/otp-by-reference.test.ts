@@ -1,6 +1,7 @@
 import type { LoadedDataConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import { ApiClient, eventually } from '../helpers/http';
+import { testPayinService } from '../helpers/services';
 import { startStack, type TestStack } from '../helpers/stack';
 import { createTestMerchant } from '../helpers/merchants';
 import { historyToJson } from '../helpers/history-json';
@@ -11,10 +12,7 @@ import {
 } from '../../workflows/payin-api';
 import { directPayinInput, storedDirectPayin } from '../helpers/payin-input';
 import { TransactionStore } from '../../src/persistence/transactions';
-import { WorkflowStartLog } from '../../src/persistence/workflow-starts';
 import { OtpStore } from '../../src/persistence/otp-store';
-import { PayinService } from '../../src/services/payin-service';
-import { resolveFeeSchedule } from '../../src/domain/fees';
 
 // "OTPs never enter history" (issue 16): the API stores an Orange OTP sealed, with a short lifetime,
 // and the workflow carries its id only; the activity reads it by id; the workflow deletes it once
@@ -168,18 +166,8 @@ describe('OTPs by reference', () => {
   });
 
   it('a retried creation that finds its workflow started deletes the OTP it stored again', async () => {
-    const payins = new PayinService({
-      transactions: TransactionStore.on(stack.mongo),
-      starts: WorkflowStartLog.on(stack.mongo),
+    const payins = testPayinService(stack, {
       temporal: stack.env.client,
-      taskQueue: stack.taskQueue,
-      payinExpiryMs: stack.config.PAYIN_EXPIRY,
-      refundWindowMs: stack.config.REFUND_WINDOW,
-      sessionExpiryMs: stack.config.SESSION_EXPIRY,
-      correctionWindowMs: stack.config.PAYIN_CORRECTION_WINDOW,
-      partnerCheckIntervalMs: stack.config.PAYIN_PARTNER_CHECK_INTERVAL,
-      operatorAnswerWaitMs: 0,
-      feeSchedule: resolveFeeSchedule(undefined),
       otps: OtpStore.on(stack.mongo, stack.config.DATA_ENCRYPTION_KEYS, stack.config.OTP_LIFETIME),
     });
     const body = { ...direct('otp-retried-1'), customerName: 'Awa' } as never;

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { ApiClient, eventually } from '../helpers/http';
+import { testPayinService } from '../helpers/services';
 import { startStack, type TestStack } from '../helpers/stack';
 import { createTestMerchant, type TestMerchant } from '../helpers/merchants';
 import { Ledger } from '../../src/ledger';
 import { resolveFeeSchedule } from '../../src/domain/fees';
 import { TransactionStore } from '../../src/persistence/transactions';
 import { WorkflowStartLog } from '../../src/persistence/workflow-starts';
-import { PayinService } from '../../src/services/payin-service';
 import { PayoutService } from '../../src/services/payout-service';
 import { payoutSourceRefs } from '../../src/services/payout-ledger';
 import { buildRecoveryDeps } from '../../src/recovery/wiring';
@@ -96,20 +96,7 @@ describe('recovery sweep', () => {
     });
   }
 
-  const payins = (temporal: Client) =>
-    new PayinService({
-      transactions,
-      starts,
-      temporal,
-      taskQueue: stack.taskQueue,
-      payinExpiryMs: stack.config.PAYIN_EXPIRY,
-      refundWindowMs: stack.config.REFUND_WINDOW,
-      sessionExpiryMs: stack.config.SESSION_EXPIRY,
-      correctionWindowMs: stack.config.PAYIN_CORRECTION_WINDOW,
-      partnerCheckIntervalMs: stack.config.PAYIN_PARTNER_CHECK_INTERVAL,
-      operatorAnswerWaitMs: 0,
-      feeSchedule: resolveFeeSchedule(undefined),
-    });
+  const payins = (temporal: Client) => testPayinService(stack, { transactions, starts, temporal });
   const payouts = (temporal: Client, withLedger: Ledger = ledger) =>
     new PayoutService({
       transactions,

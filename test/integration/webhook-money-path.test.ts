@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { ApiClient, eventually } from '../helpers/http';
-import { createTestMerchant } from '../helpers/merchants';
+import { createTestMerchant, fundMerchant } from '../helpers/merchants';
 import { startStack, type TestStack } from '../helpers/stack';
-import { Ledger } from '../../src/ledger';
 
 // A slow merchant endpoint never delays the money: an event's activity only records the event and
 // starts its delivery workflow, which makes every HTTP attempt (the first included). Here the
@@ -46,14 +45,7 @@ describe('webhooks off the money path', () => {
   it('a payout completes and a refused one is reversed while the endpoint holds its first webhook', async () => {
     const merchant = await createTestMerchant(stack);
     const api = new ApiClient(stack.baseUrl, merchant.credentials);
-    const ledger = Ledger.on(stack.mongo);
-    await ledger.transfer({
-      sourceRef: `fund:${randomUUID()}`,
-      fromAccountId: (await ledger.systemAccount('sandbox-funding', 'XOF')).id,
-      toAccountId: (await ledger.mainAccount(merchant.merchantId, 'XOF')).id,
-      amount: 100_000,
-      reason: 'test funding',
-    });
+    await fundMerchant(stack, merchant.merchantId, 100_000);
     expect((await api.post('/v1/webhooks', { url })).status).toBe(201);
 
     const completedRef = `po-slow-${randomUUID()}`;
