@@ -111,6 +111,7 @@ const enabled = process.env.CHAOS_TRANSACTIONS !== undefined;
     let ferretPort: number;
     let ferret: LocalServer;
     let temporalServer: LocalServer;
+    let whereStuck: (workflowId: string) => Promise<string> = async () => 'unknown';
     let temporalConnection: TemporalConnection;
     let mongo: Connection;
     let simulator: RunningSimulator;
@@ -156,6 +157,21 @@ const enabled = process.env.CHAOS_TRANSACTIONS !== undefined;
       });
     }
 
+    /**
+     * Starts the worker again until it runs, as a process supervisor does (compose's `restart:
+     * unless-stopped`): a worker whose start-up meets the FerretDB restart exits, and is restarted.
+     */
+    async function superviseWorker(): Promise<void> {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await startWorker();
+        } catch (err) {
+          if (tornDown || attempt >= 10) throw err;
+          await sleep(1_000);
+        }
+      }
+    }
+
     async function killWorker(): Promise<void> {
       const proc = worker;
       if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
@@ -182,6 +198,33 @@ const enabled = process.env.CHAOS_TRANSACTIONS !== undefined;
         namespace: 'default',
         dataConverter: dataConverter(configSchema.parse({}).PAYLOAD_CODEC_KEYS),
       });
+      // What a transaction that never ends waits for: its status, pending activities and last events.
+      whereStuck = async (workflowId: string) => {
+        try {
+          const handle = temporal.workflow.getHandle(workflowId);
+          const d = await handle.describe();
+          const pending = (d.raw.pendingActivities ?? []).map(
+            (a) => `${a.activityType?.name} attempt ${a.attempt}: ${a.lastFailure?.message ?? '-'}`,
+          );
+          const events = ((await handle.fetchHistory()).events ?? [])
+            .slice(-8)
+            .map((e) => Object.keys(e).find((k) => k.endsWith('EventAttributes')) ?? String(e.eventType));
+          const workerWarnings = workerLog
+            .join('')
+            .split('\n')
+            .filter((l) => /"level":(40|50|60)/.test(l))
+            .slice(-5);
+          return JSON.stringify({
+            status: d.status.name,
+            historyLength: d.historyLength,
+            pending,
+            events,
+            workerWarnings,
+          });
+        } catch (err) {
+          return `not described: ${String(err)}`;
+        }
+      };
       const mongoUri = `mongodb://127.0.0.1:${ferretPort}/chaos`;
       mongo = await connectMongo(mongoUri);
       const taskQueue = `chaos-${randomUUID().slice(0, 8)}`;
@@ -335,7 +378,7 @@ const enabled = process.env.CHAOS_TRANSACTIONS !== undefined;
             await killWorker();
             kills++;
             await sleep(200 + Math.random() * 1_500);
-            await startWorker();
+            await superviseWorker();
           }
         })();
         let ferretRestarted = false;
@@ -371,7 +414,10 @@ const enabled = process.env.CHAOS_TRANSACTIONS !== undefined;
         await pool(refundable, async (p) => {
           const ok = async () => (await read(api, `/v1/payin/${p.reference}`)).body?.status === 'success';
           while (!(await ok())) {
-            if (Date.now() - started > BUDGET_MS) throw new Error(`payin ${p.reference} never succeeded`);
+            if (Date.now() - started > BUDGET_MS)
+              throw new Error(
+                `payin ${p.reference} never succeeded: ${await whereStuck(`payin:${merchant.merchantId}:${p.reference}`)}`,
+              );
             await sleep(1_000);
           }
           for (const [n, scenario] of [
@@ -389,7 +435,7 @@ const enabled = process.env.CHAOS_TRANSACTIONS !== undefined;
         });
         progress(started, `${refunds.length} partial refunds created`);
         await chaos;
-        if (!worker || worker.exitCode !== null || worker.signalCode !== null) await startWorker();
+        if (!worker || worker.exitCode !== null || worker.signalCode !== null) await superviseWorker();
         expect(kills).toBeGreaterThanOrEqual(KILLS);
         expect(ferretRestarted).toBe(true);
 
