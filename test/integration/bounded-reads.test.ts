@@ -62,6 +62,12 @@ describe('bounded reads on request paths', () => {
       () => api.get(`/v1/payin/${payinRef}`),
       (r) => r.body.status === 'success',
     );
+    // The payin's own event is recorded after its status reads success; wait for it so the counts
+    // below only see the events this test publishes.
+    await eventually(
+      () => api.get(`/v1/events?reference=${payinRef}`),
+      (r) => r.body.data?.length === 1,
+    );
     // One after the other, so the list's order is known.
     for (let i = 0; i < 4; i++) {
       const n = await eventCount();
