@@ -2,8 +2,8 @@ import { observeTransactionEvent, webhookDeliveries } from '../src/infra/metrics
 import { Context } from '@temporalio/activity';
 import { toPublicEvent, type EventType } from '../src/events/catalogue';
 import type { EventStore, RecordEventInput } from '../src/events/event-store';
-import { toPublicRecord } from '../src/domain/payout-record';
-import { refundedTotal } from '../src/domain/refund-record';
+import { toPublicRecord } from '../src/contract/records/payout-record';
+import { refundedTotal } from '../src/contract/records/refund-record';
 import type { RefundStore } from '../src/persistence/refunds';
 import type { TransactionStore } from '../src/persistence/transactions';
 import type { DeliveryLog } from '../src/webhooks/delivery-log';

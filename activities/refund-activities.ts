@@ -7,7 +7,7 @@ import type { Ledger } from '../src/ledger';
 import { InsufficientFundsError } from '../src/ledger';
 import { computeFee, type FeeSchedule } from '../src/domain/fees';
 import type { Refund } from '../src/domain/refund';
-import { toRefundRecord } from '../src/domain/refund-record';
+import { toRefundRecord } from '../src/contract/records/refund-record';
 import type { Country, OperatorCode } from '../src/domain/operators';
 import type { EventType } from '../src/events/catalogue';
 import type { RecordEventInput } from '../src/events/event-store';

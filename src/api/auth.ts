@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { ApiProblem } from './problem';
+import { ApiProblem } from '../contract/problems';
 
 declare module 'express-serve-static-core' {
   interface Request {

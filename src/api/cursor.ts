@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { z } from 'zod';
-import { ApiProblem } from './problem';
+import { ApiProblem } from '../contract/problems';
 
 // Opaque page cursors: base64url JSON of the position of the last item returned.
 

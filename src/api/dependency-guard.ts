@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { ApiProblem } from './problem';
+import { ApiProblem } from '../contract/problems';
 import { RETRY_AFTER_SECONDS } from '../persistence/unavailable';
 
 // While MongoDB is known to be down, answer 503 at once instead of letting each request wait for

@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { ApiProblem } from './problem';
+import { ApiProblem } from '../contract/problems';
 import { MAX_JSON_DEPTH, tooDeep } from './json-body';
 import type { IdempotencyRecord, IdempotencyStore } from '../persistence/idempotency-keys';
 import type { KeyRing } from '../security/key-ring';

@@ -1,5 +1,5 @@
 import express, { type RequestHandler } from 'express';
-import { ApiProblem } from './problem';
+import { ApiProblem } from '../contract/problems';
 
 // Bodies are JSON (application/json or any +json type). Content-Type is optional in the interface,
 // so a body without one is read as JSON; a body declared as something else is a 415.

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Express, RequestHandler } from 'express';
 import { MemoryStore, ipKeyGenerator, rateLimit, type AugmentedRequest } from 'express-rate-limit';
-import { ApiProblem } from './problem';
+import { ApiProblem } from '../contract/problems';
 
 // Requests per merchant per minute, counted in this process (a deployment with several API
 // replicas should give express-rate-limit a shared store, e.g. Redis, or divide the limit).

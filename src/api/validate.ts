@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { z } from 'zod';
-import { negotiateLanguage, zodErrorMap } from './i18n';
-import { ApiProblem } from './problem';
+import { negotiateLanguage, zodErrorMap } from '../contract/i18n';
+import { ApiProblem } from '../contract/problems';
 
 /** Parses with a zod schema; a failure becomes a 400 listing each bad field, in the caller's language. */
 export function parseOr400<S extends z.ZodType>(schema: S, data: unknown, req: Request): z.infer<S> {

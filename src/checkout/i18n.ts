@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { languages, negotiateLanguage, type Language } from '../api/i18n';
+import { languages, negotiateLanguage, type Language } from '../contract/i18n';
 
 // Every word of the hosted checkout page, in English and French. The page's script receives the
 // `client` strings of its language; the server renders the rest.

@@ -1,4 +1,4 @@
-import type { Language } from '../api/i18n';
+import type { Language } from '../contract/i18n';
 import { toMajor } from '../domain/money';
 import type { CheckoutView } from './service';
 import { checkoutTexts } from './i18n';

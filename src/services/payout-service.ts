@@ -18,7 +18,7 @@ import { belongsToAnotherOperator, predictCarrier } from '../domain/operator-pre
 import { providerInfo } from '../domain/providers';
 import type { PayoutDetails, SandboxScenario, Transaction } from '../domain/transaction';
 import { transactionWorkflowId } from '../temporal/workflow-ids';
-import { ApiProblem } from '../api/problem';
+import { ApiProblem } from '../contract/problems';
 import { TransactionWorkflows, isFinal } from './transaction-workflows';
 import { fingerprintsDiffer } from '../security/request-fingerprint';
 

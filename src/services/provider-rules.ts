@@ -1,4 +1,4 @@
-import { ApiProblem } from '../api/problem';
+import { ApiProblem } from '../contract/problems';
 import type { Country, OperatorCode } from '../domain/operators';
 import { checkPayinForProvider } from '../domain/providers';
 

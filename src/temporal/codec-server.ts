@@ -4,8 +4,8 @@ import express, { type Express, type Request, type RequestHandler } from 'expres
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import type { Payload, PayloadCodec } from '@temporalio/common';
-import { errorHandler, notFoundHandler, renderProblem, sendProblem } from '../api/problem';
-import { negotiateLanguage } from '../api/i18n';
+import { errorHandler, notFoundHandler, renderProblem, sendProblem } from '../contract/problems';
+import { negotiateLanguage } from '../contract/i18n';
 import type { Logger } from '../infra/logger';
 
 // The codec server: the Temporal UI (from the browser) and the `temporal` CLI send it the sealed

@@ -3,8 +3,8 @@ import { ApiClient } from '../helpers/http';
 import { createTestMerchant, type TestMerchant } from '../helpers/merchants';
 import { startStack, type TestStack } from '../helpers/stack';
 import { Ledger, type Account } from '../../src/ledger';
-import { accountList, entryPage } from '../../src/api/schemas/accounts';
-import { problemSchema } from '../../src/api/problem';
+import { accountList, entryPage } from '../../src/contract/schemas/accounts';
+import { problemSchema } from '../../src/contract/problems';
 
 // GET /v1/accounts and /v1/accounts/{id}/entries through HTTP, on money moved by the real ledger.
 describe('accounts API', () => {

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { ApiClient, basic, type ApiResponse } from '../helpers/http';
 import { startStack, type TestStack } from '../helpers/stack';
 import { createTestMerchant, type TestMerchant } from '../helpers/merchants';
-import { problemSchema } from '../../src/api/problem';
+import { problemSchema } from '../../src/contract/problems';
 import { buildApi } from '../../src/main/wiring';
 import { createLogger } from '../../src/infra/logger';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startFerretDB, type LocalServer } from '../../src/infra/local-servers';
-import { problemSchema } from '../../src/api/problem';
+import { problemSchema } from '../../src/contract/problems';
 import { ApiClient, eventually } from '../helpers/http';
 import { startStack, type TestStack } from '../helpers/stack';
 import { createTestMerchant } from '../helpers/merchants';

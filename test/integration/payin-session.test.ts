@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ApiClient, eventually } from '../helpers/http';
 import { replacementWorker, startStack, type TestStack } from '../helpers/stack';
 import { createTestMerchant } from '../helpers/merchants';
-import { transactionRecord } from '../../src/api/schemas/transaction-record';
+import { transactionRecord } from '../../src/contract/schemas/transaction-record';
 
 // Endpoint 3 (payin sessions) and the hosted checkout page's routes, over HTTP against the real
 // stack: the page's HTML, its status polling, and the customer's confirm and decline.

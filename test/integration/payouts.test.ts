@@ -7,8 +7,8 @@ import { Ledger } from '../../src/ledger';
 import { buildActivityDeps } from '../../src/main/wiring';
 import { createPayoutActivities } from '../../activities/payout-activities';
 import { TransactionStore } from '../../src/persistence/transactions';
-import { accountPayoutRecord } from '../../src/api/schemas/payout';
-import { transactionRecord } from '../../src/api/schemas/transaction-record';
+import { accountPayoutRecord } from '../../src/contract/schemas/payout';
+import { transactionRecord } from '../../src/contract/schemas/transaction-record';
 import { payoutSourceRefs } from '../../src/services/payout-ledger';
 
 // Payouts through HTTP, the worker, the operator simulator and FerretDB: the direct flow and both

@@ -1,7 +1,7 @@
 import { ApiClient, eventually } from '../helpers/http';
 import { startStack, type TestStack } from '../helpers/stack';
 import { createTestMerchant } from '../helpers/merchants';
-import { transactionRecord } from '../../src/api/schemas/transaction-record';
+import { transactionRecord } from '../../src/contract/schemas/transaction-record';
 
 // One payin through every layer: HTTP -> MongoDB -> Temporal workflow -> activity -> operator -> read.
 describe('walking skeleton: a direct payin end to end', () => {

@@ -10,7 +10,7 @@ import { startStack, type TestStack } from '../helpers/stack';
 import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver';
 import { publishTestEvent } from '../helpers/events';
 import { publicEvent } from '../../src/events/catalogue';
-import { webhookEndpointRecord, webhookEndpointWithSecret } from '../../src/api/schemas/webhooks';
+import { webhookEndpointRecord, webhookEndpointWithSecret } from '../../src/contract/schemas/webhooks';
 
 // Webhooks through HTTP: endpoints, Standard Webhooks signatures verified with the standardwebhooks
 // package, the delivery log, events listing, redelivery, 410 and redirects. Receivers run on

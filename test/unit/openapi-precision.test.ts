@@ -1,6 +1,6 @@
 import { openApiDocument } from '../../src/api/openapi/document';
 import { allowedMethods, pathMethods } from '../../src/api/method-not-allowed';
-import { accountEntriesQuery } from '../../src/api/schemas/accounts';
+import { accountEntriesQuery } from '../../src/contract/schemas/accounts';
 import { validNumberPattern } from '../../src/domain/msisdn';
 
 // Where the fuzz (schemathesis) found the document looser than the service: the document now says

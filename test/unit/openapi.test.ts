@@ -4,7 +4,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { openApiDocument } from '../../src/api/openapi/document';
 import { declaredOperations } from '../../src/api/openapi/registry';
-import { problemCatalogue } from '../../src/api/problem';
+import { problemCatalogue } from '../../src/contract/problems';
 import { eventTypes } from '../../src/events/catalogue';
 import { assertConforms, ContractViolation } from '../helpers/contract';
 

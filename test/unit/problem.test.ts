@@ -1,5 +1,5 @@
-import { languages } from '../../src/api/i18n';
-import { problemCatalogue, renderProblem, type ProblemCode } from '../../src/api/problem';
+import { languages } from '../../src/contract/i18n';
+import { problemCatalogue, renderProblem, type ProblemCode } from '../../src/contract/problems';
 
 // The catalogue is the one list of error codes: each speaks English and French, and the refund
 // errors carry the interface's English titles word for word.

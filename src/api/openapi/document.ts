@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { problemCatalogue, problemSchema, type ProblemCode } from '../problem';
+import { problemCatalogue, problemSchema, type ProblemCode } from '../../contract/problems';
 import { eventTypes, publicEvent, subjectKindOf, type EventType } from '../../events/catalogue';
-import { transactionRecord } from '../schemas/transaction-record';
-import { accountPayoutRecord } from '../schemas/payout';
-import { refundRecord } from '../schemas/refund';
+import { transactionRecord } from '../../contract/schemas/transaction-record';
+import { accountPayoutRecord } from '../../contract/schemas/payout';
+import { refundRecord } from '../../contract/schemas/refund';
 import { declaredOperations, type OperationSpec } from './registry';
 import { problemExample } from './operations/examples';
 import './operations/payments';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ProblemCode } from '../problem';
+import type { ProblemCode } from '../../contract/problems';
 
 // The shape of one documented operation. Operations reference the very zod schemas the routes
 // parse requests with and shape responses with, so the document cannot describe another API.

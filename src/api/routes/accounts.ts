@@ -1,9 +1,9 @@
 import { Router } from 'express';
 import { toMajor } from '../../domain/money';
 import type { Account, Ledger, LedgerEntry } from '../../ledger';
-import { ApiProblem } from '../problem';
+import { ApiProblem } from '../../contract/problems';
 import { parseOr400 } from '../validate';
-import { accountEntriesQuery, type AccountRecord, type EntryRecord } from '../schemas/accounts';
+import { accountEntriesQuery, type AccountRecord, type EntryRecord } from '../../contract/schemas/accounts';
 
 // The calling merchant's accounts and statements. Another merchant's account answers exactly as an
 // unknown one does (404), so ids reveal nothing across tenants.

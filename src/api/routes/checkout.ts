@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { ipKeyGenerator, rateLimit, type RateLimitRequestHandler } from 'express-rate-limit';
-import { ApiProblem } from '../problem';
+import { ApiProblem } from '../../contract/problems';
 import { parseOr400 } from '../validate';
-import { checkoutConfirmRequest, checkoutDeclineRequest } from '../schemas/checkout';
+import { checkoutConfirmRequest, checkoutDeclineRequest } from '../../contract/schemas/checkout';
 import { checkoutLanguage } from '../../checkout/i18n';
 import { renderCheckoutPage, renderNotFoundPage } from '../../checkout/page';
 import type { CheckoutService } from '../../checkout/service';

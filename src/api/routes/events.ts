@@ -1,9 +1,9 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { listEventsQuery, redeliverRequest } from '../schemas/webhooks';
+import { listEventsQuery, redeliverRequest } from '../../contract/schemas/webhooks';
 import { decodeCursor, encodeCursor } from '../cursor';
 import { parseOr400 } from '../validate';
-import { ApiProblem } from '../problem';
+import { ApiProblem } from '../../contract/problems';
 import { toPublicEvent } from '../../events/catalogue';
 import { startDelivery } from '../../webhooks/dispatch';
 import type { WebhookApiDeps } from './webhooks';

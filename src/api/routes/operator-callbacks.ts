@@ -5,7 +5,7 @@ import type { Transaction } from '../../domain/transaction';
 import { operatorCallbackBody, type CallbackKind } from '../../operators/wire';
 import { signatureHeader, verifiedCallbackTimestamp } from '../../operators/signature';
 import type { SignedCallback } from '../../persistence/callback-receipts';
-import { ApiProblem } from '../problem';
+import { ApiProblem } from '../../contract/problems';
 
 export interface OperatorCallbackDeps {
   secrets: Record<OperatorCode, string>;

@@ -1,9 +1,9 @@
 import { Router } from 'express';
-import { directPayinRequest } from '../schemas/payin';
-import { payinSessionRequest } from '../schemas/payin-session';
+import { directPayinRequest } from '../../contract/schemas/payin';
+import { payinSessionRequest } from '../../contract/schemas/payin-session';
 import { parseOr400 } from '../validate';
-import { ApiProblem } from '../problem';
-import { toTransactionRecord } from '../../domain/transaction-record';
+import { ApiProblem } from '../../contract/problems';
+import { toTransactionRecord } from '../../contract/records/transaction-record';
 import type { PayinService } from '../../services/payin-service';
 import type { RefundService } from '../../services/refund-service';
 

@@ -1,8 +1,8 @@
 import { Router } from 'express';
-import { accountPayoutRequest, directPayoutRequest, standardPayoutRequest } from '../schemas/payout';
+import { accountPayoutRequest, directPayoutRequest, standardPayoutRequest } from '../../contract/schemas/payout';
 import { parseOr400 } from '../validate';
-import { ApiProblem } from '../problem';
-import { toPublicRecord } from '../../domain/payout-record';
+import { ApiProblem } from '../../contract/problems';
+import { toPublicRecord } from '../../contract/records/payout-record';
 import type { PayoutService } from '../../services/payout-service';
 
 // Endpoints 4 to 7. A payout answers, at creation and at every read, in the shape it was created

@@ -1,12 +1,12 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { country } from '../schemas/common';
+import { country } from '../../contract/schemas/common';
 import { countries, operatorCodes, operatorsByCountry, type OperatorCode } from '../../domain/operators';
 import { belongsToAnotherOperator, predictCarrier } from '../../domain/operator-prefixes';
 import { providerInfo, providersOf } from '../../domain/providers';
 import { validNumberPattern } from '../../domain/msisdn';
-import { negotiateLanguage } from '../i18n';
-import { ApiProblem } from '../problem';
+import { negotiateLanguage } from '../../contract/i18n';
+import { ApiProblem } from '../../contract/problems';
 import { parseOr400 } from '../validate';
 
 export const providersQuery = z.object({ country: country.optional() });

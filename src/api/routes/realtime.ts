@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { ApiProblem } from '../problem';
+import { ApiProblem } from '../../contract/problems';
 import { WS_PATH } from '../ws';
 import type { WsTokenStore } from '../../persistence/ws-tokens';
 

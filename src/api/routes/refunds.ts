@@ -1,9 +1,9 @@
 import { Router } from 'express';
-import { refundRequest } from '../schemas/refund';
+import { refundRequest } from '../../contract/schemas/refund';
 import { parseOr400 } from '../validate';
-import { ApiProblem } from '../problem';
+import { ApiProblem } from '../../contract/problems';
 import { parseBasic } from '../auth';
-import { toRefundRecord } from '../../domain/refund-record';
+import { toRefundRecord } from '../../contract/records/refund-record';
 import type { RefundService } from '../../services/refund-service';
 
 export function refundRoutes(refunds: RefundService): Router {

@@ -8,10 +8,10 @@ import {
   rotateSecretRequest,
   webhookEndpointRecord,
   type WebhookEndpointRecord,
-} from '../schemas/webhooks';
+} from '../../contract/schemas/webhooks';
 import { decodeCursor, encodeCursor } from '../cursor';
 import { parseOr400 } from '../validate';
-import { ApiProblem } from '../problem';
+import { ApiProblem } from '../../contract/problems';
 import type { EventStore } from '../../events/event-store';
 import { publicAttemptError, type DeliveryAttempt, type DeliveryLog } from '../../webhooks/delivery-log';
 import {

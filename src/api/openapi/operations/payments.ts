@@ -1,15 +1,15 @@
 import { z } from 'zod';
 import { defineOperations } from '../registry';
-import { directPayinRequest, payinRecord } from '../../schemas/payin';
-import { payinSessionRequest } from '../../schemas/payin-session';
-import { transactionRecord } from '../../schemas/transaction-record';
+import { directPayinRequest, payinRecord } from '../../../contract/schemas/payin';
+import { payinSessionRequest } from '../../../contract/schemas/payin-session';
+import { transactionRecord } from '../../../contract/schemas/transaction-record';
 import {
   accountPayoutRecord,
   accountPayoutRequest,
   directPayoutRequest,
   standardPayoutRequest,
-} from '../../schemas/payout';
-import { refundRecord, refundRequest } from '../../schemas/refund';
+} from '../../../contract/schemas/payout';
+import { refundRecord, refundRequest } from '../../../contract/schemas/refund';
 import * as ex from './examples';
 
 // Payins, payouts and refunds: endpoints 1 to 8 of the interface.

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineOperations } from '../registry';
-import { accountEntriesQuery, accountList, accountRecord, entryPage } from '../../schemas/accounts';
-import { providerList, providerPrediction } from '../../schemas/providers';
+import { accountEntriesQuery, accountList, accountRecord, entryPage } from '../../../contract/schemas/accounts';
+import { providerList, providerPrediction } from '../../../contract/schemas/providers';
 import { predictQuery, providersQuery } from '../../routes/providers';
 import {
   createWebhookRequest,
@@ -16,9 +16,9 @@ import {
   webhookEndpointList,
   webhookEndpointRecord,
   webhookEndpointWithSecret,
-} from '../../schemas/webhooks';
+} from '../../../contract/schemas/webhooks';
 import { publicEvent } from '../../../events/catalogue';
-import { wsTokenRecord } from '../../schemas/realtime';
+import { wsTokenRecord } from '../../../contract/schemas/realtime';
 import * as ex from './examples';
 import { providersOf } from '../../../domain/providers';
 

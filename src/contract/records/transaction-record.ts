@@ -1,8 +1,8 @@
-import type { TransactionRecord } from '../api/schemas/transaction-record';
-import { toMajor } from './money';
-import type { Transaction } from './transaction';
-import { ussdCodeOf } from './providers';
-import type { Refund } from './refund';
+import type { TransactionRecord } from '../schemas/transaction-record';
+import { toMajor } from '../../domain/money';
+import type { Transaction } from '../../domain/transaction';
+import { ussdCodeOf } from '../../domain/providers';
+import type { Refund } from '../../domain/refund';
 import { toRefundRecord } from './refund-record';
 
 /**

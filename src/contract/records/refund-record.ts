@@ -1,6 +1,6 @@
-import type { RefundRecord } from '../api/schemas/refund';
-import { toMajor } from './money';
-import type { Refund } from './refund';
+import type { RefundRecord } from '../schemas/refund';
+import { toMajor } from '../../domain/money';
+import type { Refund } from '../../domain/refund';
 
 /** The public record of a stored refund (amounts in major units, as in transaction records). */
 export function toRefundRecord(r: Refund): RefundRecord {

@@ -1,7 +1,7 @@
-import type { AccountPayoutRecord } from '../api/schemas/payout';
-import type { TransactionRecord } from '../api/schemas/transaction-record';
-import { minorUnitDigits, toMajor } from './money';
-import type { Transaction } from './transaction';
+import type { AccountPayoutRecord } from '../schemas/payout';
+import type { TransactionRecord } from '../schemas/transaction-record';
+import { minorUnitDigits, toMajor } from '../../domain/money';
+import type { Transaction } from '../../domain/transaction';
 import { toTransactionRecord } from './transaction-record';
 
 // A payout answers in the shape it was created with: the transaction record (direct flow, with
