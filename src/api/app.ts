@@ -2,7 +2,7 @@ import type { KeyRing } from '../security/key-ring';
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import { requireMerchant, type Authenticator } from './auth';
-import { errorHandler, notFoundHandler } from '../contract/problems';
+import { errorHandler, notFoundHandler } from './problem';
 import { idempotency } from './idempotency';
 import { jsonBody } from './json-body';
 import { AddressLimiter, merchantRateLimit, registerAddressLimiter } from './rate-limit';

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { negotiateLanguage } from '../contract/i18n';
-import { renderProblem, sendProblem } from '../contract/problems';
+import { renderProblem, sendProblem } from './problem';
 
 // A documented path asked with a method it does not have is a 405 with `Allow` (RFC 9110 §15.5.6),
 // not a 404 or whatever a middleware meant for another method would answer (e.g. the idempotency

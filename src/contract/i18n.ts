@@ -1,11 +1,15 @@
-import type { Request } from 'express';
 import { z } from 'zod';
 
 export const languages = ['en', 'fr'] as const;
 export type Language = (typeof languages)[number];
+/** A text of the interface in every language it speaks. */
+export type Text = Record<Language, string>;
 
-/** Picks en or fr from Accept-Language (quality values honoured); English by default. */
-export function negotiateLanguage(req: Pick<Request, 'acceptsLanguages'>): Language {
+/**
+ * Picks en or fr from Accept-Language (quality values honoured); English by default. Typed by
+ * shape, not by Express's Request, so the contract does not depend on the web framework.
+ */
+export function negotiateLanguage(req: { acceptsLanguages(...langs: string[]): string | false }): Language {
   const found = req.acceptsLanguages(...languages);
   return found === 'fr' ? 'fr' : 'en';
 }
@@ -18,12 +22,12 @@ const zodLocales = { en: z.locales.en(), fr: z.locales.fr() } as const;
  */
 export function zodErrorMap(lang: Language): z.core.$ZodErrorMap {
   return (issue) => {
-    const params = issue.code === 'custom' ? (issue.params as Partial<Record<Language, string>>) : undefined;
+    const params = issue.code === 'custom' ? (issue.params as Partial<Text>) : undefined;
     return params?.[lang] ?? zodLocales[lang].localeError(issue);
   };
 }
 
 /** The params of a custom zod issue whose message follows the caller's language. */
-export function localizedIssue(en: string, fr: string): Record<Language, string> {
+export function localizedIssue(en: string, fr: string): Text {
   return { en, fr };
 }

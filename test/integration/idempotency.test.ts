@@ -7,7 +7,7 @@ import { connectTestMongo, startStack, type TestStack } from '../helpers/stack';
 import { createTestMerchant, type TestMerchant } from '../helpers/merchants';
 import { idempotency, requestFingerprint } from '../../src/api/idempotency';
 import { jsonBody } from '../../src/api/json-body';
-import { errorHandler } from '../../src/contract/problems';
+import { errorHandler } from '../../src/api/problem';
 import { IDEMPOTENCY_RETENTION_MS, IdempotencyStore } from '../../src/persistence/idempotency-keys';
 import { parseKeyRing } from '../../src/security/key-ring';
 

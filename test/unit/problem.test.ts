@@ -1,5 +1,6 @@
 import { languages } from '../../src/contract/i18n';
-import { problemCatalogue, renderProblem, type ProblemCode } from '../../src/contract/problems';
+import { problemCatalogue, type ProblemCode } from '../../src/contract/problems';
+import { renderProblem } from '../../src/api/problem';
 
 // The catalogue is the one list of error codes: each speaks English and French, and the refund
 // errors carry the interface's English titles word for word.
