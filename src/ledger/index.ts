@@ -1,6 +1,7 @@
 // The merchant money ledger: import it from here.
 export { Ledger, decodeCursor, encodeCursor, type EntriesQuery, type LedgerOptions } from './ledger';
 export {
+  INSUFFICIENT_FUNDS,
   InsufficientFundsError,
   LedgerContentionError,
   LedgerError,

@@ -62,31 +62,11 @@ export interface TransferResult {
   toBalance: number;
 }
 
-export class LedgerError extends Error {
-  override name = 'LedgerError';
-}
-
-/** A non-system account would go below zero; nothing was applied. */
-export class InsufficientFundsError extends LedgerError {
-  override name = 'InsufficientFundsError';
-  constructor(
-    readonly accountId: string,
-    readonly available: number,
-    readonly requested: number,
-  ) {
-    super(`insufficient funds on ${accountId}: available ${available}, requested ${requested}`);
-  }
-}
-
-/** The sourceRef was already used for a different movement (other accounts or amount). */
-export class SourceRefConflictError extends LedgerError {
-  override name = 'SourceRefConflictError';
-  constructor(readonly sourceRef: string) {
-    super(`sourceRef ${sourceRef} was already used for a different transfer`);
-  }
-}
-
-/** Too many lost races in a row on one account; safe to retry (nothing half-applied is lost). */
-export class LedgerContentionError extends LedgerError {
-  override name = 'LedgerContentionError';
-}
+// The errors live in ./errors (no imports: workflows read their names too).
+export {
+  InsufficientFundsError,
+  LedgerContentionError,
+  LedgerError,
+  SourceRefConflictError,
+  INSUFFICIENT_FUNDS,
+} from './errors';
