@@ -3,7 +3,7 @@ import { Context } from '@temporalio/activity';
 import { toPublicEvent, type EventType } from '../src/events/catalogue';
 import type { EventStore, RecordEventInput } from '../src/events/event-store';
 import { toPublicRecord } from '../src/contract/records/payout-record';
-import { refundedTotal } from '../src/contract/records/refund-record';
+import { refundedTotal } from '../src/domain/refund';
 import type { RefundStore } from '../src/persistence/refunds';
 import type { TransactionStore } from '../src/persistence/transactions';
 import type { DeliveryLog } from '../src/webhooks/delivery-log';

@@ -81,3 +81,8 @@ export function decideRefund(
   if (requested !== null && requested > remaining) return { ok: false, refusal: 'INVALID_AMOUNT' };
   return { ok: true, amount: requested ?? remaining };
 }
+
+/** Money that went back to the customer: completed refunds only (in flight or reversed ones did not). */
+export function refundedTotal(refunds: Refund[]): number {
+  return refunds.filter((r) => r.status === 'completed').reduce((sum, r) => sum + r.amount, 0);
+}

@@ -1,7 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import { toPublicRecord } from '../contract/records/payout-record';
-import { refundedTotal } from '../contract/records/refund-record';
+import { refundedTotal } from '../domain/refund';
 import type { RecordEventInput } from '../events/event-store';
 import type { RefundStore } from '../persistence/refunds';
 import type { TransactionStore } from '../persistence/transactions';

@@ -26,8 +26,3 @@ export function toRefundRecord(r: Refund): RefundRecord {
     failure: r.failure ?? null,
   };
 }
-
-/** Money that went back to the customer: completed refunds only (in flight or reversed ones did not). */
-export function refundedTotal(refunds: Refund[]): number {
-  return refunds.filter((r) => r.status === 'completed').reduce((sum, r) => sum + r.amount, 0);
-}

@@ -30,3 +30,9 @@ export const wholeAmount = z.number().int().positive().max(100_000_000);
 const redirectUrl = z.url({ protocol: /^https?$/ });
 export const action = z.strictObject({ successUrl: redirectUrl, failureUrl: redirectUrl });
 export const customerName = z.string().trim().min(1).max(100);
+/** Why a transaction or a refund failed, as its public record shows it (null while none did). */
+export const failureRecord = z.object({
+  code: z.string(),
+  message: z.string(),
+  provider: z.string().nullable(),
+});

@@ -1,6 +1,14 @@
 import { z } from 'zod';
-import { country, customerName, msisdn, provider, reference, sandboxScenario, wholeAmount } from './common';
-import { failureRecord } from './transaction-record';
+import {
+  country,
+  customerName,
+  failureRecord,
+  msisdn,
+  provider,
+  reference,
+  sandboxScenario,
+  wholeAmount,
+} from './common';
 
 // Endpoints 4 and 6. The interface does not say which direct-payout fields are required: the
 // beneficiary, the amount and the country are (nothing can be paid without them); provider is

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { failureRecord } from './transaction-record';
-import { reference, sandboxScenario } from './common';
+import { failureRecord, reference, sandboxScenario } from './common';
 
 /** Endpoint 8: POST /v1/payin/{reference}/refund. Without `amount`, the whole remainder is refunded. */
 export const refundRequest = z.strictObject({
@@ -31,7 +30,6 @@ export const refundRecord = z.object({
     status: z.enum(['pending', 'completed', 'failed']),
     processedAt: z.string().nullable(),
   }),
-  // Lazy: transaction-record.ts embeds refund records, so the two modules import each other.
-  failure: z.lazy(() => failureRecord).nullable(),
+  failure: failureRecord.nullable(),
 });
 export type RefundRecord = z.infer<typeof refundRecord>;

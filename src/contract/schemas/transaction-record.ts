@@ -1,12 +1,8 @@
 import { z } from 'zod';
+import { failureRecord } from './common';
 import { refundRecord } from './refund';
 
 // The transaction record of the interface (payin or payout), as returned by creations and reads.
-export const failureRecord = z.object({
-  code: z.string(),
-  message: z.string(),
-  provider: z.string().nullable(),
-});
 
 export const transactionRecord = z.object({
   id: z.string().startsWith('pr_'),
@@ -30,6 +26,6 @@ export const transactionRecord = z.object({
   ussdCode: z.string().optional(),
   /** Payin status read: the amount refunded so far (completed refunds) and every refund, oldest first. */
   refundedAmount: z.number().optional(),
-  refunds: z.array(z.lazy(() => refundRecord)).optional(),
+  refunds: z.array(refundRecord).optional(),
 });
 export type TransactionRecord = z.infer<typeof transactionRecord>;
