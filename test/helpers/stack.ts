@@ -82,15 +82,17 @@ export async function connectTestMongo(): Promise<Connection> {
   return connectMongo(`${base}/t_${randomBytes(6).toString('hex')}`);
 }
 
+export interface StackOptions {
+  simulator?: Partial<SimulatorOptions>;
+  /** e.g. `maxCachedWorkflows: 0` for worker-restart tests (the test server has no sticky timeout). */
+  worker?: Partial<WorkerOptions>;
+  /** Puts a fault proxy (test/helpers/fault-proxy.ts) between the worker's gateway and the simulator. */
+  operatorProxy?: boolean;
+}
+
 export async function startStack(
   overrides: Partial<Record<keyof Config, string>> = {},
-  opts: {
-    simulator?: Partial<SimulatorOptions>;
-    /** e.g. `maxCachedWorkflows: 0` for worker-restart tests (the test server has no sticky timeout). */
-    worker?: Partial<WorkerOptions>;
-    /** Puts a fault proxy (test/helpers/fault-proxy.ts) between the worker's gateway and the simulator. */
-    operatorProxy?: boolean;
-  } = {},
+  opts: StackOptions = {},
 ): Promise<TestStack> {
   const taskQueue = `test-${randomBytes(4).toString('hex')}`;
   const config = configSchema.parse({
