@@ -61,6 +61,25 @@ export default tseslint.config(
     rules: { ...tseslint.configs.disableTypeChecked.rules, '@typescript-eslint/no-require-imports': 'off' },
   },
   {
+    // The hosted checkout page's script runs in the customer's browser as a classic script: browser
+    // globals only (Node's are switched off), no modules.
+    files: ['src/checkout/assets/**/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: {
+        window: 'readonly',
+        document: 'readonly',
+        location: 'readonly',
+        fetch: 'readonly',
+        setTimeout: 'readonly',
+        process: 'off',
+        require: 'off',
+        module: 'off',
+        __dirname: 'off',
+      },
+    },
+  },
+  {
     files: ['workflows/**/*.ts'],
     rules: {
       'no-restricted-imports': [

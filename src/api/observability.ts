@@ -11,6 +11,7 @@ import {
   transactionsCreated,
 } from '../infra/metrics';
 import type { InternalAccess } from '../infra/metrics-server';
+import { refundWorkflowId, transactionWorkflowId } from '../temporal/workflow-ids';
 
 // Request ids, access logs and HTTP metrics, mounted first so every route is measured and every
 // log line of a request carries its id.
@@ -22,17 +23,18 @@ function routeOf(req: Request): string {
   const path = (req.route as { path?: unknown } | undefined)?.path;
   if (typeof path === 'string') return path;
   if (Array.isArray(path)) return String(path[0]);
+  if (req.originalUrl.startsWith('/checkout/assets/')) return '/checkout/assets';
   return req.originalUrl.startsWith('/docs/assets/') ? '/docs/assets' : 'unmatched';
 }
 
-/** The workflow of a transaction record the API answers, named as src/temporal/workflow-ids.ts does. */
+/** The workflow of a transaction record the API answers (src/temporal/workflow-ids.ts). */
 function workflowIdOf(merchantId: string | undefined, body: unknown): string | undefined {
   if (!merchantId || !body || typeof body !== 'object') return undefined;
   const b = body as { type?: unknown; reference?: unknown; customerReference?: unknown };
-  if (b.type === 'refund' && typeof b.reference === 'string') return `refund:${merchantId}:${b.reference}`;
+  if (b.type === 'refund' && typeof b.reference === 'string') return refundWorkflowId(merchantId, b.reference);
   const reference = typeof b.customerReference === 'string' ? b.customerReference : b.reference;
   if ((b.type === 'payin' || b.type === 'payout') && typeof reference === 'string')
-    return `${b.type}:${merchantId}:${reference}`;
+    return transactionWorkflowId(b.type, merchantId, reference);
   return undefined;
 }
 

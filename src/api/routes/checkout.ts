@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { Router, static as serveStatic, type Request, type RequestHandler, type Response } from 'express';
 import { ipKeyGenerator, rateLimit, type RateLimitRequestHandler } from 'express-rate-limit';
 import { ApiProblem } from '../../contract/problems';
 import { parseOr400 } from '../validate';
 import { checkoutConfirmRequest, checkoutDeclineRequest } from '../../contract/schemas/checkout';
 import { checkoutLanguage } from '../../checkout/i18n';
 import { renderCheckoutPage, renderNotFoundPage } from '../../checkout/page';
+import { checkoutAssetsDir, checkoutAssetsPath } from '../../checkout/script-asset';
 import type { CheckoutService } from '../../checkout/service';
 
 // The hosted checkout page and its three JSON calls. No merchant credentials here: the customer
@@ -85,6 +86,18 @@ export function checkoutRoutes(checkout: CheckoutService, limits = defaultChecko
   const answerRateLimit = perMinute(
     limits.answersPerMinute,
     (req, address) => `${String(req.params.id)}|${address}`,
+  );
+
+  // The page's script: its URL carries a hash of its content, so browsers may keep it a year.
+  router.use(
+    checkoutAssetsPath,
+    serveStatic(checkoutAssetsDir, {
+      index: false,
+      redirect: false,
+      maxAge: '365d',
+      immutable: true,
+      setHeaders: (res) => res.setHeader('X-Content-Type-Options', 'nosniff'),
+    }),
   );
 
   router.get('/checkout/:id', async (req, res) => {
