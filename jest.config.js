@@ -19,6 +19,8 @@ module.exports = {
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       slowTestThreshold: 30,
     },
+    // Workflows on the time-skipping server with stub activities (test/workflows/helpers).
+    { ...common, displayName: 'workflows', testMatch: ['<rootDir>/test/workflows/**/*.test.ts'] },
     // The fault suite (npm run test:faults): opt-in, minutes long, on the real Temporal dev server.
     {
       ...common,

@@ -1,0 +1,173 @@
+import { payinWorkflow } from '../../workflows';
+import {
+  cancelled,
+  completed,
+  directPayin,
+  failed,
+  pending,
+  rejected,
+  replies,
+  serverNow,
+  stubActivities,
+  unavailable,
+  unknown,
+  workflowTestEnv,
+  type PayinWorkflowInput,
+  type Stubs,
+  type WorkflowTestEnv,
+} from './helpers/stub-activities';
+
+// The direct payin's state machine (docs/payins.md): processing -> success | failed | expired, and
+// failed -> success through the partner check. The operator is a stub; time is skipped.
+
+const minute = 60_000;
+const hour = 60 * minute;
+let t: WorkflowTestEnv;
+beforeAll(async () => {
+  t = await workflowTestEnv();
+});
+afterAll(async () => {
+  await t?.teardown();
+});
+
+async function run(stubs: Stubs, input: PayinWorkflowInput = directPayin()) {
+  return t.withStubs(stubs, async (taskQueue) => {
+    const handle = await t.env.client.workflow.start(payinWorkflow, {
+      args: [input],
+      taskQueue,
+      workflowId: `payin:${input.transactionId}`,
+    });
+    const result = await handle.result();
+    const { startTime, closeTime } = await handle.describe();
+    return { result, input, startedAt: startTime.getTime(), closedAt: closeTime!.getTime() };
+  });
+}
+
+const events = (stubs: Stubs) => stubs.of('emitTransactionEvent').map((c) => c.args[1]);
+
+test('completed: the operator collects -> success, merchant credited once, payin.completed, open for the refund window', async () => {
+  const stubs = stubActivities({ readCollectionStatus: replies(pending(), completed()) });
+  const { result, input, startedAt, closedAt } = await run(stubs);
+
+  expect(result).toMatchObject({ status: 'success', confirmationStatus: 'accepted', failure: null });
+  expect(stubs.count('creditMerchantForPayin')).toBe(1);
+  expect(events(stubs)).toEqual(['payin.completed']);
+  expect(stubs.count('cancelAtOperator') + stubs.count('partnerCheck') + stubs.count('flagForOps')).toBe(0);
+  // Reads on the backoff (5 s, then 10 s), and the workflow held open for REFUND_WINDOW (1 h).
+  const reads = stubs.of('readCollectionStatus').map((c) => c.at - startedAt);
+  expect(reads[0]).toBeGreaterThanOrEqual(5_000);
+  expect(reads[1]! - reads[0]!).toBeGreaterThanOrEqual(10_000);
+  expect(closedAt - startedAt).toBeGreaterThanOrEqual(input.timing.refundWindowMs);
+  // Every state write numbered in order (monotonic writes).
+  expect(stubs.of('recordPayinState').map((c) => c.args[2])).toEqual([1, 2, 3]);
+});
+
+test('failed: a definitive refusal (PAYER_DECLINED) -> failed, declined, nothing credited, no partner check', async () => {
+  const stubs = stubActivities({ readCollectionStatus: replies(failed('PAYER_DECLINED')) });
+  const { result, startedAt, closedAt } = await run(stubs);
+
+  expect(result).toMatchObject({
+    status: 'failed',
+    confirmationStatus: 'declined',
+    failure: { code: 'PAYER_DECLINED', provider: 'MTN_CI' },
+  });
+  expect(events(stubs)).toEqual(['payin.failed']);
+  expect(stubs.count('creditMerchantForPayin') + stubs.count('partnerCheck')).toBe(0);
+  expect(closedAt - startedAt).toBeLessThan(hour); // no refund window
+});
+
+test('failed: the operator refuses the request itself (4xx) -> failed OPERATOR_REJECTED, not asked again', async () => {
+  const stubs = stubActivities({ requestCollection: replies(rejected()) });
+  const { result } = await run(stubs);
+
+  expect(result).toMatchObject({ status: 'failed', failure: { code: 'OPERATOR_REJECTED' } });
+  expect(result.confirmationStatus).not.toBe('declined');
+  expect(stubs.count('requestCollection')).toBe(1);
+  expect(stubs.count('readCollectionStatus') + stubs.count('partnerCheck')).toBe(0);
+  expect(events(stubs)).toEqual(['payin.failed']);
+});
+
+test('expired: pending until PAYIN_EXPIRY, the operator confirms our cancellation -> expired, nothing credited', async () => {
+  const stubs = stubActivities({ cancelAtOperator: replies(cancelled()) });
+  const { result, input, startedAt } = await run(stubs);
+
+  expect(result).toMatchObject({ status: 'expired', failure: { code: 'EXPIRED' } });
+  expect(events(stubs)).toEqual(['payin.expired']);
+  expect(stubs.count('creditMerchantForPayin') + stubs.count('flagForOps')).toBe(0);
+  const [cancel] = stubs.of('cancelAtOperator');
+  expect(cancel!.args.slice(0, 2)).toEqual(['collection', input.transactionId]);
+  // Not one read before the deadline is skipped, and the cancellation waits for it.
+  expect(cancel!.at - startedAt).toBeGreaterThanOrEqual(input.timing.expiryMs);
+  expect(stubs.count('readCollectionStatus')).toBeGreaterThanOrEqual(5);
+});
+
+test('no answer -> asked -> still nothing -> expiry rule: flagged once, asked until it settles; silence never expires it', async () => {
+  const t0 = await t.now();
+  const settlesAt = t0 + 15 * minute + 20 * minute; // 20 minutes past PAYIN_EXPIRY
+  const stubs = stubActivities({
+    requestCollection: replies(unavailable()),
+    // Neither settled nor cancelled until then: the cancellation is unanswered, the status pending.
+    cancelAtOperator: replies(unavailable(), pending()),
+    readCollectionStatus: async () => (serverNow() >= settlesAt ? completed() : pending()),
+  });
+  const { result, input, startedAt } = await run(stubs);
+
+  expect(result).toMatchObject({ status: 'success', failure: null });
+  expect(stubs.of('flagForOps').map((c) => c.args[0])).toEqual([
+    expect.objectContaining({ kind: 'payin', id: input.transactionId, reason: 'OPERATOR_UNRESOLVED' }),
+  ]);
+  expect(stubs.count('cancelAtOperator')).toBeGreaterThanOrEqual(2);
+  expect(stubs.of('cancelAtOperator')[0]!.at - startedAt).toBeGreaterThanOrEqual(input.timing.expiryMs);
+  expect(stubs.count('creditMerchantForPayin')).toBe(1);
+  expect(events(stubs)).toEqual(['payin.completed']);
+});
+
+test('an unanswered request the operator does not know is sent again with the same id, then answered', async () => {
+  const stubs = stubActivities({
+    requestCollection: replies(unavailable(), pending()),
+    readCollectionStatus: replies(unknown(), completed()),
+  });
+  const { result, input } = await run(stubs);
+
+  expect(result.status).toBe('success');
+  const sends = stubs.of('requestCollection').map((c) => c.args[0]);
+  expect(sends).toEqual([input.collection, input.collection]);
+  expect(stubs.count('creditMerchantForPayin')).toBe(1);
+});
+
+test('ambiguous failure -> partner check -> corrected: payin.failed then payin.corrected, credited once', async () => {
+  const stubs = stubActivities({
+    readCollectionStatus: replies(failed('OPERATOR_TIMEOUT')),
+    partnerCheck: replies({ collected: false }, { collected: true, operatorReference: 'p-1' }),
+  });
+  const { result, input } = await run(stubs);
+
+  expect(result).toMatchObject({ status: 'success', confirmationStatus: 'accepted', failure: null });
+  expect(events(stubs)).toEqual(['payin.failed', 'payin.corrected']);
+  expect(stubs.count('creditMerchantForPayin')).toBe(1);
+  // Checks 5 min after the failure, then 10 min after that (PARTNER_CHECK_INTERVAL doubling).
+  const failedAt = stubs.of('emitTransactionEvent')[0]!.at;
+  const [first, second] = stubs.of('partnerCheck').map((c) => c.at);
+  expect(first! - failedAt).toBeGreaterThanOrEqual(input.timing.partnerCheckIntervalMs!);
+  expect(second! - first!).toBeGreaterThanOrEqual(2 * input.timing.partnerCheckIntervalMs!);
+  expect(stubs.of('partnerCheck')[0]!.args).toEqual([input.transactionId, 'MTN', 'CI']);
+});
+
+test('ambiguous failure, the partner never finds the funds (or is down) -> failed after the 48 h window, nothing credited', async () => {
+  const stubs = stubActivities({
+    readCollectionStatus: replies(failed('OPERATOR_TIMEOUT')),
+    partnerCheck: replies({ collected: false }, unavailable(), { collected: false }),
+  });
+  const { result, input, closedAt } = await run(stubs);
+
+  expect(result).toMatchObject({ status: 'failed', failure: { code: 'OPERATOR_TIMEOUT' } });
+  expect(events(stubs)).toEqual(['payin.failed']);
+  expect(stubs.count('creditMerchantForPayin')).toBe(0);
+  const failedAt = stubs.of('emitTransactionEvent')[0]!.at;
+  const checks = stubs.of('partnerCheck').map((c) => c.at - failedAt);
+  // Backoff capped at 2 h: a bounded number of checks, the last one within the window.
+  expect(checks.length).toBeGreaterThan(10);
+  expect(checks.length).toBeLessThan(40);
+  expect(checks.at(-1)!).toBeLessThanOrEqual(input.timing.correctionWindowMs + minute);
+  expect(closedAt - failedAt).toBeGreaterThanOrEqual(input.timing.correctionWindowMs);
+});
