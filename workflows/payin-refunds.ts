@@ -4,11 +4,13 @@ import {
   WorkflowIdReusePolicy,
   condition,
   log,
+  patched,
   setHandler,
   startChild,
   type ChildWorkflowHandle,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { Mutex } from 'async-mutex';
 import type { CollectionRequest } from '../src/operators/gateway';
 import { providerName } from '../src/domain/operators';
 import { decideRefund, refundTypeOf, type RefundRefusal } from '../src/domain/refund';
@@ -16,9 +18,8 @@ import { saKind, saMerchantId, saProvider, saReference, saStatus } from '../src/
 import type { PayinState, PayinWorkflowInput } from './payin-api';
 import { refundWorkflowId, requestRefundUpdate, type RefundAsk, type RefundOutcome } from './refund-api';
 import { refundWorkflow } from './refund';
-import { acts } from './activity-proxies';
+import { recordActivities, type RefundActivities } from './activity-proxies';
 import { isInsufficientFunds } from './activity-failures';
-import { CODE_REVISION } from './code-revision';
 import { operatorCallbackSignal } from './signals';
 
 // The refunds of one payin, decided by its workflow: handlers run one at a time, so the remainder
@@ -34,6 +35,8 @@ interface RefundSlot {
   amount: number;
   phase: 'opening' | 'processing' | 'completed' | 'reversed';
 }
+
+const acts = recordActivities<Pick<RefundActivities, 'openRefund' | 'failRefund' | 'reverseRefund'>>();
 
 const refusalMessages: Record<RefundRefusal, string> = {
   REFUND_NOT_ALLOWED:
@@ -66,12 +69,22 @@ export function payinRefunds(
   let windowClosed = false;
   let inFlight = 0;
   let listing: Promise<void> = Promise.resolve();
+  // One refund Update at a time (change `refund-updates-serialized`). Concurrent handlers issued
+  // their commands in the order activity results and Update jobs reached an activation, which a
+  // replay does not keep: a payin whose Updates queued on a stopped worker could fail replay
+  // (docs/faults.md). Asked once, here: a history without the marker runs concurrently for good.
+  const serialized = patched('refund-updates-serialized');
+  const oneAtATime = new Mutex();
 
-  setHandler(requestRefundUpdate, (ask: RefundAsk) => openRefund(ask), {
-    validator: (ask: RefundAsk) => {
-      decide(ask);
+  setHandler(
+    requestRefundUpdate,
+    (ask: RefundAsk) => (serialized ? oneAtATime.runExclusive(() => openRefund(ask)) : openRefund(ask)),
+    {
+      validator: (ask: RefundAsk) => {
+        decide(ask);
+      },
     },
-  });
+  );
 
   /** A retry of an accepted request (same externalReference and key), a new refund, or a refusal. */
   function decide(ask: RefundAsk): { replay: RefundSlot } | { amount: number } {
@@ -209,7 +222,6 @@ export function payinRefunds(
             amount,
             currency: input.currency,
             sandboxScenario: ask.sandboxScenario,
-            codeRevision: CODE_REVISION,
           },
         ],
         // The merchant was debited: the refund must reach its end even if this workflow is stopped.
