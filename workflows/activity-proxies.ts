@@ -1,14 +1,28 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, type ActivityOptions } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import type { createEventActivities } from '../activities/event-activities';
+import type { createOperatorActivities } from '../activities/operator-activities';
+import type { createPayinActivities } from '../activities/payin-activities';
+import type { createPayoutActivities } from '../activities/payout-activities';
+import type { createRefundActivities } from '../activities/refund-activities';
 
 // The two ways every transaction workflow calls its activities, and how it polls an operator.
+// Each workflow proxies the activities of the factories it uses (temporalio/samples-typescript,
+// activities-dependency-injection), typed from those factories: it sees only what it may call. The
+// activity type is the property name, so which proxy issues a call changes nothing in a history.
+
+export type EventActivities = ReturnType<typeof createEventActivities>;
+export type OperatorActivities = ReturnType<typeof createOperatorActivities>;
+export type PayinActivities = ReturnType<typeof createPayinActivities>;
+export type PayoutActivities = ReturnType<typeof createPayoutActivities>;
+export type RefundActivities = ReturnType<typeof createRefundActivities>;
 
 /**
  * Ledger and record activities: retried until they apply (each money movement has a fixed
  * sourceRef). A permanent error (a record that does not exist, a sourceRef reused with other
  * terms) and a real insufficient balance are not retried: retrying cannot help.
  */
-export const acts = proxyActivities<Activities>({
+const untilApplied: ActivityOptions = {
   startToCloseTimeout: '30s',
   retry: {
     initialInterval: '1s',
@@ -16,13 +30,13 @@ export const acts = proxyActivities<Activities>({
     maximumInterval: '1m',
     nonRetryableErrorTypes: ['PermanentError', 'InsufficientFundsError', 'SourceRefConflictError'],
   },
-});
+};
 
 /**
  * Operator calls give up after a few tries: an unreachable operator is something the workflow
  * decides about (re-check, correction, reversal), never a hang.
  */
-export const operator = proxyActivities<Activities>({
+const operatorCall: ActivityOptions = {
   startToCloseTimeout: '20s',
   retry: {
     initialInterval: '1s',
@@ -32,7 +46,17 @@ export const operator = proxyActivities<Activities>({
     // A 4xx refusal of the request is the operator's answer: asking again gets the same one.
     nonRetryableErrorTypes: ['OperatorRejectedError'],
   },
-});
+};
+
+/** Ledger and record activities of type `A`, retried until they apply. */
+export const recordActivities = <A>() => proxyActivities<A>(untilApplied);
+
+/** Operator calls of type `A`, given up after a few tries. */
+export const operatorActivities = <A>() => proxyActivities<A>(operatorCall);
+
+/** The code of workflows/legacy/ (kept unchanged for old histories) calls through these two. */
+export const acts = recordActivities<Activities>();
+export const operator = operatorActivities<Activities>();
 
 /** Polling while the operator has no final answer: 5 s, 10 s, 20 s ... capped (5 minutes by default). */
 export const pollDelayMs = (attempt: number, capMs = 300_000) => Math.min(5_000 * 2 ** attempt, capMs);

@@ -1,19 +1,16 @@
 import { patched } from '@temporalio/workflow';
 
-// Which revision of the workflow code a workflow was started for, carried in its input.
+// How a workflow tells which changes it runs: Temporal's `patched()` / `deprecatePatch()`, and
+// nothing else for every change from now on (docs/decisions.md, "Versioning: patched() only").
 //
-// A change to a running workflow's path goes behind `patched(id)` so that histories recorded
-// before it replay as they ran. But on a new execution `patched()` records a marker and an upsert
-// of the TemporalChangeVersion search attribute: two more history events, a visibility write and
-// two billable actions in every payin, payout and refund, for ever. So the API starts workflows
-// with `codeRevision: CODE_REVISION`, and a workflow whose input says it was started for a revision
-// that includes a change takes the new path without asking `patched()`. Histories without the
-// field (started before revision 2) still ask, and replay exactly as before.
-//
-// Deployment order: workers before the API. An older worker ignores the field and records the
-// marker, which the newer code would then not expect on replay (docs/operations.md).
+// Revisions 2-3 started workflows with a `codeRevision` input field and let it stand for the markers
+// of the changes listed below, to save two history events per change. Those histories carry no
+// marker, so `hasChange` still honours a `codeRevision` found in a workflow's input: they replay as
+// they ran. Nothing starts workflows with the field any more (a rolling deploy that raised it along
+// with a change broke every running workflow's replay); without it, every change below is asked of
+// `patched()`. Never add an entry to `includedSince`: a new change is a plain `patched(id)`.
 
-/** The revision the API and the workflows start new workflows with. */
+/** The last revision any workflow was started with (frozen: only older histories' inputs carry it). */
 export const CODE_REVISION = 3;
 
 /** Each patched change, and the first revision in which every new workflow takes it. */
@@ -28,7 +25,10 @@ const includedSince = {
 
 export type ChangeId = keyof typeof includedSince;
 
-/** Whether this workflow takes `change`: from its input's revision, else from its history. */
+/**
+ * Whether this workflow takes `change`: from the `codeRevision` of an input started by revisions 2-3,
+ * else from `patched()` (its marker in the history, or recorded now on a new execution).
+ */
 export function hasChange(input: { codeRevision?: number }, change: ChangeId): boolean {
   return (input.codeRevision ?? 1) >= includedSince[change] || patched(change);
 }

@@ -1,5 +1,7 @@
 import { sleep } from '@temporalio/workflow';
-import { acts } from './activity-proxies';
+import { recordActivities, type PayinActivities } from './activity-proxies';
+
+const acts = recordActivities<Pick<PayinActivities, 'forgetOtp'>>();
 
 // A stored OTP (src/persistence/otp-store.ts) is deleted by the payin workflow that holds its id,
 // since FerretDB has no TTL index: once the operator acknowledged the request, once the collection

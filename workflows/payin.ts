@@ -24,7 +24,14 @@ import {
   type SessionConfirmation,
 } from './payin-api';
 import { operatorCallbackSignal } from './signals';
-import { acts, operator } from './activity-proxies';
+import {
+  operatorActivities,
+  recordActivities,
+  type EventActivities,
+  type OperatorActivities,
+  type PayinActivities,
+  type RefundActivities,
+} from './activity-proxies';
 import { askOperator, type AskAnswer } from './ask-operator';
 import { payinRefunds } from './payin-refunds';
 import { ANSWERS_ONLY_PATCH, hasChange } from './code-revision';
@@ -33,6 +40,14 @@ import { watchStopRequest } from './stop-request';
 import { legacyPayinWorkflow } from './legacy/payin';
 
 export type { PayinWorkflowInput } from './payin-api';
+
+const acts = recordActivities<
+  PayinActivities &
+    Pick<RefundActivities, 'listPayinRefunds'> &
+    Pick<OperatorActivities, 'flagForOps'> &
+    Pick<EventActivities, 'emitTransactionEvent'>
+>();
+const operator = operatorActivities<PayinActivities & Pick<OperatorActivities, 'cancelAtOperator'>>();
 
 /** Partner checks after an ambiguous failure: 5 min, 10 min ... capped at 2 hours (by default). */
 const partnerCheckDelayMs = (attempt: number, intervalMs = 300_000) =>

@@ -13,7 +13,13 @@ import type { Failure } from '../src/domain/transaction';
 import { providerName } from '../src/domain/operators';
 import { saStatus } from '../src/temporal/search-attributes';
 import { operatorCallbackSignal } from './signals';
-import { acts, operator } from './activity-proxies';
+import {
+  operatorActivities,
+  recordActivities,
+  type EventActivities,
+  type OperatorActivities,
+  type PayoutActivities,
+} from './activity-proxies';
 import { askOperator, type AskAnswer } from './ask-operator';
 import { ANSWERS_ONLY_PATCH } from './code-revision';
 import { watchStopRequest } from './stop-request';
@@ -22,6 +28,11 @@ import { legacyPayoutWorkflow } from './legacy/payout';
 import type { PayoutResult, PayoutWorkflowInput } from './payout-api';
 
 export type { PayoutResult, PayoutWorkflowInput } from './payout-api';
+
+const acts = recordActivities<
+  PayoutActivities & Pick<OperatorActivities, 'flagForOps'> & Pick<EventActivities, 'emitTransactionEvent'>
+>();
+const operator = operatorActivities<PayoutActivities & Pick<OperatorActivities, 'cancelAtOperator'>>();
 
 /**
  * One payout: pending (the API debited the account) -> processing -> processed -> completed, or

@@ -1,7 +1,9 @@
 import { ApplicationFailure, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import type { Activities } from '../activities';
-import type { ReconcileDaySummary } from '../activities/reconciliation-activities';
+import type {
+  ReconcileDaySummary,
+  createReconciliationActivities,
+} from '../activities/reconciliation-activities';
 import { operatorCodes, type OperatorCode } from '../src/domain/operators';
 import { previousUtcDay } from '../src/reconciliation/days';
 
@@ -22,7 +24,7 @@ export interface ReconciliationWorkflowResult {
   needsPerson: boolean;
 }
 
-const { reconcileOperatorDay } = proxyActivities<Activities>({
+const { reconcileOperatorDay } = proxyActivities<ReturnType<typeof createReconciliationActivities>>({
   startToCloseTimeout: '30m',
   retry: { initialInterval: '30s', backoffCoefficient: 2, maximumInterval: '10m', maximumAttempts: 6 },
 });

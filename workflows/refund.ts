@@ -10,7 +10,13 @@ import {
 import type { EventType } from '../src/events/catalogue';
 import type { RefundOutcome, RefundWorkflowInput } from './refund-api';
 import { operatorCallbackSignal } from './signals';
-import { acts, operator } from './activity-proxies';
+import {
+  operatorActivities,
+  recordActivities,
+  type EventActivities,
+  type OperatorActivities,
+  type RefundActivities,
+} from './activity-proxies';
 import { askOperator } from './ask-operator';
 import { ANSWERS_ONLY_PATCH } from './code-revision';
 import { watchStopRequest } from './stop-request';
@@ -18,6 +24,11 @@ import { legacyRefundWorkflow } from './legacy/refund';
 import { saStatus } from '../src/temporal/search-attributes';
 
 export type { RefundWorkflowInput } from './refund-api';
+
+const acts = recordActivities<
+  RefundActivities & Pick<OperatorActivities, 'flagForOps'> & Pick<EventActivities, 'recordEvent'>
+>();
+const operator = operatorActivities<RefundActivities & Pick<OperatorActivities, 'cancelAtOperator'>>();
 
 /** A refund the operator leaves pending this long is asked to be cancelled. */
 export const REFUND_OPERATOR_DEADLINE_MS = 48 * 3_600_000;
