@@ -11,7 +11,7 @@ import { startDelivery } from '../src/webhooks/dispatch';
 import { activeSecrets, type EndpointStore } from '../src/webhooks/endpoint-store';
 import { postWebhook } from '../src/webhooks/sender';
 import { signedHeaders } from '../src/webhooks/signing';
-import type { AttemptOutcome, WebhookDeliveryInput } from '../workflows/webhook-delivery';
+import type { AttemptOutcome, WebhookDeliveryInput } from '../src/webhooks/messages';
 import { missingRecord } from '../src/temporal/permanent-errors';
 
 type AttemptInput = WebhookDeliveryInput & { deliveryId: string; attempt: number };

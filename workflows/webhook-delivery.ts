@@ -1,6 +1,7 @@
 import { proxyActivities, sleep, uuid4, workflowInfo } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { createEventActivities } from '../activities/event-activities';
 import { nextRetryDelayMs } from '../src/webhooks/retry-schedule';
+import type { WebhookDeliveryInput, WebhookDeliveryResult } from '../src/webhooks/messages';
 
 // Delivers one event to one endpoint: an attempt, then durable timers between attempts for about
 // three days (see src/webhooks/retry-schedule.ts). A 2xx ends it; a 410 disables the endpoint.
@@ -8,26 +9,9 @@ import { nextRetryDelayMs } from '../src/webhooks/retry-schedule';
 // it makes the first attempt too. Workflows started before that (when the first attempt was made
 // inline and this workflow only on its failure) carry `after` and go on from the next attempt.
 
-export interface WebhookDeliveryInput {
-  eventId: string;
-  endpointId: string;
-  merchantId: string;
-  trigger: 'event' | 'redelivery';
-  /** The attempts already made under this delivery id (before: the first, inline); absent: none. */
-  after?: { attempts: number; retryAfterMs: number | null };
-}
-
-export type AttemptOutcome =
-  'delivered' | 'retry' | 'endpoint_gone' | 'endpoint_unavailable' | 'event_missing';
-
-export interface WebhookDeliveryResult {
-  outcome: Exclude<AttemptOutcome, 'retry'> | 'exhausted';
-  attempts: number;
-}
-
 // An attempt reports HTTP failures as outcomes; Temporal retries it only when it could not run
 // (database down, worker lost), and the attempt log keeps such a retry from sending twice.
-const { attemptWebhookDelivery } = proxyActivities<Activities>({
+const { attemptWebhookDelivery } = proxyActivities<ReturnType<typeof createEventActivities>>({
   startToCloseTimeout: '1m',
   retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '5m' },
 });
