@@ -1,6 +1,5 @@
-import type { Request } from 'express';
 import { z } from 'zod';
-import { ApiProblem } from '../contract/problems';
+import { fieldMessages, problemAt } from '../contract/field-messages';
 
 // Opaque page cursors: base64url JSON of the position of the last item returned.
 
@@ -9,13 +8,10 @@ export function encodeCursor(position: unknown): string {
 }
 
 /** A cursor that does not decode to the expected position is a 400 on the `cursor` parameter. */
-export function decodeCursor<S extends z.ZodType>(schema: S, text: string, req: Request): z.infer<S> {
+export function decodeCursor<S extends z.ZodType>(schema: S, text: string): z.infer<S> {
   try {
     return schema.parse(JSON.parse(Buffer.from(text, 'base64url').toString('utf8')));
   } catch {
-    const fr = req.acceptsLanguages('en', 'fr') === 'fr';
-    throw new ApiProblem('VALIDATION_ERROR', {
-      errors: [{ path: 'cursor', message: fr ? 'Curseur invalide' : 'Invalid cursor' }],
-    });
+    throw problemAt('VALIDATION_ERROR', 'cursor', fieldMessages.invalidCursor);
   }
 }

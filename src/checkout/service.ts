@@ -13,6 +13,7 @@ import { checkPayinForProvider, providersOf, ussdCodeOf, type ProviderInfo } fro
 import { predictCarrier } from '../domain/operator-prefixes';
 import type { OperatorCode } from '../domain/operators';
 import { ApiProblem, type FieldError } from '../contract/problems';
+import { fieldMessages } from '../contract/field-messages';
 import { RETRY_AFTER_SECONDS } from '../persistence/unavailable';
 import type { CheckoutConfirmRequest } from '../contract/schemas/checkout';
 import { isUpdateLimitReached } from '../services/update-limits';
@@ -182,21 +183,12 @@ export class CheckoutService {
         .join(', ');
       errors.push({
         path: 'provider',
-        message: {
-          en: `Not offered in ${tx.country}; choose one of ${allowed}.`,
-          fr: `Non proposé en ${tx.country} ; choisissez parmi ${allowed}.`,
-        },
+        message: fieldMessages.customer.providerNotOffered(tx.country, allowed),
       });
     }
     const msisdn = normalizeMsisdn(answer.msisdn, tx.country);
     if (!msisdn) {
-      errors.push({
-        path: 'msisdn',
-        message: {
-          en: `Not a valid mobile number in ${tx.country}.`,
-          fr: `Ce n'est pas un numéro mobile valide en ${tx.country}.`,
-        },
-      });
+      errors.push({ path: 'msisdn', message: fieldMessages.invalidMsisdn(tx.country) });
     }
     if (offered && msisdn) {
       const violations = checkPayinForProvider({
@@ -206,30 +198,20 @@ export class CheckoutService {
         amount: toMajor(tx.amount, tx.currency),
         otp: answer.otp,
       });
+      const name = offered.displayName;
       for (const v of violations) {
         if (v.code === 'OTP_REQUIRED') {
           errors.push({
             path: 'otp',
-            message: {
-              en: `${offered.displayName} needs the code you get by dialling ${offered.otpUssdCode ?? ''}.`,
-              fr: `${offered.displayName} demande le code obtenu en composant ${offered.otpUssdCode ?? ''}.`,
-            },
+            message: fieldMessages.customer.otpRequired(name, offered.otpUssdCode ?? ''),
           });
         } else if (v.code === 'MSISDN_PROVIDER_MISMATCH') {
-          errors.push({
-            path: 'msisdn',
-            message: {
-              en: `This number does not belong to ${offered.displayName}.`,
-              fr: `Ce numéro n'appartient pas à ${offered.displayName}.`,
-            },
-          });
+          errors.push({ path: 'msisdn', message: fieldMessages.customer.numberOfAnotherOperator(name) });
         } else {
+          // The page has no amount field: the customer can only choose another provider.
           errors.push({
             path: 'provider',
-            message: {
-              en: `${offered.displayName} accepts ${v.min} to ${v.max} ${tx.currency}.`,
-              fr: `${offered.displayName} accepte de ${v.min} à ${v.max} ${tx.currency}.`,
-            },
+            message: fieldMessages.customer.amountOutOfRange(name, v.min, v.max, tx.currency),
           });
         }
       }

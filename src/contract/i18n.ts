@@ -18,16 +18,11 @@ const zodLocales = { en: z.locales.en(), fr: z.locales.fr() } as const;
 
 /**
  * Zod's own messages, in the caller's language. A custom check carries its own wording as
- * `params: { en, fr }` (see `localizedIssue`).
+ * `params: { en, fr }` (a Text of src/contract/field-messages.ts).
  */
 export function zodErrorMap(lang: Language): z.core.$ZodErrorMap {
   return (issue) => {
     const params = issue.code === 'custom' ? (issue.params as Partial<Text>) : undefined;
     return params?.[lang] ?? zodLocales[lang].localeError(issue);
   };
-}
-
-/** The params of a custom zod issue whose message follows the caller's language. */
-export function localizedIssue(en: string, fr: string): Text {
-  return { en, fr };
 }

@@ -4,8 +4,7 @@ import type { WorkflowStartLog } from '../persistence/workflow-starts';
 import type { OtpStore } from '../persistence/otp-store';
 import type { DirectPayinRequest } from '../contract/schemas/payin';
 import type { PayinSessionRequest } from '../contract/schemas/payin-session';
-import { providersOf } from '../domain/providers';
-import { assertPayinFitsProvider } from './provider-rules';
+import { checkPayinForProvider, providersOf } from '../domain/providers';
 import {
   currencyByCountry,
   isOffered,
@@ -21,6 +20,13 @@ import { normalizeMsisdn } from '../domain/msisdn';
 import type { Transaction } from '../domain/transaction';
 import { transactionWorkflowId } from '../temporal/workflow-ids';
 import { ApiProblem } from '../contract/problems';
+import {
+  duplicateReference,
+  fieldMessages,
+  invalidField,
+  problemAt,
+  providerRuleProblem,
+} from '../contract/field-messages';
 import { operatorAnswerUpdate } from '../../workflows/payin-api';
 import { TransactionWorkflows } from './transaction-workflows';
 import { fingerprintsDiffer } from '../security/request-fingerprint';
@@ -46,20 +52,6 @@ export interface PayinServiceDeps {
   /** Where an OTP waits for its workflow (sealed, by id): never in the workflow's input. */
   otps?: OtpStore | undefined;
 }
-
-function fieldProblem(path: string, en: string, fr: string): ApiProblem {
-  return new ApiProblem('VALIDATION_ERROR', { detail: { en, fr }, errors: [{ path, message: { en, fr } }] });
-}
-
-const duplicateReference = () =>
-  new ApiProblem('DUPLICATE_REFERENCE', {
-    errors: [
-      {
-        path: 'reference',
-        message: { en: 'Already used by another payin.', fr: 'Déjà utilisée par un autre paiement.' },
-      },
-    ],
-  });
 
 export class PayinService {
   private readonly workflows: TransactionWorkflows;
@@ -96,30 +88,23 @@ export class PayinService {
     const { payin } = body;
     if (!isOffered(payin.provider, payin.country)) {
       const allowed = operatorsByCountry[payin.country].join(', ');
-      throw fieldProblem(
+      throw invalidField(
         'payin.provider',
-        `${payin.provider} is not offered in ${payin.country}; allowed: ${allowed}.`,
-        `${payin.provider} n'est pas proposé en ${payin.country} ; valeurs possibles : ${allowed}.`,
+        fieldMessages.providerNotOffered(payin.provider, payin.country, allowed),
       );
     }
     const phone = normalizeMsisdn(payin.msisdn, payin.country);
-    if (!phone) {
-      throw fieldProblem(
-        'payin.msisdn',
-        `Not a valid mobile number in ${payin.country}.`,
-        `Ce n'est pas un numéro mobile valide en ${payin.country}.`,
-      );
-    }
-    assertPayinFitsProvider(
-      {
-        operator: payin.provider,
-        country: payin.country,
-        msisdn: phone,
-        amount: payin.amount,
-        otp: payin.otp,
-      },
-      'payin.',
-    );
+    if (!phone) throw invalidField('payin.msisdn', fieldMessages.invalidMsisdn(payin.country));
+    // Refused as a 400 naming the field: the chosen provider would refuse it anyway.
+    const [broken] = checkPayinForProvider({
+      operator: payin.provider,
+      country: payin.country,
+      msisdn: phone,
+      amount: payin.amount,
+      otp: payin.otp,
+    });
+    if (broken)
+      throw providerRuleProblem(broken, { operator: payin.provider, country: payin.country }, 'payin.');
     const currency = currencyByCountry[payin.country];
     const amount = toMinor(payin.amount, currency);
     const provider = providerName(payin.provider, payin.country);
@@ -187,29 +172,17 @@ export class PayinService {
     },
   ): Promise<{ created: boolean; transaction: Transaction }> {
     const phone = normalizeMsisdn(body.msisdn, body.country);
-    if (!phone) {
-      throw fieldProblem(
-        'msisdn',
-        `Not a valid mobile number in ${body.country}.`,
-        `Ce n'est pas un numéro mobile valide en ${body.country}.`,
-      );
-    }
+    if (!phone) throw invalidField('msisdn', fieldMessages.invalidMsisdn(body.country));
     // The customer chooses the operator later: refuse now an amount that no operator would take.
     const offers = providersOf(body.country).filter((p) => p.available);
     if (!offers.some((p) => body.amount >= p.minAmount && body.amount <= p.maxAmount)) {
       const min = Math.min(...offers.map((p) => p.minAmount));
       const max = Math.max(...offers.map((p) => p.maxAmount));
-      throw new ApiProblem('AMOUNT_OUT_OF_RANGE', {
-        errors: [
-          {
-            path: 'amount',
-            message: {
-              en: `Must be between ${min} and ${max} in ${body.country}.`,
-              fr: `Doit être compris entre ${min} et ${max} en ${body.country}.`,
-            },
-          },
-        ],
-      });
+      throw problemAt(
+        'AMOUNT_OUT_OF_RANGE',
+        'amount',
+        fieldMessages.amountOutOfCountryRange(min, max, body.country),
+      );
     }
     const currency = currencyByCountry[body.country];
     const amount = toMinor(body.amount, currency);
@@ -283,7 +256,7 @@ function assertSameRequest(
   idempotencyKey: string | undefined,
   requestFingerprint: string | undefined,
 ): void {
-  if (!idempotencyKey || tx.idempotencyKey !== idempotencyKey) throw duplicateReference();
+  if (!idempotencyKey || tx.idempotencyKey !== idempotencyKey) throw duplicateReference('payin');
   if (fingerprintsDiffer(tx.requestFingerprint, requestFingerprint))
     throw new ApiProblem('IDEMPOTENCY_KEY_REUSED');
 }

@@ -19,6 +19,13 @@ import { providerInfo } from '../domain/providers';
 import type { PayoutDetails, SandboxScenario, Transaction } from '../domain/transaction';
 import { transactionWorkflowId } from '../temporal/workflow-ids';
 import { ApiProblem } from '../contract/problems';
+import {
+  duplicateReference,
+  fieldMessages,
+  invalidField,
+  problemAt,
+  providerRuleProblem,
+} from '../contract/field-messages';
 import { TransactionWorkflows, isFinal } from './transaction-workflows';
 import { fingerprintsDiffer } from '../security/request-fingerprint';
 
@@ -48,10 +55,6 @@ export interface PayoutInput {
   accountId?: string | undefined;
   /** `payout.` for the direct flow, '' for the flat standard shapes. */
   pathPrefix: string;
-}
-
-function fieldProblem(path: string, en: string, fr: string): ApiProblem {
-  return new ApiProblem('VALIDATION_ERROR', { detail: { en, fr }, errors: [{ path, message: { en, fr } }] });
 }
 
 const insufficient = () =>
@@ -94,27 +97,15 @@ export class PayoutService {
 
     const p = input.pathPrefix;
     const phone = normalizeMsisdn(input.msisdn, input.country);
-    if (!phone) {
-      throw fieldProblem(
-        `${p}msisdn`,
-        `Not a valid mobile number in ${input.country}.`,
-        `Ce n'est pas un numéro mobile valide en ${input.country}.`,
-      );
-    }
+    if (!phone) throw invalidField(`${p}msisdn`, fieldMessages.invalidMsisdn(input.country));
     const operator = this.operatorFor(input, phone);
     const limits = providerInfo(operator, input.country);
     if (input.amount < limits.minAmount || input.amount > limits.maxAmount) {
-      throw new ApiProblem('AMOUNT_OUT_OF_RANGE', {
-        errors: [
-          {
-            path: `${p}amount`,
-            message: {
-              en: `Must be between ${limits.minAmount} and ${limits.maxAmount} for ${operator} in ${input.country}.`,
-              fr: `Doit être compris entre ${limits.minAmount} et ${limits.maxAmount} pour ${operator} en ${input.country}.`,
-            },
-          },
-        ],
-      });
+      throw providerRuleProblem(
+        { code: 'AMOUNT_OUT_OF_RANGE', path: 'amount', min: limits.minAmount, max: limits.maxAmount },
+        { operator, country: input.country },
+        p,
+      );
     }
     const currency = currencyByCountry[input.country];
     const amount = toMinor(input.amount, currency);
@@ -178,14 +169,7 @@ export class PayoutService {
     requestFingerprint: string | undefined,
   ): Promise<{ created: boolean; transaction: Transaction }> {
     if (!idempotencyKey || tx.idempotencyKey !== idempotencyKey) {
-      throw new ApiProblem('DUPLICATE_REFERENCE', {
-        errors: [
-          {
-            path: 'reference',
-            message: { en: 'Already used by another payout.', fr: 'Déjà utilisée par un autre transfert.' },
-          },
-        ],
-      });
+      throw duplicateReference('payout');
     }
     if (fingerprintsDiffer(tx.requestFingerprint, requestFingerprint))
       throw new ApiProblem('IDEMPOTENCY_KEY_REUSED');
@@ -205,35 +189,21 @@ export class PayoutService {
     if (input.provider) {
       if (!isOffered(input.provider, input.country)) {
         const allowed = operatorsByCountry[input.country].join(', ');
-        throw fieldProblem(
-          path,
-          `${input.provider} is not offered in ${input.country}; allowed: ${allowed}.`,
-          `${input.provider} n'est pas proposé en ${input.country} ; valeurs possibles : ${allowed}.`,
-        );
+        throw invalidField(path, fieldMessages.providerNotOffered(input.provider, input.country, allowed));
       }
       if (belongsToAnotherOperator(phone, input.provider)) {
-        throw new ApiProblem('MSISDN_PROVIDER_MISMATCH', {
-          errors: [
-            {
-              path: `${input.pathPrefix}msisdn`,
-              message: {
-                en: `This number is not a ${input.provider} number; choose its own operator (GET /v1/providers/predict).`,
-                fr: `Ce numéro n'est pas un numéro ${input.provider} ; choisissez son opérateur (GET /v1/providers/predict).`,
-              },
-            },
-          ],
-        });
+        throw providerRuleProblem(
+          { code: 'MSISDN_PROVIDER_MISMATCH', path: 'msisdn' },
+          { operator: input.provider, country: input.country },
+          input.pathPrefix,
+        );
       }
       return input.provider;
     }
     const carrier = predictCarrier(phone)?.carrier ?? null;
     const predicted = operatorCodes.find((c) => c === carrier);
     if (!predicted || !isOffered(predicted, input.country)) {
-      throw fieldProblem(
-        path,
-        `The operator of this number cannot be told from its prefix; send provider.`,
-        `L'opérateur de ce numéro ne se déduit pas de son préfixe ; envoyez provider.`,
-      );
+      throw invalidField(path, fieldMessages.operatorNotPredictable);
     }
     return predicted;
   }
@@ -253,14 +223,11 @@ export class PayoutService {
     }
     const account = input.accountId ? await this.deps.ledger.getAccount(input.accountId) : null;
     if (!account || account.merchantId !== merchantId || account.kind === 'system')
-      throw new ApiProblem('ACCOUNT_NOT_FOUND', {
-        errors: [{ path: 'accountId', message: { en: 'Unknown account.', fr: 'Compte inconnu.' } }],
-      });
+      throw problemAt('ACCOUNT_NOT_FOUND', 'accountId', fieldMessages.unknownAccount);
     if (account.currency !== currency) {
-      throw fieldProblem(
+      throw invalidField(
         'accountId',
-        `This account holds ${account.currency}; payouts in ${input.country} are in ${currency}.`,
-        `Ce compte est en ${account.currency} ; les transferts en ${input.country} sont en ${currency}.`,
+        fieldMessages.accountCurrency(account.currency, input.country, currency),
       );
     }
     return account;

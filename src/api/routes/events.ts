@@ -21,9 +21,9 @@ export function eventRoutes(deps: WebhookApiDeps): Router {
 
   router.get('/v1/events', async (req, res) => {
     const q = parseOr400(listEventsQuery, req.query, req);
-    const cursor = q.cursor ? decodeCursor(eventCursor, q.cursor, req) : undefined;
+    const cursor = q.cursor ? decodeCursor(eventCursor, q.cursor) : undefined;
     const kind = chainKind(q);
-    if (cursor && 's' in cursor && cursor.k !== kind) decodeCursor(z.never(), q.cursor!, req); // another query's cursor: 400 on `cursor`
+    if (cursor && 's' in cursor && cursor.k !== kind) decodeCursor(z.never(), q.cursor!); // another query's cursor: 400 on `cursor`
     const found = await deps.events.list(req.merchantId!, {
       ...(q.type ? { type: q.type } : {}),
       ...(q.reference ? { reference: q.reference } : {}),

@@ -5,8 +5,7 @@ import { countries, operatorCodes, operatorsByCountry, type OperatorCode } from 
 import { belongsToAnotherOperator, predictCarrier } from '../../domain/operator-prefixes';
 import { providerInfo, providersOf } from '../../domain/providers';
 import { validNumberPattern } from '../../domain/msisdn';
-import { negotiateLanguage } from '../../contract/i18n';
-import { ApiProblem } from '../../contract/problems';
+import { problemAt, fieldMessages } from '../../contract/field-messages';
 import { parseOr400 } from '../validate';
 
 export const providersQuery = z.object({ country: country.optional() });
@@ -35,13 +34,7 @@ export function providerRoutes(): Router {
   router.get('/v1/providers/predict', (req, res) => {
     const q = parseOr400(predictQuery, req.query, req);
     const prediction = predictCarrier(q.msisdn);
-    if (!prediction) {
-      const message =
-        negotiateLanguage(req) === 'fr'
-          ? "Ce n'est pas un numéro mobile valide de CI ou CM."
-          : 'Not a valid mobile number of CI or CM.';
-      throw new ApiProblem('VALIDATION_ERROR', { errors: [{ path: 'msisdn', message }] });
-    }
+    if (!prediction) throw problemAt('VALIDATION_ERROR', 'msisdn', fieldMessages.invalidMsisdnOfAnyCountry);
     const offered = operatorsByCountry[prediction.country];
     const predicted = asOperator(prediction.carrier);
     const operator = predicted && offered.includes(predicted) ? predicted : null;

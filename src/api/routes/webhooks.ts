@@ -145,7 +145,7 @@ export function webhookRoutes(deps: WebhookApiDeps): Router {
   router.get('/v1/webhooks/:id/deliveries', async (req, res) => {
     const q = parseOr400(listDeliveriesQuery, req.query, req);
     const endpoint = await endpointOr404(req);
-    const after = q.cursor ? decodeCursor(deliveryCursor, q.cursor, req) : undefined;
+    const after = q.cursor ? decodeCursor(deliveryCursor, q.cursor) : undefined;
     const { attempts, next } = await deps.deliveries.list(req.merchantId!, endpoint.id, {
       ...(q.eventId ? { eventId: q.eventId } : {}),
       ...(after ? { before: after.s } : {}),

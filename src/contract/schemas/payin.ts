@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { currencyByCountry } from '../../domain/operators';
-import { localizedIssue } from '../i18n';
+import { fieldMessages } from '../field-messages';
 import {
   action,
   country,
@@ -39,10 +39,7 @@ export const directPayinRequest = z.strictObject({
         ctx.addIssue({
           code: 'custom',
           path: ['currency'],
-          params: localizedIssue(
-            `${p.country} payments are in ${expected}.`,
-            `Les paiements en ${p.country} sont en ${expected}.`,
-          ),
+          params: fieldMessages.currencyOfCountry(p.country, expected),
         });
       }
     }),

@@ -1,0 +1,125 @@
+import type { PayinRuleViolation } from '../domain/providers';
+import type { Text } from './i18n';
+import { ApiProblem, type ProblemCode } from './problems';
+
+// Every message the interface attaches to a field (`errors[].message`), in English and French,
+// written once: payins, payouts, the checkout and the providers route all phrase a refusal from
+// here, so one rule reads the same wherever it is broken. The checkout speaks to the customer,
+// not to the merchant's developer, hence its own wording of the provider rules (`customer`).
+
+const notAMobileNumber: Text = {
+  en: 'Not a valid mobile number',
+  fr: "Ce n'est pas un numéro mobile valide",
+};
+
+export const fieldMessages = {
+  /** The number is not a mobile number of the country (libphonenumber-js). */
+  invalidMsisdn: (country: string): Text => ({
+    en: `${notAMobileNumber.en} in ${country}.`,
+    fr: `${notAMobileNumber.fr} en ${country}.`,
+  }),
+  /** GET /v1/providers/predict: the number belongs to none of our countries. */
+  invalidMsisdnOfAnyCountry: {
+    en: `${notAMobileNumber.en} of CI or CM.`,
+    fr: `${notAMobileNumber.fr} de CI ou CM.`,
+  } satisfies Text,
+  providerNotOffered: (provider: string, country: string, allowed: string): Text => ({
+    en: `${provider} is not offered in ${country}; allowed: ${allowed}.`,
+    fr: `${provider} n'est pas proposé en ${country} ; valeurs possibles : ${allowed}.`,
+  }),
+  /** A payout without provider whose number's prefix names no operator we offer. */
+  operatorNotPredictable: {
+    en: `The operator of this number cannot be told from its prefix; send provider.`,
+    fr: `L'opérateur de ce numéro ne se déduit pas de son préfixe ; envoyez provider.`,
+  } satisfies Text,
+  /** The provider rules (src/domain/providers.ts), as the merchant's request breaks them. */
+  otpRequired: (operator: string): Text => ({
+    en: `Required for ${operator}: the code the customer gets by dialling #144*82#.`,
+    fr: `Obligatoire pour ${operator} : le code que le client obtient en composant le #144*82#.`,
+  }),
+  numberOfAnotherOperator: (operator: string): Text => ({
+    en: `This number is not a ${operator} number; choose its own operator (GET /v1/providers/predict).`,
+    fr: `Ce numéro n'est pas un numéro ${operator} ; choisissez son opérateur (GET /v1/providers/predict).`,
+  }),
+  amountOutOfRange: (min: number, max: number, operator: string, country: string): Text => ({
+    en: `Must be between ${min} and ${max} for ${operator} in ${country}.`,
+    fr: `Doit être compris entre ${min} et ${max} pour ${operator} en ${country}.`,
+  }),
+  /** A session: the operator is chosen later, so the bounds are those of every operator of the country. */
+  amountOutOfCountryRange: (min: number, max: number, country: string): Text => ({
+    en: `Must be between ${min} and ${max} in ${country}.`,
+    fr: `Doit être compris entre ${min} et ${max} en ${country}.`,
+  }),
+  currencyOfCountry: (country: string, currency: string): Text => ({
+    en: `${country} payments are in ${currency}.`,
+    fr: `Les paiements en ${country} sont en ${currency}.`,
+  }),
+  referenceUsed: {
+    payin: { en: 'Already used by another payin.', fr: 'Déjà utilisée par un autre paiement.' },
+    payout: { en: 'Already used by another payout.', fr: 'Déjà utilisée par un autre transfert.' },
+  } satisfies Record<'payin' | 'payout', Text>,
+  unknownAccount: { en: 'Unknown account.', fr: 'Compte inconnu.' } satisfies Text,
+  accountCurrency: (accountCurrency: string, country: string, currency: string): Text => ({
+    en: `This account holds ${accountCurrency}; payouts in ${country} are in ${currency}.`,
+    fr: `Ce compte est en ${accountCurrency} ; les transferts en ${country} sont en ${currency}.`,
+  }),
+  invalidCursor: { en: 'Invalid cursor', fr: 'Curseur invalide' } satisfies Text,
+  /** The hosted checkout page: the same rules, told to the customer. */
+  customer: {
+    providerNotOffered: (country: string, allowed: string): Text => ({
+      en: `Not offered in ${country}; choose one of ${allowed}.`,
+      fr: `Non proposé en ${country} ; choisissez parmi ${allowed}.`,
+    }),
+    otpRequired: (provider: string, ussd: string): Text => ({
+      en: `${provider} needs the code you get by dialling ${ussd}.`,
+      fr: `${provider} demande le code obtenu en composant ${ussd}.`,
+    }),
+    numberOfAnotherOperator: (provider: string): Text => ({
+      en: `This number does not belong to ${provider}.`,
+      fr: `Ce numéro n'appartient pas à ${provider}.`,
+    }),
+    amountOutOfRange: (provider: string, min: number, max: number, currency: string): Text => ({
+      en: `${provider} accepts ${min} to ${max} ${currency}.`,
+      fr: `${provider} accepte de ${min} à ${max} ${currency}.`,
+    }),
+  },
+};
+
+/** A problem about one field: `errors` names it with its message. */
+export function problemAt(code: ProblemCode, path: string, message: Text): ApiProblem {
+  return new ApiProblem(code, { errors: [{ path, message }] });
+}
+
+/** A 400 about one field whose message is also the problem's detail. */
+export function invalidField(path: string, message: Text): ApiProblem {
+  return new ApiProblem('VALIDATION_ERROR', { detail: message, errors: [{ path, message }] });
+}
+
+/** The reference is taken by another payin (or payout) of the merchant. */
+export function duplicateReference(kind: 'payin' | 'payout'): ApiProblem {
+  return problemAt('DUPLICATE_REFERENCE', 'reference', fieldMessages.referenceUsed[kind]);
+}
+
+/**
+ * A request the chosen provider would refuse anyway, as the problem the merchant gets. `prefix`
+ * is where the fields sit in the request body (e.g. `payin.`).
+ */
+export function providerRuleProblem(
+  violation: PayinRuleViolation,
+  p: { operator: string; country: string },
+  prefix = '',
+): ApiProblem {
+  const path = `${prefix}${violation.path}`;
+  switch (violation.code) {
+    case 'OTP_REQUIRED':
+      return problemAt('OTP_REQUIRED', path, fieldMessages.otpRequired(p.operator));
+    case 'MSISDN_PROVIDER_MISMATCH':
+      return problemAt('MSISDN_PROVIDER_MISMATCH', path, fieldMessages.numberOfAnotherOperator(p.operator));
+    case 'AMOUNT_OUT_OF_RANGE':
+      return problemAt(
+        'AMOUNT_OUT_OF_RANGE',
+        path,
+        fieldMessages.amountOutOfRange(violation.min, violation.max, p.operator, p.country),
+      );
+  }
+}
