@@ -6,7 +6,7 @@ import type { Transaction } from '../src/domain/transaction';
 import type { Country, OperatorCode } from '../src/domain/operators';
 import type { Ledger } from '../src/ledger';
 import { missingRecord } from '../src/temporal/permanent-errors';
-import { creditPayin } from '../src/services/payin-ledger';
+import { creditPayin } from '../src/ledger/postings';
 
 export interface PayinActivityDeps {
   transactions: TransactionStore;

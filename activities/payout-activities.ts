@@ -1,10 +1,10 @@
-import { ApplicationFailure } from '@temporalio/activity';
 import type { DisbursementRequest, OperatorGateway, OperatorStatus } from '../src/operators/gateway';
 import type { TransactionStore } from '../src/persistence/transactions';
 import type { Failure, PayoutDetails, Transaction } from '../src/domain/transaction';
 import type { Country, OperatorCode } from '../src/domain/operators';
-import { InsufficientFundsError, type Ledger } from '../src/ledger';
-import { debitPayout, reversePayout, settlePayoutFee } from '../src/services/payout-ledger';
+import type { Ledger } from '../src/ledger';
+import { debitPayout, reversePayout, settlePayoutFee } from '../src/ledger/postings';
+import { debitOrRefuse } from './ledger-refusals';
 import { missingRecord } from '../src/temporal/permanent-errors';
 
 export interface PayoutActivityDeps {
@@ -38,13 +38,8 @@ export function createPayoutActivities({ transactions, operators, ledger }: Payo
      * very transfer (same sourceRef), so this is normally a replay that writes nothing.
      */
     async ensurePayoutDebited(transactionId: string): Promise<{ applied: boolean }> {
-      try {
-        return { applied: (await debitPayout(ledger, await payout(transactionId))).applied };
-      } catch (err) {
-        if (err instanceof InsufficientFundsError)
-          throw ApplicationFailure.nonRetryable(err.message, 'InsufficientFundsError');
-        throw err;
-      }
+      const tx = await payout(transactionId);
+      return { applied: (await debitOrRefuse(() => debitPayout(ledger, tx))).applied };
     },
 
     /** Our transaction id is the operator's idempotency key: a retry after a timeout pays once. */

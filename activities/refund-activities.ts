@@ -1,10 +1,10 @@
-import { ApplicationFailure } from '@temporalio/activity';
 import type { OperatorGateway, OperatorStatus, RefundRequest } from '../src/operators/gateway';
 import type { TransactionStore } from '../src/persistence/transactions';
 import type { RefundStore } from '../src/persistence/refunds';
 import type { RefundAuditLog } from '../src/persistence/refund-audit';
 import type { Ledger } from '../src/ledger';
-import { InsufficientFundsError } from '../src/ledger';
+import { debitRefund, reverseRefund, settleRefundFee } from '../src/ledger/postings';
+import { debitOrRefuse } from './ledger-refusals';
 import { computeFee, type FeeSchedule } from '../src/domain/fees';
 import type { Refund } from '../src/domain/refund';
 import { toRefundRecord } from '../src/contract/records/refund-record';
@@ -25,8 +25,7 @@ export interface RefundActivityDeps {
 
 /**
  * Activities of refunds. Each is idempotent: ledger movements have fixed sourceRefs
- * (`<refundId>:refund-debit`, `:refund-fee`, `:refund-reversal`), the record is inserted by id,
- * and audit steps are unique per (refund, step).
+ * (src/ledger/postings.ts), the record is inserted by id, and audit steps are unique per (refund, step).
  */
 export function createRefundActivities(deps: RefundActivityDeps) {
   const { transactions, refunds, refundAudit, ledger, operators } = deps;
@@ -67,22 +66,17 @@ export function createRefundActivities(deps: RefundActivityDeps) {
         payin.currency,
         deps.refundFees,
       );
-      const main = await ledger.mainAccountId(payin.merchantId, payin.currency);
-      const clearing = await ledger.systemAccountId('operator-clearing', payin.currency);
-      try {
-        await ledger.transfer({
-          sourceRef: `${input.refundId}:refund-debit`,
-          fromAccountId: main,
-          toAccountId: clearing,
-          amount: input.amount + fee,
-          reason: `refund ${input.externalReference} of payin ${payin.reference}`,
-          transactionId: input.refundId,
-        });
-      } catch (err) {
-        if (err instanceof InsufficientFundsError)
-          throw ApplicationFailure.nonRetryable(err.message, 'InsufficientFundsError');
-        throw err;
-      }
+      await debitOrRefuse(() =>
+        debitRefund(ledger, {
+          id: input.refundId,
+          merchantId: payin.merchantId,
+          currency: payin.currency,
+          amount: input.amount,
+          fee,
+          externalReference: input.externalReference,
+          payinReference: payin.reference,
+        }),
+      );
       const now = new Date();
       const stored = await refunds.insertOrGet({
         id: input.refundId,
@@ -160,16 +154,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
     /** The customer was credited: the refund fee (if any) leaves clearing for the fees account. */
     async completeRefund(refundId: string, processedAt: string): Promise<void> {
       const r = await requireRefund(refundId);
-      if (r.fee > 0) {
-        await ledger.transfer({
-          sourceRef: `${r.id}:refund-fee`,
-          fromAccountId: await ledger.systemAccountId('operator-clearing', r.currency),
-          toAccountId: await ledger.systemAccountId('fees', r.currency),
-          amount: r.fee,
-          reason: `refund fee ${r.externalReference}`,
-          transactionId: r.id,
-        });
-      }
+      await settleRefundFee(ledger, r);
       await refunds.advance(r.id, {
         status: 'completed',
         transactionStatus: 'completed',
@@ -197,14 +182,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
     /** Credits the merchant back what was debited for a failed refund, once; the refund ends `reversed`. */
     async reverseRefund(refundId: string): Promise<void> {
       const r = await requireRefund(refundId);
-      await ledger.transfer({
-        sourceRef: `${r.id}:refund-reversal`,
-        fromAccountId: await ledger.systemAccountId('operator-clearing', r.currency),
-        toAccountId: await ledger.mainAccountId(r.merchantId, r.currency),
-        amount: r.amount + r.fee,
-        reason: `reversal of failed refund ${r.externalReference}`,
-        transactionId: r.id,
-      });
+      await reverseRefund(ledger, r);
       await refunds.advance(r.id, { status: 'reversed' });
       await audit(r, 'refund.reversed');
     },

@@ -5,8 +5,13 @@ import type { Ledger } from '../ledger';
 import type { OperatorGateway, OperatorKind, OperatorStatement, StatementEntry } from '../operators/gateway';
 import type { RefundStore } from '../persistence/refunds';
 import type { TransactionStore } from '../persistence/transactions';
-import { creditPayin, payinNet, payinSourceRefs } from '../services/payin-ledger';
-import { payoutSourceRefs } from '../services/payout-ledger';
+import {
+  creditPayin,
+  payinNet,
+  payinSourceRefs,
+  payoutSourceRefs,
+  refundSourceRefs,
+} from '../ledger/postings';
 import type { CorrectionLog } from './corrections';
 import { shiftDay, utcDay } from './days';
 import type { OperatorAskIndex } from './operator-asks';
@@ -52,12 +57,6 @@ export interface ReconcileInput {
 
 /** Lookups in flight at once: enough to hide round trips, few enough to leave the database to payments. */
 const CONCURRENCY = 8;
-
-const refundSourceRefs = (id: string) => ({
-  debit: `${id}:refund-debit`,
-  fee: `${id}:refund-fee`,
-  reversal: `${id}:refund-reversal`,
-});
 
 type Outcome = { matched: true; pending: boolean } | { finding: Finding };
 
