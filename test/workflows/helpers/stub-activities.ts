@@ -120,7 +120,15 @@ function defaults(): Script {
     reversePayout: async () => ({ applied: true }),
     attemptWebhookDelivery: async () => ({ outcome: 'delivered', retryAfterMs: null }),
     recoverUnstartedWorkflows: async () => ({ examined: 0, outcomes: {} }),
-  } as Script;
+    reconcileOperatorDay: async (input) => ({
+      id: `rec_${input.operator}_${input.date}`,
+      operator: input.operator,
+      date: input.date,
+      totals: {} as never,
+      needsPerson: false,
+    }),
+    recordOperatorAsk: async () => undefined,
+  };
 }
 
 export interface Stubs {
