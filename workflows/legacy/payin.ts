@@ -1,6 +1,4 @@
 import {
-  ActivityFailure,
-  ApplicationFailure,
   ParentClosePolicy,
   allHandlersFinished,
   condition,
@@ -33,33 +31,19 @@ import {
 } from '../payin-api';
 import { operatorCallbackSignal } from '../signals';
 import { acts, operator, pollDelayMs } from '../activity-proxies';
-import { decideRefund, refundTypeOf, type RefundRefusal } from '../../src/domain/refund';
+import { decideRefund, refundTypeOf } from '../../src/domain/refund';
 import { refundWorkflowId, requestRefundUpdate, type RefundAsk, type RefundOutcome } from '../refund-api';
 import type { refundWorkflow } from '../refund';
 import { CODE_REVISION, hasChange } from '../code-revision';
-
-/** Partner checks after an ambiguous failure: 5 min, 10 min ... capped at 2 hours (by default). */
-const partnerCheckDelayMs = (attempt: number, intervalMs = 300_000) =>
-  Math.min(intervalMs * 2 ** attempt, intervalMs * 24);
-
-type Outcome = { kind: 'success' } | { kind: 'failed'; failure: Failure } | { kind: 'expired' };
-
-/** A refund of this payin as the workflow tracks it; `opening` while the merchant is being debited. */
-interface RefundSlot {
-  refundId: string;
-  externalReference: string;
-  idempotencyKey: string | null;
-  /** Integer minor units, reserved from the refundable remainder until the refund is reversed. */
-  amount: number;
-  phase: 'opening' | 'processing' | 'completed' | 'reversed';
-}
-
-const refusalMessages: Record<RefundRefusal, string> = {
-  REFUND_NOT_ALLOWED:
-    'This payment is not refundable (not successful, fully refunded, or its refund window closed).',
-  INVALID_AMOUNT: 'The amount is greater than what this payment still allows.',
-  DUPLICATE_REFUND: 'A refund of this payment already uses this externalReference.',
-};
+import {
+  failureOf,
+  insufficientBalance,
+  isFinal,
+  partnerCheckDelayMs,
+  refusal,
+  type Outcome,
+  type RefundSlot,
+} from './payin-helpers';
 
 // The payin workflow as it ran before "ambiguity never moves money" (workflows/payin.ts): kept
 // unchanged so that histories started before it replay exactly as they ran. Do not edit.
@@ -255,16 +239,7 @@ export async function legacyPayinWorkflow(input: PayinWorkflowInput): Promise<Pa
       // Nothing was debited or stored: release the reservation and the externalReference.
       refunds.splice(refunds.indexOf(slot), 1);
       refundsInFlight--;
-      const type =
-        err instanceof ActivityFailure && err.cause instanceof ApplicationFailure ? err.cause.type : null;
-      // The activity's type was INSUFFICIENT_BALANCE before the ledger's own type was used everywhere.
-      if (type === 'INSUFFICIENT_BALANCE' || type === 'InsufficientFundsError')
-        throw ApplicationFailure.create({
-          type,
-          message: 'The merchant balance does not cover this refund.',
-          nonRetryable: true,
-        });
-      throw err;
+      throw insufficientBalance(err) ?? err;
     }
     slot.phase = 'processing';
     // Listed before the merchant's answer, so its next read of the payin shows the refund. A change:
@@ -411,16 +386,4 @@ export async function legacyPayinWorkflow(input: PayinWorkflowInput): Promise<Pa
       }
     }
   }
-}
-
-function isFinal(status: TransactionStatus): boolean {
-  return status !== 'processing' && status !== 'pending';
-}
-
-function refusal(type: RefundRefusal): ApplicationFailure {
-  return ApplicationFailure.create({ type, message: refusalMessages[type], nonRetryable: true });
-}
-
-function failureOf(code: string, message: string, provider: string | null): Failure {
-  return { code, message, provider: provider as Failure['provider'] };
 }
