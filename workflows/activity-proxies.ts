@@ -1,5 +1,6 @@
 import { proxyActivities, type ActivityOptions } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import { INSUFFICIENT_FUNDS } from '../src/ledger/errors';
 import type { createEventActivities } from '../activities/event-activities';
 import type { createOperatorActivities } from '../activities/operator-activities';
 import type { createPayinActivities } from '../activities/payin-activities';
@@ -28,7 +29,7 @@ const untilApplied: ActivityOptions = {
     initialInterval: '1s',
     backoffCoefficient: 2,
     maximumInterval: '1m',
-    nonRetryableErrorTypes: ['PermanentError', 'InsufficientFundsError', 'SourceRefConflictError'],
+    nonRetryableErrorTypes: ['PermanentError', INSUFFICIENT_FUNDS, 'SourceRefConflictError'],
   },
 };
 

@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { Command } from 'commander';
 import type { Connection } from 'mongoose';
 import { z } from 'zod';
 import { currencies, toMajor, type Currency } from '../domain/money';
 import { Ledger } from '../ledger';
+import { fundFromSandbox } from '../ledger/postings';
 import { MerchantService, merchantIdSchema, type Merchant } from '../merchants';
 import { parseMajorAmount } from './amount';
 import type { Client } from '@temporalio/client';
@@ -181,30 +181,26 @@ export function buildProgram(ctx: CliContext): Command {
         }
         const ledger = Ledger.on(conn);
         await ledger.init();
-        const to = await ledger.mainAccount(merchantId, currency);
-        const from = await ledger.systemAccount('sandbox-funding', currency);
-        const sourceRef = `fund:${randomUUID()}`;
-        const result = await ledger.transfer({
-          sourceRef,
-          fromAccountId: from.id,
-          toAccountId: to.id,
+        const result = await fundFromSandbox(ledger, {
+          merchantId,
+          currency,
           amount,
           reason,
           metadata: { by: 'cli' },
         });
         const out = {
           merchantId,
-          accountId: to.id,
+          accountId: result.accountId,
           currency,
           amount: toMajor(amount, currency),
           balance: toMajor(result.toBalance, currency),
           transferId: result.transferId,
-          sourceRef,
+          sourceRef: result.sourceRef,
           reason,
         };
         print(opts.json, out, () =>
           [
-            `Credited ${out.amount} ${currency} to ${to.id} (${merchantId}).`,
+            `Credited ${out.amount} ${currency} to ${out.accountId} (${merchantId}).`,
             `  balance   ${out.balance} ${currency}`,
             `  transfer  ${out.transferId}`,
             `  reason    ${reason}`,

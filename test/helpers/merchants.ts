@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { Ledger } from '../../src/ledger';
+import { fundFromSandbox } from '../../src/ledger/postings';
 import { MerchantService } from '../../src/merchants';
 import type { Credentials } from './http';
 import type { TestStack } from './stack';
@@ -26,12 +26,5 @@ export async function fundMerchant(
   amount = 100_000,
   currency: 'XOF' | 'XAF' = 'XOF',
 ): Promise<void> {
-  const ledger = Ledger.on(stack.mongo);
-  await ledger.transfer({
-    sourceRef: `fund:${randomUUID()}`,
-    fromAccountId: await ledger.systemAccountId('sandbox-funding', currency),
-    toAccountId: await ledger.mainAccountId(merchantId, currency),
-    amount,
-    reason: 'test funding',
-  });
+  await fundFromSandbox(Ledger.on(stack.mongo), { merchantId, currency, amount, reason: 'test funding' });
 }
