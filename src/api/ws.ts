@@ -1,15 +1,23 @@
-import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { z } from 'zod';
 import { parseBasic, type Authenticator } from './auth';
-import type { ApiProblem } from '../contract/problems';
-import { renderProblem } from './problem';
-import type { Language } from '../contract/i18n';
 import { addressLimiterOf, clientAddress, type AddressLimiter } from './rate-limit';
-import { toPublicEvent, type PublicEvent } from '../events/catalogue';
+import {
+  CLOSE_KEY_REVOKED,
+  CLOSE_MERCHANT_SUSPENDED,
+  closeClient,
+  deliver,
+  flushed,
+  send,
+  tooSlow,
+  type Client,
+} from './ws-connection';
+import { languageOf, refuse, refuseProblem, tooManyConnections } from './ws-refusals';
+import { toPublicEvent } from '../events/catalogue';
 import type { EventFeed } from '../events/event-feed';
 import type { EventStore, FeedEntry } from '../events/event-store';
 import type { WsTokenStore } from '../persistence/ws-tokens';
@@ -26,14 +34,14 @@ import type { WsTokenStore } from '../persistence/ws-tokens';
 
 export const WS_PATH = '/v1/ws';
 const MAX_REPLAY = 1000;
-/** A client that lets this much pile up is dropped; it resumes with its last event id. */
-const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 
-/** Application close codes (RFC 6455 4000-4999 are private use); reasons never carry a secret. */
-export const CLOSE_KEY_REVOKED = 4001;
-export const CLOSE_MERCHANT_SUSPENDED = 4003;
-/** Try again later (RFC 6455): too slow a consumer; it reconnects and resumes with lastEventId. */
-export const CLOSE_TRY_AGAIN_LATER = 1013;
+// The connection's close codes and message types are part of this module's interface.
+export {
+  CLOSE_KEY_REVOKED,
+  CLOSE_MERCHANT_SUSPENDED,
+  CLOSE_TRY_AGAIN_LATER,
+  type ServerMessage,
+} from './ws-connection';
 
 /** What a connection re-checks: its key (null for a token whose key is unknown) and merchant. */
 export type AccessChecker = (
@@ -62,33 +70,6 @@ const clientMessage = z.discriminatedUnion('type', [
   }),
   z.strictObject({ type: z.literal('ping') }),
 ]);
-
-export type ServerMessage =
-  | { type: 'ready'; heartbeatMs: number }
-  | { type: 'subscribed'; references: string[] | null; resumedAfter: string | null; replayed: number }
-  | { type: 'event'; event: PublicEvent }
-  | { type: 'heartbeat'; at: string }
-  | { type: 'pong' }
-  | { type: 'error'; code: string; message: string };
-
-interface Client {
-  ws: WebSocket;
-  merchantId: string;
-  /** The key it authenticated with (null: a browser token issued before keys were recorded). */
-  apiKey: string | null;
-  /** Messages given to ws.send whose write has not completed (the slow-consumer bound). */
-  unsent: number;
-  maxQueued: number;
-  /** Waiting for every message sent so far to be written (see flushed). */
-  drained: (() => void)[];
-  alive: boolean;
-  references: Set<string> | null;
-  subscribed: boolean;
-  /** While a resumption replays, live events wait here. */
-  pending: FeedEntry[] | null;
-  sent: Set<string>;
-  queue: Promise<void>;
-}
 
 export interface RealtimeDeps {
   authenticate: Authenticator;
@@ -174,7 +155,7 @@ export class RealtimeHub {
     const limiter = this.addressLimiter;
     // Before any lookup: an address that failed too often is refused without touching MongoDB.
     if (limiter && (await limiter.refuses(address)))
-      return refuseProblem(socket, 'RATE_LIMITED', lang, {}, { 'Retry-After': '60' });
+      return refuseProblem(socket, WS_PATH, 'RATE_LIMITED', lang, {}, { 'Retry-After': '60' });
     let grant: { merchantId: string; apiKey: string | null } | null = null;
     try {
       const token = url.searchParams.get('token');
@@ -196,6 +177,7 @@ export class RealtimeHub {
     if (this.connectionsOf(grant.merchantId) >= this.limits.maxConnectionsPerMerchant)
       return refuseProblem(
         socket,
+        WS_PATH,
         'RATE_LIMITED',
         lang,
         { detail: tooManyConnections },
@@ -380,93 +362,6 @@ export class RealtimeHub {
         send(client, { type: 'heartbeat', at });
       }
   }
-}
-
-function send(client: Client, msg: ServerMessage): void {
-  if (client.ws.readyState !== client.ws.OPEN) return;
-  // Writes complete asynchronously, so a burst counts as unsent until the next tick even when the
-  // kernel took it all: the client is slow only if bytes are also waiting in this process.
-  const waiting = client.ws.bufferedAmount;
-  if (client.unsent >= client.maxQueued && waiting > 0) return tooSlow(client, 'messages');
-  if (waiting > MAX_BUFFERED_BYTES) return tooSlow(client, 'bytes');
-  client.unsent++;
-  // The callback runs once the frame is written to the socket (or the socket failed).
-  client.ws.send(JSON.stringify(msg), () => {
-    client.unsent--;
-    if (client.unsent === 0) for (const wake of client.drained.splice(0)) wake();
-  });
-}
-
-/** Resolves once every message sent so far is written to the socket, or the connection closed. */
-function flushed(client: Client): Promise<void> {
-  if (client.unsent === 0 || client.ws.readyState !== client.ws.OPEN) return Promise.resolve();
-  return new Promise((resolve) => client.drained.push(resolve));
-}
-
-/** Messages pile up faster than the client reads them: drop it; it resumes from its last event id. */
-function tooSlow(client: Client, what: 'messages' | 'bytes'): void {
-  closeClient(
-    client,
-    CLOSE_TRY_AGAIN_LATER,
-    `too many unsent ${what}: reconnect and resume with lastEventId`,
-  );
-}
-
-/**
- * Sends a close frame. A client that does not read it (a slow one: the frame waits behind what it
- * has not read) is cut off by ws itself 30 s later, which frees what was queued for it.
- */
-function closeClient(client: Client, code: number, reason: string): void {
-  if (client.ws.readyState === client.ws.OPEN) client.ws.close(code, reason);
-}
-
-const tooManyConnections = {
-  en: 'Too many open WebSockets for this account; close one, or retry after the delay in Retry-After.',
-  fr: 'Trop de WebSockets ouverts pour ce compte ; fermez-en un, ou réessayez après le délai indiqué par Retry-After.',
-};
-
-/** The first language of Accept-Language we speak (the upgrade never reaches express). */
-function languageOf(req: IncomingMessage): Language {
-  for (const part of (req.headers['accept-language'] ?? '').split(',')) {
-    const tag = part.trim().slice(0, 2).toLowerCase();
-    if (tag === 'fr' || tag === 'en') return tag;
-  }
-  return 'en';
-}
-
-/** An RFC 9457 problem answered to an upgrade, before any WebSocket exists. */
-function refuseProblem(
-  socket: Duplex,
-  code: ApiProblem['code'],
-  lang: Language,
-  extra: ApiProblem['extra'],
-  headers: Record<string, string>,
-): void {
-  const problem = renderProblem(code, lang, extra, WS_PATH);
-  const body = JSON.stringify(problem);
-  const extraHeaders = Object.entries(headers)
-    .map(([k, v]) => `${k}: ${v}\r\n`)
-    .join('');
-  socket.end(
-    `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? ''}\r\nConnection: close\r\n` +
-      `Content-Type: application/problem+json\r\nContent-Language: ${lang}\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\n${extraHeaders}\r\n${body}`,
-  );
-}
-
-/** Each event once per connection, whether it came from the replay or the live feed. */
-function deliver(client: Client, event: PublicEvent): void {
-  if (client.sent.has(event.id)) return;
-  client.sent.add(event.id);
-  if (client.sent.size > 10_000) client.sent.delete(client.sent.values().next().value!);
-  send(client, { type: 'event', event });
-}
-
-function refuse(socket: Duplex, status: number, text: string, headers: Record<string, string> = {}): void {
-  const extra = Object.entries(headers)
-    .map(([k, v]) => `${k}: ${v}\r\n`)
-    .join('');
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n${extra}\r\n`);
 }
 
 const hubs = new WeakMap<Express, RealtimeHub>();
