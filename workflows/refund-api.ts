@@ -80,6 +80,5 @@ export interface RefundWorkflowInput {
 /** `reversed`: the operator refused, the merchant was credited back, the remainder is free again. */
 export type RefundOutcome = 'completed' | 'reversed';
 
-export function refundWorkflowId(merchantId: string, refundId: string): string {
-  return `refund:${merchantId}:${refundId}`;
-}
+// Built with every other workflow id (pure module, safe in the sandbox).
+export { refundWorkflowId } from '../src/temporal/workflow-ids';

@@ -31,7 +31,8 @@ function routeOf(req: Request): string {
 function workflowIdOf(merchantId: string | undefined, body: unknown): string | undefined {
   if (!merchantId || !body || typeof body !== 'object') return undefined;
   const b = body as { type?: unknown; reference?: unknown; customerReference?: unknown };
-  if (b.type === 'refund' && typeof b.reference === 'string') return refundWorkflowId(merchantId, b.reference);
+  if (b.type === 'refund' && typeof b.reference === 'string')
+    return refundWorkflowId(merchantId, b.reference);
   const reference = typeof b.customerReference === 'string' ? b.customerReference : b.reference;
   if ((b.type === 'payin' || b.type === 'payout') && typeof reference === 'string')
     return transactionWorkflowId(b.type, merchantId, reference);

@@ -1,11 +1,12 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { WorkflowIdReusePolicy } from '@temporalio/common';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { toPublicRecord } from '../contract/records/payout-record';
 import { refundedTotal } from '../domain/refund';
 import type { RecordEventInput } from '../events/event-store';
 import type { RefundStore } from '../persistence/refunds';
 import type { TransactionStore } from '../persistence/transactions';
-import type { publishEventWorkflow } from '../../workflows/publish-event';
+import { startOnce } from '../temporal/start-workflow';
+import { eventPublishWorkflowId } from '../temporal/workflow-ids';
+import { publishEventWorkflow } from '../../workflows/publish-event';
 
 // What reconciliation needs of the rest of the service besides stores: whether a transaction's
 // workflow still runs, and telling the merchant of a corrected payin. Each has two ways in: from the
@@ -60,18 +61,11 @@ export function eventNotifier(deps: {
         reference: tx.reference,
         data: toPublicRecord(tx, { refunds, refunded: refundedTotal(refunds) }),
       };
-      try {
-        await (
-          await deps.temporal()
-        ).workflow.start<typeof publishEventWorkflow>('publishEventWorkflow', {
-          taskQueue: deps.taskQueue,
-          workflowId: `event:${tx.id}:payin.corrected`,
-          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-          args: [event],
-        });
-      } catch (err) {
-        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-      }
+      await startOnce(await deps.temporal(), publishEventWorkflow, {
+        taskQueue: deps.taskQueue,
+        workflowId: eventPublishWorkflowId(tx.id, event.type),
+        args: [event],
+      });
     },
   };
 }

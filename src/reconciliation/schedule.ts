@@ -4,16 +4,14 @@ import {
   type Client,
   type ScheduleOptions,
 } from '@temporalio/client';
-import type { reconciliationWorkflow } from '../../workflows/reconciliation';
-import type { Config } from '../config';
-import { createLogger } from '../infra/logger';
-import { connectTemporalClient } from '../temporal/connection';
+import { reconciliationWorkflow } from '../../workflows/reconciliation';
+import { RECONCILIATION_SCHEDULE_ID } from '../temporal/workflow-ids';
 
 // The daily reconciliation: a Temporal Schedule that starts `reconciliationWorkflow` every day at
-// RECONCILIATION_TIME (UTC) for the day before. Created at worker start, idempotently: an existing
-// schedule is left as it is, or brought to the configured time and task queue.
+// RECONCILIATION_TIME (UTC) for the day before. Created at worker start (src/main/schedules.ts),
+// idempotently: an existing schedule is left as it is, or brought to the configured time and task queue.
 
-export const RECONCILIATION_SCHEDULE_ID = 'reconciliation-daily';
+export { RECONCILIATION_SCHEDULE_ID };
 
 export interface ReconciliationScheduleConfig {
   taskQueue: string;
@@ -41,7 +39,7 @@ export function reconciliationSchedule(cfg: ReconciliationScheduleConfig): Sched
     },
     action: {
       type: 'startWorkflow',
-      workflowType: 'reconciliationWorkflow' satisfies (typeof reconciliationWorkflow)['name'],
+      workflowType: reconciliationWorkflow,
       // The workflow reconciles the day before the time it was due: a catch-up run does the right day.
       args: [{}],
       taskQueue: cfg.taskQueue,
@@ -95,34 +93,4 @@ function sameValue(described: unknown, want: unknown): boolean {
   const ranges = Array.isArray(described) ? (described as Array<{ start: number; end?: number }>) : null;
   if (ranges) return ranges.length === 1 && ranges[0]!.start === want && (ranges[0]!.end ?? want) === want;
   return described === want;
-}
-
-/**
- * At worker start: ensures the daily schedule on the worker's Temporal. A failure is logged, not
- * fatal: payments run without it, and the next worker start tries again.
- */
-export async function ensureReconciliationScheduleAtStart(
-  config: Pick<
-    Config,
-    'TEMPORAL_NAMESPACE' | 'TEMPORAL_TASK_QUEUE' | 'RECONCILIATION_TIME' | 'LOG_LEVEL' | 'PAYLOAD_CODEC_KEYS'
-  >,
-  address: string,
-): Promise<void> {
-  const logger = createLogger(config.LOG_LEVEL, { role: 'worker' });
-  let client: Client | null = null;
-  try {
-    client = await connectTemporalClient(address, config.TEMPORAL_NAMESPACE, config.PAYLOAD_CODEC_KEYS);
-    const done = await ensureReconciliationSchedule(client, {
-      taskQueue: config.TEMPORAL_TASK_QUEUE,
-      time: config.RECONCILIATION_TIME,
-    });
-    logger.info(
-      { schedule: RECONCILIATION_SCHEDULE_ID, time: config.RECONCILIATION_TIME, done },
-      'reconciliation schedule',
-    );
-  } catch (err) {
-    logger.warn({ err }, 'reconciliation schedule not ensured');
-  } finally {
-    await client?.connection.close();
-  }
 }

@@ -5,7 +5,8 @@ import {
   type ScheduleOptions,
   type ScheduleOptionsStartWorkflowAction,
 } from '@temporalio/client';
-import type { recoverySweepWorkflow } from '../../workflows/recovery-sweep';
+import { recoverySweepWorkflow } from '../../workflows/recovery-sweep';
+import { recoverySweepScheduleId } from '../temporal/workflow-ids';
 
 // The recovery sweep runs on a Temporal Schedule, ensured by every worker at start: created when
 // missing, brought to the configured interval when present (a paused schedule stays paused).
@@ -13,7 +14,7 @@ import type { recoverySweepWorkflow } from '../../workflows/recovery-sweep';
 type SweepAction = ScheduleOptionsStartWorkflowAction<typeof recoverySweepWorkflow>;
 
 /** One schedule per task queue, so deployments sharing a namespace each sweep their own. */
-export const recoveryScheduleId = (taskQueue: string) => `recovery-sweep:${taskQueue}`;
+export const recoveryScheduleId = recoverySweepScheduleId;
 
 export function recoveryScheduleOptions(opts: {
   taskQueue: string;
@@ -24,7 +25,7 @@ export function recoveryScheduleOptions(opts: {
     spec: { intervals: [{ every: opts.intervalMs }] },
     action: {
       type: 'startWorkflow',
-      workflowType: 'recoverySweepWorkflow',
+      workflowType: recoverySweepWorkflow,
       workflowId: recoveryScheduleId(opts.taskQueue),
       taskQueue: opts.taskQueue,
       args: [],

@@ -1,23 +1,22 @@
-import {
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowIdReusePolicy,
-  type Client,
-  type WorkflowStartOptions,
-} from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { TransactionStore } from '../persistence/transactions';
 import type { WorkflowStartLog } from '../persistence/workflow-starts';
 import type { OperatorCode } from '../domain/operators';
 import type { Transaction, TransactionStatus } from '../domain/transaction';
 import { InsufficientFundsError, type Ledger } from '../ledger';
-import { saKind, saMerchantId, saProvider, saReference, saStatus } from '../temporal/search-attributes';
-import { debitPayout } from './payout-ledger';
+import {
+  startTransactionWorkflow,
+  type StartResult,
+  type TransactionStart,
+} from '../temporal/start-workflow';
+import { debitPayout } from '../ledger/postings';
 import type { PayinCollection, PayinWorkflowInput } from '../../workflows/payin-api';
 import type { PayoutWorkflowInput } from '../../workflows/payout';
-import { CODE_REVISION } from '../../workflows/code-revision';
 
-// How a payin's or payout's workflow is started: the input built from the stored record, the start
-// options, and the start itself. One place, shared by the API (services) and the recovery sweep
-// (src/recovery/sweep.ts), so a recovered transaction runs exactly as the API would have run it.
+// When and with what a payin's or payout's workflow is started: the input built from the stored
+// record, its start marker, and the payout's debit before it. One place, shared by the API (services)
+// and the recovery sweep (src/recovery/sweep.ts), so a recovered transaction runs exactly as the API
+// would have run it; the start itself (options, id policy) is src/temporal/start-workflow.ts.
 //
 // Every transaction runs once: the start rejects a workflow id that was ever used (REJECT_DUPLICATE:
 // a closed run is never followed by a second one), and a transaction whose stored status is final is
@@ -130,7 +129,6 @@ export class TransactionWorkflows {
         refundWindowMs: (await t.refundWindowMsOf?.(tx.merchantId)) ?? t.refundWindowMs,
         ...(t.otpLifetimeMs !== undefined ? { otpLifetimeMs: t.otpLifetimeMs } : {}),
       },
-      codeRevision: CODE_REVISION,
     };
   }
 
@@ -149,7 +147,6 @@ export class TransactionWorkflows {
         sandboxScenario: tx.sandboxScenario,
       },
       timing: { expiryMs },
-      codeRevision: CODE_REVISION,
     };
   }
 
@@ -164,9 +161,7 @@ export class TransactionWorkflows {
       return 'final';
     }
     const collection = tx.flow === 'session' ? null : directCollectionOf(tx, opts.otpId);
-    const outcome = await this.start(tx, 'payinWorkflow', await this.payinInput(tx, collection), {
-      memo: { amount: tx.amount, currency: tx.currency },
-    });
+    const outcome = await this.start(tx, { kind: 'payin', input: await this.payinInput(tx, collection) });
     await this.unmark(tx.workflowId);
     return outcome;
   }
@@ -193,40 +188,12 @@ export class TransactionWorkflows {
         return 'refused';
       }
     }
-    const outcome = await this.start(tx, 'payoutWorkflow', this.payoutInput(tx), {
-      memo: { amount: tx.amount, currency: tx.currency, shape: tx.payout!.shape },
-    });
+    const outcome = await this.start(tx, { kind: 'payout', input: this.payoutInput(tx) });
     await this.unmark(tx.workflowId);
     return outcome;
   }
 
-  private async start(
-    tx: Transaction,
-    workflowType: 'payinWorkflow' | 'payoutWorkflow',
-    input: PayinWorkflowInput | PayoutWorkflowInput,
-    extra: Pick<WorkflowStartOptions, 'memo'>,
-  ): Promise<'started' | 'exists'> {
-    try {
-      await this.deps.temporal.workflow.start(workflowType, {
-        taskQueue: this.deps.taskQueue,
-        workflowId: tx.workflowId,
-        args: [input],
-        // Never a second run of a transaction, even after its first one closed.
-        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        typedSearchAttributes: [
-          { key: saMerchantId, value: tx.merchantId },
-          { key: saKind, value: tx.kind },
-          { key: saReference, value: tx.reference },
-          // A session has no provider until the customer picks one; the workflow sets it then.
-          ...(tx.provider ? [{ key: saProvider, value: tx.provider }] : []),
-          { key: saStatus, value: tx.status },
-        ],
-        ...extra,
-      });
-      return 'started';
-    } catch (err) {
-      if (err instanceof WorkflowExecutionAlreadyStartedError) return 'exists';
-      throw err;
-    }
+  private start(tx: Transaction, start: TransactionStart): Promise<StartResult> {
+    return startTransactionWorkflow(this.deps.temporal, this.deps.taskQueue, tx, start);
   }
 }

@@ -6,6 +6,7 @@ import {
   RECONCILIATION_SCHEDULE_ID,
 } from '../../src/reconciliation/schedule';
 import { previousUtcDay, shiftDay } from '../../src/reconciliation/days';
+import { reconciliationWorkflow } from '../../workflows/reconciliation';
 
 // The daily reconciliation's Temporal Schedule (the time-skipping test server has no Schedules:
 // test/integration/reconciliation-schedule.test.ts runs it on the dev server).
@@ -16,13 +17,14 @@ describe('reconciliation schedule', () => {
       spec: { calendars: [{ hour: 2, minute: 30, comment: expect.any(String) }] },
       action: {
         type: 'startWorkflow',
-        workflowType: 'reconciliationWorkflow',
+        workflowType: reconciliationWorkflow,
         args: [{}],
         taskQueue: 'payments',
         workflowId: RECONCILIATION_SCHEDULE_ID,
       },
       policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '2 days' },
     });
+    expect(reconciliationWorkflow.name).toBe('reconciliationWorkflow');
     expect(reconciliationSchedule({ taskQueue: 'payments', time: 'off' })).toBeNull();
   });
 

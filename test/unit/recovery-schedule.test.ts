@@ -1,6 +1,7 @@
 import { ScheduleOverlapPolicy } from '@temporalio/client';
 import { configSchema } from '../../src/config';
 import { recoveryScheduleId, recoveryScheduleOptions } from '../../src/recovery/schedule';
+import { recoverySweepWorkflow } from '../../workflows/recovery-sweep';
 
 // The recovery sweep's schedule (its creation on a real server: test/integration/refund-update-limits.test.ts).
 describe('recovery sweep schedule', () => {
@@ -10,10 +11,12 @@ describe('recovery sweep schedule', () => {
     expect(options.spec).toEqual({ intervals: [{ every: 60_000 }] });
     expect(options.action).toMatchObject({
       type: 'startWorkflow',
-      workflowType: 'recoverySweepWorkflow',
+      // By reference: the schedule records the function's name, the type the worker registers.
+      workflowType: recoverySweepWorkflow,
       taskQueue: 'payments',
       args: [],
     });
+    expect(recoverySweepWorkflow.name).toBe('recoverySweepWorkflow');
     expect(options.policies).toMatchObject({ overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: 60_000 });
   });
 
