@@ -7,9 +7,7 @@ import { connectMongo } from '../persistence/mongo';
 import { connectTemporalClient } from '../temporal/connection';
 import { createWorker } from '../temporal/worker';
 import { buildActivityDeps, buildApi } from './wiring';
-import { ensureReconciliationScheduleAtStart } from '../reconciliation/schedule';
-import { ensureRecoverySchedule } from '../recovery/schedule';
-import { createLogger } from '../infra/logger';
+import { ensureReconciliationScheduleAtStart, ensureRecoveryScheduleAtStart } from './schedules';
 import { realtimeOf } from '../api/ws';
 
 // Starting and stopping the API and the worker; shared by the production entry points and npm start.
@@ -62,7 +60,7 @@ export async function runWorker(
   });
   const done = worker.run();
   await ensureReconciliationScheduleAtStart(config, urls.temporal);
-  await ensureSweepSchedule(config, urls.temporal);
+  await ensureRecoveryScheduleAtStart(config, urls.temporal);
   return {
     worker,
     stop: async () => {
@@ -72,24 +70,6 @@ export async function runWorker(
       await mongo.close();
     },
   };
-}
-
-/**
- * The recovery sweep's schedule (src/recovery/schedule.ts), ensured by every worker at start. A
- * failure is logged, not fatal: payments run without it, and the next worker start tries again.
- */
-async function ensureSweepSchedule(config: Config, address: string): Promise<void> {
-  const client = await connectTemporalClient(address, config.TEMPORAL_NAMESPACE, config.PAYLOAD_CODEC_KEYS);
-  try {
-    await ensureRecoverySchedule(client, {
-      taskQueue: config.TEMPORAL_TASK_QUEUE,
-      intervalMs: config.RECOVERY_SWEEP_INTERVAL,
-    });
-  } catch (err) {
-    createLogger(config.LOG_LEVEL, { role: 'worker' }).warn({ err }, 'recovery sweep schedule not ensured');
-  } finally {
-    await client.connection.close();
-  }
 }
 
 /** Runs `stop` once on SIGINT/SIGTERM, then exits. */

@@ -26,12 +26,42 @@ import type { OperatorGateway } from '../operators/gateway';
 import { operatorCallbackSignal } from '../../workflows/signals';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { ActivityDeps } from '../../activities';
-import { buildEventApi, buildEventDeps } from '../events/wiring';
+import type { Authenticator } from '../api/auth';
+import type { WebhookApiDeps } from '../api/routes/webhooks';
+import { RealtimeHub } from '../api/ws';
+import { WsTokenStore } from '../persistence/ws-tokens';
+import { EventFeed } from '../events/event-feed';
+import { EventStore } from '../events/event-store';
+import { DeliveryLog } from '../webhooks/delivery-log';
+import { EndpointStore } from '../webhooks/endpoint-store';
+import type { KeyRing } from '../security/key-ring';
+import type { RecoveryDeps } from '../recovery/activities';
+import type { PayinTiming } from '../services/transaction-workflows';
 import { AskRecordingGateway, buildReconciliationStores } from '../reconciliation';
-import { buildRecoveryDeps } from '../recovery/wiring';
 import { registerRealtime } from '../api/ws';
 
-// Builds the API and the worker's dependencies from their connections: the one place that wires.
+// Builds the API and the worker's dependencies from their connections: the one place that wires
+// (the composition root). Everything below src/main offers plain constructors and factories.
+
+/** A merchant's own refund window (settings.refundWindowDays), which wins over REFUND_WINDOW. */
+function refundWindowOf(merchants: MerchantService): PayinTiming['refundWindowMsOf'] {
+  return async (merchantId) => {
+    const days = (await merchants.getMerchant(merchantId))?.settings?.refundWindowDays;
+    return typeof days === 'number' ? days * 86_400_000 : null;
+  };
+}
+
+/** How payins run, as the API and the recovery sweep both start them. */
+function payinTiming(config: Config, merchants: MerchantService): PayinTiming {
+  return {
+    payinExpiryMs: config.PAYIN_EXPIRY,
+    sessionExpiryMs: config.SESSION_EXPIRY,
+    correctionWindowMs: config.PAYIN_CORRECTION_WINDOW,
+    partnerCheckIntervalMs: config.PAYIN_PARTNER_CHECK_INTERVAL,
+    refundWindowMs: config.REFUND_WINDOW,
+    refundWindowMsOf: refundWindowOf(merchants),
+  };
+}
 
 export async function buildApi(opts: {
   config: Config;
@@ -122,16 +152,7 @@ export async function buildApi(opts: {
       starts,
       temporal: opts.temporal,
       taskQueue: opts.config.TEMPORAL_TASK_QUEUE,
-      payinExpiryMs: opts.config.PAYIN_EXPIRY,
-      refundWindowMs: opts.config.REFUND_WINDOW,
-      // The merchant's own window (settings.refundWindowDays) wins; REFUND_WINDOW is the fallback.
-      refundWindowMsOf: async (merchantId) => {
-        const days = (await merchants.getMerchant(merchantId))?.settings?.refundWindowDays;
-        return typeof days === 'number' ? days * 86_400_000 : null;
-      },
-      sessionExpiryMs: opts.config.SESSION_EXPIRY,
-      correctionWindowMs: opts.config.PAYIN_CORRECTION_WINDOW,
-      partnerCheckIntervalMs: opts.config.PAYIN_PARTNER_CHECK_INTERVAL,
+      ...payinTiming(opts.config, merchants),
       operatorAnswerWaitMs: opts.config.OPERATOR_ANSWER_WAIT,
       feeSchedule: resolveFeeSchedule(opts.config.FEE_SCHEDULE),
       publicBaseUrl: opts.config.PUBLIC_BASE_URL,
@@ -188,10 +209,76 @@ export async function buildActivityDeps(opts: { mongo: Connection; config: Confi
     operators: new AskRecordingGateway(buildOperatorGateway(opts.config), reconciliation.asks),
     reconciliation,
     recovery: await buildRecoveryDeps({ mongo: opts.mongo, config: opts.config, transactions, ledger }),
-    ...(await buildEventDeps(opts.mongo, opts.config.DATA_ENCRYPTION_KEYS)),
+    ...(await buildEventStores(opts.mongo, opts.config.DATA_ENCRYPTION_KEYS)),
     webhooks: {
       timeoutMs: opts.config.WEBHOOK_TIMEOUT,
       allowPrivateNetworks: opts.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
     },
+  };
+}
+
+/** The worker's recovery sweep dependencies, with the same payin timing the API starts payins with. */
+export async function buildRecoveryDeps(opts: {
+  mongo: Connection;
+  config: Config;
+  transactions: TransactionStore;
+  ledger: Ledger;
+}): Promise<RecoveryDeps> {
+  const starts = WorkflowStartLog.on(opts.mongo);
+  await starts.init();
+  const { config } = opts;
+  return {
+    starts,
+    transactions: opts.transactions,
+    ledger: opts.ledger,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    payin: payinTiming(config, MerchantService.on(opts.mongo)),
+    payoutExpiryMs: config.PAYOUT_EXPIRY,
+    graceMs: config.RECOVERY_GRACE_PERIOD,
+  };
+}
+
+/**
+ * The stores of events and webhooks, with their indexes (and the capped feed) created; `keys`
+ * (DATA_ENCRYPTION_KEYS) seal the webhook signing secrets at rest.
+ */
+async function buildEventStores(mongo: Connection, keys: KeyRing) {
+  const events = EventStore.on(mongo);
+  const endpoints = EndpointStore.on(mongo, keys);
+  const deliveries = DeliveryLog.on(mongo);
+  await Promise.all([events.init(), endpoints.init(), deliveries.init()]);
+  return { events, endpoints, deliveries };
+}
+
+/** What the API serves of events: webhook and event routes, WebSocket tokens, and the stream hub. */
+async function buildEventApi(opts: {
+  config: Config;
+  mongo: Connection;
+  temporal: Client;
+  logger: Logger;
+  authenticate: Authenticator;
+}): Promise<{ webhooks: WebhookApiDeps; wsTokens: WsTokenStore; hub: RealtimeHub }> {
+  const stores = await buildEventStores(opts.mongo, opts.config.DATA_ENCRYPTION_KEYS);
+  const wsTokens = WsTokenStore.on(opts.mongo);
+  await wsTokens.init();
+  const hub = new RealtimeHub({
+    authenticate: opts.authenticate,
+    tokens: wsTokens,
+    events: stores.events,
+    feed: new EventFeed(opts.mongo, { logger: opts.logger }),
+    heartbeatMs: opts.config.WS_HEARTBEAT,
+    logger: opts.logger,
+  });
+  return {
+    webhooks: {
+      ...stores,
+      temporal: opts.temporal,
+      taskQueue: opts.config.TEMPORAL_TASK_QUEUE,
+      allowPrivateNetworks: opts.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      secretOverlapMs: opts.config.WEBHOOK_SECRET_OVERLAP,
+      maxEndpoints: opts.config.WEBHOOK_MAX_ENDPOINTS,
+    },
+    wsTokens,
+    hub,
   };
 }

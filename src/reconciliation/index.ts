@@ -11,10 +11,9 @@ export {
 } from './operator-asks';
 export { eventNotifier, temporalProbe, type CorrectionNotifier, type WorkflowProbe } from './ports';
 export * from './types';
-export { buildReconciliationStores } from './wiring';
+export { buildReconciliationStores } from './stores';
 export {
   ensureReconciliationSchedule,
-  ensureReconciliationScheduleAtStart,
   parseScheduleTime,
   reconciliationSchedule,
   RECONCILIATION_SCHEDULE_ID,

@@ -8,7 +8,7 @@ import { RecoverySweep, type RecoverySweepResult, type SweepLog } from './sweep'
 
 // The recovery sweep as an activity of the worker (workflows/recovery-sweep.ts runs it on schedule).
 
-/** What the sweep needs to start a transaction's workflow as the API would (src/recovery/wiring.ts). */
+/** What the sweep needs to start a transaction's workflow as the API would (src/main/wiring.ts). */
 export interface RecoveryDeps {
   starts: WorkflowStartLog;
   transactions: TransactionStore;

@@ -12,9 +12,9 @@ import { createWorker } from '../../src/temporal/worker';
 import { dataConverter } from '../../src/temporal/codec';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server';
 import { HttpOperatorGateway } from '../../src/operators/http-gateway';
+import { ensureReconciliationScheduleAtStart } from '../../src/main/schedules';
 import {
   ensureReconciliationSchedule,
-  ensureReconciliationScheduleAtStart,
   previousUtcDay,
   RECONCILIATION_SCHEDULE_ID,
   ReconciliationReportStore,
