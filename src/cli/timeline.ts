@@ -2,10 +2,13 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { Connection } from 'mongoose';
-import { toMajor, type Currency } from '../domain/money';
+import { toMajor } from '../domain/money';
 import { maskMsisdn } from '../domain/msisdn';
+import { Ledger, type LedgerEntry } from '../ledger';
+import { sourceRefs } from '../ledger/postings';
 import { TransactionStore } from '../persistence/transactions';
 import { decodeHistoryPayloads } from '../temporal/codec';
+import { refundWorkflowId, transactionWorkflowId } from '../temporal/workflow-ids';
 
 // `payments transactions show`: one transaction's story for on-call, from the two sources of truth:
 // its workflow history (every step, retry, timer, signal and status change, with its time) and the
@@ -198,19 +201,17 @@ export async function transactionTimeline(opts: {
   reference: string;
   kind: 'payin' | 'payout' | 'refund';
 }): Promise<Timeline> {
-  const db = opts.mongo;
-  // A refund is found by its rf_ reference; payins and payouts by the merchant's reference.
-  const found =
+  // Through the stores, by `_id`: a payin or payout by the merchant's reference (its reference
+  // document, then the transaction); a refund's timeline needs only its rf_ reference.
+  const tx =
     opts.kind === 'refund'
       ? null
-      : await db.collection('transactions').findOne({
-          merchantId: opts.merchantId,
-          kind: opts.kind,
-          reference: opts.reference,
-        });
-  // Its current state through the store: the document's own status may lag its versions.
-  const tx = found ? await TransactionStore.on(db).findById(found.id as string) : null;
-  const workflowId = tx?.workflowId ?? `${opts.kind}:${opts.merchantId}:${opts.reference}`;
+      : await TransactionStore.on(opts.mongo).find(opts.merchantId, opts.kind, opts.reference);
+  const workflowId =
+    tx?.workflowId ??
+    (opts.kind === 'refund'
+      ? refundWorkflowId(opts.merchantId, opts.reference)
+      : transactionWorkflowId(opts.kind, opts.merchantId, opts.reference));
   const handle = opts.temporal.workflow.getHandle(workflowId);
   let history;
   let workflowStatus: string;
@@ -225,12 +226,7 @@ export async function transactionTimeline(opts: {
       throw new TimelineNotFoundError(`no ${opts.kind} ${opts.reference} for merchant ${opts.merchantId}`);
     throw err;
   }
-  const transactionId = tx?.id ?? opts.reference;
-  const entries = await db
-    .collection('ledger_entries')
-    .find({ transactionId })
-    .sort({ createdAt: 1, seq: 1 })
-    .toArray();
+  const entries = await movementsOf(Ledger.on(opts.mongo), opts.kind, tx?.id ?? opts.reference);
   return {
     workflowId,
     transaction: tx
@@ -242,21 +238,34 @@ export async function transactionTimeline(opts: {
           amount: toMajor(tx.amount, tx.currency),
           currency: tx.currency,
           provider: tx.provider ?? null,
-          customer: maskMsisdn(
-            String((tx.customer as { phoneNumber?: string } | undefined)?.phoneNumber ?? ''),
-          ),
+          customer: maskMsisdn(String(tx.customer?.phoneNumber ?? '')),
         }
       : null,
     workflowStatus,
     steps: stepsOf(history.events ?? []),
     ledger: entries.map((e) => ({
-      at: new Date(e.createdAt as Date).toISOString(),
-      accountId: e.accountId as string,
-      amount: toMajor(e.amount as number, e.currency as Currency),
-      balanceAfter: toMajor(e.balanceAfter as number, e.currency as Currency),
-      reason: e.reason as string,
+      at: new Date(e.createdAt).toISOString(),
+      accountId: e.accountId,
+      amount: toMajor(e.amount, e.currency),
+      balanceAfter: toMajor(e.balanceAfter, e.currency),
+      reason: e.reason,
     })),
   };
+}
+
+/**
+ * The ledger entries a payin, payout or refund caused: its movements are the ones under its fixed
+ * sourceRefs (src/ledger/postings.ts). Each recorded movement is found by `_id` first, so a
+ * transaction that moved no money reads no entry at all.
+ */
+async function movementsOf(
+  ledger: Ledger,
+  kind: 'payin' | 'payout' | 'refund',
+  id: string,
+): Promise<LedgerEntry[]> {
+  const refs = Object.values(sourceRefs[kind](id));
+  const recorded = await Promise.all(refs.map((ref) => ledger.findTransfer(ref)));
+  return ledger.entriesOf(refs.filter((_, i) => recorded[i]));
 }
 
 export class TimelineNotFoundError extends Error {}

@@ -195,6 +195,21 @@ export class Ledger {
     return this.m.transfers.findOne({ _id: sourceRef }, { _id: 0 }).lean<TransferDoc>().exec();
   }
 
+  /**
+   * The entries of the movements recorded under these sourceRefs (./postings.ts), oldest first. Off
+   * the request path (`payments transactions show`): the (sourceRef, leg) index on MongoDB, a scan on
+   * FerretDB, whose entries are keyed by chain position; read the transfers by `_id` first.
+   */
+  async entriesOf(sourceRefs: string[]): Promise<LedgerEntry[]> {
+    if (sourceRefs.length === 0) return [];
+    const docs = await this.m.entries
+      .find({ sourceRef: { $in: sourceRefs } }, { _id: 0 })
+      .lean<EntryDoc[]>()
+      .exec();
+    const time = (d: EntryDoc) => new Date(d.createdAt).getTime();
+    return docs.sort((a, b) => time(a) - time(b) || a.seq - b.seq);
+  }
+
   /** The statement, newest first; `nextCursor` continues after the last entry returned. */
   async entries(
     accountId: string,
