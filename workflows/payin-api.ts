@@ -65,7 +65,7 @@ export interface PayinWorkflowInput {
     /** OTP_LIFETIME: the workflow deletes a stored OTP this long after it got its id. Absent: 5 min. */
     otpLifetimeMs?: number;
   };
-  /** workflows/code-revision.ts; absent in histories started before revision 2. */
+  /** Only in workflows started by revisions 2-3 (workflows/code-revision.ts); new ones go without. */
   codeRevision?: number;
   /** Set when the workflow continued as new while asking the operator. */
   resume?: PayinResume;

@@ -12,7 +12,7 @@ export interface PayoutWorkflowInput {
     /** Status reads in one run before continuing as new (tests lower it). */
     readsPerRun?: number;
   };
-  /** workflows/code-revision.ts; absent in histories started before revision 2. */
+  /** Only in workflows started by revisions 2-3 (workflows/code-revision.ts); new ones go without. */
   codeRevision?: number;
   /** Set when the workflow continued as new while asking the operator. */
   resume?: PayoutResume;

@@ -1,0 +1,134 @@
+import { condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import type { PayinStateUpdate } from '../activities/payin-activities';
+import type { TransactionStatus } from '../src/domain/transaction';
+import { saStatus } from '../src/temporal/search-attributes';
+import {
+  confirmSessionUpdate,
+  declineSessionUpdate,
+  operatorAnswerUpdate,
+  payinStateQuery,
+  type PayinState,
+  type PayinWorkflowInput,
+  type SessionConfirmation,
+} from './payin-api';
+import { operatorCallbackSignal } from './signals';
+import {
+  recordActivities,
+  type EventActivities,
+  type OperatorActivities,
+  type PayinActivities,
+  type RefundActivities,
+} from './activity-proxies';
+import { payinRefunds, type PayinRefunds } from './payin-refunds';
+import { watchStopRequest } from './stop-request';
+
+// What one run of a payin workflow shares between its steps (workflows/payin-steps.ts): its state,
+// the numbered queue of its record writes, and the messages it answers (query, Updates, signals).
+
+export const acts = recordActivities<
+  PayinActivities &
+    Pick<RefundActivities, 'listPayinRefunds'> &
+    Pick<OperatorActivities, 'flagForOps'> &
+    Pick<EventActivities, 'emitTransactionEvent'>
+>();
+
+export interface PayinRun {
+  readonly input: PayinWorkflowInput;
+  readonly state: PayinState;
+  /** An operator's callback arrived (a wake-up only: the status is read). */
+  readonly woken: { value: boolean };
+  /** A Temporal cancellation, read as "the deadline is now" (workflows/stop-request.ts). */
+  readonly stop: { requested: boolean };
+  readonly refunds: PayinRefunds;
+  /** Session flow: what the customer did on the page. */
+  readonly customer: { confirmation: SessionConfirmation | null; declined: boolean };
+  /** The collection was sent (answered or not): the API's wait for WAVE's address ends. */
+  requestSent: boolean;
+  /** The last state-write sequence number (carried across continue-as-new). */
+  seq(): number;
+  /** Runs `fn` with the next sequence number once every earlier write is stored. */
+  write<T>(fn: (seq: number) => Promise<T>): Promise<T>;
+  /** Applies `changes` to the state and stores them (next in the write queue). */
+  record(changes: PayinStateUpdate): Promise<void>;
+}
+
+/** Sets up a run: its state (a resumed run's, or a new one) and every handler, before any await. */
+export function startPayinRun(input: PayinWorkflowInput): PayinRun {
+  const state: PayinState = input.resume?.state ?? {
+    status: 'processing',
+    confirmationStatus: 'none',
+    failure: null,
+    awaitingCustomer: input.flow === 'session',
+    paymentUrl: null,
+    ussdCode: null,
+  };
+  const stop = watchStopRequest();
+  let seq = input.resume?.seq ?? 0;
+
+  // Every write of the payin's record is numbered, and write n+1 starts only once n is stored
+  // (src/persistence/state-versions.ts): the main story and the refund list share one queue, as a
+  // refund accepted right after success would otherwise race the success write.
+  let lastWrite: Promise<unknown> = Promise.resolve();
+  const write = <T>(fn: (seq: number) => Promise<T>): Promise<T> => {
+    const next = lastWrite.then(() => fn(++seq));
+    lastWrite = next.catch(() => undefined);
+    return next;
+  };
+  const refunds = payinRefunds(input, state, (ids) =>
+    write((n) => acts.listPayinRefunds(input.transactionId, ids, n)),
+  );
+  const run: PayinRun = {
+    input,
+    state,
+    woken: { value: false },
+    stop,
+    refunds,
+    customer: { confirmation: null, declined: false },
+    requestSent: input.resume !== undefined,
+    seq: () => seq,
+    write,
+    async record(changes) {
+      Object.assign(state, changes);
+      if (changes.status) upsertSearchAttributes([{ key: saStatus, value: changes.status }]);
+      await write((n) => acts.recordPayinState(input.transactionId, changes, n));
+    },
+  };
+
+  setHandler(payinStateQuery, () => state);
+  setHandler(operatorCallbackSignal, (payload) => {
+    // A refund's callback reaches the payin's workflow (the operator names the collection).
+    if (payload.kind === 'refund') refunds.relay(payload.id, { kind: 'refund', id: payload.id });
+    else run.woken.value = true;
+  });
+  setHandler(operatorAnswerUpdate, async () => {
+    await condition(() => run.requestSent || isFinal(state.status));
+    return state;
+  });
+  // Rejected Updates never reach history: a late click on the page changes nothing.
+  const assertSessionOpen = () => {
+    if (!state.awaitingCustomer) throw new Error('This payment session is no longer open.');
+  };
+  setHandler(
+    confirmSessionUpdate,
+    (choice) => {
+      run.customer.confirmation = choice;
+      state.awaitingCustomer = false;
+      return state;
+    },
+    { validator: (_choice) => assertSessionOpen() },
+  );
+  setHandler(
+    declineSessionUpdate,
+    () => {
+      run.customer.declined = true;
+      state.awaitingCustomer = false;
+      return state;
+    },
+    { validator: assertSessionOpen },
+  );
+  return run;
+}
+
+function isFinal(status: TransactionStatus): boolean {
+  return status !== 'processing' && status !== 'pending';
+}

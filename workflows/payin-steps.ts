@@ -1,0 +1,201 @@
+import { allHandlersFinished, condition, log, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import type { PayinCollection } from '../activities/payin-activities';
+import type { Failure } from '../src/domain/transaction';
+import { providerName } from '../src/domain/operators';
+import { isAmbiguousFailure } from '../src/domain/failures';
+import { saProvider } from '../src/temporal/search-attributes';
+import type { SessionConfirmation } from './payin-api';
+import { operatorActivities, type OperatorActivities, type PayinActivities } from './activity-proxies';
+import { askOperator, type AskAnswer } from './ask-operator';
+import { hasChange } from './code-revision';
+import { otpKeeper, type OtpKeeper } from './otp-keeper';
+import { acts, type PayinRun } from './payin-run';
+
+// The steps of a payin (workflows/payin.ts tells them in order): session wait, collect, finish,
+// refund window. Each takes the run (workflows/payin-run.ts) and issues its commands in the order
+// the golden histories (test/golden) recorded: reorder nothing without `patched()`.
+
+const operator = operatorActivities<PayinActivities & Pick<OperatorActivities, 'cancelAtOperator'>>();
+
+/** Partner checks after an ambiguous failure: 5 min, 10 min ... capped at 2 hours (by default). */
+const partnerCheckDelayMs = (attempt: number, intervalMs = 300_000) =>
+  Math.min(intervalMs * 2 ** attempt, intervalMs * 24);
+
+export type Answer = Exclude<AskAnswer, { outcome: 'continue' }>;
+
+/** Session flow: the customer's choice on the page; null when it declined or let it expire (ended). */
+export async function sessionWait(run: PayinRun): Promise<PayinCollection | null> {
+  const { input, customer, stop } = run;
+  const acted = await condition(
+    () => customer.confirmation !== null || customer.declined || stop.requested,
+    input.timing.sessionExpiryMs,
+  );
+  run.state.awaitingCustomer = false;
+  if (!acted || stop.requested || (!customer.declined && !customer.confirmation)) {
+    await end(run, 'expired', failureOf('EXPIRED', 'Nobody answered in time', null));
+    return null;
+  }
+  if (customer.declined || !customer.confirmation) {
+    await run.record({ confirmationStatus: 'declined' });
+    await end(run, 'failed', failureOf('DECLINED_BY_CUSTOMER', 'The customer declined the payment', null));
+    return null;
+  }
+  const choice: SessionConfirmation = customer.confirmation;
+  const provider = providerName(choice.provider, input.country);
+  upsertSearchAttributes([{ key: saProvider, value: provider }]);
+  await run.record({ provider, customerPhone: choice.msisdn });
+  return {
+    transactionId: input.transactionId,
+    operator: choice.provider,
+    country: input.country,
+    msisdn: choice.msisdn,
+    amount: input.amount,
+    currency: input.currency,
+    // An Update from before `otp-by-reference` carries the OTP itself; newer ones its stored id.
+    ...(choice.otp ? { otp: choice.otp } : {}),
+    ...(choice.otpId ? { otpId: choice.otpId } : {}),
+    sandboxScenario: input.sandboxScenario,
+  };
+}
+
+/**
+ * The deleting of the collection's stored OTP, if it has one (change `otp-by-reference`). A resumed
+ * run without `otpForgetAt`: the previous run already deleted it.
+ */
+export function keepOtp(run: PayinRun, c: PayinCollection): OtpKeeper | null {
+  const { input } = run;
+  if (c.otpId === undefined) return null;
+  if (input.resume && input.resume.otpForgetAt === undefined) return null;
+  if (!hasChange(input, 'otp-by-reference')) return null;
+  const forgetAt = input.resume?.otpForgetAt ?? Date.now() + (input.timing.otpLifetimeMs ?? 300_000);
+  return otpKeeper(c.otpId, forgetAt);
+}
+
+/** Asks the operator to collect until it answers for good (workflows/ask-operator.ts). */
+export async function collect(
+  run: PayinRun,
+  req: PayinCollection,
+  deadline: number,
+  otp: OtpKeeper | null,
+): Promise<AskAnswer> {
+  const { input, state } = run;
+  if (!input.resume) await run.record({ confirmationStatus: 'pending' });
+  // Whether the operator may already hold this request (an earlier send, or a previous run's).
+  let sentBefore = input.resume !== undefined;
+  return askOperator({
+    request: async () => {
+      try {
+        if (req.otpId === undefined) return await operator.requestCollection(req);
+        const sent = sentBefore;
+        sentBefore = true;
+        return await operator.requestCollection(req, { sentBefore: sent });
+      } finally {
+        run.requestSent = true; // the API's wait for WAVE's address ends, answered or not
+      }
+    },
+    read: () => operator.readCollectionStatus(req.transactionId, req.operator, req.country),
+    cancel: () => operator.cancelAtOperator('collection', req.transactionId, req.operator, req.country),
+    deadline,
+    woken: run.woken,
+    stopRequested: () => run.stop.requested,
+    onAcknowledged: async (first) => {
+      // Used: the operator holds the request, and an acknowledged request is never sent again.
+      await otp?.forget();
+      state.paymentUrl = first.paymentUrl ?? null;
+      state.ussdCode = first.ussdCode ?? null;
+      if (first.paymentUrl) await run.record({ paymentUrl: first.paymentUrl });
+    },
+    onUnresolved: () =>
+      run.write((n) =>
+        acts.flagForOps({ kind: 'payin', id: input.transactionId, reason: 'OPERATOR_UNRESOLVED', seq: n }),
+      ),
+    ...(input.resume ? { resume: input.resume.ask } : {}),
+    ...(input.timing.readsPerRun ? { readsPerRun: input.timing.readsPerRun } : {}),
+  });
+}
+
+/** Records the operator's answer; true when the payin succeeded (now or after a partner check). */
+export async function finish(run: PayinRun, answer: Answer, req: PayinCollection): Promise<boolean> {
+  const { input } = run;
+  const provider = providerName(req.operator, req.country);
+  if (answer.outcome === 'completed') {
+    await run.record({ confirmationStatus: 'accepted' });
+    await acts.creditMerchantForPayin(input.transactionId);
+    await run.record({ status: 'success', attention: null });
+    await acts.emitTransactionEvent(input.transactionId, 'payin.completed');
+    return true;
+  }
+  if (answer.cancelled) {
+    // The operator confirmed it will not collect: the customer was not debited.
+    await end(run, 'expired', failureOf('EXPIRED', 'Nobody answered in time', provider));
+    return false;
+  }
+  const f = answer.status.failure ?? {
+    code: 'OPERATOR_ERROR',
+    message: 'The operator refused the payment',
+  };
+  const failure = failureOf(f.code, f.message, provider);
+  if (!isAmbiguousFailure(failure.code)) {
+    const declinedByPayer = failure.code !== 'OPERATOR_REJECTED';
+    await end(run, 'failed', failure, declinedByPayer);
+    return false;
+  }
+  // The operator said failed, but the customer may have been debited: ask its partner.
+  await end(run, 'failed', failure);
+  if (!(await correctedByPartner(run, req))) return false;
+  await acts.creditMerchantForPayin(input.transactionId);
+  await run.record({ status: 'success', confirmationStatus: 'accepted', failure: null });
+  await acts.emitTransactionEvent(input.transactionId, 'payin.corrected');
+  return true;
+}
+
+/** The refund window is a durable timer; a stop request closes it early. */
+export async function refundWindow(run: PayinRun): Promise<void> {
+  await condition(() => run.stop.requested, run.input.timing.refundWindowMs);
+  // Refunds accepted in time still finish under this workflow (their callbacks come through it).
+  await run.refunds.close();
+  await condition(allHandlersFinished);
+}
+
+async function end(
+  run: PayinRun,
+  status: 'failed' | 'expired',
+  failure: Failure,
+  declinedByPayer = false,
+): Promise<void> {
+  await run.record({
+    status,
+    failure,
+    attention: null,
+    ...(declinedByPayer && run.state.confirmationStatus !== 'declined'
+      ? { confirmationStatus: 'declined' as const }
+      : {}),
+  });
+  await acts.emitTransactionEvent(
+    run.input.transactionId,
+    status === 'failed' ? 'payin.failed' : 'payin.expired',
+  );
+}
+
+/** Partner checks until the correction window closes; true once the partner finds the funds. */
+async function correctedByPartner(run: PayinRun, req: PayinCollection): Promise<boolean> {
+  const { timing } = run.input;
+  const deadline = Date.now() + timing.correctionWindowMs;
+  for (let attempt = 0; ; attempt++) {
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) return false;
+    await sleep(Math.min(partnerCheckDelayMs(attempt, timing.partnerCheckIntervalMs), remaining));
+    try {
+      const check = await operator.partnerCheck(req.transactionId, req.operator, req.country);
+      if (check.collected) return true;
+    } catch (err) {
+      log.warn('partner check unavailable; trying again later', {
+        error: err instanceof Error ? err.name : 'unknown',
+      });
+    }
+  }
+}
+
+function failureOf(code: string, message: string, provider: string | null): Failure {
+  return { code, message, provider: provider as Failure['provider'] };
+}
