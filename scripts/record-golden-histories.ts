@@ -293,9 +293,39 @@ async function main(): Promise<void> {
         const id = await payout('golden-po-failed', 'failed', (b) => b.status === 'reversed');
         await save('payoutWorkflow-failed-reversed', id);
       },
+      // The operator never answers: at the deadline it is asked to cancel, and confirms (the final answer).
       'payout-expired': async () => {
         const id = await payout('golden-po-expired', 'pending', (b) => b.status === 'processed');
-        await save('payoutWorkflow-expired-reversed', id);
+        await save(
+          suffix === '' ? 'payoutWorkflow-expired-reversed' : 'payoutWorkflow-unanswered-asked-final',
+          id,
+        );
+      },
+      // Refund Updates arriving together on one payin (change `refund-updates-serialized`).
+      'concurrent-refunds': async () => {
+        await directPayin(api, 'golden-concurrent', { scenario: 'completed' });
+        await payinStatus('golden-concurrent', (b) => b.status === 'success');
+        const ids = await Promise.all(
+          [0, 1, 2, 3].map((i) =>
+            refund('golden-concurrent', { amount: 100, externalReference: `golden-cc-${i}` }, 'completed'),
+          ),
+        );
+        await save('payinWorkflow-direct-concurrent-refunds', payinId('golden-concurrent'));
+        await save('refundWorkflow-concurrent-completed', ids[0]!);
+      },
+      reconciliation: async () => {
+        const workflowId = `golden-reconciliation-${randomUUID()}`;
+        await s.env.client.workflow.start('reconciliationWorkflow', {
+          taskQueue: s.taskQueue,
+          workflowId,
+          args: [{ date: new Date().toISOString().slice(0, 10), operators: ['MTN', 'ORANGE'] }],
+        });
+        await save('reconciliationWorkflow-day', workflowId);
+      },
+      'recovery-sweep': async () => {
+        const workflowId = `golden-recovery-${randomUUID()}`;
+        await s.env.client.workflow.start('recoverySweepWorkflow', { taskQueue: s.taskQueue, workflowId });
+        await save('recoverySweepWorkflow-pass', workflowId);
       },
       'webhook-retried': async () => {
         const other = await createTestMerchant(s, 'Golden webhooks');

@@ -1,12 +1,18 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DefaultLogger, Runtime, Worker, type ReplayWorkerOptions } from '@temporalio/worker';
+import {
+  DefaultLogger,
+  Runtime,
+  Worker,
+  bundleWorkflowCode,
+  type ReplayWorkerOptions,
+} from '@temporalio/worker';
 import type { HistoryAndWorkflowId } from '@temporalio/client';
 import { repoRoot } from '../../src/infra/tools';
 import { historyFromJson } from '../helpers/history-json';
 import type { DataConverter, Payload } from '@temporalio/common';
 import { configSchema } from '../../src/config';
-import { dataConverter, EncryptionCodec } from '../../src/temporal/codec';
+import { dataConverter, EncryptionCodec, failureConverterPath } from '../../src/temporal/codec';
 
 // Golden histories: workflows recorded on earlier code (scripts/record-golden-histories.ts), replayed
 // on the workflow code of this tree. A change that would break a running workflow of an earlier
@@ -62,6 +68,12 @@ async function replayFailures(
   return failures;
 }
 
+/** The first argument a history's workflow was started with (the files hold payloads in clear). */
+function startInput(file: string): unknown {
+  const payload = read(file).events[0]!.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+  return payload ? JSON.parse(Buffer.from(String(payload.data), 'base64').toString('utf8')) : undefined;
+}
+
 /** The file name is the workflow id: a failure names the file to look at. */
 const asReplayInput = (file: string, history: JsonHistory = read(file)): HistoryAndWorkflowId => ({
   workflowId: file,
@@ -86,6 +98,40 @@ describe('golden workflow histories', () => {
         'webhookDeliveryWorkflow-retried-delivered.json',
       ]),
     );
+  });
+
+  // Started by revision 3 (`codeRevision: 3` in the input, its changes without markers): they still
+  // replay now that new workflows go without it (workflows/code-revision.ts).
+  it('cover the workflows started with a code revision', () => {
+    expect(files.filter((f) => f.endsWith('-rev3.json')).length).toBeGreaterThanOrEqual(12);
+    for (const f of files.filter((name) => /^payinWorkflow-.*-rev3\.json$/.test(name)))
+      expect(startInput(f)).toMatchObject({ codeRevision: 3 });
+  });
+
+  // The path of today's code (`patched()` markers, no codeRevision): every workflow type and its
+  // main branches, recorded by scripts/record-golden-histories.ts --suffix -patched.
+  it('cover the patched path of every workflow type and its main branches', () => {
+    const patchedPath = [
+      'payinWorkflow-direct-completed',
+      'payinWorkflow-direct-failed',
+      'payinWorkflow-direct-expired',
+      'payinWorkflow-direct-ambiguous-corrected',
+      'payinWorkflow-direct-orange-otp',
+      'payinWorkflow-direct-concurrent-refunds',
+      'payinWorkflow-session-success',
+      'payinWorkflow-session-expired',
+      'payoutWorkflow-completed',
+      'payoutWorkflow-failed-reversed',
+      'payoutWorkflow-unanswered-asked-final',
+      'refundWorkflow-completed',
+      'refundWorkflow-failed-reversed',
+      'webhookDeliveryWorkflow-retried-delivered',
+      'reconciliationWorkflow-day',
+      'recoverySweepWorkflow-pass',
+    ].map((name) => `${name}-patched.json`);
+    expect(files).toEqual(expect.arrayContaining(patchedPath));
+    for (const f of patchedPath.filter((name) => /^(payin|payout|refund)Workflow-/.test(name)))
+      expect(startInput(f)).not.toHaveProperty('codeRevision');
   });
 
   it('every one replays on the workflow code of this tree', async () => {
@@ -140,6 +186,45 @@ describe('golden workflow histories', () => {
       expect(failures).toHaveLength(1);
       expect(failures[0]).toMatch(new RegExp(`^${file}: DeterminismViolationError: .*Timer`));
     });
+  });
+
+  // The rule the files guard: a command reordered without `patched()` breaks the histories recorded
+  // before, and this test says which. The tree's own workflows, bundled with two payin commands swapped.
+  describe('a change without patched() fails replay', () => {
+    it('the payin crediting the merchant before recording the acceptance', async () => {
+      const { code } = await bundleWorkflowCode({
+        workflowsPath: join(repoRoot, 'workflows/index.ts'),
+        failureConverterPath,
+        webpackConfigHook: (config) => {
+          config.module?.rules?.push({
+            test: /workflows[\\/]payin-steps\.ts$/,
+            enforce: 'pre',
+            use: [{ loader: require.resolve('./golden-reorder-loader') }],
+          });
+          return config;
+        },
+        logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} },
+      });
+      const completed = files.filter((f) =>
+        /^payinWorkflow-direct-completed(-rev3|-patched)?\.json$/.test(f),
+      );
+      expect(completed).toEqual(
+        expect.arrayContaining([
+          'payinWorkflow-direct-completed-rev3.json',
+          'payinWorkflow-direct-completed-patched.json',
+        ]),
+      );
+      const reordered = { ...replayOptions(), workflowBundle: { code } };
+      // The legacy history runs the code of workflows/legacy/: the swap does not touch it.
+      const failures = await replayFailures(
+        completed.filter((f) => f !== 'payinWorkflow-direct-completed.json').map((f) => asReplayInput(f)),
+        reordered,
+      );
+      expect(failures).toHaveLength(2);
+      for (const failure of failures) expect(failure).toMatch(/DeterminismViolationError/);
+      // And the same bundle without the swap replays them: the failure is the swap's.
+      expect(await replayFailures(completed.map((f) => asReplayInput(f)))).toEqual([]);
+    }, 120_000);
   });
 });
 
