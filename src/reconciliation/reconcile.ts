@@ -1,30 +1,25 @@
 import type { OperatorCode } from '../domain/operators';
-import type { Refund } from '../domain/refund';
 import type { Transaction } from '../domain/transaction';
 import type { Ledger } from '../ledger';
 import type { OperatorGateway, OperatorKind, OperatorStatement, StatementEntry } from '../operators/gateway';
 import type { RefundStore } from '../persistence/refunds';
 import type { TransactionStore } from '../persistence/transactions';
-import {
-  creditPayin,
-  payinNet,
-  payinSourceRefs,
-  payoutSourceRefs,
-  refundSourceRefs,
-} from '../ledger/postings';
+import { creditPayin, payinNet } from '../ledger/postings';
 import type { CorrectionLog } from './corrections';
 import { shiftDay, utcDay } from './days';
+import {
+  amountDetail,
+  examineDisbursement,
+  examineRefund,
+  finding,
+  unknownToUs,
+  type Outcome,
+} from './entry-verdicts';
 import type { OperatorAskIndex } from './operator-asks';
+import { isCredited, isFinal, refundView, transactionView } from './our-view';
 import type { CorrectionNotifier, WorkflowProbe } from './ports';
 import type { ReconciliationReportStore } from './report-store';
-import type {
-  Finding,
-  FindingAction,
-  MismatchClass,
-  OurView,
-  ReconciliationReport,
-  ReconciliationTrigger,
-} from './types';
+import type { Finding, FindingAction, OurView, ReconciliationReport, ReconciliationTrigger } from './types';
 
 // Reconciliation of one operator's statement for one UTC day against our records and ledger
 // (docs/reconciliation.md). Every lookup is by `_id`: the transaction or refund by its id, each
@@ -57,8 +52,6 @@ export interface ReconcileInput {
 
 /** Lookups in flight at once: enough to hide round trips, few enough to leave the database to payments. */
 const CONCURRENCY = 8;
-
-type Outcome = { matched: true; pending: boolean } | { finding: Finding };
 
 export async function reconcileOperatorDay(
   deps: ReconciliationDeps,
@@ -231,106 +224,6 @@ async function notifyCorrection(deps: ReconciliationDeps, payinId: string): Prom
   await deps.corrections.notified(payinId);
 }
 
-function examineDisbursement(e: StatementEntry, tx: Transaction, ours: OurView): Outcome {
-  const reversed = ours.ledger['payout-reversal'] !== null || tx.status === 'reversed';
-  if (e.status === 'completed') {
-    if (reversed || tx.status === 'failed' || tx.status === 'expired')
-      return finding(
-        'paid_but_reversed',
-        e,
-        ours,
-        'needs_person',
-        `The operator paid the beneficiary; the payout is ${tx.status} and the merchant ${reversed ? 'was' : 'is being'} given back ${tx.chargedAmount} ${tx.currency}.`,
-      );
-    if (tx.status === 'completed') return { matched: true, pending: false };
-    return ourSideBehind(e, ours, tx.status);
-  }
-  if (e.status === 'failed') {
-    if (tx.status === 'completed')
-      return finding(
-        'failed_but_completed',
-        e,
-        ours,
-        'needs_person',
-        `The operator failed the disbursement (${e.failureCode ?? 'no code'}); the payout is completed here and the merchant was charged.`,
-      );
-    if (reversed) return { matched: true, pending: false };
-    return ourSideBehind(e, ours, tx.status);
-  }
-  if (tx.status === 'completed' || reversed)
-    return finding(
-      'pending_at_operator',
-      e,
-      ours,
-      'needs_person',
-      `The payout is ${tx.status} here; the operator still has the disbursement pending.`,
-    );
-  return { matched: true, pending: true };
-}
-
-function examineRefund(e: StatementEntry, ours: OurView, refund: Refund): Outcome {
-  if (e.amount !== ours.amount || e.currency !== ours.currency)
-    return finding('amount_mismatch', e, ours, 'needs_person', amountDetail(e, ours));
-  const reversed = ours.ledger['refund-reversal'] !== null || refund.status === 'reversed';
-  if (e.status === 'completed') {
-    if (reversed || refund.status === 'failed')
-      return finding(
-        'refunded_but_reversed',
-        e,
-        ours,
-        'needs_person',
-        `The operator refunded the customer; the refund is ${refund.status} here and the merchant ${reversed ? 'was' : 'is being'} credited back.`,
-      );
-    if (refund.status === 'completed') return { matched: true, pending: false };
-    return ourSideBehind(e, ours, refund.status);
-  }
-  if (e.status === 'failed') {
-    if (refund.status === 'completed')
-      return finding(
-        'failed_but_completed',
-        e,
-        ours,
-        'needs_person',
-        `The operator failed the refund (${e.failureCode ?? 'no code'}); it is completed here and the merchant was debited.`,
-      );
-    if (reversed) return { matched: true, pending: false };
-    return ourSideBehind(e, ours, refund.status);
-  }
-  if (refund.status !== 'processing')
-    return finding(
-      'pending_at_operator',
-      e,
-      ours,
-      'needs_person',
-      `The refund is ${refund.status} here; the operator still has it pending.`,
-    );
-  return { matched: true, pending: true };
-}
-
-function ourSideBehind(e: StatementEntry, ours: OurView, status: string): Outcome {
-  return finding(
-    'pending_on_our_side',
-    e,
-    ours,
-    'in_progress',
-    `The operator is final (${e.status}); ours is ${status} and its workflow will read the answer.`,
-  );
-}
-
-function unknownToUs(e: StatementEntry): Outcome {
-  return finding(
-    'unknown_to_us',
-    e,
-    null,
-    'needs_person',
-    `The operator lists a ${e.kind} ${e.status} of ${e.amount} ${e.currency} under an id we do not hold.`,
-  );
-}
-
-function amountDetail(e: StatementEntry, ours: OurView): string {
-  return `The operator has ${e.amount} ${e.currency}; we have ${ours.amount} ${ours.currency}.`;
-}
-
 // ---- our asks the operator does not list ----
 
 async function examineAsk(
@@ -383,102 +276,7 @@ function neighbourStatements(
   };
 }
 
-// ---- our side ----
-
-async function transactionView(ledger: Ledger, tx: Transaction): Promise<OurView> {
-  const refs: Record<string, string> =
-    tx.kind === 'payin'
-      ? { 'payin-credit': payinSourceRefs(tx.id).credit, 'payin-fee': payinSourceRefs(tx.id).fee }
-      : {
-          'payout-debit': payoutSourceRefs(tx.id).debit,
-          'payout-fee': payoutSourceRefs(tx.id).fee,
-          'payout-reversal': payoutSourceRefs(tx.id).reversal,
-        };
-  return {
-    kind: tx.kind,
-    merchantId: tx.merchantId,
-    reference: tx.reference,
-    status: tx.status,
-    amount: tx.amount,
-    currency: tx.currency,
-    fee: tx.fee,
-    failureCode: tx.failure?.code ?? null,
-    ledger: await movements(ledger, refs),
-    updatedAt: iso(tx.updatedAt),
-  };
-}
-
-async function refundView(ledger: Ledger, r: Refund): Promise<OurView> {
-  const refs = refundSourceRefs(r.id);
-  return {
-    kind: 'refund',
-    merchantId: r.merchantId,
-    reference: r.payinReference,
-    status: r.status,
-    amount: r.amount,
-    currency: r.currency,
-    fee: r.fee,
-    failureCode: r.failure?.code ?? null,
-    ledger: await movements(ledger, {
-      'refund-debit': refs.debit,
-      'refund-fee': refs.fee,
-      'refund-reversal': refs.reversal,
-    }),
-    updatedAt: iso(r.updatedAt),
-  };
-}
-
-async function movements(
-  ledger: Ledger,
-  refs: Record<string, string>,
-): Promise<Record<string, number | null>> {
-  const found = await Promise.all(
-    Object.entries(refs).map(
-      async ([name, ref]) => [name, (await ledger.findTransfer(ref))?.amount ?? null] as const,
-    ),
-  );
-  return Object.fromEntries(found);
-}
-
-/** Every movement a collected payin makes is recorded: the net credit and the fee (when not zero). */
-function isCredited(tx: Transaction, ours: OurView): boolean {
-  return (
-    (payinNet(tx) <= 0 || ours.ledger['payin-credit'] !== null) &&
-    (tx.fee <= 0 || ours.ledger['payin-fee'] !== null)
-  );
-}
-
-/** Our workflow is done with it: what it says will not change by itself. */
-function isFinal(status: Transaction['status']): boolean {
-  return status !== 'pending' && status !== 'processing' && status !== 'processed';
-}
-
-function finding(
-  cls: MismatchClass,
-  e: StatementEntry,
-  ours: OurView | null,
-  action: FindingAction,
-  detail: string,
-): { finding: Finding } {
-  return {
-    finding: {
-      class: cls,
-      kind: e.kind,
-      id: e.id,
-      action,
-      needsPerson: action === 'needs_person',
-      detail,
-      operator: e,
-      ours,
-    },
-  };
-}
-
 const keyOf = (kind: OperatorKind, id: string) => `${kind}:${id}`;
-
-function iso(d: Date | string | null | undefined): string | null {
-  return d ? new Date(d).toISOString() : null;
-}
 
 /** Maps with at most `limit` calls in flight, keeping the order. */
 async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
