@@ -1,5 +1,4 @@
 import { proxyActivities, type ActivityOptions } from '@temporalio/workflow';
-import type { Activities } from '../activities';
 import { INSUFFICIENT_FUNDS } from '../src/ledger/errors';
 import type { createEventActivities } from '../activities/event-activities';
 import type { createOperatorActivities } from '../activities/operator-activities';
@@ -55,9 +54,14 @@ export const recordActivities = <A>() => proxyActivities<A>(untilApplied);
 /** Operator calls of type `A`, given up after a few tries. */
 export const operatorActivities = <A>() => proxyActivities<A>(operatorCall);
 
-/** The code of workflows/legacy/ (kept unchanged for old histories) calls through these two. */
-export const acts = recordActivities<Activities>();
-export const operator = operatorActivities<Activities>();
+/** What the code of workflows/legacy/ (kept unchanged for old histories) calls, through these two. */
+type LegacyActivities = PayinActivities &
+  PayoutActivities &
+  RefundActivities &
+  OperatorActivities &
+  EventActivities;
+export const acts = recordActivities<LegacyActivities>();
+export const operator = operatorActivities<LegacyActivities>();
 
 /** Polling while the operator has no final answer: 5 s, 10 s, 20 s ... capped (5 minutes by default). */
 export const pollDelayMs = (attempt: number, capMs = 300_000) => Math.min(5_000 * 2 ** attempt, capMs);
