@@ -4,13 +4,11 @@ import {
   WorkflowIdReusePolicy,
   condition,
   log,
-  patched,
   setHandler,
   startChild,
   type ChildWorkflowHandle,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { Mutex } from 'async-mutex';
 import type { CollectionRequest } from '../src/operators/gateway';
 import { providerName } from '../src/domain/operators';
 import { decideRefund, refundTypeOf, type RefundRefusal } from '../src/domain/refund';
@@ -69,22 +67,14 @@ export function payinRefunds(
   let windowClosed = false;
   let inFlight = 0;
   let listing: Promise<void> = Promise.resolve();
-  // One refund Update at a time (change `refund-updates-serialized`). Concurrent handlers issued
-  // their commands in the order activity results and Update jobs reached an activation, which a
-  // replay does not keep: a payin whose Updates queued on a stopped worker could fail replay
-  // (docs/faults.md). Asked once, here: a history without the marker runs concurrently for good.
-  const serialized = patched('refund-updates-serialized');
-  const oneAtATime = new Mutex();
-
-  setHandler(
-    requestRefundUpdate,
-    (ask: RefundAsk) => (serialized ? oneAtATime.runExclusive(() => openRefund(ask)) : openRefund(ask)),
-    {
-      validator: (ask: RefundAsk) => {
-        decide(ask);
-      },
+  // The handlers run concurrently, each deciding and reserving before its first await. Serializing
+  // them behind a workflow mutex was tried in issue 17 and left out: it did not stop the replay bug
+  // of docs/faults.md and made concurrent requests outlast the API's decision wait.
+  setHandler(requestRefundUpdate, (ask: RefundAsk) => openRefund(ask), {
+    validator: (ask: RefundAsk) => {
+      decide(ask);
     },
-  );
+  });
 
   /** A retry of an accepted request (same externalReference and key), a new refund, or a refusal. */
   function decide(ask: RefundAsk): { replay: RefundSlot } | { amount: number } {
