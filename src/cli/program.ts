@@ -1,33 +1,18 @@
 import { Command } from 'commander';
-import type { Connection } from 'mongoose';
 import { z } from 'zod';
 import { currencies, toMajor, type Currency } from '../domain/money';
 import { Ledger } from '../ledger';
 import { fundFromSandbox } from '../ledger/postings';
 import { MerchantService, merchantIdSchema, type Merchant } from '../merchants';
 import { parseMajorAmount } from './amount';
-import type { Client } from '@temporalio/client';
 import { renderTimeline, transactionTimeline } from './timeline';
 import { reconcileCommand } from './reconcile';
-import type { Config } from '../config';
+import type { CliContext } from './context';
 
 // The operator commands. Each prints a human-readable summary, or with --json exactly one JSON
 // document on stdout (nothing else), so scripts can pipe it.
 
 export class CliError extends Error {}
-
-export interface CliContext {
-  /** Opens MongoDB on first use, so `--help` needs no database. */
-  mongo(): Promise<Connection>;
-  nodeEnv: 'development' | 'test' | 'production';
-  stdout(text: string): void;
-  /** Connects to Temporal on first use (`transactions show`). */
-  temporal?(): Promise<Client>;
-  /** The service's configuration (`reconcile`: the operator endpoint, the task queue). */
-  config?: Config;
-  /** A command that succeeded but reports something to act on (`reconcile`: 2). */
-  setExitCode?(code: number): void;
-}
 
 interface JsonFlag {
   json?: boolean;

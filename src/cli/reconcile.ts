@@ -14,7 +14,7 @@ import {
   type ReconciliationReport,
   type ReportSummary,
 } from '../reconciliation';
-import type { CliContext } from './program';
+import type { CliContext } from './context';
 
 // `payments reconcile`: the reconciliation the daily schedule runs, for one operator and day, on
 // the configured database and operator endpoint; or the list of stored reports. Exit code 2 when a

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { decodeCursor } from '../../ledger';
+import { decodeCursor } from '../../ledger/cursor';
 import { currency } from './common';
 
 // GET /v1/accounts and GET /v1/accounts/{id}/entries. Amounts are in the currency's major unit,
