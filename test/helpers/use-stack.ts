@@ -81,7 +81,7 @@ export function useStack(options: UseStackOptions = {}): StackHandle {
  * An object that forwards every access to `current()`, read at the moment of use: the hooks set the
  * values after the file's top level has run. Methods are bound to the real object.
  */
-function standIn<T extends object>(what: string, current: () => T | undefined): T {
+export function standIn<T extends object>(what: string, current: () => T | undefined): T {
   const target = (): T => {
     const value = current();
     if (value === undefined)

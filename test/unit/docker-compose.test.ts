@@ -1,122 +1,29 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parse } from 'yaml';
+import {
+  root,
+  read,
+  compose,
+  service,
+  words,
+  commandLine,
+  env,
+  dependsOn,
+  publishedPorts,
+  healthcheckText,
+  allStrings,
+  references,
+  interpolate,
+  exampleVars,
+  sampleEnv,
+  secretName,
+} from '../helpers/compose';
 
 // No Docker engine runs in CI, so the deployment files are checked structurally: this catches
 // a renamed service, a missing dependency or an unescaped `$` before a user's `compose up` does.
-
-const root = resolve(__dirname, '../..');
-const read = (file: string): string => readFileSync(resolve(root, file), 'utf8');
-
-type Scalar = string | number | boolean | null;
-interface Service {
-  image?: string;
-  build?: string | { context?: string };
-  command?: string | string[];
-  entrypoint?: string | string[];
-  environment?: Record<string, Scalar> | string[];
-  depends_on?: string[] | Record<string, { condition?: string }>;
-  ports?: (string | number | { published?: string | number; target?: number })[];
-  volumes?: (string | { type?: string; source?: string; target?: string })[];
-  configs?: (string | { source: string; target?: string })[];
-  healthcheck?: { test?: string | string[] };
-  deploy?: { replicas?: number };
-}
-interface Compose {
-  services: Record<string, Service>;
-  volumes?: Record<string, unknown>;
-  configs?: Record<string, unknown>;
-}
-
-// `merge: true` resolves the `<<: *app` keys the way Compose does.
-const compose = parse(read('docker-compose.yml'), { merge: true }) as Compose;
-
-function service(name: string): Service {
-  const svc = compose.services[name];
-  if (!svc) throw new Error(`docker-compose.yml has no service "${name}"`);
-  return svc;
-}
-
-const words = (value: string | string[] | undefined): string[] =>
-  value === undefined ? [] : Array.isArray(value) ? value : value.split(/\s+/).filter(Boolean);
-
-/** Entrypoint and command as one string, as the container would run them. */
-const commandLine = (svc: Service): string => [...words(svc.entrypoint), ...words(svc.command)].join(' ');
-
-function env(svc: Service): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (Array.isArray(svc.environment)) {
-    for (const entry of svc.environment) {
-      const eq = entry.indexOf('=');
-      if (eq > 0) out[entry.slice(0, eq)] = entry.slice(eq + 1);
-    }
-  } else {
-    for (const [key, value] of Object.entries(svc.environment ?? {})) out[key] = String(value);
-  }
-  return out;
-}
-
-/** depends_on target -> condition (the short list form means service_started). */
-function dependsOn(svc: Service): Record<string, string> {
-  const deps = svc.depends_on ?? [];
-  if (Array.isArray(deps)) return Object.fromEntries(deps.map((d) => [d, 'service_started']));
-  return Object.fromEntries(
-    Object.entries(deps).map(([name, d]) => [name, d.condition ?? 'service_started']),
-  );
-}
-
-/** Host ports a service publishes; undefined for an ephemeral one ("3000"). */
-function publishedPorts(svc: Service): (string | undefined)[] {
-  return (svc.ports ?? []).map((port) => {
-    if (typeof port === 'object') return port.published === undefined ? undefined : String(port.published);
-    const parts = String(port).split(':'); // [ip:]host:container or container alone
-    return parts.length >= 2 ? parts[parts.length - 2] : undefined;
-  });
-}
-
-const healthcheckText = (svc: Service): string => words(svc.healthcheck?.test).join(' ');
-
-/** Every string (key or value) anywhere in a parsed YAML tree. */
-function allStrings(node: unknown): string[] {
-  if (typeof node === 'string') return [node];
-  if (Array.isArray(node)) return node.flatMap(allStrings);
-  if (node !== null && typeof node === 'object') {
-    return Object.entries(node).flatMap(([key, value]) => [key, ...allStrings(value)]);
-  }
-  return [];
-}
-
-/** `${NAME...}` references in a value: the variable names Compose interpolates. */
-const references = (value: string): string[] => [...value.matchAll(/\$\{(\w+)/g)].map((m) => m[1]!);
-
-/** A value as Compose renders it with `vars` in the env file (`${A}`, `${A:?msg}`, `${A:-def}`). */
-const interpolate = (value: string, vars: Record<string, string>): string =>
-  value.replace(
-    /\$\{(\w+)(?:(:?[-?])([^}]*))?\}/g,
-    (_m, name: string, op?: string, arg?: string) => vars[name] ?? (op?.endsWith('-') ? (arg ?? '') : ''),
-  );
-
-/** The env file a user creates (.env.example's names, with made-up values). */
-const example = read('.env.example');
-const exampleVars = Object.fromEntries(
-  example
-    .split('\n')
-    .map((line) => /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(line.trim()))
-    .filter((m): m is RegExpExecArray => m !== null)
-    .map((m) => [m[1]!, m[2]!]),
-);
-const sampleEnv: Record<string, string> = {
-  ...Object.fromEntries(Object.keys(exampleVars).map((name) => [name, `sample-${name.toLowerCase()}`])),
-  PUBLIC_BASE_URL: 'https://pay.example.com',
-  OPERATOR_BASE_URL: 'https://operators.example.com',
-  OPERATOR_CALLBACK_SECRETS:
-    '{"ORANGE":"o-0123456789abcdef","MTN":"m-0123456789abcdef","MOOV":"v-0123456789abcdef","WAVE":"w-0123456789abcdef"}',
-};
-
-/** Names that hold a secret wherever they appear (environment keys of any service). */
-const secretName = /PASSWORD|PWD|SECRET|_KEY$|KEYS?$|TOKEN/;
+// The Dockerfile and .dockerignore: dockerfile.test.ts.
 
 const searchAttributes = [
   'MerchantId',
@@ -446,42 +353,5 @@ describeWithCompose('docker compose config', () => {
     const out = config(empty);
     expect(out.status).not.toBe(0);
     expect(out.stderr).toMatch(/required variable \w+ is missing|\w+ (is )?(missing|required)/i);
-  });
-});
-
-describe('Dockerfile', () => {
-  const dockerfile = read('Dockerfile');
-  // Stages start at each FROM; the last one is the image that ships.
-  const stages = dockerfile.split(/^FROM\s/m).slice(1);
-  const finalStage = stages[stages.length - 1] ?? '';
-
-  it('builds in a separate stage from the bookworm-slim Node 20 image', () => {
-    expect(stages.length).toBeGreaterThanOrEqual(2);
-    expect(dockerfile).toMatch(/node:20-bookworm-slim/);
-    expect(dockerfile).toMatch(/^FROM\s+\S+\s+AS\s+build$/im);
-    expect(dockerfile).toMatch(/^RUN\s.*npm run build/m);
-  });
-
-  it('ships production dependencies and dist/ only, as the non-root node user', () => {
-    expect(finalStage).toMatch(/^RUN\s.*npm ci --omit=dev/m);
-    expect(finalStage).toMatch(/^COPY --from=build \S*dist/m);
-    expect(finalStage).toMatch(/^ENV NODE_ENV=production$/m);
-    expect(finalStage).toMatch(/^USER node$/m);
-    expect(finalStage).toMatch(/^CMD \["node", ?"dist\/src\/main\/api\.js"\]$/m);
-  });
-
-  it('points the worker at the pre-built workflow bundle', () => {
-    expect(finalStage).toMatch(/^ENV WORKFLOW_BUNDLE_PATH=\S*dist\/workflow-bundle\.js$/m);
-  });
-});
-
-describe('.dockerignore', () => {
-  const ignored = read('.dockerignore')
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line && !line.startsWith('#'));
-
-  it('keeps host dependencies, build output and local data out of the build context', () => {
-    for (const entry of ['node_modules', 'dist', '.data', '.git']) expect(ignored).toContain(entry);
   });
 });

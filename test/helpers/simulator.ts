@@ -1,0 +1,101 @@
+import { createServer, type Server } from 'node:http';
+import { configSchema } from '../../src/config';
+import { HttpOperatorGateway } from '../../src/operators/http-gateway';
+import { signatureHeader } from '../../src/operators/signature';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/server';
+import { standIn } from './use-stack';
+
+// The sandbox operator over real HTTP for the simulator's own tests, with the gateway the activities
+// use and a receiver standing in for the service's callback endpoint. No Temporal, no database.
+
+export const callbackSecrets = configSchema.parse({}).OPERATOR_CALLBACK_SECRETS;
+
+export interface ReceivedCallback {
+  path: string;
+  body: string;
+  signature: string | undefined;
+}
+
+type CollectionRequest = Parameters<HttpOperatorGateway['requestCollection']>[0];
+
+export interface SimulatorHarness {
+  sim: RunningSimulator;
+  /** Waits 400 ms for an answer: the 9904 number's slow answer (800 ms) times out. */
+  gateway: HttpOperatorGateway;
+  /** Every callback the receiver got, in order. */
+  received: ReceivedCallback[];
+  /** The receiver answers the next `n` callbacks 503. */
+  failCallbacks: (n: number) => void;
+  nextId: () => string;
+  /** An MTN CI collection request of 5,000 XOF with a fresh id. */
+  collection: (over?: Partial<CollectionRequest>) => CollectionRequest;
+  callbacksFor: (id: string) => ReceivedCallback[];
+}
+
+/** Registers the hooks that start a simulator and its callback receiver for the calling file or describe. */
+export function useSimulator(): SimulatorHarness {
+  const current: { sim?: RunningSimulator; gateway?: HttpOperatorGateway; receiver?: Server } = {};
+  const received: ReceivedCallback[] = [];
+  let failNext = 0;
+  let seq = 0;
+
+  beforeAll(async () => {
+    const receiver = (current.receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        received.push({
+          path: req.url ?? '',
+          body: Buffer.concat(chunks).toString('utf8'),
+          signature: req.headers[signatureHeader] as string | undefined,
+        });
+        res.statusCode = failNext-- > 0 ? 503 : 202;
+        res.end();
+      });
+    }));
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+    const port = (receiver.address() as { port: number }).port;
+    current.sim = await startSimulator({
+      port: 0,
+      callbackSecrets,
+      callbackBaseUrl: `http://127.0.0.1:${port}`,
+      settleDelayMs: 50,
+      slowResponseMs: 800,
+      callbackRetryDelaysMs: [0, 100, 100],
+    });
+    current.gateway = new HttpOperatorGateway({ baseUrl: current.sim.url, timeoutMs: 400 });
+    // One request first: the first answers of a cold process can take longer than the 400 ms the
+    // gateway waits here (short, so that the 9904 number's slow answer times out). It may wait longer
+    // itself: on a loaded machine (two suites starting at once) the first answer took over 400 ms.
+    await new HttpOperatorGateway({ baseUrl: current.sim.url, timeoutMs: 10_000 }).statement(
+      'MTN',
+      '2000-01-01',
+    );
+  });
+  afterAll(async () => {
+    await current.sim?.stop();
+    await new Promise<void>((r) => (current.receiver ? current.receiver.close(() => r()) : r()));
+  });
+
+  const nextId = () => `pr_sim_${Date.now()}_${seq++}`;
+  return {
+    sim: standIn('simulator', () => current.sim),
+    gateway: standIn('gateway', () => current.gateway),
+    received,
+    failCallbacks: (n) => {
+      failNext = n;
+    },
+    nextId,
+    collection: (over = {}) => ({
+      transactionId: nextId(),
+      operator: 'MTN',
+      country: 'CI',
+      msisdn: '+2250500000001',
+      amount: 5000,
+      currency: 'XOF',
+      sandboxScenario: null,
+      ...over,
+    }),
+    callbacksFor: (id) => received.filter((r) => r.body.includes(`"id":"${id}"`)),
+  };
+}
