@@ -1,0 +1,66 @@
+import { join } from 'node:path';
+import { repoRoot } from '../src/infra/tools';
+
+// Sizes and small helpers the bench's phases share (bench/run.ts).
+
+const int = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+export const sizes = {
+  /** Issue size: 2,000. */
+  payins: int('BENCH_PAYINS', 300),
+  concurrency: int('BENCH_CONCURRENCY', 16),
+  /** Issue size: 100,000. */
+  stored: int('BENCH_STORED', 10_000),
+  /** Rounds in which end-to-end payins and the bound alternate (each a share of `payins`). */
+  rounds: Math.max(1, int('BENCH_ROUNDS', 4)),
+  readSeconds: int('BENCH_READ_SECONDS', 5),
+  postings: int('BENCH_POSTINGS', 500),
+};
+export const profile = process.env.BENCH_PROFILE === '1';
+export const resultsDir = join(repoRoot, 'bench-results');
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function pool<T>(
+  items: T[],
+  width: number,
+  fn: (item: T, i: number) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        await fn(items[i]!, i);
+      }
+    }),
+  );
+}
+
+export const round = (x: number) => Math.round(x * 10) / 10;
+
+/** The p-th percentile (nearest rank) of the values, in their unit. */
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((x, y) => x - y);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+export async function waitFor(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not done in ${timeoutMs} ms`);
+    await sleep(100);
+  }
+}
+
+export function payin(reference: string) {
+  return {
+    reference,
+    sandboxScenario: 'completed',
+    payin: { amount: 5000, msisdn: '+2250500000001', provider: 'MTN', country: 'CI' },
+    action: { successUrl: 'https://merchant.example/ok', failureUrl: 'https://merchant.example/ko' },
+  };
+}

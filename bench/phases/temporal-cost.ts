@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import type { Connection } from 'mongoose';
+import { Ledger } from '../../src/ledger';
+import type { ApiClient } from '../../test/helpers/http';
+import { sleep, waitFor } from '../common';
+
+// Phase 3: Temporal cost per payin, payout and refund, counted from their real histories (and
+// their webhook deliveries'), plus a workflow's timeline event by event.
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+const E = {
+  started: 1,
+  activityScheduled: 10,
+  timerStarted: 17,
+  marker: 25,
+  signaled: 26,
+  childInitiated: 30,
+  signalExternal: 39,
+  upsertSA: 40,
+  updateAccepted: 41,
+  propertiesModified: 45,
+} as const;
+
+/**
+ * Billable actions as Temporal Cloud counts them, read from a history: the start, each activity
+ * scheduled, timer, signal received, update accepted, child or external signal initiated,
+ * marker (side effect, local activity) and search-attribute or memo change.
+ */
+function billableActions(events: HistoryEvent[]): number {
+  const billable = new Set<number>(Object.values(E));
+  return events.filter((e) => billable.has(Number(e.eventType))).length;
+}
+
+/** Counted over the workflows that exist: a webhook delivered at its first attempt has none. */
+export async function cost(client: Client, workflowIds: string[]) {
+  let events = 0;
+  let actions = 0;
+  let activities = 0;
+  let workflows = 0;
+  for (const id of workflowIds) {
+    const history = await client.workflow
+      .getHandle(id)
+      .fetchHistory()
+      .catch((err: unknown) => {
+        // fetchHistory answers gRPC NOT_FOUND (5) itself, not WorkflowNotFoundError.
+        if (err instanceof WorkflowNotFoundError || (err as { code?: number }).code === 5) return null;
+        throw err;
+      });
+    if (!history) continue;
+    workflows++;
+    const list = history.events ?? [];
+    events += list.length;
+    actions += billableActions(list);
+    activities += list.filter((e) => Number(e.eventType) === E.activityScheduled).length;
+  }
+  return { workflows, historyEvents: events, billableActions: actions, activities };
+}
+
+/** A workflow's history as [event type, ms since its first event]: where its time went. */
+export async function timeline(client: Client, workflowId: string): Promise<[string, number][]> {
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  const at = (e: HistoryEvent) => Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
+  const events = history.events ?? [];
+  const start = events[0] ? at(events[0]) : 0;
+  return events.map((e) => [
+    String(temporal.api.enums.v1.EventType[Number(e.eventType)] ?? e.eventType).replace('EVENT_TYPE_', ''),
+    Math.round(at(e) - start),
+  ]);
+}
+
+export interface CostContext {
+  client: Client;
+  api: ApiClient;
+  mongo: Connection;
+  merchantId: string;
+  /** The webhook endpoint the bench registered: its deliveries are workflows too. */
+  endpointId: string;
+}
+
+/** History events and billable actions of bench-0's payin, a payout and a refund of bench-1. */
+export async function measureCost({ client, api, mongo, merchantId, endpointId }: CostContext) {
+  console.log('3/5 Temporal cost per transaction...');
+  const deliveries = async (reference: string, typePrefix: string) => {
+    const events = await api.get(`/v1/events?reference=${encodeURIComponent(reference)}&limit=100`);
+    return ((events.body as { data: { id: string; type: string }[] }).data ?? [])
+      .filter((e) => e.type.startsWith(typePrefix))
+      .map((e) => `webhook:${e.id}:${endpointId}`);
+  };
+  const payinCost = await cost(client, [
+    `payin:${merchantId}:bench-0`,
+    ...(await deliveries('bench-0', 'payin.')),
+  ]);
+  const payinOwn = await cost(client, [`payin:${merchantId}:bench-0`]);
+  const payinDeliveries = await deliveries('bench-0', 'payin.');
+
+  await fund(mongo, merchantId);
+  const po = await api.post('/v1/direct/payout', {
+    reference: 'bench-payout',
+    sandboxScenario: 'completed',
+    customerName: 'Kouassi Yao',
+    payout: { amount: 5000, msisdn: '+2250500002001', provider: 'MTN', country: 'CI' },
+  });
+  if (po.status !== 201) throw new Error(`payout: ${po.status} ${JSON.stringify(po.body)}`);
+  await waitFor(
+    async () => (await api.get('/v1/direct/payout/bench-payout')).body.status === 'completed',
+    60_000,
+    'payout',
+  );
+  await sleep(1_000);
+  const payoutCost = await cost(client, [
+    `payout:${merchantId}:bench-payout`,
+    ...(await deliveries('bench-payout', 'payout.')),
+  ]);
+
+  const rf = await api.post('/v1/payin/bench-1/refund', {
+    amount: 1000,
+    reason: 'bench',
+    externalReference: 'bench-refund',
+    sandboxScenario: 'completed',
+  });
+  if (rf.status !== 201) throw new Error(`refund: ${rf.status} ${JSON.stringify(rf.body)}`);
+  const rfRef = (rf.body as { reference: string }).reference;
+  await waitFor(
+    async () => (await api.get(`/v1/refunds/${rfRef}`)).body.status === 'completed',
+    60_000,
+    'refund',
+  );
+  await sleep(1_000);
+  const refundDoc = await mongo.db!.collection('refunds').findOne({ id: rfRef });
+  const refundCost = await cost(client, [
+    String(refundDoc?.workflowId),
+    ...(await deliveries('bench-1', 'refund.')),
+  ]);
+  return { payinCost, payinOwn, payinDeliveries, payoutCost, refundCost };
+}
+
+async function fund(mongo: Connection, merchantId: string): Promise<void> {
+  const ledger = Ledger.on(mongo);
+  await ledger.transfer({
+    sourceRef: `fund:${randomUUID()}`,
+    fromAccountId: (await ledger.systemAccount('sandbox-funding', 'XOF')).id,
+    toAccountId: (await ledger.mainAccount(merchantId, 'XOF')).id,
+    amount: 10_000_000,
+    reason: 'bench funding',
+  });
+}

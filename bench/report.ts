@@ -1,0 +1,60 @@
+// The bench's table on the console (the JSON file holds every figure).
+
+/** A read that was not a 200 measured nothing: say so next to the figure. */
+const nonOk = (x: { non2xx: number }) => (x.non2xx > 0 ? ` (${x.non2xx} non-2xx!)` : '');
+
+export function printTable(r: {
+  e2e: { completedPerSecond: number; createPerSecond: number; createLatencyMs: { p50: number; p99: number } };
+  bound: { workflowsPerSecond: number; activitiesPerWorkflow: number };
+  ratioE2eToBound: number;
+  temporalCost: Record<string, { historyEvents: number; billableActions: number; workflows: number }>;
+  reads: {
+    at1k: { stored: number; perSecond: number; non2xx: number; latencyMs: { p50: number; p99: number } };
+    atStored: { stored: number; perSecond: number; non2xx: number; latencyMs: { p50: number; p99: number } };
+    ratio: number;
+  };
+  ledger: { hotAccount: { transfersPerSecond: number }; spread100: { transfersPerSecond: number } };
+  cpu: Record<'e2e' | 'bound', Record<string, number | null>> & { loadAverage: number[] };
+}): void {
+  const cpuRow = (phase: 'e2e' | 'bound'): [string, string] => {
+    const { wallSeconds, ...perProcess } = r.cpu[phase];
+    return [
+      `CPU s per process during ${phase} (${wallSeconds} s wall)`,
+      Object.entries(perProcess)
+        .filter(([, v]) => v !== null)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', '),
+    ];
+  };
+  const rows: [string, string][] = [
+    ['payins completed /s (success + credit + webhook)', String(r.e2e.completedPerSecond)],
+    ['payins created /s', String(r.e2e.createPerSecond)],
+    ['creation latency p50 / p99 (ms)', `${r.e2e.createLatencyMs.p50} / ${r.e2e.createLatencyMs.p99}`],
+    [
+      `bound: bare workflows /s (${r.bound.activitiesPerWorkflow} no-op activities)`,
+      String(r.bound.workflowsPerSecond),
+    ],
+    ['ratio e2e / bound', String(r.ratioE2eToBound)],
+    ...Object.entries(r.temporalCost).map(([k, c]): [string, string] => [
+      `Temporal ${k}: workflows / history events / billable actions`,
+      `${c.workflows} / ${c.historyEvents} / ${c.billableActions}`,
+    ]),
+    [
+      `reads /s, p50 / p99 ms at ${r.reads.at1k.stored}`,
+      `${r.reads.at1k.perSecond}, ${r.reads.at1k.latencyMs.p50} / ${r.reads.at1k.latencyMs.p99}${nonOk(r.reads.at1k)}`,
+    ],
+    [
+      `reads /s, p50 / p99 ms at ${r.reads.atStored.stored}`,
+      `${r.reads.atStored.perSecond}, ${r.reads.atStored.latencyMs.p50} / ${r.reads.atStored.latencyMs.p99}${nonOk(r.reads.atStored)}`,
+    ],
+    ['reads ratio (large / 1k)', String(r.reads.ratio)],
+    ['ledger transfers /s, one hot account', String(r.ledger.hotAccount.transfersPerSecond)],
+    ['ledger transfers /s, over 100 accounts', String(r.ledger.spread100.transfersPerSecond)],
+    cpuRow('e2e'),
+    cpuRow('bound'),
+    ['load average at the end (1, 5, 15 min)', r.cpu.loadAverage.join(', ')],
+  ];
+  const w = Math.max(...rows.map(([k]) => k.length));
+  console.log('');
+  for (const [k, v] of rows) console.log(`${k.padEnd(w)}  ${v}`);
+}
