@@ -33,7 +33,7 @@ import { operatorCallbackSignal } from '../signals';
 import { acts, operator, pollDelayMs } from '../activity-proxies';
 import { decideRefund, refundTypeOf } from '../../src/domain/refund';
 import { refundWorkflowId, requestRefundUpdate, type RefundAsk, type RefundOutcome } from '../refund-api';
-import type { refundWorkflow } from '../refund';
+import { refundWorkflow } from '../refund';
 import { CODE_REVISION, hasChange } from '../code-revision';
 import {
   failureOf,
@@ -245,7 +245,7 @@ export async function legacyPayinWorkflow(input: PayinWorkflowInput): Promise<Pa
     // Listed before the merchant's answer, so its next read of the payin shows the refund. A change:
     // histories recorded before the list existed replay without it.
     if (hasChange(input, 'payin-lists-its-refunds')) await listRefunds();
-    const child = await startChild<typeof refundWorkflow>('refundWorkflow', {
+    const child = await startChild(refundWorkflow, {
       workflowId,
       args: [
         {
