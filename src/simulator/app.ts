@@ -3,7 +3,8 @@ import type { OperatorCode } from '../domain/operators';
 import { Books, type SimTransaction } from './books';
 import { callbackSender, type CallbackDelivery } from './callbacks';
 import { SandboxOperator } from './operator';
-import { badRequest, mountOperatorRoutes } from './operator-routes';
+import { mountOperatorRoutes } from './operator-routes';
+import { badRequest } from './route-helpers';
 import { mountSandboxRoutes } from './sandbox-routes';
 
 // The sandbox operator, a separate HTTP service: it answers `pending`, reaches the outcome the

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { CallbackKind } from '../operators/wire';
 import type { CallbackDelivery } from './callbacks';
 import { scenarioFailures, type SandboxOperator } from './operator';
-import { kindsByPath, notFound, parseBody } from './operator-routes';
+import { kindsByPath, notFound, parseBody } from './route-helpers';
 
 // Test controls, not part of any operator's API (docs/sandbox.md): they move the operator's side
 // where the scenarios cannot, e.g. "the operator completes after our deadline", or alter its books.
