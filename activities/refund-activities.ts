@@ -6,13 +6,37 @@ import type { Ledger } from '../src/ledger';
 import { debitRefund, reverseRefund, settleRefundFee } from '../src/ledger/postings';
 import { debitOrRefuse } from './ledger-refusals';
 import { computeFee, type FeeSchedule } from '../src/domain/fees';
-import type { Refund } from '../src/domain/refund';
+import type { Refund, RefundType } from '../src/domain/refund';
 import { toRefundRecord } from '../src/contract/records/refund-record';
 import type { Country, OperatorCode } from '../src/domain/operators';
+import type { SandboxScenario } from '../src/domain/transaction';
 import type { EventType } from '../src/events/catalogue';
 import type { RecordEventInput } from '../src/events/event-store';
-import type { OpenRefundInput } from '../workflows/refund-api';
 import { missingRecord } from '../src/temporal/permanent-errors';
+
+/**
+ * What the payin workflow's refund handler tells the activity that debits the merchant and stores
+ * the refund. Declared here, beside its activity: workflows import activity types, never the reverse.
+ */
+export interface OpenRefundInput {
+  refundId: string;
+  transactionRef: string;
+  payinId: string;
+  externalReference: string;
+  reason: string;
+  /** Integer minor units, decided by the payin workflow. */
+  amount: number;
+  refundType: RefundType;
+  operator: OperatorCode;
+  country: Country;
+  sandboxScenario: SandboxScenario | null;
+  idempotencyKey: string | null;
+  /** RefundAsk.requestFingerprint, stored on the refund; absent in older histories. */
+  requestFingerprint?: string | null;
+  apiKey: string | null;
+  requestedAt: string;
+  workflowId: string;
+}
 
 export interface RefundActivityDeps {
   transactions: TransactionStore;

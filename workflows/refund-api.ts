@@ -1,6 +1,5 @@
 import { defineUpdate } from '@temporalio/workflow';
 import type { Country, OperatorCode } from '../src/domain/operators';
-import type { RefundType } from '../src/domain/refund';
 import type { SandboxScenario } from '../src/domain/transaction';
 import type { AskState } from './ask-operator';
 
@@ -37,27 +36,6 @@ export interface RefundAsk {
  * the refund stored.
  */
 export const requestRefundUpdate = defineUpdate<{ refundId: string }, [RefundAsk]>('requestRefund');
-
-/** What the handler tells the activity that debits the merchant and stores the refund. */
-export interface OpenRefundInput {
-  refundId: string;
-  transactionRef: string;
-  payinId: string;
-  externalReference: string;
-  reason: string;
-  /** Integer minor units, decided by the payin workflow. */
-  amount: number;
-  refundType: RefundType;
-  operator: OperatorCode;
-  country: Country;
-  sandboxScenario: SandboxScenario | null;
-  idempotencyKey: string | null;
-  /** RefundAsk.requestFingerprint, stored on the refund; absent in older histories. */
-  requestFingerprint?: string | null;
-  apiKey: string | null;
-  requestedAt: string;
-  workflowId: string;
-}
 
 /** The refund's own workflow: asks the operator, then completes, or fails and is reversed. */
 export interface RefundWorkflowInput {

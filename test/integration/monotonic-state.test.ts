@@ -11,7 +11,7 @@ import { createPayinActivities } from '../../activities/payin-activities';
 import { createPayoutActivities } from '../../activities/payout-activities';
 import { createRefundActivities } from '../../activities/refund-activities';
 import type { ActivityDeps } from '../../activities';
-import type { OpenRefundInput } from '../../workflows/refund-api';
+import type { OpenRefundInput } from '../../activities/refund-activities';
 
 // Issue 15: a status write that lands late (an activity attempt that timed out, still running while
 // Temporal's retry and the workflow's next writes went ahead) never moves a record backwards. The
