@@ -54,7 +54,7 @@ export interface Transaction {
   /** Where the checkout page sends the customer once the payin ends (the merchant's action URLs). */
   action?: { successUrl: string; failureUrl: string };
   workflowId: string;
-  /** Payouts only: how it was asked for and what the operator did (src/domain/payout-record.ts). */
+  /** Payouts only: how it was asked for and what the operator did (src/contract/records/payout-record.ts). */
   payout?: PayoutDetails;
   /**
    * Payins only: ids of its refunds, written by its workflow (one writer at a time) once each is
