@@ -234,9 +234,7 @@ describe('refund Updates on the real server', () => {
           return final;
         },
         (all) => all.every((a) => a.status !== 503),
-        // The payin's workflow opens its refunds one at a time (debit, list, child start): about 2-4 s
-        // each on a loaded machine.
-        150_000,
+        60_000,
       );
       const faults = final.filter((a) => a.status >= 500);
       if (faults.length)
@@ -263,7 +261,7 @@ describe('refund Updates on the real server', () => {
       const main = await ledger.verify((await ledger.mainAccount(merchant.merchantId, 'XOF')).id);
       expect(main.balance).toBe(main.sumOfEntries);
     },
-    300_000,
+    180_000,
   );
 
   it('a retry with the same key while the first Update is still queued attaches to it: one Update, one refund', async () => {
