@@ -18,7 +18,9 @@ import {
 } from './helpers/stub-activities';
 
 // The direct payin's state machine (docs/payins.md): processing -> success | failed | expired, and
-// failed -> success through the partner check. The operator is a stub; time is skipped.
+// failed -> success through the partner check; and its OTP path ("OTP handling": the workflow
+// carries the id of a stored OTP and deletes it once: acknowledged, ended, or its lifetime timer).
+// The operator is a stub; time is skipped.
 
 const minute = 60_000;
 const hour = 60 * minute;
@@ -170,4 +172,101 @@ test('ambiguous failure, the partner never finds the funds (or is down) -> faile
   expect(checks.length).toBeLessThan(40);
   expect(checks.at(-1)!).toBeLessThanOrEqual(input.timing.correctionWindowMs + minute);
   expect(closedAt - failedAt).toBeGreaterThanOrEqual(input.timing.correctionWindowMs);
+});
+
+test('OTP: the operator acknowledges -> the stored OTP is deleted at once, exactly once; success', async () => {
+  const input = directPayin({ otpId: 'otp_a1' });
+  const stubs = stubActivities({ readCollectionStatus: replies(completed()) });
+  const { result } = await run(stubs, input);
+
+  expect(result.status).toBe('success');
+  expect(stubs.of('requestCollection').map((c) => c.args)).toEqual([
+    [input.collection, { sentBefore: false }],
+  ]);
+  expect(stubs.of('forgetOtp').map((c) => c.args)).toEqual([['otp_a1']]);
+  // Deleted on the acknowledgement, before the first status read.
+  const names = stubs.names();
+  expect(names.indexOf('forgetOtp')).toBeLessThan(names.indexOf('readCollectionStatus'));
+});
+
+test('OTP gone before the operator was asked -> failed OTP_EXPIRED, definitive: no partner check, nothing credited', async () => {
+  const input = directPayin({ otpId: 'otp_b2' });
+  const stubs = stubActivities({
+    requestCollection: replies(failed('OTP_EXPIRED', 'The OTP expired before the operator was asked')),
+  });
+  const { result } = await run(stubs, input);
+
+  expect(result).toMatchObject({
+    status: 'failed',
+    confirmationStatus: 'declined',
+    failure: { code: 'OTP_EXPIRED' },
+  });
+  expect(stubs.count('partnerCheck') + stubs.count('creditMerchantForPayin')).toBe(0);
+  expect(stubs.of('forgetOtp').map((c) => c.args)).toEqual([['otp_b2']]);
+});
+
+test('OTP never used (the operator unreachable): deleted by its OTP_LIFETIME timer, once; resends say it was sent before', async () => {
+  const input = directPayin({ otpId: 'otp_c3' });
+  const stubs = stubActivities({
+    requestCollection: replies(unavailable()),
+    readCollectionStatus: replies(unknown()),
+    cancelAtOperator: replies(cancelled()),
+  });
+  const { result, startedAt } = await run(stubs, input);
+
+  expect(result.status).toBe('expired');
+  const forgets = stubs.of('forgetOtp');
+  expect(forgets.map((c) => c.args)).toEqual([['otp_c3']]);
+  expect(forgets[0]!.at - startedAt).toBeGreaterThanOrEqual(input.timing.otpLifetimeMs!);
+  const sends = stubs.of('requestCollection');
+  expect(sends.length).toBeGreaterThan(1);
+  expect(sends[0]!.args[1]).toEqual({ sentBefore: false });
+  expect(sends.slice(1).every((c) => (c.args[1] as { sentBefore: boolean }).sentBefore)).toBe(true);
+});
+
+test('OTP: the operator answers pending and never settles; cancellation confirmed -> expired, OTP deleted once', async () => {
+  const input = directPayin({ otpId: 'otp_d4' });
+  const stubs = stubActivities({
+    requestCollection: replies(pending()),
+    cancelAtOperator: replies(cancelled()),
+  });
+  const { result } = await run(stubs, input);
+
+  expect(result.status).toBe('expired');
+  expect(stubs.count('forgetOtp')).toBe(1);
+  expect(stubs.count('requestCollection')).toBe(1);
+});
+
+test("an operator's callback wakes the workflow before its poll timer: the status is read at once, then trusted", async () => {
+  const input = directPayin();
+  const stubs = stubActivities({ readCollectionStatus: replies(completed()) });
+  const { result, firstReadAfter } = await t.withStubs(stubs, async (taskQueue) => {
+    const handle = await t.env.client.workflow.start(payinWorkflow, {
+      args: [input],
+      taskQueue,
+      workflowId: `payin:${input.transactionId}`,
+    });
+    await handle.signal('operatorCallback', { kind: 'collection', id: input.transactionId });
+    const result = await handle.result();
+    const { startTime } = await handle.describe();
+    return { result, firstReadAfter: stubs.of('readCollectionStatus')[0]!.at - startTime.getTime() };
+  });
+
+  expect(result.status).toBe('success');
+  expect(firstReadAfter).toBeLessThan(5_000); // the first poll timer is 5 s
+  expect(stubs.count('readCollectionStatus')).toBe(1);
+});
+
+test('a long wait continues as new (bounded history): the request is not sent again, the answer settles once', async () => {
+  const stubs = stubActivities({
+    readCollectionStatus: replies(pending(), pending(), pending(), pending(), completed()),
+  });
+  const { result } = await run(stubs, directPayin({ timing: { readsPerRun: 2 } }));
+
+  expect(result).toMatchObject({ status: 'success', confirmationStatus: 'accepted' });
+  expect(stubs.count('readCollectionStatus')).toBe(5); // over three runs
+  expect(stubs.count('requestCollection')).toBe(1);
+  expect(stubs.count('creditMerchantForPayin')).toBe(1);
+  // The write sequence goes on across runs: pending, accepted, success.
+  expect(stubs.of('recordPayinState').map((c) => c.args[2])).toEqual([1, 2, 3]);
 });

@@ -70,7 +70,7 @@ async function outcome(p: Promise<unknown>): Promise<string> {
 /** A payin of 1,000 collected at once, whose refunds the operator completes unless `script` says otherwise. */
 async function withCollectedPayin<T>(
   script: Script,
-  fn: (h: Handle, input: PayinWorkflowInput) => Promise<T>,
+  fn: (h: Handle, input: PayinWorkflowInput, stubs: Stubs) => Promise<T>,
 ): Promise<{ stubs: Stubs; value: T; payin: Awaited<ReturnType<typeof payinWorkflow>> }> {
   const input = directPayin();
   const stubs = stubActivities({
@@ -86,7 +86,7 @@ async function withCollectedPayin<T>(
     });
     // Success is recorded by activities alone (no timer): wait for it in real time.
     while ((await h.query<{ status: string }>('payinState')).status !== 'success') await delay(20);
-    const value = await fn(h, input);
+    const value = await fn(h, input, stubs);
     const payin = await h.result(); // after the window and every accepted refund
     return { stubs, value, payin };
   });
@@ -204,4 +204,20 @@ test('a refund asked before the payin succeeded is refused REFUND_NOT_ALLOWED', 
 
   expect(late).toBe('REFUND_NOT_ALLOWED');
   expect(stubs.count('openRefund')).toBe(0);
+});
+
+test("a refund's operator callback reaches the payin's workflow and wakes that refund's child: read before its poll timer", async () => {
+  const { stubs, value } = await withCollectedPayin({}, async (h, _input, stubs) => {
+    const { refundId } = await requestRefund(h, refundAsk(100));
+    // The child asked the operator (its first answer: pending); the callback names the refund.
+    while (stubs.count('requestRefund') === 0) await delay(20);
+    await h.signal('operatorCallback', { kind: 'refund', id: refundId });
+    while (stubs.count('completeRefund') === 0) await delay(20);
+    return refundId;
+  });
+
+  const [asked] = stubs.of('requestRefund');
+  const [read] = stubs.of('readRefundStatus');
+  expect((asked!.args[0] as { refundId: string }).refundId).toBe(value);
+  expect(read!.at - asked!.at).toBeLessThan(5_000); // the child's first poll timer is 5 s
 });
