@@ -3,8 +3,7 @@
 // Temporal's workflow sandbox; for randomness (jitter) we ask for uuid4() so it reads as intended.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
-import { createNodeResolver, importX } from 'eslint-plugin-import-x';
-import { layerRules } from './eslint.layers.mjs';
+import { layerRules, noCycle } from './eslint.layers.mjs';
 
 const ioModules = [
   'mongoose',
@@ -82,13 +81,7 @@ export default tseslint.config(
     },
   },
   ...layerRules,
-  {
-    // No import cycles in the code that runs (a cycle makes load order decide what a module sees).
-    files: ['src/**/*.ts', 'activities/**/*.ts', 'workflows/**/*.ts'],
-    plugins: { 'import-x': importX },
-    settings: { 'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js', '.json'] })] },
-    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
-  },
+  noCycle,
   {
     files: ['workflows/**/*.ts'],
     rules: {

@@ -1,7 +1,9 @@
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
+
 // The layers, as import rules: domain <- contract <- services/activities <- API/workflows wiring.
 // Each folder lists what it may not import; a lower layer reaching up fails the build. Kept apart
-// from eslint.config.mjs so test/unit/layer-rules.test.ts can lint fixtures with these rules alone
-// (no type information: fast).
+// from eslint.config.mjs (which spreads them) so test/unit/layer-rules.test.ts can lint fixtures
+// with these rules alone (no type information: fast).
 
 /** A relative import reaching one of these top-level folders (`../api/x`, `../../src/api`); `./x` stays in its folder. */
 const reaching = (folders) => `^(?:\\.\\./)+(?:src/)?(?:${folders.join('|')})(?:/|\\.ts$|$)`;
@@ -118,5 +120,17 @@ export const layerRules = [
     rules: rule([noMain]),
   },
 ];
+
+/** No import cycles in the code that runs (a cycle makes load order decide what a module sees). */
+export const noCycle = {
+  files: ['src/**/*.ts', 'activities/**/*.ts', 'workflows/**/*.ts'],
+  plugins: { 'import-x': importX },
+  settings: {
+    // Without .ts here import-x skips every TypeScript dependency, and finds no cycle at all.
+    'import-x/extensions': ['.ts', '.js'],
+    'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js', '.json'] })],
+  },
+  rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+};
 
 export default layerRules;

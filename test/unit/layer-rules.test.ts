@@ -25,6 +25,22 @@ function lint(fixtures: Fixture[]): string[][] {
         const [result] = await layers.lintText(source, { filePath: file });
         out.push(result.messages.map((m) => (m.ruleId ?? 'fatal') + ' ' + m.message));
       }
+      // The cycle rule, on two files importing each other.
+      const { mkdtempSync, writeFileSync } = require('node:fs');
+      const { join } = require('node:path');
+      const { pathToFileURL } = require('node:url');
+      const { noCycle } = await import(pathToFileURL(join(process.cwd(), 'eslint.layers.mjs')).href);
+      const dir = mkdtempSync(join(require('node:os').tmpdir(), 'cycle-'));
+      writeFileSync(join(dir, 'a.ts'), "import { b } from './b';\\nexport const a = () => b;\\n");
+      writeFileSync(join(dir, 'b.ts'), "import { a } from './a';\\nexport const b = () => a;\\n");
+      const cycles = new ESLint({
+        cwd: dir,
+        overrideConfigFile: true,
+        overrideConfig: [{ ...noCycle, files: ['**/*.ts'], languageOptions: { parser: require('typescript-eslint').parser } }],
+      });
+      const linted = await cycles.lintFiles(['a.ts', 'b.ts']);
+      out.push(linted.flatMap((r) => r.messages.map((m) => (m.ruleId ?? 'fatal') + ' ' + m.message)));
+      require('node:fs').rmSync(dir, { recursive: true, force: true });
       // The project's own config must carry the same rules (it spreads them).
       const full = await new ESLint({ cwd: process.cwd() }).calculateConfigForFile('src/domain/money.ts');
       out.push([JSON.stringify(full.rules['no-restricted-imports'] ?? null)]);
@@ -83,7 +99,14 @@ describe('layer rules (eslint.layers.mjs)', () => {
     expect(at(11)).toMatch(/Only the Express layer imports src\/api/);
   });
 
+  it('import-x/no-cycle finds a cycle between two TypeScript modules', () => {
+    expect(results[fixtures.length]).toEqual([
+      'import-x/no-cycle Dependency cycle detected',
+      'import-x/no-cycle Dependency cycle detected',
+    ]);
+  });
+
   it('the project config applies them', () => {
-    expect(at(fixtures.length)).toContain('domain imports only the domain');
+    expect(at(fixtures.length + 1)).toContain('domain imports only the domain');
   });
 });
