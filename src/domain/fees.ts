@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { currencies, type Currency } from './money';
+import { currencies, type Currency, type MinorAmount } from './money';
 import { countries, operatorCodes, type Country, type OperatorCode } from './operators';
 
 // The fee schedule: a rate in basis points plus optional fixed, minimum and maximum amounts per
@@ -92,10 +92,10 @@ export function computeFee(
   kind: FeeKind,
   provider: OperatorCode | null,
   country: Country | null,
-  amountMinor: number,
+  amountMinor: MinorAmount,
   currency: Currency,
   schedule: FeeSchedule = defaultFeeSchedule,
-): number {
+): MinorAmount {
   if (!Number.isSafeInteger(amountMinor) || amountMinor < 0)
     throw new RangeError(`amount must be a non-negative integer in minor units, got ${amountMinor}`);
   const terms = termsFor(schedule[kind], provider, country);
@@ -113,11 +113,11 @@ export function computeFee(
 /** Who pays what, in minor units, for a fee already computed. See docs/fees.md for examples. */
 export interface FeeSplit {
   /** Total debited from the payer: the customer for a payin, the merchant for a payout or refund. */
-  chargedAmount: number;
+  chargedAmount: MinorAmount;
   /** Signed movement of the merchant's account: credit for a payin, debit for a payout or refund. */
-  merchantDelta: number;
+  merchantDelta: MinorAmount;
   /** What the other side receives: the merchant net for a payin, the beneficiary for a payout or refund. */
-  netToRecipient: number;
+  netToRecipient: MinorAmount;
 }
 
 /**
@@ -125,7 +125,7 @@ export interface FeeSplit {
  * merchant is credited amount − fee; with payFee false the customer pays amount + fee. Payouts and
  * refunds always cost the merchant amount + fee (the beneficiary gets `amount`), whatever payFee says.
  */
-export function splitFee(kind: FeeKind, amount: number, fee: number, payFee: boolean): FeeSplit {
+export function splitFee(kind: FeeKind, amount: MinorAmount, fee: MinorAmount, payFee: boolean): FeeSplit {
   if (kind === 'payin') {
     return payFee
       ? { chargedAmount: amount, merchantDelta: amount - fee, netToRecipient: amount - fee }

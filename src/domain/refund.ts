@@ -1,4 +1,4 @@
-import type { Currency } from './money';
+import type { Currency, MinorAmount } from './money';
 import type { Attention, Failure, SandboxScenario } from './transaction';
 
 // A refund of a payin, as the service stores it. Pure: the payin workflow's Update validator uses
@@ -24,8 +24,8 @@ export interface Refund {
   externalReference: string;
   reason: string;
   /** Integer minor units. */
-  amount: number;
-  fee: number;
+  amount: MinorAmount;
+  fee: MinorAmount;
   currency: Currency;
   refundType: RefundType;
   status: RefundStatus;

@@ -1,5 +1,5 @@
 import type { Country, ProviderName } from './operators';
-import type { Currency } from './money';
+import type { Currency, MinorAmount } from './money';
 
 // The lifecycle of a payin or payout as the service stores it.
 export const transactionKinds = ['payin', 'payout'] as const;
@@ -45,9 +45,9 @@ export interface Transaction {
   provider: ProviderName | null;
   currency: Currency;
   /** Integer minor units. */
-  amount: number;
-  fee: number;
-  chargedAmount: number;
+  amount: MinorAmount;
+  fee: MinorAmount;
+  chargedAmount: MinorAmount;
   payFee: boolean;
   sandboxScenario: 'completed' | 'failed' | 'pending' | null;
   failure: Failure | null;

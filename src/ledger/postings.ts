@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Currency } from '../domain/money';
+import type { Currency, MinorAmount } from '../domain/money';
 import type { Refund } from '../domain/refund';
 import type { Transaction } from '../domain/transaction';
 import type { Ledger } from './ledger';
@@ -53,7 +53,7 @@ export const refundSourceRefs = sourceRefs.refund;
 // ---- payins ----
 
 /** The net amount the merchant gets for a payin: the fee is deducted when the merchant pays it. */
-export function payinNet(tx: Pick<Transaction, 'amount' | 'fee' | 'payFee'>): number {
+export function payinNet(tx: Pick<Transaction, 'amount' | 'fee' | 'payFee'>): MinorAmount {
   return tx.payFee ? tx.amount - tx.fee : tx.amount;
 }
 
@@ -65,7 +65,7 @@ export function payinNet(tx: Pick<Transaction, 'amount' | 'fee' | 'payFee'>): nu
 export async function creditPayin(
   ledger: Ledger,
   tx: Transaction,
-): Promise<{ credited: number; fee: number }> {
+): Promise<{ credited: MinorAmount; fee: MinorAmount }> {
   const refs = sourceRefs.payin(tx.id);
   const clearing = await ledger.systemAccountId('operator-clearing', tx.currency);
   const main = await ledger.mainAccountId(tx.merchantId, tx.currency);
@@ -210,7 +210,7 @@ export async function fundFromSandbox(
   f: {
     merchantId: string;
     currency: Currency;
-    amount: number;
+    amount: MinorAmount;
     reason: string;
     metadata?: Record<string, unknown>;
   },

@@ -1,4 +1,4 @@
-import type { Currency } from '../domain/money';
+import type { Currency, MinorAmount } from '../domain/money';
 
 // The ledger's public vocabulary. Amounts are integers in the currency's minor unit.
 
@@ -15,7 +15,7 @@ export interface Account {
   kind: AccountKind;
   name: string;
   /** Running balance of the account's newest entry: always the sum of its entries. */
-  balance: number;
+  balance: MinorAmount;
   createdAt: Date;
 }
 
@@ -28,8 +28,8 @@ export interface LedgerEntry {
   /** 1, 2, 3... per account, contiguous; unique with accountId. */
   seq: number;
   /** Signed: negative for a debit, positive for a credit. */
-  amount: number;
-  balanceAfter: number;
+  amount: MinorAmount;
+  balanceAfter: MinorAmount;
   currency: Currency;
   transferId: string;
   sourceRef: string;
@@ -47,7 +47,7 @@ export interface TransferRequest {
   fromAccountId: string;
   toAccountId: string;
   /** > 0, minor units. */
-  amount: number;
+  amount: MinorAmount;
   reason: string;
   transactionId?: string;
   metadata?: Record<string, unknown>;
@@ -58,8 +58,8 @@ export interface TransferResult {
   /** True for exactly one call per sourceRef: the one that completed it. */
   applied: boolean;
   /** Balances right after this transfer's legs (the same answer on every replay). */
-  fromBalance: number;
-  toBalance: number;
+  fromBalance: MinorAmount;
+  toBalance: MinorAmount;
 }
 
 // The errors live in ./errors (no imports: workflows read their names too).
