@@ -152,3 +152,18 @@ test('payout refused: the balance does not cover it -> failed INSUFFICIENT_BALAN
   expect(statuses(stubs)).toEqual(['failed']);
   expect(stubs.count('requestDisbursement') + stubs.count('reversePayout')).toBe(0);
 });
+
+test('payout: a long wait continues as new (bounded history): not debited or sent again, the write sequence goes on', async () => {
+  const stubs = stubActivities({
+    readDisbursementStatus: replies(pending(), pending(), pending(), pending(), completed()),
+  });
+  const input = { ...payoutInput(), timing: { expiryMs: EXPIRY_MS, readsPerRun: 2 } };
+  const { result } = await run(stubs, input);
+
+  expect(result).toEqual({ status: 'completed', failure: null });
+  expect(stubs.count('readDisbursementStatus')).toBe(5); // over three runs
+  expect(stubs.count('ensurePayoutDebited') + stubs.count('requestDisbursement')).toBe(2);
+  expect(statuses(stubs)).toEqual(['processing', 'processed', 'completed']);
+  expect(stubs.of('recordPayoutState').map((c) => c.args[2])).toEqual([1, 2, 3]);
+  expect(stubs.count('reversePayout')).toBe(0);
+});
