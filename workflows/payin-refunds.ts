@@ -69,7 +69,7 @@ export function payinRefunds(
   let listing: Promise<void> = Promise.resolve();
   // The handlers run concurrently, each deciding and reserving before its first await. Serializing
   // them behind a workflow mutex was tried in issue 17 and left out: it did not stop the replay bug
-  // of docs/faults.md and made concurrent requests outlast the API's decision wait.
+  // of docs/faults.md, and a payin's refunds then opened one after another.
   setHandler(requestRefundUpdate, (ask: RefundAsk) => openRefund(ask), {
     validator: (ask: RefundAsk) => {
       decide(ask);
