@@ -85,8 +85,11 @@ export function replies(...answers: unknown[]): (...args: unknown[]) => Promise<
   };
 }
 
+/** Each activity with its real signature: the defaults are checked against the activities' own types. */
+type Typed = { [K in keyof Activities]: (...args: Parameters<Activities[K]>) => ReturnType<Activities[K]> };
+
 /** Defaults: every ledger and record write applies, every event is recorded, the operator says pending. */
-function defaults(): Script {
+function defaults(): Typed {
   return {
     recordPayinState: async () => undefined,
     creditMerchantForPayin: async () => ({ credited: 985, fee: 15 }),
