@@ -1,11 +1,12 @@
-import type { Request } from 'express';
 import { languages, negotiateLanguage, type Language } from '../contract/i18n';
 
 // Every word of the hosted checkout page, in English and French. The page's script receives the
 // `client` strings of its language; the server renders the rest.
 
 /** `?lang=fr` (the page's visible switch) wins over Accept-Language. */
-export function checkoutLanguage(req: Pick<Request, 'acceptsLanguages' | 'query'>): Language {
+export function checkoutLanguage(
+  req: Parameters<typeof negotiateLanguage>[0] & { query: Record<string, unknown> },
+): Language {
   const asked = req.query.lang;
   if (typeof asked === 'string' && (languages as readonly string[]).includes(asked)) return asked as Language;
   return negotiateLanguage(req);
