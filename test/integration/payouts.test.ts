@@ -9,7 +9,7 @@ import { createPayoutActivities } from '../../activities/payout-activities';
 import { TransactionStore } from '../../src/persistence/transactions';
 import { accountPayoutRecord } from '../../src/contract/schemas/payout';
 import { transactionRecord } from '../../src/contract/schemas/transaction-record';
-import { payoutSourceRefs } from '../../src/services/payout-ledger';
+import { payoutSourceRefs } from '../../src/ledger/postings';
 
 // Payouts through HTTP, the worker, the operator simulator and FerretDB: the direct flow and both
 // standard shapes, every scenario, expiry with time skipping, the reversal of the gross amount

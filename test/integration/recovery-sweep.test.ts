@@ -9,7 +9,7 @@ import { resolveFeeSchedule } from '../../src/domain/fees';
 import { TransactionStore } from '../../src/persistence/transactions';
 import { WorkflowStartLog } from '../../src/persistence/workflow-starts';
 import { PayoutService } from '../../src/services/payout-service';
-import { payoutSourceRefs } from '../../src/services/payout-ledger';
+import { payoutSourceRefs } from '../../src/ledger/postings';
 import { buildRecoveryDeps } from '../../src/main/wiring';
 import { recoverySweepOf, type RecoveryDeps } from '../../src/recovery/activities';
 import type { RecoverySweepResult } from '../../src/recovery/sweep';
