@@ -1,5 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { ApiProblem } from '../contract/problems';
+import { fieldMessages, problemAt } from '../contract/field-messages';
 import { MAX_JSON_DEPTH, tooDeep } from './json-body';
 import type { IdempotencyRecord, IdempotencyStore } from '../persistence/idempotency-keys';
 import type { KeyRing } from '../security/key-ring';
@@ -159,14 +160,10 @@ function keyReusedCode(req: Request): 'IDEMPOTENCY_KEY_REUSED' | 'DUPLICATE_REFU
 function readKey(req: Request): string {
   const raw = req.get('X-Idempotency-Key')?.trim();
   if (!raw) {
-    throw new ApiProblem('IDEMPOTENCY_KEY_MISSING', {
-      errors: [{ path: headerPath, message: { en: 'Required.', fr: 'Obligatoire.' } }],
-    });
+    throw problemAt('IDEMPOTENCY_KEY_MISSING', headerPath, fieldMessages.required);
   }
   if (!uuidPattern.test(raw)) {
-    throw new ApiProblem('IDEMPOTENCY_KEY_INVALID', {
-      errors: [{ path: headerPath, message: { en: 'Must be a UUID.', fr: 'Doit être un UUID.' } }],
-    });
+    throw problemAt('IDEMPOTENCY_KEY_INVALID', headerPath, fieldMessages.notAUuid);
   }
   return raw.toLowerCase();
 }

@@ -1,5 +1,6 @@
 import express, { type RequestHandler } from 'express';
 import { ApiProblem } from '../contract/problems';
+import { fieldMessages, problemAt } from '../contract/field-messages';
 
 // Bodies are JSON (application/json or any +json type). Content-Type is optional in the interface,
 // so a body without one is read as JSON; a body declared as something else is a 415.
@@ -18,17 +19,7 @@ export const MAX_JSON_DEPTH = 32;
 
 /** The 400 for a body nested deeper than MAX_JSON_DEPTH. */
 export function tooDeep(): ApiProblem {
-  return new ApiProblem('VALIDATION_ERROR', {
-    errors: [
-      {
-        path: '(body)',
-        message: {
-          en: `Nested deeper than ${MAX_JSON_DEPTH} levels.`,
-          fr: `Imbriqué sur plus de ${MAX_JSON_DEPTH} niveaux.`,
-        },
-      },
-    ],
-  });
+  return problemAt('VALIDATION_ERROR', '(body)', fieldMessages.nestedTooDeep(MAX_JSON_DEPTH));
 }
 
 /** Whether a parsed value nests objects/arrays deeper than `max`; iterative, so any depth is safe. */

@@ -64,6 +64,17 @@ export const fieldMessages = {
     fr: `Ce compte est en ${accountCurrency} ; les transferts en ${country} sont en ${currency}.`,
   }),
   invalidCursor: { en: 'Invalid cursor', fr: 'Curseur invalide' } satisfies Text,
+  required: { en: 'Required.', fr: 'Obligatoire.' } satisfies Text,
+  notAUuid: { en: 'Must be a UUID.', fr: 'Doit être un UUID.' } satisfies Text,
+  nestedTooDeep: (max: number): Text => ({
+    en: `Nested deeper than ${max} levels.`,
+    fr: `Imbriqué sur plus de ${max} niveaux.`,
+  }),
+  /** A refund amount finer than the currency's minor unit. */
+  tooManyDecimals: (currency: string, digits: number): Text => ({
+    en: `${currency} amounts have at most ${digits} decimals.`,
+    fr: `Les montants en ${currency} ont au plus ${digits} décimales.`,
+  }),
   /** The hosted checkout page: the same rules, told to the customer. */
   customer: {
     providerNotOffered: (country: string, allowed: string): Text => ({

@@ -10,6 +10,7 @@ import type { RefundStore } from '../persistence/refunds';
 import type { RefundAuditLog } from '../persistence/refund-audit';
 import type { RefundRequest } from '../contract/schemas/refund';
 import { ApiProblem, type ProblemCode } from '../contract/problems';
+import { fieldMessages, problemAt } from '../contract/field-messages';
 import { minorUnitDigits, toMinor } from '../domain/money';
 import { newId } from '../domain/ids';
 import type { Transaction } from '../domain/transaction';
@@ -93,17 +94,7 @@ export class RefundService {
     if (body.amount !== undefined && !Number.isInteger(body.amount * 10 ** minorUnitDigits[payin.currency])) {
       await log('VALIDATION_ERROR');
       const digits = minorUnitDigits[payin.currency];
-      throw new ApiProblem('VALIDATION_ERROR', {
-        errors: [
-          {
-            path: 'amount',
-            message: {
-              en: `${payin.currency} amounts have at most ${digits} decimals.`,
-              fr: `Les montants en ${payin.currency} ont au plus ${digits} décimales.`,
-            },
-          },
-        ],
-      });
+      throw problemAt('VALIDATION_ERROR', 'amount', fieldMessages.tooManyDecimals(payin.currency, digits));
     }
     // The externalReference is taken: by this very request (a retry after a crash) it is answered
     // again; by any other, refused. The workflow checks it again, race-free.

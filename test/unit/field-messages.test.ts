@@ -104,6 +104,9 @@ describe('field messages', () => {
       'needs the code you get',
       'does not belong to',
       'is not offered in',
+      'Nested deeper than',
+      'amounts have at most',
+      'Doit être un UUID',
     ];
     for (const text of texts) {
       const holders = sources
