@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { ApiClient, eventually } from '../helpers/http';
-import { replacementWorker, startStack, type TestStack } from '../helpers/stack';
+import { replacementWorker } from '../helpers/stack';
+import { useStack } from '../helpers/use-stack';
 import { createTestMerchant, type TestMerchant } from '../helpers/merchants';
 import { Ledger } from '../../src/ledger';
 import { buildActivityDeps } from '../../src/main/wiring';
@@ -17,26 +18,22 @@ import { payoutSourceRefs } from '../../src/ledger/postings';
 const MIN = 60_000;
 
 describe('payouts', () => {
-  let stack: TestStack;
+  // No workflow cache, so no sticky queue: the time-skipping server never moves a task off a
+  // stopped worker's sticky queue, which the worker-restart test below needs.
+  const { stack, merchant, api } = useStack({
+    config: { PAYOUT_EXPIRY: '10m' },
+    worker: { maxCachedWorkflows: 0 },
+    fund: 100_000,
+  });
   let ledger: Ledger;
-  let merchant: TestMerchant;
-  let api: ApiClient;
   const merchants: TestMerchant[] = [];
 
-  beforeAll(async () => {
-    // No workflow cache, so no sticky queue: the time-skipping server never moves a task off a
-    // stopped worker's sticky queue, which the worker-restart test below needs.
-    stack = await startStack({ PAYOUT_EXPIRY: '10m' }, { worker: { maxCachedWorkflows: 0 } });
+  beforeAll(() => {
     ledger = Ledger.on(stack.mongo);
-    merchant = await newMerchant(100_000);
-    api = new ApiClient(stack.baseUrl, merchant.credentials);
-  });
-  afterAll(async () => {
-    await stack?.stop();
   });
   // After every test: each account's balance is the sum of its entries, and none is negative.
   afterEach(async () => {
-    for (const m of merchants) {
+    for (const m of [merchant, ...merchants]) {
       for (const account of await ledger.listAccounts(m.merchantId)) {
         const v = await ledger.verify(account.id);
         expect(v.balance).toBe(v.sumOfEntries);
