@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApiClient, eventually } from '../helpers/http';
-import { replacementWorker, startStack, type TestStack } from '../helpers/stack';
-import { createTestMerchant, type TestMerchant } from '../helpers/merchants';
+import { useStack } from '../helpers/use-stack';
+import { createTestMerchant } from '../helpers/merchants';
 import { Ledger } from '../../src/ledger';
 import { refundRecord } from '../../src/contract/schemas/refund';
 import { transactionRecord } from '../../src/contract/schemas/transaction-record';
@@ -11,25 +11,16 @@ import { saKind, saMerchantId, saReference, saStatus } from '../../src/temporal/
 
 // Refunds through HTTP, the payin's workflow, the refund workflows, the operator simulator and
 // FerretDB: every rule and error code of the interface, partial refunds up to and past the
-// original, a failed refund reversed once, and 100 concurrent refunds on one payin.
+// original, a failed refund reversed once, and 100 concurrent refunds on one payin. A refund asked
+// while the worker is down: refund-decision-wait.test.ts.
 
 describe('refunds', () => {
-  let stack: TestStack;
+  const { stack, merchant, api } = useStack({ merchantPerTest: true });
   let ledger: Ledger;
-  let merchant: TestMerchant;
-  let api: ApiClient;
   let seq = 0;
 
-  beforeAll(async () => {
-    stack = await startStack();
+  beforeAll(() => {
     ledger = Ledger.on(stack.mongo);
-  });
-  afterAll(async () => {
-    await stack?.stop();
-  });
-  beforeEach(async () => {
-    merchant = await createTestMerchant(stack);
-    api = new ApiClient(stack.baseUrl, merchant.credentials);
   });
   // Every test: each account touched holds exactly the sum of its entries.
   afterEach(async () => {
@@ -361,65 +352,4 @@ describe('refunds', () => {
     expect(read.body.refunds).toHaveLength(accepted.length);
     expect(await balance()).toBe(start - accepted.length * 700);
   }, 180_000);
-});
-
-describe('a refund its payin cannot decide in time (worker down)', () => {
-  let stack: TestStack;
-  beforeAll(async () => {
-    // No sticky cache: the test server has no sticky timeout, and this test replaces the worker.
-    stack = await startStack({ REFUND_DECISION_WAIT: '1s' }, { worker: { maxCachedWorkflows: 0 } });
-  });
-  afterAll(async () => {
-    await stack?.stop();
-  });
-
-  it('answers 503 DECISION_PENDING with Retry-After, and the retry with the same key refunds once', async () => {
-    const merchant = await createTestMerchant(stack);
-    const api = new ApiClient(stack.baseUrl, merchant.credentials);
-    await api.post('/v1/direct/payin', {
-      reference: 'slow-decision',
-      customerName: 'Awa Koné',
-      payin: { amount: 3_000, msisdn: '+2250500000001', provider: 'MTN', country: 'CI' },
-      action: { successUrl: 'https://shop.example/ok', failureUrl: 'https://shop.example/ko' },
-    });
-    await eventually(
-      () => api.get('/v1/payin/slow-decision'),
-      (r) => r.body.status === 'success',
-    );
-    stack.worker.shutdown();
-    await eventually(
-      async () => stack.worker.getState(),
-      (s) => s === 'STOPPED' || s === 'FAILED',
-    );
-    const key = randomUUID();
-    const body = { amount: 1_000, reason: 'late delivery', externalReference: 'slow-rf-1' };
-    const pending = await api.post('/v1/payin/slow-decision/refund', body, {
-      'x-idempotency-key': key,
-      'accept-language': 'fr',
-    });
-    expect(pending.status).toBe(503);
-    expect(pending.body.code).toBe('DECISION_PENDING');
-    expect(pending.body.title).toBe('Pas encore décidé');
-    expect(Number(pending.headers.get('retry-after'))).toBeGreaterThan(0);
-
-    const replacement = await replacementWorker(stack);
-    const running = replacement.run();
-    try {
-      const retried = await eventually(
-        () => api.post('/v1/payin/slow-decision/refund', body, { 'x-idempotency-key': key }),
-        (r) => r.status !== 503 && r.status !== 409,
-      );
-      expect([200, 201]).toContain(retried.status);
-      const payin = await eventually(
-        () => api.get('/v1/payin/slow-decision'),
-        (r) => r.body.refunds?.length >= 1,
-      );
-      // One refund, whichever of the two Updates the workflow decided first.
-      expect(payin.body.refunds).toHaveLength(1);
-      expect(payin.body.refunds[0].reference).toBe(retried.body.reference);
-    } finally {
-      replacement.shutdown();
-      await running;
-    }
-  });
 });

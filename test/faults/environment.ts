@@ -1,0 +1,114 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection as TemporalConnection } from '@temporalio/client';
+import type { Connection } from 'mongoose';
+import { configSchema } from '../../src/config';
+import { dataConverter } from '../../src/temporal/codec';
+import { createLogger } from '../../src/infra/logger';
+import { freePort, startTemporalDevServer, type LocalServer } from '../../src/infra/local-servers';
+import { buildApi } from '../../src/main/wiring';
+import { connectMongo } from '../../src/persistence/mongo';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/server';
+import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy';
+import { WorkerProcess } from './worker-process';
+
+// The fault suite's world (test/faults/faults.test.ts): a real Temporal dev server (real time), a
+// database on the shared FerretDB, the API in this process, the worker as a child process, and the
+// operator simulator behind two fault proxies: gateway -> operatorProxy -> simulator, and
+// simulator callbacks -> callbackProxy -> API.
+export class FaultEnvironment {
+  dir: string | undefined;
+  temporalServer: LocalServer | undefined;
+  temporalConnection: TemporalConnection | undefined;
+  mongo!: Connection;
+  mongoUri = '';
+  simulator!: RunningSimulator;
+  operatorProxy!: FaultProxy;
+  callbackProxy!: FaultProxy;
+  server: Server | undefined;
+  apiUrl = '';
+  worker!: WorkerProcess;
+  workerEnv: NodeJS.ProcessEnv = {};
+  temporalAddress = '';
+  /** The test's pending timers, cleared before anything stops. */
+  readonly timers = new Set<NodeJS.Timeout>();
+
+  constructor(private readonly timings: Record<string, string>) {}
+
+  async start(): Promise<void> {
+    this.dir = mkdtempSync(join(tmpdir(), 'momo-faults-'));
+    const temporalPort = await freePort();
+    this.temporalServer = await startTemporalDevServer({
+      dataDir: join(this.dir, 'temporal'),
+      port: temporalPort,
+      uiPort: await freePort(),
+      namespace: 'default',
+    });
+    this.temporalAddress = `127.0.0.1:${temporalPort}`;
+    this.temporalConnection = await TemporalConnection.connect({ address: this.temporalAddress });
+    const temporal = new Client({
+      connection: this.temporalConnection,
+      namespace: 'default',
+      dataConverter: dataConverter(configSchema.parse({}).PAYLOAD_CODEC_KEYS),
+    });
+    const base = process.env.TEST_MONGODB_URL;
+    if (!base) throw new Error('TEST_MONGODB_URL is unset: run through jest (global setup)');
+    this.mongoUri = `${base}/faults_${randomBytes(4).toString('hex')}`;
+    this.mongo = await connectMongo(this.mongoUri);
+    const settings = {
+      NODE_ENV: 'test',
+      TEMPORAL_TASK_QUEUE: `faults-${randomUUID().slice(0, 8)}`,
+      ...this.timings,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      RATE_LIMIT_PER_MINUTE: '0',
+      AUTH_CACHE_TTL: '10m',
+    };
+    const config = configSchema.parse({ ...settings, LOG_LEVEL: 'silent', PORT: '0', HOST: '127.0.0.1' });
+    this.simulator = await startSimulator({
+      port: 0,
+      callbackSecrets: config.OPERATOR_CALLBACK_SECRETS,
+      slowResponseMs: 1_500,
+    });
+    // gateway -> operatorProxy -> simulator; simulator callbacks -> callbackProxy -> API.
+    this.operatorProxy = await startFaultProxy({ target: this.simulator.url });
+    config.OPERATOR_BASE_URL = this.operatorProxy.url;
+    const app = await buildApi({ config, mongo: this.mongo, temporal, logger: createLogger('silent') });
+    this.server = await new Promise<Server>((res) => {
+      const s = app.listen(0, '127.0.0.1', () => res(s));
+    });
+    this.apiUrl = `http://127.0.0.1:${(this.server.address() as { port: number }).port}`;
+    this.callbackProxy = await startFaultProxy({ target: this.apiUrl });
+    this.simulator.simulator.setCallbackBaseUrl(this.callbackProxy.url);
+    this.workerEnv = {
+      ...process.env,
+      ...settings,
+      LOG_LEVEL: 'info',
+      MONGODB_URI: this.mongoUri,
+      TEMPORAL_ADDRESS: this.temporalAddress,
+      TEMPORAL_NAMESPACE: 'default',
+      WORKFLOW_BUNDLE_PATH: process.env.TEST_WORKFLOW_BUNDLE!,
+      OPERATOR_BASE_URL: this.operatorProxy.url,
+      WORKER_METRICS_PORT: '0',
+    };
+    this.worker = new WorkerProcess(this.workerEnv);
+    await this.worker.start();
+  }
+
+  async stop(): Promise<void> {
+    for (const t of this.timers) clearTimeout(t);
+    await this.worker?.stop();
+    await this.callbackProxy?.stop();
+    await this.operatorProxy?.stop();
+    await this.simulator?.stop();
+    this.server?.closeAllConnections();
+    await new Promise<void>((res) => (this.server ? this.server.close(() => res()) : res()));
+    await this.mongo?.dropDatabase().catch(() => undefined);
+    await this.mongo?.close();
+    await this.temporalConnection?.close();
+    await this.temporalServer?.stop();
+    if (this.dir) rmSync(this.dir, { recursive: true, force: true });
+  }
+}
