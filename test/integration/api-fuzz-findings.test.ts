@@ -1,23 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { ApiClient } from '../helpers/http';
-import { startStack, type TestStack } from '../helpers/stack';
-import { createTestMerchant, type TestMerchant } from '../helpers/merchants';
+import { useStack } from '../helpers/use-stack';
 import { IdempotencyStore } from '../../src/persistence/idempotency-keys';
 
 // Regressions for what `npm run fuzz` (schemathesis) found, through HTTP against the real stack.
 describe('API fuzz findings', () => {
-  let stack: TestStack;
-  let merchant: TestMerchant;
-  let api: ApiClient;
-
-  beforeAll(async () => {
-    stack = await startStack();
-    merchant = await createTestMerchant(stack, 'Fuzz findings merchant');
-    api = new ApiClient(stack.baseUrl, merchant.credentials);
-  });
-  afterAll(async () => {
-    await stack?.stop();
-  });
+  const { stack, merchant, api } = useStack({ merchant: 'Fuzz findings merchant' });
 
   it('a documented path asked with another method is a 405 naming the allowed ones, before any other check', async () => {
     // Was a 404 (TRACE, PUT), or the idempotency middleware's 400 (a POST to a read route).

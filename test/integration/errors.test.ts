@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { ApiClient, basic, type ApiResponse } from '../helpers/http';
-import { startStack, type TestStack } from '../helpers/stack';
-import { createTestMerchant, type TestMerchant } from '../helpers/merchants';
+import { useStack } from '../helpers/use-stack';
+import { createTestMerchant } from '../helpers/merchants';
 import { problemSchema } from '../../src/contract/problems';
 import { buildApi } from '../../src/main/wiring';
 import { createLogger } from '../../src/infra/logger';
@@ -10,18 +10,7 @@ import { createLogger } from '../../src/infra/logger';
 // Bad input of every kind, through HTTP: always a 4xx application/problem+json in the caller's
 // language, each bad field named by path, never a 500 or a stack trace. Then rate limiting.
 describe('errors: bad input never yields a 500', () => {
-  let stack: TestStack;
-  let merchant: TestMerchant;
-  let api: ApiClient;
-
-  beforeAll(async () => {
-    stack = await startStack();
-    merchant = await createTestMerchant(stack, 'Errors merchant');
-    api = new ApiClient(stack.baseUrl, merchant.credentials);
-  });
-  afterAll(async () => {
-    await stack?.stop();
-  });
+  const { stack, merchant, api } = useStack({ merchant: 'Errors merchant' });
 
   const valid = (reference = `err-${randomUUID()}`) => ({
     reference,

@@ -1,6 +1,5 @@
-import { ApiClient, eventually } from '../helpers/http';
-import { startStack, type TestStack } from '../helpers/stack';
-import { createTestMerchant } from '../helpers/merchants';
+import { eventually } from '../helpers/http';
+import { useStack } from '../helpers/use-stack';
 import { signCallback } from '../../src/operators/signature';
 import { TransactionStore } from '../../src/persistence/transactions';
 import { decodeHistoryPayloads } from '../../src/temporal/codec';
@@ -11,19 +10,7 @@ import { createLogger } from '../../src/infra/logger';
 
 // POST /operator-callbacks/:code: signed by the operator, only a trigger (a signal to the workflow).
 describe('operator callbacks', () => {
-  let stack: TestStack;
-  let api: ApiClient;
-  let merchantId: string;
-
-  beforeAll(async () => {
-    stack = await startStack();
-    const merchant = await createTestMerchant(stack);
-    merchantId = merchant.merchantId;
-    api = new ApiClient(stack.baseUrl, merchant.credentials);
-  });
-  afterAll(async () => {
-    await stack?.stop();
-  });
+  const { stack, merchant, api } = useStack();
 
   const secrets = () => stack.config.OPERATOR_CALLBACK_SECRETS;
   const send = (code: string, body: string, signature?: string, lang = 'en', baseUrl = stack.baseUrl) =>
@@ -40,7 +27,7 @@ describe('operator callbacks', () => {
   /** Names of the operatorCallback signals the payin's workflow has received. */
   async function signals(reference: string): Promise<{ kind: string; id: string }[]> {
     const history = await stack.env.client.workflow
-      .getHandle(`payin:${merchantId}:${reference}`)
+      .getHandle(`payin:${merchant.merchantId}:${reference}`)
       .fetchHistory();
     await decodeHistoryPayloads(history, stack.env.client.options.loadedDataConverter.payloadCodecs);
     const { defaultPayloadConverter } = await import('@temporalio/common');

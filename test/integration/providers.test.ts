@@ -1,21 +1,10 @@
 import { ApiClient } from '../helpers/http';
-import { startStack, type TestStack } from '../helpers/stack';
-import { createTestMerchant } from '../helpers/merchants';
+import { useStack } from '../helpers/use-stack';
 
 // GET /v1/providers, GET /v1/providers/predict, and the provider rules a direct payin must meet.
 describe('providers', () => {
-  let stack: TestStack;
-  let api: ApiClient;
+  const { stack, api } = useStack();
   let seq = 0;
-
-  beforeAll(async () => {
-    stack = await startStack();
-    const merchant = await createTestMerchant(stack);
-    api = new ApiClient(stack.baseUrl, merchant.credentials);
-  });
-  afterAll(async () => {
-    await stack?.stop();
-  });
 
   it('lists the operators of each country with availability, limits, OTP and USSD codes', async () => {
     const ci = await api.get('/v1/providers?country=CI');

@@ -1,23 +1,10 @@
-import { ApiClient, eventually } from '../helpers/http';
-import { startStack, type TestStack } from '../helpers/stack';
-import { createTestMerchant } from '../helpers/merchants';
+import { eventually } from '../helpers/http';
+import { useStack } from '../helpers/use-stack';
 import { transactionRecord } from '../../src/contract/schemas/transaction-record';
 
 // One payin through every layer: HTTP -> MongoDB -> Temporal workflow -> activity -> operator -> read.
 describe('walking skeleton: a direct payin end to end', () => {
-  let stack: TestStack;
-  let api: ApiClient;
-  let merchantId: string;
-
-  beforeAll(async () => {
-    stack = await startStack();
-    const merchant = await createTestMerchant(stack);
-    merchantId = merchant.merchantId;
-    api = new ApiClient(stack.baseUrl, merchant.credentials);
-  });
-  afterAll(async () => {
-    await stack?.stop();
-  });
+  const { stack, merchant, api } = useStack();
 
   const payin = (reference: string, sandboxScenario = 'completed') => ({
     reference,
@@ -52,7 +39,7 @@ describe('walking skeleton: a direct payin end to end', () => {
     expect(read.body.id).toBe(created.body.id);
 
     // The workflow is visible to ops, with its search attributes, and ends after the refund window.
-    const handle = stack.env.client.workflow.getHandle(`payin:${merchantId}:order-1001`);
+    const handle = stack.env.client.workflow.getHandle(`payin:${merchant.merchantId}:order-1001`);
     const description = await handle.describe();
     expect(
       description.typedSearchAttributes.get(

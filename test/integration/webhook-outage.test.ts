@@ -1,24 +1,17 @@
 import { Webhook } from 'standardwebhooks';
 import { ApiClient, eventually } from '../helpers/http';
 import { createTestMerchant } from '../helpers/merchants';
-import { startStack, type TestStack } from '../helpers/stack';
-import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver';
+import { useStack } from '../helpers/use-stack';
 import { publishTestEvent } from '../helpers/events';
 import { RETRY_DELAYS_MS } from '../../src/webhooks/retry-schedule';
 
 // Durable delivery over a long outage, in Temporal's time-skipping test server: the receiver is down
 // for 20 hours of workflow time, then up; the event arrives once, with a valid signature.
 describe('webhook delivery survives a long outage', () => {
-  let stack: TestStack;
-  let receiver: WebhookReceiver;
-
-  beforeAll(async () => {
-    stack = await startStack({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
-    receiver = await startReceiver();
-  });
-  afterAll(async () => {
-    await receiver?.close();
-    await stack?.stop();
+  const { stack, receiver } = useStack({
+    config: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' },
+    merchant: false,
+    receiver: true,
   });
 
   it('retries with backoff (honouring Retry-After) and delivers exactly once after 20 hours down', async () => {

@@ -1,22 +1,11 @@
 import { ApiClient, eventually } from '../helpers/http';
 import { createTestMerchant } from '../helpers/merchants';
-import { startStack, type TestStack } from '../helpers/stack';
-import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver';
+import { useStack } from '../helpers/use-stack';
 import { publishTestEvent } from '../helpers/events';
 
 // The SSRF guard as production runs it (WEBHOOK_ALLOW_PRIVATE_NETWORKS unset).
 describe('webhook SSRF guard', () => {
-  let stack: TestStack;
-  let receiver: WebhookReceiver;
-
-  beforeAll(async () => {
-    stack = await startStack();
-    receiver = await startReceiver();
-  });
-  afterAll(async () => {
-    await receiver?.close();
-    await stack?.stop();
-  });
+  const { stack, receiver } = useStack({ merchant: false, receiver: true });
 
   it('refuses non-http(s), credentials and private addresses at registration, as problem+json', async () => {
     const api = new ApiClient(stack.baseUrl, (await createTestMerchant(stack)).credentials);
