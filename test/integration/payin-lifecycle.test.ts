@@ -1,6 +1,5 @@
-import { ApiClient, eventually } from '../helpers/http';
-import { startStack, type TestStack } from '../helpers/stack';
-import { createTestMerchant, type TestMerchant } from '../helpers/merchants';
+import { eventually } from '../helpers/http';
+import { useStack } from '../helpers/use-stack';
 import { Ledger } from '../../src/ledger';
 
 // Direct payins through HTTP, the worker, the operator simulator and FerretDB: every operator and
@@ -8,19 +7,11 @@ import { Ledger } from '../../src/ledger';
 const HOUR = 3_600_000;
 
 describe('direct payin lifecycle', () => {
-  let stack: TestStack;
-  let merchant: TestMerchant;
-  let api: ApiClient;
+  const { stack, merchant, api } = useStack({ config: { PAYIN_EXPIRY: '10m' } });
   let ledger: Ledger;
 
-  beforeAll(async () => {
-    stack = await startStack({ PAYIN_EXPIRY: '10m' });
-    merchant = await createTestMerchant(stack);
-    api = new ApiClient(stack.baseUrl, merchant.credentials);
+  beforeAll(() => {
     ledger = Ledger.on(stack.mongo);
-  });
-  afterAll(async () => {
-    await stack?.stop();
   });
 
   let seq = 0;
@@ -174,16 +165,8 @@ describe('direct payin lifecycle', () => {
 });
 
 describe('a WAVE payin whose operator is slow to give its redirect', () => {
-  let stack: TestStack;
-  let api: ApiClient;
-  beforeAll(async () => {
-    // The 9904 number's first answer takes 1.5 s (past the gateway's 1 s): the redirect comes later.
-    stack = await startStack({ OPERATOR_ANSWER_WAIT: '300ms' });
-    api = new ApiClient(stack.baseUrl, (await createTestMerchant(stack)).credentials);
-  });
-  afterAll(async () => {
-    await stack?.stop();
-  });
+  // The 9904 number's first answer takes 1.5 s (past the gateway's 1 s): the redirect comes later.
+  const { api } = useStack({ config: { OPERATOR_ANSWER_WAIT: '300ms' } });
 
   it('is created without waiting past OPERATOR_ANSWER_WAIT; the paymentUrl appears in GET', async () => {
     const created = await api.post('/v1/direct/payin', {

@@ -1,29 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { ApiClient, eventually } from '../helpers/http';
-import { replacementWorker, startStack, type TestStack } from '../helpers/stack';
-import { createTestMerchant } from '../helpers/merchants';
+import { eventually } from '../helpers/http';
+import { replacementWorker } from '../helpers/stack';
+import { useStack } from '../helpers/use-stack';
 import { transactionRecord } from '../../src/contract/schemas/transaction-record';
 
 // Endpoint 3 (payin sessions) and the hosted checkout page's routes, over HTTP against the real
 // stack: the page's HTML, its status polling, and the customer's confirm and decline.
 describe('payin sessions and the checkout routes', () => {
-  let stack: TestStack;
-  let api: ApiClient;
-  /** The customer's side: no merchant credentials. */
-  let customer: ApiClient;
-  let merchantId: string;
   const merchantName = `<script>alert("x")</script> & Fils`;
-
-  beforeAll(async () => {
-    stack = await startStack();
-    const merchant = await createTestMerchant(stack, merchantName);
-    merchantId = merchant.merchantId;
-    api = new ApiClient(stack.baseUrl, merchant.credentials);
-    customer = new ApiClient(stack.baseUrl, null);
-  });
-  afterAll(async () => {
-    await stack?.stop();
-  });
+  // `customer`: the customer's side, no merchant credentials.
+  const { stack, merchant, api, anonymous: customer } = useStack({ merchant: merchantName });
 
   const action = { successUrl: 'https://merchant.example/ok', failureUrl: 'https://merchant.example/ko' };
   const session = (reference: string, extra: Record<string, unknown> = {}) => ({
@@ -75,7 +61,9 @@ describe('payin sessions and the checkout routes', () => {
     expect(read.body).not.toHaveProperty('mobileMoney');
 
     // One workflow per payin, found by merchant and reference.
-    const described = await stack.env.client.workflow.getHandle(`payin:${merchantId}:sess-1`).describe();
+    const described = await stack.env.client.workflow
+      .getHandle(`payin:${merchant.merchantId}:sess-1`)
+      .describe();
     expect(described.type).toBe('payinWorkflow');
   });
 
@@ -284,19 +272,17 @@ describe('payin sessions and the checkout routes', () => {
 });
 
 describe("a customer's answer the workflow cannot take in time (worker down)", () => {
-  let stack: TestStack;
-  beforeAll(async () => {
-    // No sticky cache: the test server has no sticky timeout, and this test replaces the worker.
-    stack = await startStack({ CHECKOUT_DECISION_WAIT: '1s' }, { worker: { maxCachedWorkflows: 0 } });
-  });
-  afterAll(async () => {
-    await stack?.stop();
+  // No sticky cache: the test server has no sticky timeout, and this test replaces the worker.
+  const {
+    stack,
+    api,
+    anonymous: customer,
+  } = useStack({
+    config: { CHECKOUT_DECISION_WAIT: '1s' },
+    worker: { maxCachedWorkflows: 0 },
   });
 
   it('answers 503 ANSWER_PENDING in the page language, and the queued answer is applied once the worker is back', async () => {
-    const merchant = await createTestMerchant(stack);
-    const api = new ApiClient(stack.baseUrl, merchant.credentials);
-    const customer = new ApiClient(stack.baseUrl, null);
     const created = await api.post('/v1/payin/sessions', {
       reference: 'slow-answer',
       sandboxScenario: 'completed',
