@@ -3,8 +3,7 @@ import { networkInterfaces } from 'node:os';
 import { Client, type WorkflowClientInterceptor } from '@temporalio/client';
 import type { Express } from 'express';
 import { ApiClient, eventually } from '../helpers/http';
-import { startStack, type TestStack } from '../helpers/stack';
-import { createTestMerchant } from '../helpers/merchants';
+import { useStack } from '../helpers/use-stack';
 import { buildApi } from '../../src/main/wiring';
 import { createLogger } from '../../src/infra/logger';
 import type { Config } from '../../src/config';
@@ -13,19 +12,12 @@ import type { Config } from '../../src/config';
 // the client address follows X-Forwarded-For only from proxies TRUST_PROXY trusts, every call is
 // bounded per address, and the page and its polls read the stored record, never a Temporal Query.
 describe('checkout page: limits per session and client address, reads without Temporal Queries', () => {
-  let stack: TestStack;
-  let api: ApiClient;
   const servers: Server[] = [];
-
-  beforeAll(async () => {
-    // The default TRUST_PROXY (loopback) trusts this test, a loopback peer, as a proxy.
-    stack = await startStack({ CHECKOUT_REQUESTS_PER_MINUTE: '60' });
-    const merchant = await createTestMerchant(stack);
-    api = new ApiClient(stack.baseUrl, merchant.credentials);
-  });
-  afterAll(async () => {
-    await Promise.all(servers.map((s) => new Promise<void>((res) => s.close(() => res()))));
-    await stack?.stop();
+  // The default TRUST_PROXY (loopback) trusts this test, a loopback peer, as a proxy.
+  const { stack, api } = useStack({
+    config: { CHECKOUT_REQUESTS_PER_MINUTE: '60' },
+    beforeStop: () =>
+      Promise.all(servers.map((s) => new Promise<void>((res) => s.close(() => res())))).then(() => undefined),
   });
 
   let sessions = 0;

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { ApiClient, eventually } from '../helpers/http';
-import { startStack, type TestStack } from '../helpers/stack';
-import { createTestMerchant, fundMerchant, type TestMerchant } from '../helpers/merchants';
+import { useStack } from '../helpers/use-stack';
+import { fundMerchant } from '../helpers/merchants';
 import { decodeHistoryPayloads, EncryptionCodec } from '../../src/temporal/codec';
 import { startCodecServer, type RunningCodecServer } from '../../src/temporal/codec-server';
 import { searchAttributes } from '../../src/temporal/search-attributes';
@@ -63,18 +63,16 @@ function failures(value: unknown, out: Record<string, unknown>[] = []): Record<s
 }
 
 describe('personal data out of workflow history', () => {
-  let stack: TestStack;
-  let merchant: TestMerchant;
-  let api: ApiClient;
   let raw: Client;
   let codecServer: RunningCodecServer;
   const token = randomUUID() + randomUUID();
   const workflowIds: string[] = [];
+  const { stack, merchant, api } = useStack({
+    merchant: 'Privacy merchant',
+    beforeStop: () => codecServer?.stop(),
+  });
 
   beforeAll(async () => {
-    stack = await startStack();
-    merchant = await createTestMerchant(stack, 'Privacy merchant');
-    api = new ApiClient(stack.baseUrl, merchant.credentials);
     // What someone with access to Temporal (its UI, its database) gets: no codec.
     raw = new Client({ connection: stack.env.connection, namespace: stack.env.namespace ?? 'default' });
     codecServer = await startCodecServer({
@@ -85,10 +83,6 @@ describe('personal data out of workflow history', () => {
       host: '127.0.0.1',
       port: 0,
     });
-  });
-  afterAll(async () => {
-    await codecServer?.stop();
-    await stack?.stop();
   });
 
   const action = { successUrl: 'https://shop.example/ok', failureUrl: 'https://shop.example/ko' };

@@ -1,9 +1,9 @@
 import type { LoadedDataConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
-import { ApiClient, eventually } from '../helpers/http';
+import { eventually } from '../helpers/http';
 import { testPayinService } from '../helpers/services';
-import { startStack, type TestStack } from '../helpers/stack';
-import { createTestMerchant } from '../helpers/merchants';
+import type { TestStack } from '../helpers/stack';
+import { useStack } from '../helpers/use-stack';
 import { historyToJson } from '../helpers/history-json';
 import {
   payinStateQuery,
@@ -57,22 +57,8 @@ async function historyOf(stack: TestStack, workflowId: string) {
 const otpDocs = (stack: TestStack) => stack.mongo.db!.collection<{ _id: string }>('otps');
 
 describe('OTPs by reference', () => {
-  let stack: TestStack;
-  let api: ApiClient;
-  let customer: ApiClient;
-  let merchantId: string;
-
-  beforeAll(async () => {
-    // The operator behind the fault proxy: one test keeps it from ever answering.
-    stack = await startStack({}, { operatorProxy: true });
-    const merchant = await createTestMerchant(stack);
-    merchantId = merchant.merchantId;
-    api = new ApiClient(stack.baseUrl, merchant.credentials);
-    customer = new ApiClient(stack.baseUrl, null);
-  });
-  afterAll(async () => {
-    await stack?.stop();
-  });
+  // The operator behind the fault proxy: one test keeps it from ever answering.
+  const { stack, merchant, api, anonymous: customer } = useStack({ operatorProxy: true });
 
   const direct = (reference: string, msisdn = '+2250700000001') => ({
     reference,
@@ -91,7 +77,7 @@ describe('OTPs by reference', () => {
     expect(created.status).toBe(201);
     await statusOf('otp-direct-1', (s) => s === 'success');
 
-    const workflowId = `payin:${merchantId}:otp-direct-1`;
+    const workflowId = `payin:${merchant.merchantId}:otp-direct-1`;
     const { raw, decoded } = await historyOf(stack, workflowId);
     expect(raw).not.toContain(OTP);
     for (const p of decoded) expect(p).not.toContain(OTP);
@@ -125,7 +111,7 @@ describe('OTPs by reference', () => {
     expect(confirmed.status).toBe(200);
     await statusOf('otp-session-1', (s) => s === 'success');
 
-    const { raw, decoded } = await historyOf(stack, `payin:${merchantId}:otp-session-1`);
+    const { raw, decoded } = await historyOf(stack, `payin:${merchant.merchantId}:otp-session-1`);
     expect(raw).not.toContain(OTP);
     for (const p of decoded) expect(p).not.toContain(OTP);
     const choice = decoded
@@ -141,15 +127,20 @@ describe('OTPs by reference', () => {
 
   it('a workflow started before the change, with the OTP itself in its input, still sends it', async () => {
     const id = 'pr_0000000000000000000000b1';
-    const workflowId = `payin:${merchantId}:otp-legacy-1`;
-    const base = directPayinInput({ id, merchantId, reference: 'otp-legacy-1', refundWindowMs: 60_000 });
+    const workflowId = `payin:${merchant.merchantId}:otp-legacy-1`;
+    const base = directPayinInput({
+      id,
+      merchantId: merchant.merchantId,
+      reference: 'otp-legacy-1',
+      refundWindowMs: 60_000,
+    });
     const input: PayinWorkflowInput = {
       ...base,
       collection: { ...base.collection!, operator: 'ORANGE', msisdn: '+2250700000001', otp: OTP },
     };
     delete input.codeRevision;
     await TransactionStore.on(stack.mongo).insertOrGet({
-      ...storedDirectPayin({ id, merchantId, reference: 'otp-legacy-1', workflowId }),
+      ...storedDirectPayin({ id, merchantId: merchant.merchantId, reference: 'otp-legacy-1', workflowId }),
       provider: 'ORANGE_CI',
       customer: { name: 'Test', phoneNumber: '+2250700000001' },
     });
@@ -171,10 +162,10 @@ describe('OTPs by reference', () => {
       otps: OtpStore.on(stack.mongo, stack.config.DATA_ENCRYPTION_KEYS, stack.config.OTP_LIFETIME),
     });
     const body = { ...direct('otp-retried-1'), customerName: 'Awa' } as never;
-    await payins.createDirect(merchantId, body, 'key-otp-retried-1', 'fp-1');
+    await payins.createDirect(merchant.merchantId, body, 'key-otp-retried-1', 'fp-1');
     const before = new Set((await otpDocs(stack).find({}).toArray()).map((d) => d._id));
     // The same request again (its answer lost): the payin and its workflow exist already.
-    const again = await payins.createDirect(merchantId, body, 'key-otp-retried-1', 'fp-1');
+    const again = await payins.createDirect(merchant.merchantId, body, 'key-otp-retried-1', 'fp-1');
     expect(again.created).toBe(false);
     const after = (await otpDocs(stack).find({}).toArray()).map((d) => d._id);
     expect(after.filter((id) => !before.has(id))).toEqual([]);
@@ -213,7 +204,7 @@ describe('OTPs by reference', () => {
     });
     const created = await api.post('/v1/direct/payin', direct('otp-unused-1', msisdn));
     expect(created.status).toBe(201);
-    const workflowId = `payin:${merchantId}:otp-unused-1`;
+    const workflowId = `payin:${merchant.merchantId}:otp-unused-1`;
     const input = JSON.parse((await historyOf(stack, workflowId)).decoded[0]!) as PayinWorkflowInput;
     const otpId = input.collection!.otpId!;
     // Stored sealed: nothing of the OTP in clear in the database.
@@ -234,17 +225,8 @@ describe('OTPs by reference', () => {
 });
 
 describe('an OTP gone before the operator was asked', () => {
-  let stack: TestStack;
-  let api: ApiClient;
-
-  beforeAll(async () => {
-    // Expired by the time the activity reads it.
-    stack = await startStack({ OTP_LIFETIME: '1ms' });
-    api = new ApiClient(stack.baseUrl, (await createTestMerchant(stack)).credentials);
-  });
-  afterAll(async () => {
-    await stack?.stop();
-  });
+  // Expired by the time the activity reads it.
+  const { stack, api } = useStack({ config: { OTP_LIFETIME: '1ms' } });
 
   it('fails the payin with OTP_EXPIRED, a definitive failure, without asking the operator', async () => {
     const created = await api.post('/v1/direct/payin', {
