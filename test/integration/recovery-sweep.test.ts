@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { ApiClient, eventually } from '../helpers/http';
+import { eventually } from '../helpers/http';
 import { testPayinService } from '../helpers/services';
-import { startStack, type TestStack } from '../helpers/stack';
-import { createTestMerchant, type TestMerchant } from '../helpers/merchants';
+import { useStack } from '../helpers/use-stack';
 import { Ledger } from '../../src/ledger';
 import { resolveFeeSchedule } from '../../src/domain/fees';
 import { TransactionStore } from '../../src/persistence/transactions';
@@ -23,33 +22,18 @@ import type { RecoverySweepResult } from '../../src/recovery/sweep';
 // server in test/integration/refund-update-limits.test.ts; here the use case and its workflow run directly.)
 
 describe('recovery sweep', () => {
-  let stack: TestStack;
+  const { stack, merchant, api } = useStack({ config: { RECOVERY_GRACE_PERIOD: '1s' }, fund: 1_000_000 });
   let ledger: Ledger;
   let transactions: TransactionStore;
   let starts: WorkflowStartLog;
   let deps: RecoveryDeps;
-  let merchant: TestMerchant;
-  let api: ApiClient;
   const warnings: { message: string; fields: Record<string, unknown> }[] = [];
 
   beforeAll(async () => {
-    stack = await startStack({ RECOVERY_GRACE_PERIOD: '1s' });
     ledger = Ledger.on(stack.mongo);
     transactions = TransactionStore.on(stack.mongo);
     starts = WorkflowStartLog.on(stack.mongo);
     deps = await buildRecoveryDeps({ mongo: stack.mongo, config: stack.config, transactions, ledger });
-    merchant = await createTestMerchant(stack);
-    api = new ApiClient(stack.baseUrl, merchant.credentials);
-    await ledger.transfer({
-      sourceRef: `fund:${randomUUID()}`,
-      fromAccountId: (await ledger.systemAccount('sandbox-funding', 'XOF')).id,
-      toAccountId: (await ledger.mainAccount(merchant.merchantId, 'XOF')).id,
-      amount: 1_000_000,
-      reason: 'test funding',
-    });
-  });
-  afterAll(async () => {
-    await stack?.stop();
   });
 
   /** The sweep as the activity builds it, on the stack's client, past the grace period. */

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { ApiClient, eventually } from '../helpers/http';
-import { startStack, type TestStack } from '../helpers/stack';
-import { createTestMerchant, type TestMerchant } from '../helpers/merchants';
+import { eventually } from '../helpers/http';
+import { useStack } from '../helpers/use-stack';
 import { Ledger } from '../../src/ledger';
 
 // Issue 15, "every transaction runs once": a same-key retry that reaches the crash-recovery path
@@ -10,27 +9,12 @@ import { Ledger } from '../../src/ledger';
 // body differs from the request that created the transaction is refused, not answered with it.
 
 describe('every transaction runs once', () => {
-  let stack: TestStack;
+  // A short refund window so a successful payin's workflow closes within the test (time skipping).
+  const { stack, merchant, api } = useStack({ config: { REFUND_WINDOW: '10m' }, fund: 1_000_000 });
   let ledger: Ledger;
-  let merchant: TestMerchant;
-  let api: ApiClient;
 
-  beforeAll(async () => {
-    // A short refund window so a successful payin's workflow closes within the test (time skipping).
-    stack = await startStack({ REFUND_WINDOW: '10m' });
+  beforeAll(() => {
     ledger = Ledger.on(stack.mongo);
-    merchant = await createTestMerchant(stack);
-    api = new ApiClient(stack.baseUrl, merchant.credentials);
-    await ledger.transfer({
-      sourceRef: `fund:${randomUUID()}`,
-      fromAccountId: (await ledger.systemAccount('sandbox-funding', 'XOF')).id,
-      toAccountId: (await ledger.mainAccount(merchant.merchantId, 'XOF')).id,
-      amount: 1_000_000,
-      reason: 'test funding',
-    });
-  });
-  afterAll(async () => {
-    await stack?.stop();
   });
 
   const ref = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
