@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ApiClient, eventually } from '../helpers/http';
-import { startStack, type TestStack } from '../helpers/stack';
+import { useStack } from '../helpers/use-stack';
 import { createTestMerchant, type TestMerchant } from '../helpers/merchants';
 import { Ledger } from '../../src/ledger';
 
@@ -9,15 +9,11 @@ import { Ledger } from '../../src/ledger';
 const DAY = 86_400_000;
 
 describe('refund window', () => {
-  let stack: TestStack;
+  const { stack } = useStack({ merchant: false });
   let ledger: Ledger;
 
-  beforeAll(async () => {
-    stack = await startStack();
+  beforeAll(() => {
     ledger = Ledger.on(stack.mongo);
-  });
-  afterAll(async () => {
-    await stack?.stop();
   });
 
   async function paidPayin(m: TestMerchant): Promise<{ api: ApiClient; reference: string }> {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { ApiClient, eventually } from '../helpers/http';
 import { createTestMerchant, fundMerchant } from '../helpers/merchants';
-import { startStack, type TestStack } from '../helpers/stack';
+import { useStack } from '../helpers/use-stack';
 
 // A slow merchant endpoint never delays the money: an event's activity only records the event and
 // starts its delivery workflow, which makes every HTTP attempt (the first included). Here the
@@ -11,13 +11,21 @@ import { startStack, type TestStack } from '../helpers/stack';
 const ANSWER_AFTER_MS = 20_000;
 
 describe('webhooks off the money path', () => {
-  let stack: TestStack;
   let server: Server;
   let url: string;
   const requests: { receivedAt: number; answered: Promise<number> }[] = [];
+  const { stack } = useStack({
+    config: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_TIMEOUT: '30s' },
+    merchant: false,
+    beforeStop: async () => {
+      // Let the held requests end, so no attempt is still running when the worker stops.
+      await Promise.all(requests.map((r) => r.answered));
+      server?.closeAllConnections();
+      await new Promise<void>((r) => server?.close(() => r()));
+    },
+  });
 
   beforeAll(async () => {
-    stack = await startStack({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_TIMEOUT: '30s' });
     server = createServer((req, res) => {
       const receivedAt = Date.now();
       req.resume();
@@ -33,13 +41,6 @@ describe('webhooks off the money path', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     url = `http://127.0.0.1:${(server.address() as { port: number }).port}/slow`;
-  });
-  afterAll(async () => {
-    // Let the held requests end, so no attempt is still running when the worker stops.
-    await Promise.all(requests.map((r) => r.answered));
-    server?.closeAllConnections();
-    await new Promise<void>((r) => server?.close(() => r()));
-    await stack?.stop();
   });
 
   it('a payout completes and a refused one is reversed while the endpoint holds its first webhook', async () => {
