@@ -1,21 +1,17 @@
 import { createHash } from 'node:crypto';
 import { ApiClient, type Credentials } from '../helpers/http';
-import { startStack, type TestStack } from '../helpers/stack';
+import { useStack } from '../helpers/use-stack';
 import { createTestMerchant } from '../helpers/merchants';
 import { MerchantService } from '../../src/merchants';
 
 // Credentials and tenant isolation through HTTP, against the real API, FerretDB and Temporal.
-let stack: TestStack;
+// No auth cache in the API here: revocations made by this test apply to the next request.
+const { stack } = useStack({ config: { AUTH_CACHE_TTL: '0ms' }, merchant: false });
 let merchants: MerchantService;
 
 beforeAll(async () => {
-  // No auth cache in the API here: revocations made by this test apply to the next request.
-  stack = await startStack({ AUTH_CACHE_TTL: '0ms' });
   merchants = MerchantService.on(stack.mongo);
   await merchants.init();
-});
-afterAll(async () => {
-  await stack?.stop();
 });
 
 describe('merchants: authentication and tenant isolation', () => {

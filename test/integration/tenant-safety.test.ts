@@ -1,27 +1,23 @@
 import WebSocket from 'ws';
 import { ApiClient, basic, type Credentials } from '../helpers/http';
 import { createTestMerchant } from '../helpers/merchants';
-import { startStack, type TestStack } from '../helpers/stack';
+import { useStack } from '../helpers/use-stack';
 import { MerchantService } from '../../src/merchants';
 
 // Multi-tenant safety through the real API on FerretDB (issue 16): revocation that sticks, single-use
 // WebSocket tokens, the Basic scheme in any case, and bodies nested too deep answered 400.
 const authCacheTtlMs = 300;
-let stack: TestStack;
+// Hundreds of deliberate 401s from one address: the per-address limit (auth-limits.test.ts) is off.
+const { stack } = useStack({
+  config: { AUTH_CACHE_TTL: `${authCacheTtlMs}ms`, RATE_LIMIT_FAILED_AUTH_PER_ADDRESS: '0' },
+  merchant: false,
+});
 /** Another process's view of the merchants (the CLI's): no cache. */
 let merchants: MerchantService;
 
 beforeAll(async () => {
-  // Hundreds of deliberate 401s from one address: the per-address limit (auth-limits.test.ts) is off.
-  stack = await startStack({
-    AUTH_CACHE_TTL: `${authCacheTtlMs}ms`,
-    RATE_LIMIT_FAILED_AUTH_PER_ADDRESS: '0',
-  });
   merchants = MerchantService.on(stack.mongo);
   await merchants.init();
-});
-afterAll(async () => {
-  await stack?.stop();
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
