@@ -122,7 +122,7 @@ describe('money rules (properties)', () => {
             expect(split.merchantDelta).toBeGreaterThanOrEqual(0);
           } else {
             // A payout or refund costs the merchant exactly what is charged.
-            expect(-split.merchantDelta).toBe(split.chargedAmount);
+            expect(0 - split.merchantDelta).toBe(split.chargedAmount);
           }
         },
       ),
