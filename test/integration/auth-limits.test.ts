@@ -5,7 +5,8 @@ import type { Connection } from 'mongoose';
 import WebSocket from 'ws';
 import { ApiClient, type Credentials } from '../helpers/http';
 import { createTestMerchant } from '../helpers/merchants';
-import { connectTestMongo, startStack, type TestStack } from '../helpers/stack';
+import { connectTestMongo } from '../helpers/stack';
+import { useStack } from '../helpers/use-stack';
 import { MerchantService } from '../../src/merchants';
 import { hashSecret, newApiKey, newSecret } from '../../src/merchants/credentials';
 import { internalAccess, startMetricsServer } from '../../src/infra/metrics-server';
@@ -16,23 +17,24 @@ import { internalAccess, startMetricsServer } from '../../src/infra/metrics-serv
 // readiness details are not served to whoever reaches the port.
 const failuresPerAddress = 10;
 const metricsToken = 'metrics-token-for-tests-0123456789abcdef';
-let stack: TestStack;
-/** Another process's view of the merchants (the CLI's): no cache. */
-let cli: MerchantService;
-
-beforeAll(async () => {
-  stack = await startStack({
+const { stack } = useStack({
+  config: {
     AUTH_CACHE_TTL: '300ms',
     AUTH_NEGATIVE_CACHE_TTL: '60s',
     RATE_LIMIT_FAILED_AUTH_PER_ADDRESS: String(failuresPerAddress),
     METRICS_TOKEN: metricsToken,
-  });
+  },
+  merchant: false,
+  beforeStop: () => {
+    stack.mongo.set('debug', false);
+  },
+});
+/** Another process's view of the merchants (the CLI's): no cache. */
+let cli: MerchantService;
+
+beforeAll(async () => {
   cli = MerchantService.on(stack.mongo);
   await cli.init();
-});
-afterAll(async () => {
-  stack.mongo.set('debug', false);
-  await stack?.stop();
 });
 
 /** A fresh client address per test (the API trusts its loopback peer's X-Forwarded-For). */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
 import { ApiClient, basic, type Credentials } from '../helpers/http';
 import { createTestMerchant } from '../helpers/merchants';
-import { startStack, type TestStack } from '../helpers/stack';
+import { useStack } from '../helpers/use-stack';
 import { MerchantService } from '../../src/merchants';
 import { EventStore } from '../../src/events/event-store';
 
@@ -13,26 +13,27 @@ import { EventStore } from '../../src/events/event-store';
 const authCacheTtlMs = 1_000;
 const maxConnections = 3;
 const maxQueued = 20;
-let stack: TestStack;
 /** Another process's view of the merchants (the CLI's): no cache. */
 let cli: MerchantService;
 let wsUrl: string;
 const opened: WebSocket[] = [];
-
-beforeAll(async () => {
-  stack = await startStack({
+const { stack } = useStack({
+  config: {
     AUTH_CACHE_TTL: `${authCacheTtlMs}ms`,
     WS_MAX_CONNECTIONS_PER_MERCHANT: String(maxConnections),
     WS_MAX_QUEUED_MESSAGES: String(maxQueued),
     WS_HEARTBEAT: '30s',
-  });
+  },
+  merchant: false,
+  beforeStop: () => {
+    for (const ws of opened) ws.terminate();
+  },
+});
+
+beforeAll(async () => {
   cli = MerchantService.on(stack.mongo);
   await cli.init();
   wsUrl = `${stack.baseUrl.replace(/^http/, 'ws')}/v1/ws`;
-});
-afterAll(async () => {
-  for (const ws of opened) ws.terminate();
-  await stack?.stop();
 });
 
 interface Stream {
