@@ -2,16 +2,14 @@ import { Context } from '@temporalio/activity';
 import { createEventActivities, type EventActivityDeps } from './event-activities';
 import type { OperatorGateway } from '../src/operators/gateway';
 import type { Ledger } from '../src/ledger';
-import {
-  reconcileOperatorDay,
-  temporalProbe,
-  type CorrectionLog,
-  type OperatorAsk,
-  type OperatorAskIndex,
-  type ReconcileInput,
-  type ReconciliationReportStore,
-  type ReportTotals,
-} from '../src/reconciliation';
+// From the modules themselves, not the folder's index: the index also exports the schedule, which
+// starts the reconciliation workflow, which imports these activities' types.
+import { reconcileOperatorDay, type ReconcileInput } from '../src/reconciliation/reconcile';
+import { temporalProbe } from '../src/reconciliation/ports';
+import type { CorrectionLog } from '../src/reconciliation/corrections';
+import type { OperatorAsk, OperatorAskIndex } from '../src/reconciliation/operator-asks';
+import type { ReconciliationReportStore } from '../src/reconciliation/report-store';
+import type { ReportTotals } from '../src/reconciliation/types';
 
 export interface ReconciliationActivityDeps extends EventActivityDeps {
   operators: OperatorGateway;

@@ -4,7 +4,7 @@ import { refundedTotal } from '../domain/refund';
 import type { RecordEventInput } from '../events/event-store';
 import type { RefundStore } from '../persistence/refunds';
 import type { TransactionStore } from '../persistence/transactions';
-import { startOnce } from '../temporal/start-workflow';
+import { startOnce } from '../temporal/start-once';
 import { eventPublishWorkflowId } from '../temporal/workflow-ids';
 import { publishEventWorkflow } from '../../workflows/publish-event';
 

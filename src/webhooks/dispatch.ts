@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { startOnce } from '../temporal/start-workflow';
+import { startOnce } from '../temporal/start-once';
 import { webhookDeliveryWorkflowId } from '../temporal/workflow-ids';
 import {
   webhookDeliveryWorkflowType,

@@ -4,9 +4,9 @@ import ts from 'typescript';
 
 // No import cycle in the code that runs (src/, activities/, workflows/), type-only imports included:
 // ESLint's import-x/no-cycle sees runtime imports only, yet a cycle through types still ties layers
-// together. One upward type reference is Temporal's documented pattern and is left out: a workflow
-// types its activity proxies with `import type` of the activity factories (never loaded in the
-// workflow bundle). TypeScript's own resolver finds the edges; CYCLES_ROOT checks another checkout.
+// together. Every edge counts, a workflow's `import type` of its activity factories included: the
+// modules activities reach import no workflow (src/temporal/start-once.ts, the reconciliation
+// modules by name). TypeScript's own resolver finds the edges; CYCLES_ROOT checks another checkout.
 
 const root = process.env.CYCLES_ROOT ?? join(__dirname, '../..');
 
@@ -17,9 +17,6 @@ function sources(dir: string): string[] {
     return e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') ? [path] : [];
   });
 }
-
-const isUnder = (file: string | undefined, folder: string) =>
-  !!file && relative(root, file).startsWith(`${folder}/`);
 
 /** The modules a file imports or re-exports (static, dynamic or require), and whether only types. */
 function imports(file: string): { specifier: string; typeOnly: boolean }[] {
@@ -76,7 +73,6 @@ function importCycles(): string[][] {
         ...i,
         target: ts.resolveModuleName(i.specifier, file, options, ts.sys).resolvedModule?.resolvedFileName,
       }))
-      .filter((i) => !(i.typeOnly && isUnder(file, 'workflows') && isUnder(i.target, 'activities')))
       .map((i) => i.target)
       .filter((t): t is string => !!t && known.has(t));
     edges.set(file, [...new Set(targets)]);
