@@ -310,7 +310,7 @@ export function productionRefusals(config: Config, env: NodeJS.ProcessEnv): stri
 /**
  * The codec server's own production refusals (it needs none of the payment settings): the codec
  * keys as for every process, and bearer tokens, without which only the development loopback rule
- * would let anyone in (src/temporal/codec-server.ts).
+ * would let anyone in (src/api/codec-server.ts).
  */
 export function codecServerRefusals(config: Config, env: NodeJS.ProcessEnv): string[] {
   if (config.NODE_ENV !== 'production') return [];

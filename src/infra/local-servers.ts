@@ -111,7 +111,7 @@ export async function startTemporalDevServer(opts: {
   port: number;
   uiPort: number;
   namespace: string;
-  /** The codec server the Web UI asks to decode payloads (src/temporal/codec-server.ts). */
+  /** The codec server the Web UI asks to decode payloads (src/api/codec-server.ts). */
   uiCodecEndpoint?: string;
 }): Promise<LocalServer> {
   mkdirSync(opts.dataDir, { recursive: true });

@@ -4,7 +4,7 @@
 import { codecServerRefusals, ConfigError, loadConfig } from '../config';
 import { createLogger } from '../infra/logger';
 import { EncryptionCodec } from '../temporal/codec';
-import { embeddedUiOrigins, startCodecServer } from '../temporal/codec-server';
+import { embeddedUiOrigins, startCodecServer } from '../api/codec-server';
 import { onShutdown } from './run';
 
 async function main(): Promise<void> {

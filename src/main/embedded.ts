@@ -8,7 +8,7 @@ import { onShutdown, runApi, runWorker, type Running } from './run';
 import { startSimulator } from '../simulator/server';
 import { installWorkerRuntime } from '../temporal/runtime';
 import { EncryptionCodec } from '../temporal/codec';
-import { embeddedUiOrigins, startCodecServer } from '../temporal/codec-server';
+import { embeddedUiOrigins, startCodecServer } from '../api/codec-server';
 
 async function main(): Promise<void> {
   const config = loadConfig();

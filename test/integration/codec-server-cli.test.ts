@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { parseKeyRing } from '../../src/security/key-ring';
 import { dataConverter, EncryptionCodec } from '../../src/temporal/codec';
-import { startCodecServer, type RunningCodecServer } from '../../src/temporal/codec-server';
+import { startCodecServer, type RunningCodecServer } from '../../src/api/codec-server';
 import { freePort, startTemporalDevServer, type LocalServer } from '../../src/infra/local-servers';
 import { temporalCliPath } from '../../src/infra/tools';
 

@@ -5,7 +5,7 @@ import { ApiClient, eventually } from '../helpers/http';
 import { useStack } from '../helpers/use-stack';
 import { fundMerchant } from '../helpers/merchants';
 import { decodeHistoryPayloads, EncryptionCodec } from '../../src/temporal/codec';
-import { startCodecServer, type RunningCodecServer } from '../../src/temporal/codec-server';
+import { startCodecServer, type RunningCodecServer } from '../../src/api/codec-server';
 import { searchAttributes } from '../../src/temporal/search-attributes';
 
 // Personal data stays out of Temporal: the histories of a direct payin (CI and CM), a session payin

@@ -8,10 +8,10 @@ import {
   KEY_ID_METADATA,
   PayloadCodecError,
 } from '../../src/temporal/codec';
-import { createCodecServerApp } from '../../src/temporal/codec-server';
+import { createCodecServerApp } from '../../src/api/codec-server';
 import { failureConverter } from '../../src/temporal/failure-converter';
 
-// The payload codec (src/temporal/codec.ts) and the codec server's app (src/temporal/codec-server.ts).
+// The payload codec (src/temporal/codec.ts) and the codec server's app (src/api/codec-server.ts).
 
 const k1 = `k1:${'01'.repeat(32)}`;
 const k2 = `k2:${'02'.repeat(32)}`;

@@ -4,7 +4,7 @@ import express, { type Express, type Request, type RequestHandler } from 'expres
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import type { Payload, PayloadCodec } from '@temporalio/common';
-import { errorHandler, notFoundHandler, renderProblem, sendProblem } from '../api/problem';
+import { errorHandler, notFoundHandler, renderProblem, sendProblem } from './problem';
 import { negotiateLanguage } from '../contract/i18n';
 import type { Logger } from '../infra/logger';
 
