@@ -1,5 +1,9 @@
 import { Router } from 'express';
-import { accountPayoutRequest, directPayoutRequest, standardPayoutRequest } from '../../contract/schemas/payout';
+import {
+  accountPayoutRequest,
+  directPayoutRequest,
+  standardPayoutRequest,
+} from '../../contract/schemas/payout';
 import { parseOr400 } from '../validate';
 import { ApiProblem } from '../../contract/problems';
 import { toPublicRecord } from '../../contract/records/payout-record';

@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { defineOperations } from '../registry';
-import { accountEntriesQuery, accountList, accountRecord, entryPage } from '../../../contract/schemas/accounts';
+import {
+  accountEntriesQuery,
+  accountList,
+  accountRecord,
+  entryPage,
+} from '../../../contract/schemas/accounts';
 import { providerList, providerPrediction } from '../../../contract/schemas/providers';
 import { predictQuery, providersQuery } from '../../routes/providers';
 import {

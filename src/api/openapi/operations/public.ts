@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { defineOperations } from '../registry';
 import { liveness, readiness } from '../../../contract/schemas/health';
-import { checkoutConfirmRequest, checkoutDeclineRequest, checkoutState } from '../../../contract/schemas/checkout';
+import {
+  checkoutConfirmRequest,
+  checkoutDeclineRequest,
+  checkoutState,
+} from '../../../contract/schemas/checkout';
 import { operatorCallbackBody } from '../../../operators/wire';
 
 // Routes outside the merchant API: health, the hosted checkout page's calls, operator callbacks,
