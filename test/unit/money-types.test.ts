@@ -5,6 +5,8 @@ import { computeFee, splitFee } from '../../src/domain/fees';
 import type { TransferRequest } from '../../src/ledger';
 import type { fundFromSandbox } from '../../src/ledger/postings';
 import type { Transaction } from '../../src/domain/transaction';
+import type { DirectPayinRequest } from '../../src/contract/schemas/payin';
+import type { RefundRequest } from '../../src/contract/schemas/refund';
 
 // Minor and major units are distinct types: every `@ts-expect-error` below marks a unit mix-up the
 // compiler must refuse. tsc checks this file with the rest (tsconfig includes test/), and the test
@@ -13,7 +15,11 @@ import type { Transaction } from '../../src/domain/transaction';
 const major: MajorAmount = toMajor(1250, 'USD');
 const minor: MinorAmount = toMinor(12.5, 'USD');
 
-export const mixUps = (ledgerFund: typeof fundFromSandbox) => {
+export const mixUps = (
+  ledgerFund: typeof fundFromSandbox,
+  payin: DirectPayinRequest,
+  refund: RefundRequest,
+) => {
   // @ts-expect-error a MajorAmount is not a MinorAmount
   const asMinor: MinorAmount = major;
   // @ts-expect-error a MinorAmount is not a MajorAmount
@@ -32,10 +38,14 @@ export const mixUps = (ledgerFund: typeof fundFromSandbox) => {
   const amounts: Pick<Transaction, 'amount'> = { amount: major };
   // @ts-expect-error a posting moves minor units
   void ledgerFund(null as never, { merchantId: 'm', currency: 'USD', amount: major, reason: 'r' });
+  // @ts-expect-error a merchant's request is in major units: toMinor first
+  computeFee('payin', null, null, payin.payin.amount, 'XOF');
+  // @ts-expect-error a refund request is in major units: toMinor first
+  const refunded: Pick<Transaction, 'amount'> = { amount: refund.amount! };
   // The conversions are the way across.
   const converted: MinorAmount = toMinor(major, 'USD');
   const shown: MajorAmount = toMajor(converted, 'USD');
-  return { asMinor, asMajor, transfer, amounts, shown };
+  return { asMinor, asMajor, transfer, amounts, shown, refunded };
 };
 
 describe('money types', () => {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { countries, operatorCodes } from '../../domain/operators';
 import { sandboxScenarios } from '../../domain/transaction';
-import { currencies } from '../../domain/money';
+import { currencies, type MajorAmount } from '../../domain/money';
 import { validNumberPattern } from '../../domain/msisdn';
 
 // Shared request and response building blocks; the single source of validation and types.
@@ -24,8 +24,9 @@ export const msisdn = z
   .trim()
   .regex(/^\+[1-9]\d{6,14}$/, 'an international number such as +2250700000001')
   .meta({ pattern: validNumberPattern() });
-/** Whole units: amounts of XOF and XAF have no decimals. */
-export const wholeAmount = z.number().int().positive().max(100_000_000);
+/** Whole units: amounts of XOF and XAF have no decimals. Parsed as MajorAmount (what merchants send),
+ * so a service must go through toMinor before the ledger or the fees take it. */
+export const wholeAmount: z.ZodType<MajorAmount, number> = z.number().int().positive().max(100_000_000);
 /** The checkout page navigates to these: only web addresses, never javascript: or data: URLs. */
 const redirectUrl = z.url({ protocol: /^https?$/ });
 export const action = z.strictObject({ successUrl: redirectUrl, failureUrl: redirectUrl });

@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import type { MajorAmount } from '../../domain/money';
 import { failureRecord, reference, sandboxScenario } from './common';
 
 /** Endpoint 8: POST /v1/payin/{reference}/refund. Without `amount`, the whole remainder is refunded. */
 export const refundRequest = z.strictObject({
-  amount: z.number().positive().max(100_000_000).optional(),
+  // Major units (decimals for USD/EUR payins); toMinor is the way to the ledger.
+  amount: (z.number().positive().max(100_000_000) as z.ZodType<MajorAmount, number>).optional(),
   reason: z.string().trim().min(1).max(500),
   externalReference: reference,
   sandboxScenario: sandboxScenario.optional(),
