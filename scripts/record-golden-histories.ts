@@ -327,6 +327,25 @@ async function main(): Promise<void> {
         await s.env.client.workflow.start('recoverySweepWorkflow', { taskQueue: s.taskQueue, workflowId });
         await save('recoverySweepWorkflow-pass', workflowId);
       },
+      // A reconciliation correction told from the CLI (src/reconciliation/ports.ts): the workflow
+      // records the event once and starts its deliveries.
+      'publish-event': async () => {
+        const workflowId = `event:golden-subject-${randomUUID()}:payin.corrected`;
+        await s.env.client.workflow.start('publishEventWorkflow', {
+          taskQueue: s.taskQueue,
+          workflowId,
+          args: [
+            {
+              merchantId: merchant.merchantId,
+              type: 'payin.corrected',
+              subjectId: 'golden-subject',
+              reference: 'golden-corrected',
+              data: { reference: 'golden-corrected', status: 'success' },
+            },
+          ],
+        });
+        await save('publishEventWorkflow-recorded', workflowId);
+      },
       'webhook-retried': async () => {
         const other = await createTestMerchant(s, 'Golden webhooks');
         const client = apiClient(s.baseUrl, other.credentials);

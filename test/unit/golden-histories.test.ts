@@ -128,8 +128,16 @@ describe('golden workflow histories', () => {
       'webhookDeliveryWorkflow-retried-delivered',
       'reconciliationWorkflow-day',
       'recoverySweepWorkflow-pass',
+      'publishEventWorkflow-recorded',
     ].map((name) => `${name}-patched.json`);
     expect(files).toEqual(expect.arrayContaining(patchedPath));
+    // Every workflow type the worker registers has at least one history of today's path.
+    const registered = [
+      ...readFileSync(join(repoRoot, 'workflows/index.ts'), 'utf8').matchAll(/export \{ (\w+) \}/g),
+    ].map((m) => m[1]!);
+    expect(registered.length).toBeGreaterThanOrEqual(7);
+    for (const type of registered)
+      expect(files.filter((f) => f.startsWith(`${type}-`) && f.endsWith('-patched.json'))).not.toEqual([]);
     for (const f of patchedPath.filter((name) => /^(payin|payout|refund)Workflow-/.test(name)))
       expect(startInput(f)).not.toHaveProperty('codeRevision');
   });
