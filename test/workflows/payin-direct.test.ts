@@ -11,10 +11,9 @@ import {
   stubActivities,
   unavailable,
   unknown,
-  workflowTestEnv,
+  useWorkflowTestEnv,
   type PayinWorkflowInput,
   type Stubs,
-  type WorkflowTestEnv,
 } from './helpers/stub-activities';
 
 // The direct payin's state machine (docs/payins.md): processing -> success | failed | expired, and
@@ -24,13 +23,7 @@ import {
 
 const minute = 60_000;
 const hour = 60 * minute;
-let t: WorkflowTestEnv;
-beforeAll(async () => {
-  t = await workflowTestEnv();
-});
-afterAll(async () => {
-  await t?.teardown();
-});
+const t = useWorkflowTestEnv();
 
 async function run(stubs: Stubs, input: PayinWorkflowInput = directPayin()) {
   return t.withStubs(stubs, async (taskQueue) => {

@@ -11,11 +11,10 @@ import {
   pending,
   replies,
   stubActivities,
-  workflowTestEnv,
+  useWorkflowTestEnv,
   type PayinWorkflowInput,
   type Script,
   type Stubs,
-  type WorkflowTestEnv,
 } from './helpers/stub-activities';
 
 // The refunds of a payin, decided by its workflow's `requestRefund` Update (workflows/payin-refunds.ts):
@@ -24,13 +23,7 @@ import {
 // answer), so the tests start inside its refund window.
 
 const minute = 60_000;
-let t: WorkflowTestEnv;
-beforeAll(async () => {
-  t = await workflowTestEnv();
-});
-afterAll(async () => {
-  await t?.teardown();
-});
+const t = useWorkflowTestEnv();
 
 type Handle = WorkflowHandle<typeof payinWorkflow>;
 

@@ -8,10 +8,9 @@ import {
   replies,
   sessionPayin,
   stubActivities,
-  workflowTestEnv,
+  useWorkflowTestEnv,
   type PayinWorkflowInput,
   type Stubs,
-  type WorkflowTestEnv,
 } from './helpers/stub-activities';
 
 // The session payin (docs/payins.md): awaiting the customer on the hosted page, then the direct
@@ -19,13 +18,7 @@ import {
 // Update and query names are those of workflows/payin-api.ts (fixed: they are in histories).
 
 const minute = 60_000;
-let t: WorkflowTestEnv;
-beforeAll(async () => {
-  t = await workflowTestEnv();
-});
-afterAll(async () => {
-  await t?.teardown();
-});
+const t = useWorkflowTestEnv();
 
 type PayinState = Awaited<ReturnType<typeof payinWorkflow>>;
 const mtnChoice = { provider: 'MTN', msisdn: '+2250500000009' };

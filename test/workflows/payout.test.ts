@@ -11,9 +11,8 @@ import {
   serverNow,
   stubActivities,
   unavailable,
-  workflowTestEnv,
+  useWorkflowTestEnv,
   type Stubs,
-  type WorkflowTestEnv,
 } from './helpers/stub-activities';
 
 // The payout's state machine (docs/payouts.md): pending -> processing -> processed -> completed, or
@@ -22,13 +21,7 @@ import {
 
 const minute = 60_000;
 const EXPIRY_MS = 30 * minute;
-let t: WorkflowTestEnv;
-beforeAll(async () => {
-  t = await workflowTestEnv();
-});
-afterAll(async () => {
-  await t?.teardown();
-});
+const t = useWorkflowTestEnv();
 
 type PayoutInput = Parameters<typeof payoutWorkflow>[0];
 function payoutInput(): PayoutInput {

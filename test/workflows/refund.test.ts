@@ -11,9 +11,8 @@ import {
   stubActivities,
   unavailable,
   unknown,
-  workflowTestEnv,
+  useWorkflowTestEnv,
   type Stubs,
-  type WorkflowTestEnv,
 } from './helpers/stub-activities';
 
 // One refund's own workflow (docs/refunds.md): processing -> completed, or failed -> reversed
@@ -23,13 +22,7 @@ import {
 const hour = 3_600_000;
 /** workflows/refund.ts REFUND_OPERATOR_DEADLINE_MS: the operator has 48 hours. */
 const REFUND_DEADLINE_MS = 48 * hour;
-let t: WorkflowTestEnv;
-beforeAll(async () => {
-  t = await workflowTestEnv();
-});
-afterAll(async () => {
-  await t?.teardown();
-});
+const t = useWorkflowTestEnv();
 
 type RefundInput = Parameters<typeof refundWorkflow>[0];
 const refundInput = (): RefundInput => ({

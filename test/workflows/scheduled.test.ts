@@ -1,19 +1,13 @@
 import { reconciliationWorkflow, recoverySweepWorkflow } from '../../workflows';
 import { operatorCodes } from '../../src/domain/operators';
 import { previousUtcDay } from '../../src/reconciliation/days';
-import { newId, stubActivities, workflowTestEnv, type WorkflowTestEnv } from './helpers/stub-activities';
+import { newId, stubActivities, useWorkflowTestEnv } from './helpers/stub-activities';
 
 // The scheduled workflows: the daily reconciliation (one activity per operator, all at once; an
 // operator whose statement cannot be had fails the run once the others are stored) and the recovery
 // sweep (one idempotent pass).
 
-let t: WorkflowTestEnv;
-beforeAll(async () => {
-  t = await workflowTestEnv();
-});
-afterAll(async () => {
-  await t?.teardown();
-});
+const t = useWorkflowTestEnv();
 
 type ReconcileInput = { operator: string; date: string; trigger: string; workflowId?: string | null };
 const summary = (input: ReconcileInput, needsPerson = false) => ({

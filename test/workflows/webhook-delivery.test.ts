@@ -1,13 +1,6 @@
 import { publishEventWorkflow, webhookDeliveryWorkflow } from '../../workflows';
 import { RETRY_DELAYS_MS } from '../../src/webhooks/retry-schedule';
-import {
-  newId,
-  replies,
-  stubActivities,
-  workflowTestEnv,
-  type Stubs,
-  type WorkflowTestEnv,
-} from './helpers/stub-activities';
+import { newId, replies, stubActivities, useWorkflowTestEnv, type Stubs } from './helpers/stub-activities';
 
 // One event to one endpoint (workflows/webhook-delivery.ts): an attempt, then durable timers on the
 // retry schedule (src/webhooks/retry-schedule.ts, ±20% jitter, Retry-After honoured) for about three
@@ -16,13 +9,7 @@ import {
 const minute = 60_000;
 /** Real time the server's clock also runs while activities and tasks run (a loaded machine: seconds). */
 const slack = 20_000;
-let t: WorkflowTestEnv;
-beforeAll(async () => {
-  t = await workflowTestEnv();
-});
-afterAll(async () => {
-  await t?.teardown();
-});
+const t = useWorkflowTestEnv();
 
 type DeliveryInput = Parameters<typeof webhookDeliveryWorkflow>[0];
 const deliveryInput = (over: Partial<DeliveryInput> = {}): DeliveryInput => ({

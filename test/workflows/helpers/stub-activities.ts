@@ -300,3 +300,24 @@ export const payinTiming: PayinWorkflowInput['timing'] = {
   refundWindowMs: hour,
   otpLifetimeMs: 5 * minute,
 };
+
+/**
+ * The file's test environment, set up before its tests and torn down after them: a stand-in that
+ * reads through to the environment once `beforeAll` has made it.
+ */
+export function useWorkflowTestEnv(): WorkflowTestEnv {
+  let current: WorkflowTestEnv | undefined;
+  beforeAll(async () => {
+    current = await workflowTestEnv();
+  });
+  afterAll(async () => {
+    await current?.teardown();
+  });
+  return new Proxy({} as WorkflowTestEnv, {
+    get(_, key: keyof WorkflowTestEnv): unknown {
+      if (!current) throw new Error('the workflow test environment is used before beforeAll');
+      const value: unknown = Reflect.get(current, key);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(current) : value;
+    },
+  });
+}
