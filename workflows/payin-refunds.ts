@@ -67,9 +67,8 @@ export function payinRefunds(
   let windowClosed = false;
   let inFlight = 0;
   let listing: Promise<void> = Promise.resolve();
-  // The handlers run concurrently, each deciding and reserving before its first await. Serializing
-  // them behind a workflow mutex was tried in issue 17 and left out: it did not stop the replay bug
-  // of docs/faults.md, and a payin's refunds then opened one after another.
+  // The handlers run concurrently: each decides and reserves its amount before its first await, so
+  // the remainder holds without a mutex (which would open a payin's refunds one after another).
   setHandler(requestRefundUpdate, (ask: RefundAsk) => openRefund(ask), {
     validator: (ask: RefundAsk) => {
       decide(ask);
