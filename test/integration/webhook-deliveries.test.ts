@@ -2,28 +2,15 @@ import { Webhook } from 'standardwebhooks';
 import { DeliveryLog } from '../../src/webhooks/delivery-log';
 import { eventually } from '../helpers/http';
 import { createTestMerchant } from '../helpers/merchants';
-import { useStack } from '../helpers/use-stack';
-import { registerEndpoint, receivedOn } from '../helpers/webhooks';
+import { useWebhookStack } from '../helpers/webhooks';
 import { publishTestEvent } from '../helpers/events';
 import { publicEvent } from '../../src/events/catalogue';
-import type { ApiClient } from '../helpers/http';
 
 // Webhook deliveries and the events API through HTTP: signed deliveries verified with the
 // standardwebhooks package, redelivery, the delivery log and its pages, events listing. Endpoints
 // themselves: webhooks.test.ts. Receivers run on loopback (WEBHOOK_ALLOW_PRIVATE_NETWORKS).
 describe('webhooks: deliveries and events', () => {
-  const { stack, merchant, api, receiver } = useStack({
-    config: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_MAX_ENDPOINTS: '5' },
-    receiver: true,
-  });
-  beforeEach(() => {
-    receiver.received.length = 0;
-    receiver.respond = () => ({ status: 200 });
-  });
-
-  const register = (client: ApiClient, path: string, eventTypes?: string[]) =>
-    registerEndpoint(client, receiver, path, eventTypes);
-  const at = (path: string) => receivedOn(receiver, path);
+  const { stack, merchant, api, receiver, register, at } = useWebhookStack();
 
   it('delivers a signed payin.completed that the standardwebhooks package verifies, and logs the attempt', async () => {
     const endpoint = await register(api, '/signed');

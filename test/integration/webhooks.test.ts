@@ -5,8 +5,7 @@ import { newSigningSecret } from '../../src/webhooks/signing';
 import { newId } from '../../src/domain/ids';
 import { ApiClient, eventually } from '../helpers/http';
 import { createTestMerchant } from '../helpers/merchants';
-import { useStack } from '../helpers/use-stack';
-import { registerEndpoint, receivedOn } from '../helpers/webhooks';
+import { useWebhookStack } from '../helpers/webhooks';
 import { publishTestEvent } from '../helpers/events';
 import { webhookEndpointRecord } from '../../src/contract/schemas/webhooks';
 
@@ -16,18 +15,7 @@ import { webhookEndpointRecord } from '../../src/contract/schemas/webhooks';
 // Receivers run on loopback, which WEBHOOK_ALLOW_PRIVATE_NETWORKS lets through (webhook-ssrf.test.ts
 // covers refusals).
 describe('webhooks', () => {
-  const { stack, merchant, api, receiver } = useStack({
-    config: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_MAX_ENDPOINTS: '5' },
-    receiver: true,
-  });
-  beforeEach(() => {
-    receiver.received.length = 0;
-    receiver.respond = () => ({ status: 200 });
-  });
-
-  const register = (client: ApiClient, path: string, eventTypes?: string[]) =>
-    registerEndpoint(client, receiver, path, eventTypes);
-  const at = (path: string) => receivedOn(receiver, path);
+  const { stack, merchant, api, receiver, register, at } = useWebhookStack();
 
   it('manages endpoints: the secret is shown once, lists omit it, delete removes', async () => {
     const created = await register(api, '/crud', ['payin.completed']);
