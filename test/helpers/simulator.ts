@@ -3,6 +3,8 @@ import { configSchema } from '../../src/config';
 import { HttpOperatorGateway } from '../../src/operators/http-gateway';
 import { signatureHeader } from '../../src/operators/signature';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server';
+import type { RefundRequest } from '../../src/operators/gateway';
+import { eventually } from './http';
 import { standIn } from './use-stack';
 
 // The sandbox operator over real HTTP for the simulator's own tests, with the gateway the activities
@@ -30,6 +32,14 @@ export interface SimulatorHarness {
   /** An MTN CI collection request of 5,000 XOF with a fresh id. */
   collection: (over?: Partial<CollectionRequest>) => CollectionRequest;
   callbacksFor: (id: string) => ReceivedCallback[];
+  /**
+   * An MTN CI collection of `amount` XOF, collected; `refund(id, amount)` builds a refund of it with
+   * the given sandbox scenario.
+   */
+  collectedPayment: (
+    amount: number,
+    sandboxScenario: RefundRequest['sandboxScenario'],
+  ) => Promise<{ paid: CollectionRequest; refund: (refundId: string, amount: number) => RefundRequest }>;
 }
 
 /** Registers the hooks that start a simulator and its callback receiver for the calling file or describe. */
@@ -78,6 +88,16 @@ export function useSimulator(): SimulatorHarness {
   });
 
   const nextId = () => `pr_sim_${Date.now()}_${seq++}`;
+  const collection: SimulatorHarness['collection'] = (over = {}) => ({
+    transactionId: nextId(),
+    operator: 'MTN',
+    country: 'CI',
+    msisdn: '+2250500000001',
+    amount: 5000,
+    currency: 'XOF',
+    sandboxScenario: null,
+    ...over,
+  });
   return {
     sim: standIn('simulator', () => current.sim),
     gateway: standIn('gateway', () => current.gateway),
@@ -86,16 +106,26 @@ export function useSimulator(): SimulatorHarness {
       failNext = n;
     },
     nextId,
-    collection: (over = {}) => ({
-      transactionId: nextId(),
-      operator: 'MTN',
-      country: 'CI',
-      msisdn: '+2250500000001',
-      amount: 5000,
-      currency: 'XOF',
-      sandboxScenario: null,
-      ...over,
-    }),
+    collection,
     callbacksFor: (id) => received.filter((r) => r.body.includes(`"id":"${id}"`)),
+    collectedPayment: async (amount, sandboxScenario) => {
+      const gateway = current.gateway!;
+      const paid = collection({ amount });
+      await gateway.requestCollection(paid);
+      await eventually(
+        () => gateway.collectionStatus(paid.transactionId, 'MTN', 'CI'),
+        (s) => s.outcome === 'completed',
+      );
+      const refund = (refundId: string, refundAmount: number): RefundRequest => ({
+        refundId,
+        transactionId: paid.transactionId,
+        operator: 'MTN',
+        country: 'CI',
+        amount: refundAmount,
+        currency: 'XOF',
+        sandboxScenario,
+      });
+      return { paid, refund };
+    },
   };
 }

@@ -6,7 +6,7 @@ import { eventually } from '../helpers/http';
 // The sandbox operator over real HTTP (test/helpers/simulator.ts): what it answers for an id it does
 // not know, cancellation (also of a request that arrives after it), and its test controls.
 describe('operator simulator: unknown ids, cancellation and test controls', () => {
-  const { sim, gateway, nextId, collection, callbacksFor } = useSimulator();
+  const { sim, gateway, nextId, collection, callbacksFor, collectedPayment } = useSimulator();
 
   it('reads an unknown transaction as unknown (not a failure) and an unreachable operator as retryable', async () => {
     // A 404 is no answer: the request may still be on its way (issue 15, ambiguity never moves money).
@@ -33,21 +33,7 @@ describe('operator simulator: unknown ids, cancellation and test controls', () =
     expect(await gateway.partnerCheck(req.transactionId, 'MTN', 'CI')).toEqual({ collected: false });
 
     // A refund of 8,000 of a 10,000 collection, cancelled while pending: the 8,000 is refundable again.
-    const paid = collection({ amount: 10_000 });
-    await gateway.requestCollection(paid);
-    await eventually(
-      () => gateway.collectionStatus(paid.transactionId, 'MTN', 'CI'),
-      (s) => s.outcome === 'completed',
-    );
-    const refund = (refundId: string, amount: number) => ({
-      refundId,
-      transactionId: paid.transactionId,
-      operator: 'MTN' as const,
-      country: 'CI' as const,
-      amount,
-      currency: 'XOF',
-      sandboxScenario: 'pending' as const,
-    });
+    const { refund } = await collectedPayment(10_000, 'pending');
     const big = `rf_${nextId()}`;
     expect((await gateway.refund(refund(big, 8000))).outcome).toBe('pending');
     expect((await gateway.refund(refund(`rf_${nextId()}`, 5000))).failure?.code).toBe(

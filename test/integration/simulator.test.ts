@@ -12,7 +12,7 @@ import { eventually } from '../helpers/http';
 // the magic numbers, callbacks, disbursements and refunds. Reads of unknown ids, cancellation and
 // test controls: simulator-cancel.test.ts; durable books and statements: simulator-books.test.ts.
 describe('operator simulator', () => {
-  const { sim, gateway, failCallbacks, nextId, collection, callbacksFor } = useSimulator();
+  const { sim, gateway, failCallbacks, nextId, collection, callbacksFor, collectedPayment } = useSimulator();
 
   it('answers pending, completes after the delay, and calls back signed with the operator secret', async () => {
     const req = collection();
@@ -198,21 +198,7 @@ describe('operator simulator', () => {
       (s) => s.outcome === 'completed',
     );
 
-    const paid = collection({ amount: 10_000 });
-    await gateway.requestCollection(paid);
-    await eventually(
-      () => gateway.collectionStatus(paid.transactionId, 'MTN', 'CI'),
-      (s) => s.outcome === 'completed',
-    );
-    const refund = (refundId: string, amount: number) => ({
-      refundId,
-      transactionId: paid.transactionId,
-      operator: 'MTN' as const,
-      country: 'CI' as const,
-      amount,
-      currency: 'XOF',
-      sandboxScenario: null,
-    });
+    const { paid, refund } = await collectedPayment(10_000, null);
     expect((await gateway.refund(refund('rf_1', 6000))).outcome).toBe('pending');
     await eventually(
       () => gateway.refundStatus('rf_1', 'MTN', 'CI'),
