@@ -1,0 +1,75 @@
+import type { Country, OperatorCode } from '../../domain/operators';
+import type { OperatorGateway, OperatorKind } from '../gateway';
+
+// A connector speaks one provider's published API (pawaPay, MTN MoMo, Wave, or the sandbox
+// simulator's protocol) behind the OperatorGateway the activities already use, so the workflows do
+// not change. The routing gateway (./routing.ts) picks the connector of each operator × country ×
+// operation from configuration; each connector maps its provider's statuses and codes to ours:
+//   - `completed` / `failed` only on the provider's explicit final answer;
+//   - `pending` while the provider says so, `unknown` when it does not know our id (yet);
+//   - OperatorUnavailableError for a timeout, a network error, a 5xx, a 429, an unreadable answer;
+//   - OperatorRejectedError when the provider refused the request itself (nothing was done);
+//   - OperatorConflictError when it holds our id with other terms.
+
+export const connectorNames = ['simulator', 'pawapay', 'mtn', 'wave'] as const;
+export type ConnectorName = (typeof connectorNames)[number];
+
+/** What a verified provider callback is about: our id, never the provider's word on the outcome. */
+export interface VerifiedCallback {
+  kind: OperatorKind;
+  /** Our id: payin/payout transaction id (`pr_…`) or refund id (`rf_…`). */
+  id: string;
+}
+
+/** A provider callback as it reached us, untouched: signatures cover the raw bytes. */
+export interface IncomingCallback {
+  method: string;
+  /** Path and query as received, e.g. `/provider-callbacks/pawapay`. */
+  path: string;
+  /** Header names in lower case. */
+  headers: Record<string, string | undefined>;
+  rawBody: Buffer;
+}
+
+/** What a provider says of a mobile-money account before we pay it or ask it to pay. */
+export interface RecipientInfo {
+  /** The provider (operator) the number belongs to, as the provider predicts it; null when unknown. */
+  operator: OperatorCode | null;
+  country: Country;
+  /** null when the provider does not say. */
+  active: boolean | null;
+  /** The account holder's name, where the provider shares it; null otherwise. */
+  holderName: string | null;
+}
+
+/** A provider's own word on its availability (pawaPay publishes it), per operator × operation. */
+export interface PublishedAvailability {
+  operator: OperatorCode;
+  country: Country;
+  operation: 'payin' | 'payout' | 'refund';
+  status: 'operational' | 'delayed' | 'closed';
+}
+
+export interface Connector extends OperatorGateway {
+  readonly name: ConnectorName;
+  /** The operator × country pairs this connector can serve (checked against the routes at start). */
+  readonly serves: ReadonlyArray<{ operator: OperatorCode; country: Country }>;
+  /**
+   * Checks a callback's authenticity as the provider documents it (signature, digest, freshness) and
+   * answers what it is about, or null when it is forged, replayed, stale or not ours. The caller only
+   * signals the workflow, which re-reads the status: a callback is a trigger, never an answer.
+   */
+  verifyCallback(cb: IncomingCallback): Promise<VerifiedCallback | null>;
+  /** Recipient checks, where the provider offers them. */
+  recipient?(msisdn: string, country: Country): Promise<RecipientInfo>;
+  /** The provider's published availability, where it publishes one. */
+  availability?(): Promise<PublishedAvailability[]>;
+}
+
+/**
+ * A provider that publishes no statement API: reconciliation against its books is not possible
+ * through the connector (docs/operators.md says how such a provider is reconciled).
+ */
+export class StatementsNotOfferedError extends Error {
+  override readonly name = 'StatementsNotOfferedError';
+}
