@@ -2,6 +2,7 @@ import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { feeScheduleJson } from './domain/fees';
 import { keyRingSpec, parseKeyRing } from './security/key-ring';
+import { operatorRoutesJson } from './operators/connectors/routes';
 
 // Every setting comes from the environment and is validated once, at start-up, by this schema.
 const duration = z
@@ -150,8 +151,14 @@ export const configSchema = z.object({
     .default('127.0.0.1:9464'),
   /** Port of the worker process's /metrics (a standalone worker has no API to serve it); 0 disables. */
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
-  /** Operator endpoint (the simulator in the sandbox). When unset, `npm start` runs the simulator. */
+  /** The sandbox operator simulator test mode always uses. When unset, `npm start` runs the simulator. */
   OPERATOR_BASE_URL: z.url().optional(),
+  /**
+   * Live mode's connector of each operator × country × operation (src/operators/connectors/routes.ts),
+   * JSON such as {"*":"pawapay","WAVE_CI":"wave"}; unset, live mode moves no money (every live
+   * transaction is refused as PROVIDER_UNAVAILABLE).
+   */
+  OPERATOR_ROUTES: operatorRoutesJson.optional(),
   /** An operator call unanswered after this long is abandoned; the activity retries it (same id). */
   OPERATOR_TIMEOUT: duration.prefault('10s'),
   /** A WAVE payin's creation waits at most this long for the operator's redirect address (paymentUrl). */
@@ -285,7 +292,9 @@ export function productionRefusals(config: Config, env: NodeJS.ProcessEnv): stri
   }
   // Without it the worker would have no operator to ask: payouts and refunds would never settle.
   if (!config.OPERATOR_BASE_URL)
-    refusals.push('OPERATOR_BASE_URL: required in production (the operator endpoint the worker calls)');
+    refusals.push('OPERATOR_BASE_URL: required in production (the sandbox simulator test mode calls)');
+  if (!config.OPERATOR_ROUTES)
+    refusals.push('OPERATOR_ROUTES: required in production (the connectors live mode moves money with)');
   if (config.WEBHOOK_ALLOW_PRIVATE_NETWORKS)
     refusals.push(
       'WEBHOOK_ALLOW_PRIVATE_NETWORKS: must be false in production (webhooks could reach internal services)',

@@ -16,6 +16,7 @@ import { payinRoutes } from './routes/payins';
 import { accountRoutes } from './routes/accounts';
 import type { Ledger } from '../ledger';
 import { operatorCallbackRoutes, type OperatorCallbackDeps } from './routes/operator-callbacks';
+import { providerCallbackRoutes, type ProviderCallbackDeps } from './routes/provider-callbacks';
 import { providerRoutes } from './routes/providers';
 import { webhookRoutes, type WebhookApiDeps } from './routes/webhooks';
 import { eventRoutes } from './routes/events';
@@ -50,6 +51,8 @@ export interface AppDeps {
   checkoutLimits?: CheckoutLimits;
   /** Signed operator callbacks (POST /operator-callbacks/:code); omitted, the route is absent. */
   operatorCallbacks?: OperatorCallbackDeps;
+  /** Real providers' callbacks (pawaPay, MTN, Wave), each verified by its connector. */
+  providerCallbacks?: ProviderCallbackDeps;
   idempotency: IdempotencyStore;
   /** Requests per merchant per minute; 0 disables the limit. */
   rateLimitPerMinute: number;
@@ -83,6 +86,7 @@ export function createApp(deps: AppDeps): Express {
   if (deps.database) app.use(databaseGuard(deps.database));
   // Before the JSON parser: the HMAC is over the raw body, and operators have no merchant credentials.
   if (deps.operatorCallbacks) app.use(operatorCallbackRoutes(deps.operatorCallbacks));
+  if (deps.providerCallbacks) app.use(providerCallbackRoutes(deps.providerCallbacks));
   app.use(jsonBody());
   // Customers reach the hosted checkout page with the link alone: mounted before /v1 authentication.
   app.use(checkoutRoutes(deps.checkout, deps.checkoutLimits));

@@ -1,0 +1,65 @@
+import type { Config } from '../config';
+import { modeOfScope } from '../domain/modes';
+import type { OperatorGateway } from '../operators/gateway';
+import {
+  ModeGateway,
+  modeOfIdFromRecords,
+  routeRefusals,
+  RoutedGateway,
+  SimulatorConnector,
+  type Connector,
+  type ConnectorName,
+  type ConnectorSet,
+  type RouteTable,
+} from '../operators/connectors';
+import type { TransactionStore } from '../persistence/transactions';
+import type { RefundStore } from '../persistence/refunds';
+import { AskRecordingGateway, type OperatorAskIndex } from '../reconciliation';
+
+// The operators a process talks to: the sandbox simulator for test mode, and live mode's connectors
+// by route (OPERATOR_ROUTES). Built the same way by the API (callbacks, recipient checks, provider
+// states) and the worker (the activities' gateway).
+
+export interface Operators {
+  /** Test mode's operator: the sandbox simulator, always. */
+  sandbox: SimulatorConnector;
+  /** Live mode's gateway, by operator × country × operation. */
+  live: RoutedGateway;
+  routes: RouteTable;
+  /** The connectors whose credentials are configured (the simulator always is). */
+  connectors: ConnectorSet;
+}
+
+/** Refuses to build (a message per problem) when a route names a connector it cannot use. */
+export function buildOperators(config: Config): Operators {
+  const common = {
+    timeoutMs: config.OPERATOR_TIMEOUT,
+    callbackBaseUrl: config.OPERATOR_CALLBACK_BASE_URL ?? config.PUBLIC_BASE_URL ?? null,
+  };
+  const sandbox = new SimulatorConnector({
+    baseUrl: config.OPERATOR_BASE_URL ?? `http://127.0.0.1:${config.EMBEDDED_SIMULATOR_PORT}`,
+    ...common,
+  });
+  const connectors = new Map<ConnectorName, Connector>([['simulator', sandbox]]);
+  const routes: RouteTable = config.OPERATOR_ROUTES ?? new Map();
+  const refused = routeRefusals(routes, connectors, config.NODE_ENV === 'production');
+  if (refused.length > 0)
+    throw new Error(`Invalid operator routes:\n${refused.map((r) => `  ${r}`).join('\n')}`);
+  return { sandbox, live: new RoutedGateway(routes, connectors), routes, connectors };
+}
+
+/**
+ * The activities' gateway: by the transaction's mode, then (live) by route. Only the sandbox's asks
+ * are indexed for reconciliation, which reads the sandbox's books: live connectors publish none.
+ */
+export function buildOperatorGateway(
+  operators: Operators,
+  records: { transactions: TransactionStore; refunds: RefundStore; asks: OperatorAskIndex },
+): OperatorGateway {
+  const modeOf = modeOfIdFromRecords({
+    transactionScope: async (id) => (await records.transactions.findById(id))?.merchantId ?? null,
+    refundScope: async (id) => (await records.refunds.findById(id))?.merchantId ?? null,
+    modeOfScope,
+  });
+  return new ModeGateway(new AskRecordingGateway(operators.sandbox, records.asks), operators.live, modeOf);
+}
