@@ -112,5 +112,3 @@ export function routeRefusals(
   }
   return [...refusals];
 }
-
-(operatorCodes as readonly string[]).includes(s);
