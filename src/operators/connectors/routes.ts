@@ -47,7 +47,7 @@ export const operatorRoutesJson = z
       return z.NEVER;
     }
   })
-  .pipe(z.record(routeKey, routeValue))
+  .pipe(z.partialRecord(routeKey, routeValue))
   .transform((spec): RouteTable => {
     const table = new Map<`${ProviderName}:${Operation}`, ConnectorName>();
     for (const name of providerNames) {

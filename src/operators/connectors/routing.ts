@@ -48,28 +48,33 @@ export class RoutedGateway implements OperatorGateway {
     return c;
   }
 
-  requestCollection(req: CollectionRequest): Promise<OperatorStatus> {
+  async requestCollection(req: CollectionRequest): Promise<OperatorStatus> {
     return this.forRequest(req.operator, req.country, 'payin').requestCollection(req);
   }
-  collectionStatus(id: string, operator: OperatorCode, country: Country): Promise<OperatorStatus> {
+  async collectionStatus(id: string, operator: OperatorCode, country: Country): Promise<OperatorStatus> {
     return this.forRead(operator, country, 'payin').collectionStatus(id, operator, country);
   }
-  partnerCheck(id: string, operator: OperatorCode, country: Country): Promise<PartnerCheckResult> {
+  async partnerCheck(id: string, operator: OperatorCode, country: Country): Promise<PartnerCheckResult> {
     return this.forRead(operator, country, 'payin').partnerCheck(id, operator, country);
   }
-  disburse(req: DisbursementRequest): Promise<OperatorStatus> {
+  async disburse(req: DisbursementRequest): Promise<OperatorStatus> {
     return this.forRequest(req.operator, req.country, 'payout').disburse(req);
   }
-  disbursementStatus(id: string, operator: OperatorCode, country: Country): Promise<OperatorStatus> {
+  async disbursementStatus(id: string, operator: OperatorCode, country: Country): Promise<OperatorStatus> {
     return this.forRead(operator, country, 'payout').disbursementStatus(id, operator, country);
   }
-  refund(req: RefundRequest): Promise<OperatorStatus> {
+  async refund(req: RefundRequest): Promise<OperatorStatus> {
     return this.forRequest(req.operator, req.country, 'refund').refund(req);
   }
-  refundStatus(id: string, operator: OperatorCode, country: Country): Promise<OperatorStatus> {
+  async refundStatus(id: string, operator: OperatorCode, country: Country): Promise<OperatorStatus> {
     return this.forRead(operator, country, 'refund').refundStatus(id, operator, country);
   }
-  cancel(kind: OperatorKind, id: string, operator: OperatorCode, country: Country): Promise<OperatorStatus> {
+  async cancel(
+    kind: OperatorKind,
+    id: string,
+    operator: OperatorCode,
+    country: Country,
+  ): Promise<OperatorStatus> {
     return this.forRead(operator, country, operationOfKind[kind]).cancel(kind, id, operator, country);
   }
   /** Live statements: none of the connectors publishes one (docs/operators.md, reconciliation). */
