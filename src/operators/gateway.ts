@@ -26,6 +26,12 @@ export interface CollectionRequest {
   currency: string;
   otp?: string;
   sandboxScenario: SandboxScenario | null;
+  /**
+   * Where a provider that redirects the customer (Wave's checkout) sends them back: the merchant's
+   * `action` URLs of a direct payin. Absent, the connector's configured defaults.
+   */
+  successUrl?: string;
+  failureUrl?: string;
 }
 
 export interface DisbursementRequest {

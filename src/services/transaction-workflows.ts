@@ -84,6 +84,7 @@ export function directCollectionOf(tx: Transaction, otpId?: string): PayinCollec
     currency: tx.currency,
     ...(otpId ? { otpId } : {}),
     sandboxScenario: tx.sandboxScenario,
+    ...(tx.action ? { successUrl: tx.action.successUrl, failureUrl: tx.action.failureUrl } : {}),
   };
 }
 
