@@ -6,11 +6,36 @@ import type { Ledger } from '../src/ledger';
 import { debitPayout, reversePayout, settlePayoutFee } from '../src/ledger/postings';
 import { debitOrRefuse } from './ledger-refusals';
 import { missingRecord } from '../src/temporal/permanent-errors';
+import { modeOfScope, type Mode } from '../src/domain/modes';
+
+/** The provider's health as the payout workflow sees it. */
+export interface PayoutProviderState {
+  state: 'operational' | 'delayed' | 'closed';
+  /** When to look again; null: the workflow's default. */
+  retryAfterSeconds: number | null;
+}
+
+/**
+ * The provider's live health (src/operators/health, `ProviderHealth.stateOf`): a port, so the
+ * activities need not know how it is measured or overridden.
+ */
+export interface ProviderStateReader {
+  stateOf(
+    mode: Mode,
+    operator: OperatorCode,
+    country: Country,
+    operation: 'payin' | 'payout' | 'refund',
+  ):
+    | Promise<{ state: PayoutProviderState['state']; retryAfterSeconds?: number | null }>
+    | { state: PayoutProviderState['state']; retryAfterSeconds?: number | null };
+}
 
 export interface PayoutActivityDeps {
   transactions: TransactionStore;
   operators: OperatorGateway;
   ledger: Ledger;
+  /** Unset: every provider is taken as operational (payouts are sent at once, as before). */
+  providerHealth?: ProviderStateReader | undefined;
 }
 
 /** What a payout workflow may change on its record; everything else is fixed at creation. */
@@ -25,7 +50,12 @@ export interface PayoutStateUpdate {
 }
 
 /** Activities of the payout workflow. Each is idempotent: a retry or a replay changes nothing twice. */
-export function createPayoutActivities({ transactions, operators, ledger }: PayoutActivityDeps) {
+export function createPayoutActivities({
+  transactions,
+  operators,
+  ledger,
+  providerHealth,
+}: PayoutActivityDeps) {
   async function payout(id: string): Promise<Transaction> {
     const tx = await transactions.findById(id);
     if (!tx?.payout) throw missingRecord(`payout ${id} not found`);
@@ -40,6 +70,26 @@ export function createPayoutActivities({ transactions, operators, ledger }: Payo
     async ensurePayoutDebited(transactionId: string): Promise<{ applied: boolean }> {
       const tx = await payout(transactionId);
       return { applied: (await debitOrRefuse(() => debitPayout(ledger, tx))).applied };
+    },
+
+    /**
+     * Whether the payout's provider takes payouts now (docs/payouts.md, "Held for the provider"), in
+     * the payout's own mode (its record's scope): a delayed or closed one holds the payout, unsent.
+     */
+    async payoutProviderState(
+      transactionId: string,
+      operator: OperatorCode,
+      country: Country,
+    ): Promise<PayoutProviderState> {
+      if (!providerHealth) return { state: 'operational', retryAfterSeconds: null };
+      const tx = await payout(transactionId);
+      const { state, retryAfterSeconds } = await providerHealth.stateOf(
+        modeOfScope(tx.merchantId),
+        operator,
+        country,
+        'payout',
+      );
+      return { state, retryAfterSeconds: retryAfterSeconds ?? null };
     },
 
     /** Our transaction id is the operator's idempotency key: a retry after a timeout pays once. */

@@ -3,11 +3,14 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  log,
   patched,
+  proxyActivities,
   setHandler,
   upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
-import type { PayoutStateUpdate } from '../activities/payout-activities';
+import type { PayoutProviderState, PayoutStateUpdate } from '../activities/payout-activities';
 import type { OperatorStatus } from '../src/operators/gateway';
 import type { Failure } from '../src/domain/transaction';
 import { providerName } from '../src/domain/operators';
@@ -25,14 +28,44 @@ import { ANSWERS_ONLY_PATCH } from './code-revision';
 import { watchStopRequest } from './stop-request';
 import { isInsufficientFunds } from './activity-failures';
 import { legacyPayoutWorkflow } from './legacy/payout';
-import type { PayoutResult, PayoutWorkflowInput } from './payout-api';
+import {
+  cancelPayoutUpdate,
+  type PayoutCancelAnswer,
+  type PayoutResult,
+  type PayoutWorkflowInput,
+} from './payout-api';
 
 export type { PayoutResult, PayoutWorkflowInput } from './payout-api';
+
+/**
+ * Change (Temporal `patched()`): before sending, the workflow asks the provider's health; a delayed or
+ * closed provider holds the payout `pending`, unsent and cancellable, until it recovers.
+ */
+export const PAYOUT_HOLD_PATCH = 'payout-holds-for-provider';
+
+/** Checks of the provider's health in one run while holding, before continuing as new. */
+const HOLD_CHECKS_PER_RUN = 200;
+/** Between two checks while holding: the provider's Retry-After, within these bounds. */
+const HOLD_MIN_MS = 30_000;
+const HOLD_MAX_MS = 10 * 60_000;
+const HOLD_DEFAULT_MS = 60_000;
+const holdDelayMs = (retryAfterSeconds: number | null) =>
+  retryAfterSeconds === null
+    ? HOLD_DEFAULT_MS
+    : Math.min(Math.max(retryAfterSeconds * 1000, HOLD_MIN_MS), HOLD_MAX_MS);
 
 const acts = recordActivities<
   PayoutActivities & Pick<OperatorActivities, 'flagForOps'> & Pick<EventActivities, 'emitTransactionEvent'>
 >();
 const operator = operatorActivities<PayoutActivities & Pick<OperatorActivities, 'cancelAtOperator'>>();
+/**
+ * The health read gives up soon: a health store that cannot answer must not hold payouts, and
+ * sending is always safe (the ask step never moves money on silence).
+ */
+const health = proxyActivities<Pick<PayoutActivities, 'payoutProviderState'>>({
+  startToCloseTimeout: '10s',
+  retry: { initialInterval: '1s', maximumAttempts: 3 },
+});
 
 /**
  * One payout: pending (the API debited the account) -> processing -> processed -> completed, or
@@ -41,7 +74,7 @@ const operator = operatorActivities<PayoutActivities & Pick<OperatorActivities, 
  * neither is asked until it does, and the payout is flagged for ops meanwhile (docs/payouts.md).
  */
 export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<PayoutResult> {
-  if (!input.resume && !patched(ANSWERS_ONLY_PATCH)) return legacyPayoutWorkflow(input);
+  if (!input.resume && !input.held && !patched(ANSWERS_ONLY_PATCH)) return legacyPayoutWorkflow(input);
   const req = input.disbursement;
   const id = input.transactionId;
   const failureOf = (code: string, message: string): Failure => ({
@@ -54,7 +87,22 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
     woken.value = true;
   });
   const stop = watchStopRequest();
-  let seq = input.resume?.seq ?? 0;
+  let seq = input.resume?.seq ?? input.held?.seq ?? 0;
+  // Until the request to the operator is about to go, a cancellation wins (money back, once); from
+  // then on only the operator can end the payout. Workflow code runs one handler or step at a time,
+  // so the two cannot interleave.
+  let sending = !!input.resume;
+  let cancelAsked = false;
+  let cancelAnswer: PayoutCancelAnswer | null = null;
+  setHandler(cancelPayoutUpdate, async (): Promise<PayoutCancelAnswer> => {
+    if (sending) return { outcome: 'with-operator' };
+    cancelAsked = true;
+    await condition(() => cancelAnswer !== null);
+    return cancelAnswer!;
+  });
+  const endHold = (answer: PayoutCancelAnswer) => {
+    cancelAnswer ??= answer;
+  };
   const record = async (update: PayoutStateUpdate) => {
     await acts.recordPayoutState(id, update, ++seq);
     if (update.status) {
@@ -73,13 +121,27 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
 
   return CancellationScope.nonCancellable(async () => {
     if (!input.resume) {
-      if (!(await debited())) {
+      if (!input.held && !(await debited())) {
         const failure = failureOf('INSUFFICIENT_BALANCE', 'The account balance does not cover the payout');
         await record({ status: 'failed', failure });
+        endHold({ outcome: 'ended' });
         return { status: 'failed', failure };
       }
+      if (input.held || patched(PAYOUT_HOLD_PATCH)) {
+        const held = await hold();
+        if (held === 'cancel') return cancelled();
+        if (held === 'continue') {
+          // A cancellation taken meanwhile is answered here, not carried into the next run.
+          await condition(() => allHandlersFinished() || cancelAsked);
+          if (cancelAsked) return cancelled();
+          return continueAsNew<typeof payoutWorkflow>({ ...input, held: { seq } });
+        }
+      }
+      sending = true;
+      endHold({ outcome: 'with-operator' });
       await record({ status: 'processing' });
     }
+    // PAYOUT_EXPIRY runs from here: the time held for the provider does not count.
     const deadline = input.resume?.deadline ?? Date.now() + input.timing.expiryMs;
     const answer = await askOperator({
       request: () => operator.requestDisbursement(req),
@@ -99,6 +161,51 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
     }
     return settle(answer);
   });
+
+  /**
+   * Waits, the payout `pending` and unsent, while the provider is delayed or closed: `send` once it
+   * is operational (or its health cannot be read), `cancel` on the merchant's cancellation or ops'
+   * stop request, `continue` when this run's history is long enough.
+   */
+  async function hold(): Promise<'send' | 'cancel' | 'continue'> {
+    let checks = 0;
+    let holding = false;
+    for (;;) {
+      if (cancelAsked || stop.requested) return 'cancel';
+      const provider = await providerState();
+      if (cancelAsked || stop.requested) return 'cancel';
+      if (provider.state === 'operational') {
+        if (holding) log.info('provider recovered; sending the held payout');
+        return 'send';
+      }
+      if (!holding) {
+        holding = true;
+        log.info('provider not operational; payout held', { state: provider.state });
+      }
+      const perRun = input.timing.readsPerRun ?? HOLD_CHECKS_PER_RUN;
+      if (++checks >= perRun || workflowInfo().continueAsNewSuggested) return 'continue';
+      await condition(() => cancelAsked || stop.requested, holdDelayMs(provider.retryAfterSeconds));
+    }
+  }
+
+  async function providerState(): Promise<PayoutProviderState> {
+    try {
+      return await health.payoutProviderState(id, req.operator, req.country);
+    } catch {
+      log.warn('provider health unreadable; sending');
+      return { state: 'operational', retryAfterSeconds: null };
+    }
+  }
+
+  /** Cancelled before it was sent: the debit credited back (fixed sourceRef: once), then `reversed`. */
+  async function cancelled(): Promise<PayoutResult> {
+    const failure = failureOf('CANCELLED', 'The payout was cancelled before it was sent to the operator');
+    await acts.reversePayout(id);
+    await record({ status: 'reversed', failure, attention: null });
+    endHold({ outcome: 'cancelled' });
+    await condition(allHandlersFinished);
+    return { status: 'reversed', failure };
+  }
 
   /** The API applied this very debit (same sourceRef): normally a replay that writes nothing. */
   async function debited(): Promise<boolean> {

@@ -116,6 +116,7 @@ function defaults(): Typed {
       data: {},
     }),
     ensurePayoutDebited: async () => ({ applied: false }),
+    payoutProviderState: async () => ({ state: 'operational', retryAfterSeconds: null }),
     requestDisbursement: async () => pending(),
     readDisbursementStatus: async () => pending(),
     recordPayoutState: async () => undefined,
