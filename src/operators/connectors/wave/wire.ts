@@ -1,0 +1,61 @@
+import { z } from 'zod';
+
+// Wave's own bodies, as docs.wave.com documents them (Checkout API, Payout API, Webhooks). Answers
+// are parsed, never trusted: a field we rely on that is missing or of another type makes the answer
+// unreadable (OperatorUnavailableError), never a guess. Unknown fields pass through untouched.
+
+/** Amounts travel as decimal strings in the currency's major units ("1000" XOF). */
+const amountString = z.string().regex(/^\d+(\.\d+)?$/);
+
+/** Checkout API, "The checkout session object". */
+export const checkoutSession = z.looseObject({
+  id: z.string().min(1),
+  amount: amountString,
+  currency: z.string(),
+  client_reference: z.string().nullish(),
+  /** `open` until paid or expired; `complete` once paid; `expired` once it can no longer be paid. */
+  checkout_status: z.enum(['open', 'complete', 'expired']),
+  /**
+   * `processing` while open, `succeeded` once paid, `cancelled` when it expired unpaid. `refunded`
+   * is how the fake (and this connector) show a refunded session: see docs/connectors/wave.md.
+   */
+  payment_status: z.string(),
+  /** Set when the last payment attempt failed; the session may still be open for another try. */
+  last_payment_error: z.looseObject({ code: z.string(), message: z.string().nullish() }).nullish(),
+  transaction_id: z.string().nullish(),
+  wave_launch_url: z.string().nullish(),
+  when_created: z.string().nullish(),
+  when_completed: z.string().nullish(),
+  when_expires: z.string().nullish(),
+});
+export type CheckoutSession = z.infer<typeof checkoutSession>;
+
+/** `GET /v1/checkout/sessions/search?client_reference=…` and `GET /v1/payouts/search?…` answer `{ result: [...] }`. */
+export const sessionSearch = z.looseObject({ result: z.array(checkoutSession) });
+
+/** Payout API, "The payout object". */
+export const payout = z.looseObject({
+  id: z.string().min(1),
+  currency: z.string(),
+  receive_amount: amountString,
+  fee: amountString.nullish(),
+  client_reference: z.string().nullish(),
+  /** `processing`, then `succeeded` or `failed`; `reversed` after a reversal. */
+  status: z.enum(['processing', 'succeeded', 'failed', 'reversed']),
+  payout_error: z.looseObject({ error_code: z.string(), error_message: z.string().nullish() }).nullish(),
+  timestamp: z.string().nullish(),
+});
+export type Payout = z.infer<typeof payout>;
+
+export const payoutSearch = z.looseObject({ result: z.array(payout) });
+
+/** Wave's error body (both APIs): a machine code and a human message. */
+export const waveError = z.looseObject({ code: z.string(), message: z.string().nullish() });
+
+/** Webhooks, "The event object": what a signed webhook carries. */
+export const webhookEvent = z.looseObject({
+  id: z.string(),
+  type: z.string(),
+  data: z.looseObject({ id: z.string().optional(), client_reference: z.string().nullish() }),
+});
+export type WebhookEvent = z.infer<typeof webhookEvent>;
