@@ -288,6 +288,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/direct/payout/{reference}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel a direct payout not yet sent
+     * @description Cancels a payout not yet sent to the operator: one held `pending` while its provider is delayed or closed (`GET /v1/providers`). Its `chargedAmount` is credited back exactly once and the payout ends `reversed` with failure `CANCELLED` (event `payout.updated`). Asking again answers the cancelled payout; a payout already with the operator, or ended, is 409 `PAYOUT_NOT_CANCELLABLE`.
+     */
+    post: operations['cancelDirectPayout'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/events': {
     parameters: {
       query?: never;
@@ -436,6 +456,26 @@ export interface paths {
     get: operations['getPayout'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/payout/{reference}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel a standard payout not yet sent
+     * @description Cancels a payout not yet sent to the operator: one held `pending` while its provider is delayed or closed (`GET /v1/providers`). Its `chargedAmount` is credited back exactly once and the payout ends `reversed` with failure `CANCELLED` (event `payout.updated`). Asking again answers the cancelled payout; a payout already with the operator, or ended, is 409 `PAYOUT_NOT_CANCELLABLE`.
+     */
+    post: operations['cancelPayout'];
     delete?: never;
     options?: never;
     head?: never;
@@ -4082,6 +4122,296 @@ export interface operations {
       };
     };
   };
+  cancelDirectPayout: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description Language of error titles and messages: en (default) or fr.
+         * @example fr
+         */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        /**
+         * @description A UUID naming this request: a retry with the same key and body never acts twice (24 h).
+         * @example 3f2b8c1e-9d4a-4e7b-8a61-0c5d2e9f7a14
+         */
+        'X-Idempotency-Key': components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /** @description The reference the merchant gave the transaction */
+        reference: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The cancelled payout (`reversed`, failure CANCELLED) */
+      200: {
+        headers: {
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "pr_1b2c3d4e5f60718293a4b5c6",
+           *       "type": "payout",
+           *       "reference": "payout-2001",
+           *       "status": "reversed",
+           *       "confirmationRequired": false,
+           *       "confirmationStatus": "none",
+           *       "paymentUrl": null,
+           *       "customer": {
+           *         "name": "Yao Kouassi",
+           *         "phoneNumber": "+2250700000002"
+           *       },
+           *       "mobileMoney": {
+           *         "provider": {
+           *           "name": "ORANGE_CI"
+           *         }
+           *       },
+           *       "isDirect": true,
+           *       "payFee": false,
+           *       "createdAt": "2026-11-22T10:15:00.120Z",
+           *       "amount": 10000,
+           *       "fee": 100,
+           *       "chargedAmount": 10100,
+           *       "currency": "XOF",
+           *       "failure": {
+           *         "code": "CANCELLED",
+           *         "message": "The payout was cancelled before it was sent to the operator",
+           *         "provider": "ORANGE_CI"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['TransactionRecord'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: Invalid request; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#VALIDATION_ERROR",
+           *       "title": "Invalid request",
+           *       "status": 400,
+           *       "detail": "One or more fields are invalid.",
+           *       "code": "VALIDATION_ERROR",
+           *       "instance": "/v1/direct/payin",
+           *       "errors": [
+           *         {
+           *           "path": "payin.amount",
+           *           "message": "Too small: expected number to be >0"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?:
+              'VALIDATION_ERROR' | 'MALFORMED_JSON' | 'IDEMPOTENCY_KEY_MISSING' | 'IDEMPOTENCY_KEY_INVALID';
+            /** @constant */
+            status?: 400;
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNAUTHORIZED",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Send Authorization: Basic base64(api_key:api_client) with valid credentials.",
+           *       "code": "UNAUTHORIZED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNAUTHORIZED';
+            /** @constant */
+            status?: 401;
+          };
+        };
+      };
+      /** @description `PAYOUT_NOT_FOUND`: Payout not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYOUT_NOT_FOUND",
+           *       "title": "Payout not found",
+           *       "status": 404,
+           *       "detail": "No payout has this reference.",
+           *       "code": "PAYOUT_NOT_FOUND",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYOUT_NOT_FOUND';
+            /** @constant */
+            status?: 404;
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress; `PAYOUT_NOT_CANCELLABLE`: Payout cannot be cancelled */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
+           *       "title": "Idempotency key reused",
+           *       "status": 409,
+           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
+           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS' | 'PAYOUT_NOT_CANCELLABLE';
+            /** @constant */
+            status?: 409;
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYLOAD_TOO_LARGE",
+           *       "title": "Payload too large",
+           *       "status": 413,
+           *       "detail": "The request body is too large.",
+           *       "code": "PAYLOAD_TOO_LARGE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+            /** @constant */
+            status?: 413;
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNSUPPORTED_MEDIA_TYPE",
+           *       "title": "Unsupported media type",
+           *       "status": 415,
+           *       "detail": "Send the body as application/json.",
+           *       "code": "UNSUPPORTED_MEDIA_TYPE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+            /** @constant */
+            status?: 415;
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#INTERNAL_ERROR",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "Server error; retry later.",
+           *       "code": "INTERNAL_ERROR",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+            /** @constant */
+            status?: 500;
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable; `DECISION_PENDING`: Not decided yet */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#SERVICE_UNAVAILABLE",
+           *       "title": "Service unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable; retry later.",
+           *       "code": "SERVICE_UNAVAILABLE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'SERVICE_UNAVAILABLE' | 'DECISION_PENDING';
+            /** @constant */
+            status?: 503;
+          };
+        };
+      };
+    };
+  };
   listEvents: {
     parameters: {
       query?: {
@@ -6118,6 +6448,283 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
             code?: 'SERVICE_UNAVAILABLE';
+            /** @constant */
+            status?: 503;
+          };
+        };
+      };
+    };
+  };
+  cancelPayout: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description Language of error titles and messages: en (default) or fr.
+         * @example fr
+         */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        /**
+         * @description A UUID naming this request: a retry with the same key and body never acts twice (24 h).
+         * @example 3f2b8c1e-9d4a-4e7b-8a61-0c5d2e9f7a14
+         */
+        'X-Idempotency-Key': components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /** @description The reference the merchant gave the transaction */
+        reference: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The cancelled payout, in the shape it was created with */
+      200: {
+        headers: {
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "payout",
+           *       "fee": 100,
+           *       "reference": "mtr_5f0c9e1d2a3b4c5d6e7f8091",
+           *       "phoneNumber": "+2250700000002",
+           *       "customerName": "Yao Kouassi",
+           *       "amount": 10000,
+           *       "chargedAmount": 10100,
+           *       "status": "reversed",
+           *       "currency": "XOF",
+           *       "customerReference": "0b8a1c52-77d9-4a43-8f0e-1f6f3e0f3b2a",
+           *       "confirmationRequired": false,
+           *       "confirmationStatus": "none",
+           *       "transaction": {},
+           *       "createdAt": "2026-11-22T10:15:00.120Z",
+           *       "failure": null
+           *     }
+           */
+          'application/json': components['schemas']['StandardPayoutResult'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: Invalid request; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#VALIDATION_ERROR",
+           *       "title": "Invalid request",
+           *       "status": 400,
+           *       "detail": "One or more fields are invalid.",
+           *       "code": "VALIDATION_ERROR",
+           *       "instance": "/v1/direct/payin",
+           *       "errors": [
+           *         {
+           *           "path": "payin.amount",
+           *           "message": "Too small: expected number to be >0"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?:
+              'VALIDATION_ERROR' | 'MALFORMED_JSON' | 'IDEMPOTENCY_KEY_MISSING' | 'IDEMPOTENCY_KEY_INVALID';
+            /** @constant */
+            status?: 400;
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNAUTHORIZED",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Send Authorization: Basic base64(api_key:api_client) with valid credentials.",
+           *       "code": "UNAUTHORIZED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNAUTHORIZED';
+            /** @constant */
+            status?: 401;
+          };
+        };
+      };
+      /** @description `PAYOUT_NOT_FOUND`: Payout not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYOUT_NOT_FOUND",
+           *       "title": "Payout not found",
+           *       "status": 404,
+           *       "detail": "No payout has this reference.",
+           *       "code": "PAYOUT_NOT_FOUND",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYOUT_NOT_FOUND';
+            /** @constant */
+            status?: 404;
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress; `PAYOUT_NOT_CANCELLABLE`: Payout cannot be cancelled */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
+           *       "title": "Idempotency key reused",
+           *       "status": 409,
+           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
+           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS' | 'PAYOUT_NOT_CANCELLABLE';
+            /** @constant */
+            status?: 409;
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYLOAD_TOO_LARGE",
+           *       "title": "Payload too large",
+           *       "status": 413,
+           *       "detail": "The request body is too large.",
+           *       "code": "PAYLOAD_TOO_LARGE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+            /** @constant */
+            status?: 413;
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNSUPPORTED_MEDIA_TYPE",
+           *       "title": "Unsupported media type",
+           *       "status": 415,
+           *       "detail": "Send the body as application/json.",
+           *       "code": "UNSUPPORTED_MEDIA_TYPE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+            /** @constant */
+            status?: 415;
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#INTERNAL_ERROR",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "Server error; retry later.",
+           *       "code": "INTERNAL_ERROR",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+            /** @constant */
+            status?: 500;
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable; `DECISION_PENDING`: Not decided yet */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#SERVICE_UNAVAILABLE",
+           *       "title": "Service unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable; retry later.",
+           *       "code": "SERVICE_UNAVAILABLE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'SERVICE_UNAVAILABLE' | 'DECISION_PENDING';
             /** @constant */
             status?: 503;
           };

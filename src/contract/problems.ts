@@ -100,6 +100,14 @@ export const problemCatalogue = {
       fr: 'Cette référence a déjà été utilisée pour une autre transaction.',
     },
   },
+  PAYOUT_NOT_CANCELLABLE: {
+    status: 409,
+    title: { en: 'Payout cannot be cancelled', fr: 'Paiement sortant non annulable' },
+    detail: {
+      en: 'The payout was already sent to the operator, or has ended: only a payout not yet sent can be cancelled.',
+      fr: "Le paiement sortant a déjà été transmis à l'opérateur, ou il est terminé : seul un paiement pas encore transmis peut être annulé.",
+    },
+  },
   IDEMPOTENCY_KEY_MISSING: {
     status: 400,
     title: { en: 'Idempotency key missing', fr: "Clé d'idempotence manquante" },

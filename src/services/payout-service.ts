@@ -1,4 +1,9 @@
-import type { Client } from '@temporalio/client';
+import {
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  type Client,
+} from '@temporalio/client';
 import type { TransactionStore } from '../persistence/transactions';
 import type { WorkflowStartLog } from '../persistence/workflow-starts';
 import type { Account, Ledger } from '../ledger';
@@ -28,6 +33,19 @@ import {
 } from '../contract/field-messages';
 import { TransactionWorkflows, isFinal } from './transaction-workflows';
 import { fingerprintsDiffer } from '../security/request-fingerprint';
+import { RETRY_AFTER_SECONDS } from '../persistence/unavailable';
+import { cancelPayoutUpdate, type PayoutCancelAnswer } from '../../workflows/payout-api';
+
+/** How long a cancellation waits for the payout's workflow to decide before answering 503. */
+const CANCEL_DECISION_WAIT_MS = 10_000;
+
+/** Cancelled by its merchant before it was sent (workflows/payout.ts): the code its record keeps. */
+export const isCancelledBeforeSending = (tx: Transaction): boolean =>
+  tx.status === 'reversed' && tx.failure?.code === 'CANCELLED' && !tx.payout?.operatorStatus;
+
+const notCancellable = () => new ApiProblem('PAYOUT_NOT_CANCELLABLE');
+const undecided = () =>
+  new ApiProblem('DECISION_PENDING', { headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } });
 
 export interface PayoutServiceDeps {
   transactions: TransactionStore;
@@ -231,6 +249,53 @@ export class PayoutService {
       );
     }
     return account;
+  }
+
+  /**
+   * Cancels a payout not yet sent to the operator (held for its provider, or not yet taken up): its
+   * workflow decides (the `cancelPayout` Update), returns the debit once and records it `reversed`
+   * (failure CANCELLED). Asked again, a cancelled payout is answered as it is; one with the operator
+   * or ended otherwise is 409 PAYOUT_NOT_CANCELLABLE; an unknown reference 404.
+   */
+  async cancel(merchantId: string, reference: string, flow: 'direct' | 'standard'): Promise<Transaction> {
+    const tx = await this.get(merchantId, reference, flow);
+    if (!tx) throw new ApiProblem('PAYOUT_NOT_FOUND');
+    if (isCancelledBeforeSending(tx)) return tx;
+    if (isFinal(tx) || tx.status !== 'pending') throw notCancellable();
+
+    let answer: PayoutCancelAnswer;
+    try {
+      const handle = this.deps.temporal.workflow.getHandle(tx.workflowId);
+      answer = await this.deps.temporal.withDeadline(Date.now() + CANCEL_DECISION_WAIT_MS, () =>
+        handle.executeUpdate(cancelPayoutUpdate),
+      );
+    } catch (err) {
+      // Ended meanwhile (by this cancellation's twin, or otherwise), or a workflow of code from
+      // before cancellations (it has no handler: it was sent when it started): the record says.
+      if (err instanceof WorkflowNotFoundError || err instanceof WorkflowUpdateFailedError) {
+        const now = await this.settled(tx.id, () => true);
+        if (now && isCancelledBeforeSending(now)) return now;
+        // Not started yet (the recovery sweep starts it): cancellable in a moment.
+        if (err instanceof WorkflowNotFoundError && now?.status === 'pending') throw undecided();
+        throw notCancellable();
+      }
+      if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) throw undecided();
+      throw err;
+    }
+    if (answer.outcome !== 'cancelled') throw notCancellable();
+    // The workflow wrote `reversed` before answering; a read may trail that write under load.
+    const done = await this.settled(tx.id, isCancelledBeforeSending);
+    if (!done) throw undecided();
+    return done;
+  }
+
+  /** The payout read again for up to about two seconds until `ok` holds (null if it never does). */
+  private async settled(id: string, ok: (tx: Transaction) => boolean): Promise<Transaction | null> {
+    for (let attempt = 0; ; attempt++) {
+      const tx = await this.deps.transactions.findById(id);
+      if ((tx && ok(tx)) || attempt === 10) return tx && ok(tx) ? tx : null;
+      await new Promise((res) => setTimeout(res, 200));
+    }
   }
 
   /** Endpoint 5 reads direct payouts, endpoint 7 standard ones (shape A or B). */

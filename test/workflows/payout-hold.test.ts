@@ -1,4 +1,4 @@
-import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
 import { payoutWorkflow } from '../../workflows';
 import type { PayoutCancelAnswer } from '../../workflows/payout-api';
 import type { PayoutProviderState } from '../../activities/payout-activities';

@@ -60,5 +60,14 @@ export function payoutRoutes(payouts: PayoutService): Router {
     res.json(toPublicRecord(tx));
   });
 
+  // Cancels a payout not yet sent to the operator (docs/payouts.md, "Held for the provider").
+  router.post('/v1/direct/payout/:reference/cancel', async (req, res) => {
+    res.json(toPublicRecord(await payouts.cancel(req.merchantId!, req.params.reference, 'direct')));
+  });
+
+  router.post('/v1/payout/:reference/cancel', async (req, res) => {
+    res.json(toPublicRecord(await payouts.cancel(req.merchantId!, req.params.reference, 'standard')));
+  });
+
   return router;
 }

@@ -73,6 +73,17 @@ export const payoutRecordExample = {
   ussdCode: undefined,
 };
 
+/** A payout cancelled before it was sent (POST …/payout/{reference}/cancel). */
+export const cancelledPayoutRecordExample = {
+  ...payoutRecordExample,
+  status: 'reversed',
+  failure: {
+    code: 'CANCELLED',
+    message: 'The payout was cancelled before it was sent to the operator',
+    provider: 'ORANGE_CI',
+  },
+};
+
 export const standardPayoutExample = {
   reference: '0b8a1c52-77d9-4a43-8f0e-1f6f3e0f3b2a',
   amount: 10000,

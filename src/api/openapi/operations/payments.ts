@@ -196,6 +196,54 @@ defineOperations(
   },
   {
     method: 'post',
+    path: '/v1/direct/payout/{reference}/cancel',
+    operationId: 'cancelDirectPayout',
+    summary: 'Cancel a direct payout not yet sent',
+    description:
+      'Cancels a payout not yet sent to the operator: one held `pending` while its provider is delayed or ' +
+      'closed (`GET /v1/providers`). Its `chargedAmount` is credited back exactly once and the payout ends ' +
+      '`reversed` with failure `CANCELLED` (event `payout.updated`). Asking again answers the cancelled payout; a ' +
+      'payout already with the operator, or ended, is 409 `PAYOUT_NOT_CANCELLABLE`.',
+    tag: 'Payouts',
+    auth: true,
+    idempotent: true,
+    pathParams: referenceParam,
+    responses: {
+      200: {
+        description: 'The cancelled payout (`reversed`, failure CANCELLED)',
+        name: 'TransactionRecord',
+        schema: transactionRecord,
+        example: ex.cancelledPayoutRecordExample,
+      },
+    },
+    errors: ['PAYOUT_NOT_FOUND', 'PAYOUT_NOT_CANCELLABLE', 'DECISION_PENDING'],
+  },
+  {
+    method: 'post',
+    path: '/v1/payout/{reference}/cancel',
+    operationId: 'cancelPayout',
+    summary: 'Cancel a standard payout not yet sent',
+    description:
+      'Cancels a payout not yet sent to the operator: one held `pending` while its provider is delayed or ' +
+      'closed (`GET /v1/providers`). Its `chargedAmount` is credited back exactly once and the payout ends ' +
+      '`reversed` with failure `CANCELLED` (event `payout.updated`). Asking again answers the cancelled payout; a ' +
+      'payout already with the operator, or ended, is 409 `PAYOUT_NOT_CANCELLABLE`.',
+    tag: 'Payouts',
+    auth: true,
+    idempotent: true,
+    pathParams: referenceParam,
+    responses: {
+      200: {
+        description: 'The cancelled payout, in the shape it was created with',
+        name: 'StandardPayoutResult',
+        schema: z.union([transactionRecord, accountPayoutRecord]),
+        example: { ...ex.accountPayoutRecordExample, status: 'reversed' },
+      },
+    },
+    errors: ['PAYOUT_NOT_FOUND', 'PAYOUT_NOT_CANCELLABLE', 'DECISION_PENDING'],
+  },
+  {
+    method: 'post',
     path: '/v1/payin/{reference}/refund',
     operationId: 'refundPayin',
     summary: 'Refund a payin',
