@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { feeScheduleJson } from './domain/fees';
 import { keyRingSpec, parseKeyRing } from './security/key-ring';
 import { operatorRoutesJson } from './operators/connectors/routes';
+import { mtnConfigShape } from './operators/connectors/mtn/config';
+import { waveConfigShape } from './operators/connectors/wave/config';
 
 // Every setting comes from the environment and is validated once, at start-up, by this schema.
 const duration = z
@@ -230,6 +232,9 @@ export const configSchema = z.object({
   CODEC_SERVER_TOKENS: commaList(z.string().min(32, 'each token at least 32 characters')).optional(),
   /** Origins of the Temporal UI allowed to call the codec server from a browser (CORS), comma-separated; default: the embedded UI. */
   CODEC_SERVER_ORIGINS: commaList(z.url().transform((u) => new URL(u).origin)).optional(),
+  // Live mode's connectors: each one's credentials and base URL (docs/connectors/*.md).
+  ...mtnConfigShape,
+  ...waveConfigShape,
 });
 
 export type Config = z.infer<typeof configSchema>;

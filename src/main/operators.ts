@@ -12,6 +12,8 @@ import {
   type ConnectorSet,
   type RouteTable,
 } from '../operators/connectors';
+import { buildMtnConnector } from '../operators/connectors/mtn/config';
+import { buildWaveConnector } from '../operators/connectors/wave/config';
 import type { TransactionStore } from '../persistence/transactions';
 import type { RefundStore } from '../persistence/refunds';
 import { AskRecordingGateway, type OperatorAskIndex } from '../reconciliation';
@@ -31,7 +33,10 @@ export interface Operators {
 }
 
 /** Refuses to build (a message per problem) when a route names a connector it cannot use. */
-export function buildOperators(config: Config): Operators {
+export function buildOperators(
+  config: Config,
+  records: { payinOfRefund?: (refundId: string) => Promise<string | null> } = {},
+): Operators {
   const common = {
     timeoutMs: config.OPERATOR_TIMEOUT,
     callbackBaseUrl: config.OPERATOR_CALLBACK_BASE_URL ?? config.PUBLIC_BASE_URL ?? null,
@@ -41,6 +46,14 @@ export function buildOperators(config: Config): Operators {
     ...common,
   });
   const connectors = new Map<ConnectorName, Connector>([['simulator', sandbox]]);
+  const live = [
+    buildMtnConnector(config, common),
+    buildWaveConnector(config, {
+      ...common,
+      ...(records.payinOfRefund ? { refundOrigin: records.payinOfRefund } : {}),
+    }),
+  ];
+  for (const c of live) if (c) connectors.set(c.name, c);
   const routes: RouteTable = config.OPERATOR_ROUTES ?? new Map();
   const refused = routeRefusals(routes, connectors, config.NODE_ENV === 'production');
   if (refused.length > 0)
