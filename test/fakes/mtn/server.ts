@@ -23,9 +23,10 @@ import express, { type NextFunction, type Request, type Response } from 'express
 // Control endpoints (tests only):
 //   POST /__fake/faults { status, code?, count, path? }  next `count` API requests (whose path
 //        contains `path`, when given) answer `status` with `{ code, message }`
-//   POST /__fake/delay { ms, count, process }  next `count` API requests answer after `ms`;
+//   POST /__fake/delay { ms, count, process, path? }  next `count` API requests answer after `ms`;
 //        `process: true` does the work first (a lost answer), false only after the wait
-//   POST /__fake/drop-callbacks { count }  the next `count` callbacks are not sent
+//   POST /__fake/drop-callbacks { count } | { ref }  the next `count` callbacks, or the callback of
+//        the transaction with that X-Reference-Id, are not sent
 //   POST /__fake/expire-tokens  every token issued so far is expired
 //   POST /__fake/transactions/{ref} { status, reason? }  sets a transaction's status (and calls back)
 //   GET  /__fake/requests  what the fake received (method, path, headers, body), oldest first
@@ -85,8 +86,9 @@ export async function startMtnFake(opts: MtnFakeOptions): Promise<{ url: string;
     [];
   const callbacks: Array<{ url: string; body: unknown; dropped: boolean; status?: number }> = [];
   let faults: { status: number; code?: string; count: number; path?: string } | null = null;
-  let delay: { ms: number; count: number; process: boolean } | null = null;
+  let delay: { ms: number; count: number; process: boolean; path?: string } | null = null;
   let dropCallbacks = 0;
+  const dropRefs = new Set<string>();
   let ftid = 1_000_000;
 
   const app = express();
@@ -102,7 +104,9 @@ export async function startMtnFake(opts: MtnFakeOptions): Promise<{ url: string;
     res.json({ ok: true });
   });
   app.post('/__fake/drop-callbacks', (req, res) => {
-    dropCallbacks = Number((req.body as { count?: number }).count ?? 1);
+    const b = req.body as { count?: number; ref?: string };
+    if (b.ref) dropRefs.add(b.ref);
+    else dropCallbacks = Number(b.count ?? 1);
     res.json({ ok: true });
   });
   app.post('/__fake/expire-tokens', (_req, res) => {
@@ -140,14 +144,12 @@ export async function startMtnFake(opts: MtnFakeOptions): Promise<{ url: string;
     if (faults && faults.count > 0 && (!faults.path || req.path.includes(faults.path))) {
       faults.count--;
       const f = faults;
-      return res
-        .status(f.status)
-        .json({
-          code: f.code ?? (f.status === 429 ? 'TOO_MANY_REQUESTS' : 'INTERNAL_PROCESSING_ERROR'),
-          message: 'fault injected',
-        });
+      return res.status(f.status).json({
+        code: f.code ?? (f.status === 429 ? 'TOO_MANY_REQUESTS' : 'INTERNAL_PROCESSING_ERROR'),
+        message: 'fault injected',
+      });
     }
-    if (delay && delay.count > 0) {
+    if (delay && delay.count > 0 && (!delay.path || req.path.includes(delay.path))) {
       delay.count--;
       const d = delay;
       if (d.process) {
@@ -179,13 +181,11 @@ export async function startMtnFake(opts: MtnFakeOptions): Promise<{ url: string;
     if (!product) return error(res, 404, 'RESOURCE_NOT_FOUND', 'Resource not found');
     const creds = opts.credentials[product];
     if (req.header('ocp-apim-subscription-key') !== creds.subscriptionKey)
-      return res
-        .status(401)
-        .json({
-          statusCode: 401,
-          message:
-            'Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription.',
-        });
+      return res.status(401).json({
+        statusCode: 401,
+        message:
+          'Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription.',
+      });
     const basic = /^Basic (.+)$/.exec(req.header('authorization') ?? '');
     const [user, key] = basic ? Buffer.from(basic[1]!, 'base64').toString().split(':') : [];
     if (user !== creds.apiUser || key !== creds.apiKey)
@@ -201,13 +201,11 @@ export async function startMtnFake(opts: MtnFakeOptions): Promise<{ url: string;
     const product = productParam(req);
     if (!product) return error(res, 404, 'RESOURCE_NOT_FOUND', 'Resource not found');
     if (req.header('ocp-apim-subscription-key') !== opts.credentials[product].subscriptionKey) {
-      res
-        .status(401)
-        .json({
-          statusCode: 401,
-          message:
-            'Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription.',
-        });
+      res.status(401).json({
+        statusCode: 401,
+        message:
+          'Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription.',
+      });
       return;
     }
     const bearer = /^Bearer (.+)$/.exec(req.header('authorization') ?? '')?.[1];
@@ -321,8 +319,9 @@ export async function startMtnFake(opts: MtnFakeOptions): Promise<{ url: string;
   async function callBack(tx: Tx): Promise<void> {
     const body = view(tx);
     const url = tx.callbackUrl!;
-    if (dropCallbacks > 0) {
-      dropCallbacks--;
+    const byRef = dropRefs.delete(tx.ref);
+    if (byRef || dropCallbacks > 0) {
+      if (!byRef) dropCallbacks--;
       callbacks.push({ url, body, dropped: true });
       return;
     }
