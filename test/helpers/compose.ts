@@ -111,6 +111,7 @@ export const sampleEnv: Record<string, string> = {
   ...Object.fromEntries(Object.keys(exampleVars).map((name) => [name, `sample-${name.toLowerCase()}`])),
   PUBLIC_BASE_URL: 'https://pay.example.com',
   OPERATOR_BASE_URL: 'https://operators.example.com',
+  OPERATOR_ROUTES: '{"*":"pawapay"}',
   OPERATOR_CALLBACK_SECRETS:
     '{"ORANGE":"o-0123456789abcdef","MTN":"m-0123456789abcdef","MOOV":"v-0123456789abcdef","WAVE":"w-0123456789abcdef"}',
 };

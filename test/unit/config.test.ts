@@ -49,6 +49,7 @@ describe('production refusals', () => {
   const production = {
     NODE_ENV: 'production',
     OPERATOR_BASE_URL: 'https://operators.example.com',
+    OPERATOR_ROUTES: '{"*":"pawapay","WAVE_CI":"wave"}',
     PUBLIC_BASE_URL: 'https://pay.example.com',
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false',
     OPERATOR_CALLBACK_SECRETS: JSON.stringify({
@@ -104,6 +105,11 @@ describe('production refusals', () => {
   it('refuses to start without an operator URL', () => {
     const { OPERATOR_BASE_URL: _unset, ...env } = production;
     expect(refusal(env)).toMatch(/OPERATOR_BASE_URL: required in production/);
+  });
+
+  it('refuses to start without live routes', () => {
+    const { OPERATOR_ROUTES: _unset, ...env } = production;
+    expect(refusal(env)).toMatch(/OPERATOR_ROUTES: required in production/);
   });
 
   it('refuses webhooks allowed to private networks', () => {
