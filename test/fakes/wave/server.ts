@@ -168,12 +168,12 @@ export async function startWaveFake(opts: WaveFakeOptions): Promise<{ url: strin
         );
       if (faults.hangMs) {
         const hang = faults.hangMs;
-        const json = res.json.bind(res);
+        const end = res.end.bind(res) as (...args: unknown[]) => Response;
         // Done now, answered late: the caller times out although Wave acted.
-        res.json = ((b: unknown) => {
-          later(() => json(b), hang);
+        res.end = ((...args: unknown[]) => {
+          later(() => end(...args), hang);
           return res;
-        }) as typeof res.json;
+        }) as typeof res.end;
       }
     }
     next();
@@ -281,6 +281,8 @@ export async function startWaveFake(opts: WaveFakeOptions): Promise<{ url: strin
   app.post('/v1/checkout/sessions/:id/refund', (req, res) => {
     const s = sessions.get(req.params.id);
     if (!s) return fail(res, 404, 'checkout-session-not-found', 'Checkout session not found');
+    // Refunding twice makes no second refund: the call answers 200 again.
+    if (s.payment_status === 'refunded') return void res.status(200).end();
     if (s.payment_status !== 'succeeded')
       return fail(res, 400, 'checkout-refund-failed', 'Only a paid checkout session can be refunded');
     s.payment_status = 'refunded';

@@ -372,6 +372,23 @@ describe('wave connector: refunds', () => {
     expect((await wave.refundStatus(rf, 'WAVE', 'CI')).outcome).toBe('completed');
     // The payin itself stays collected.
     expect((await wave.collectionStatus(req.transactionId, 'WAVE', 'CI')).outcome).toBe('completed');
+    // The refund's answer lost: unavailable; the retry with the same id answers completed.
+    const lost = collection('+2250700000000');
+    await wave.requestCollection(lost);
+    await until(
+      () => wave.collectionStatus(lost.transactionId, 'WAVE', 'CI'),
+      (s) => s.outcome === 'completed',
+    );
+    const session = (await wave.collectionStatus(lost.transactionId, 'WAVE', 'CI')).operatorReference;
+    expect(session).toMatch(/^T/);
+    const state = (await fakeState()) as unknown as {
+      sessions: Array<{ id: string; client_reference: string }>;
+    };
+    const cos = state.sessions.find((x) => x.client_reference === lost.transactionId)!.id;
+    await control('/__fake/faults', { count: 1, hangMs: 2500, path: `/v1/checkout/sessions/${cos}/refund` });
+    const rfLost = { ...base, transactionId: lost.transactionId, refundId: newId('rf'), amount: 1500 };
+    await expect(build({ timeoutMs: 300 }).refund(rfLost)).rejects.toBeInstanceOf(OperatorUnavailableError);
+    expect((await wave.refund(rfLost)).outcome).toBe('completed');
     // No origin known (yet): unavailable, not a guess.
     await expect(wave.refundStatus(newId('rf'), 'WAVE', 'CI')).rejects.toBeInstanceOf(
       OperatorUnavailableError,

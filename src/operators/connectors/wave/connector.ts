@@ -214,6 +214,8 @@ export class WaveConnector implements Connector {
       throw new OperatorRejectedError('wave: a checkout is refunded in full only');
     if (s.payment_status === 'refunded') return refundStatusOf(s);
     if (s.payment_status !== 'succeeded') throw new OperatorRejectedError('wave: the checkout was not paid');
+    // Refunding a session twice makes no second refund (Wave answers 200 again), so a retry after
+    // a lost answer simply asks again: that is how a refund's outcome is known for sure.
     const where = 'POST /v1/checkout/sessions/:id/refund';
     const res = await this.call(
       'POST',
@@ -225,6 +227,11 @@ export class WaveConnector implements Connector {
     return { outcome: 'completed', operatorReference: s.transaction_id ?? s.id };
   }
 
+  /**
+   * Best effort: Wave keeps no refund object, so this reads the payin's session, which shows the
+   * refund only if Wave marks it there (`refunded`); otherwise `unknown`, never `failed`. The
+   * refund call itself (retried with the same id) is the sure answer.
+   */
   async refundStatus(refundId: string): Promise<OperatorStatus> {
     const payinId = this.opts.refundOrigin ? await this.opts.refundOrigin(refundId) : null;
     if (!payinId) throw new OperatorUnavailableError('wave: the refund’s payin is not known (yet)');
@@ -461,9 +468,13 @@ export class WaveConnector implements Connector {
   }
 }
 
+/** Wave's error code: documented as `code`; `error_code` / `error.code` are read too (see the docs page). */
 function errorCodeOf(json: unknown): string {
   const parsed = waveError.safeParse(json);
-  return parsed.success ? parsed.data.code : 'unknown-error';
+  if (!parsed.success) return 'unknown-error';
+  const code = parsed.data.code ?? parsed.data.error_code ?? parsed.data.error?.code;
+  // A code is a short slug; anything else is not passed on (it could echo the request).
+  return code && /^[a-z0-9_.-]{1,64}$/i.test(code) ? code : 'unknown-error';
 }
 
 function payoutStatus(p: Payout): OperatorStatus {

@@ -30,7 +30,7 @@ export const checkoutSession = z.looseObject({
 });
 export type CheckoutSession = z.infer<typeof checkoutSession>;
 
-/** `GET /v1/checkout/sessions/search?client_reference=…` and `GET /v1/payouts/search?…` answer `{ result: [...] }`. */
+/** `GET /v1/checkout/sessions/search?client_reference=…` answers `{ result: [sessions] }`. */
 export const sessionSearch = z.looseObject({ result: z.array(checkoutSession) });
 
 /** Payout API, "The payout object". */
@@ -47,10 +47,16 @@ export const payout = z.looseObject({
 });
 export type Payout = z.infer<typeof payout>;
 
+/** `GET /v1/payouts/search?client_reference=…` answers `{ result: [payouts] }`. */
 export const payoutSearch = z.looseObject({ result: z.array(payout) });
 
-/** Wave's error body (both APIs): a machine code and a human message. */
-export const waveError = z.looseObject({ code: z.string(), message: z.string().nullish() });
+/** Wave's error body (both APIs): a machine code and a human message. Integrations in the wild also
+ * read `error_code` or a nested `error.code`, so all three are accepted. */
+export const waveError = z.looseObject({
+  code: z.string().optional(),
+  error_code: z.string().optional(),
+  error: z.looseObject({ code: z.string().optional() }).optional(),
+});
 
 /** Webhooks, "The event object": what a signed webhook carries. */
 export const webhookEvent = z.looseObject({
