@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import type { Connector } from '../connector';
+import { PawapayConnector } from './connector';
+import { publicKeyOf } from './http-signature';
+
+/** pawaPay's env vars (the integrator merges them into src/config.ts). All optional: no token, no pawaPay. */
+export const pawapayConfigShape = {
+  /** Base URL of pawaPay's Merchant API (https://api.pawapay.io; sandbox https://api.sandbox.pawapay.io). */
+  PAWAPAY_BASE_URL: z.string().url().default('https://api.pawapay.io'),
+  /** pawaPay API token (Bearer) from the pawaPay Dashboard; unset = no pawaPay connector. */
+  PAWAPAY_API_TOKEN: z.string().min(1).optional(),
+  /** pawaPay's public key (PEM, `\n` escapes allowed) that signs its callbacks; unset = callbacks refused. */
+  PAWAPAY_CALLBACK_PUBLIC_KEY: z.string().min(1).optional(),
+  /** The keyid pawaPay signs callbacks with (from GET /v2/public-key/http); unset = any keyid. */
+  PAWAPAY_CALLBACK_KEY_ID: z.string().min(1).optional(),
+  /** Our private key (PEM, EC P-256) for signed financial requests, when "Only accept signed requests" is on. */
+  PAWAPAY_SIGNING_PRIVATE_KEY: z.string().min(1).optional(),
+  /** The key id under which our public key is registered in the pawaPay Dashboard. */
+  PAWAPAY_SIGNING_KEY_ID: z.string().min(1).optional(),
+  /** Callback signatures older than this many seconds are refused. */
+  PAWAPAY_CALLBACK_TOLERANCE_SECONDS: z.coerce.number().int().positive().default(300),
+};
+
+export type PawapayConfig = {
+  [K in keyof typeof pawapayConfigShape]?: z.infer<(typeof pawapayConfigShape)[K]>;
+};
+
+export interface PawapayDeps {
+  timeoutMs: number;
+  /** Unused: pawaPay's callback URLs are set per operation in the pawaPay Dashboard. */
+  callbackBaseUrl?: string | null;
+  /** How long the active configuration is reused (default 60 s). */
+  activeConfTtlMs?: number;
+}
+
+/** The pawaPay connector, or null when PAWAPAY_API_TOKEN is unset. */
+export function buildPawapayConnector(config: PawapayConfig, deps: PawapayDeps): PawapayConnector | null {
+  if (!config.PAWAPAY_API_TOKEN) return null;
+  const pem = config.PAWAPAY_CALLBACK_PUBLIC_KEY;
+  const key = pem ? publicKeyOf(pem) : null;
+  if (pem && !key) throw new Error('PAWAPAY_CALLBACK_PUBLIC_KEY is not a PEM public key');
+  if (!!config.PAWAPAY_SIGNING_PRIVATE_KEY !== !!config.PAWAPAY_SIGNING_KEY_ID)
+    throw new Error('PAWAPAY_SIGNING_PRIVATE_KEY and PAWAPAY_SIGNING_KEY_ID go together');
+  return new PawapayConnector({
+    baseUrl: config.PAWAPAY_BASE_URL ?? 'https://api.pawapay.io',
+    apiToken: config.PAWAPAY_API_TOKEN,
+    callbackPublicKey: key,
+    callbackKeyId: config.PAWAPAY_CALLBACK_KEY_ID ?? null,
+    requestSigning:
+      config.PAWAPAY_SIGNING_PRIVATE_KEY && config.PAWAPAY_SIGNING_KEY_ID
+        ? { privateKeyPem: config.PAWAPAY_SIGNING_PRIVATE_KEY, keyId: config.PAWAPAY_SIGNING_KEY_ID }
+        : null,
+    timeoutMs: deps.timeoutMs,
+    callbackToleranceSeconds: config.PAWAPAY_CALLBACK_TOLERANCE_SECONDS ?? 300,
+    activeConfTtlMs: deps.activeConfTtlMs ?? 60_000,
+  });
+}
+
+export type { Connector };
