@@ -28,7 +28,8 @@ import express, { type NextFunction, type Request, type Response } from 'express
 //   POST /__fake/drop-callbacks { count } | { ref }  the next `count` callbacks, or the callback of
 //        the transaction with that X-Reference-Id, are not sent
 //   POST /__fake/expire-tokens  every token issued so far is expired
-//   POST /__fake/transactions/{ref} { status, reason? }  sets a transaction's status (and calls back)
+//   POST /__fake/transactions/{ref} { status, reason?, reasonAsObject? }  sets a pending
+//        transaction's status (and calls back); the reason as a string or as `{ code, message }`
 //   GET  /__fake/requests  what the fake received (method, path, headers, body), oldest first
 //   GET  /__fake/callbacks  callbacks sent (or dropped)
 //   GET  /__fake/stats  { tokensIssued: { collection, disbursement }, transactions }
@@ -69,6 +70,8 @@ interface Tx {
   referenceIdToRefund?: string;
   status: 'PENDING' | 'SUCCESSFUL' | 'FAILED';
   reason?: string;
+  /** Write the reason as the swagger's ErrorReason object `{ code, message }` instead of a string. */
+  reasonAsObject?: boolean;
   financialTransactionId?: string;
   callbackUrl?: string;
 }
@@ -116,7 +119,8 @@ export async function startMtnFake(opts: MtnFakeOptions): Promise<{ url: string;
   app.post('/__fake/transactions/:ref', (req, res) => {
     const tx = txs.get(String(req.params.ref));
     if (!tx) return res.status(404).json({ code: 'RESOURCE_NOT_FOUND' });
-    const b = req.body as { status: Tx['status']; reason?: string };
+    const b = req.body as { status: Tx['status']; reason?: string; reasonAsObject?: boolean };
+    tx.reasonAsObject = b.reasonAsObject === true;
     finish(tx, b.status, b.reason);
     return res.json({ ok: true });
   });
@@ -351,7 +355,9 @@ export async function startMtnFake(opts: MtnFakeOptions): Promise<{ url: string;
       ...(tx.payerMessage ? { payerMessage: tx.payerMessage } : {}),
       ...(tx.payeeNote ? { payeeNote: tx.payeeNote } : {}),
       status: tx.status,
-      ...(tx.reason ? { reason: tx.reason } : {}),
+      ...(tx.reason
+        ? { reason: tx.reasonAsObject ? { code: tx.reason, message: tx.reason.toLowerCase() } : tx.reason }
+        : {}),
     };
   }
 

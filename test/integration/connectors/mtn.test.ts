@@ -153,6 +153,30 @@ describe('MTN connector: configuration', () => {
   });
 });
 
+describe('MTN connector: sandbox target environment', () => {
+  it("MTN's sandbox takes EUR only: the amount goes as is in EUR, and a retry compares in EUR", async () => {
+    const sandbox = buildMtnConnector(
+      { ...configFor(fake.url), MTN_CI_TARGET_ENVIRONMENT: 'sandbox' },
+      { timeoutMs: 2000 },
+    )!;
+    const req = payin();
+    expect((await sandbox.requestCollection(req)).outcome).toBe('pending');
+    expect((await sandbox.requestCollection(req)).outcome).not.toBe('unknown'); // 409, read, same terms
+    const posts = (
+      await look<
+        Array<{
+          method: string;
+          path: string;
+          headers: Record<string, string>;
+          body: Record<string, unknown>;
+        }>
+      >('/__fake/requests')
+    ).filter((r) => r.method === 'POST' && r.path === '/collection/v1_0/requesttopay');
+    expect(posts[0]!.headers['x-target-environment']).toBe('sandbox');
+    expect(posts[0]!.body).toMatchObject({ amount: '5000', currency: 'EUR' });
+  });
+});
+
 describe('MTN connector: request-to-pay', () => {
   it('success: sends the documented headers and body, answers pending, then completed on the status read; the callback verifies', async () => {
     const req = payin();
@@ -215,6 +239,26 @@ describe('MTN connector: request-to-pay', () => {
         expect(isAmbiguousFailure(s.failure!.code)).toBe(false);
       }),
     );
+  });
+
+  it('other FAILED reasons: refusals of our account are OPERATOR_REJECTED, unknown ones MTN_<REASON> (ambiguous); both reason shapes read', async () => {
+    const cases: Array<[string, boolean, string, boolean]> = [
+      ['NOT_ALLOWED', false, 'OPERATOR_REJECTED', false],
+      ['INTERNAL_PROCESSING_ERROR', true, 'MTN_INTERNAL_PROCESSING_ERROR', true],
+      ['APPROVAL_REJECTED', true, 'DECLINED_BY_CUSTOMER', false],
+    ];
+    for (const [reason, reasonAsObject, code, ambiguous] of cases) {
+      const req = payin({ msisdn: msisdn('22') });
+      await mtn.requestCollection(req);
+      await control(`/__fake/transactions/${toProviderUuid(req.transactionId)}`, {
+        status: 'FAILED',
+        reason,
+        reasonAsObject,
+      });
+      const s = await mtn.collectionStatus(req.transactionId, 'MTN', 'CI');
+      expect(s).toMatchObject({ outcome: 'failed', failure: { code } });
+      expect(isAmbiguousFailure(code)).toBe(ambiguous);
+    }
   });
 
   it('definitive refusal of the request itself: a 400 is OperatorRejectedError; a 500 NOT_ALLOWED confirmed by a 404 read too', async () => {

@@ -171,7 +171,7 @@ export class MtnConnector implements Connector {
     this.checkServed(req.operator, req.country, req.currency);
     const body: RequestToPayBody = {
       amount: this.major(req.amount, req.currency),
-      currency: req.currency,
+      currency: this.wireCurrency(req.country, req.currency),
       externalId: req.transactionId,
       payer: { partyIdType: 'MSISDN', partyId: partyIdOf(req.msisdn) },
       // Shown to the customer on the approval prompt and in statements: no personal data.
@@ -201,7 +201,7 @@ export class MtnConnector implements Connector {
     this.checkServed(req.operator, req.country, req.currency);
     const body: TransferBody = {
       amount: this.major(req.amount, req.currency),
-      currency: req.currency,
+      currency: this.wireCurrency(req.country, req.currency),
       externalId: req.transactionId,
       payee: { partyIdType: 'MSISDN', partyId: partyIdOf(req.msisdn) },
       payerMessage: `Payout ${req.transactionId}`,
@@ -224,7 +224,7 @@ export class MtnConnector implements Connector {
     this.checkServed(req.operator, req.country, req.currency);
     const body: RefundBody = {
       amount: this.major(req.amount, req.currency),
-      currency: req.currency,
+      currency: this.wireCurrency(req.country, req.currency),
       externalId: req.refundId,
       payerMessage: `Refund ${req.refundId}`,
       payeeNote: req.transactionId,
@@ -593,6 +593,15 @@ export class MtnConnector implements Connector {
     const parsed = schema.safeParse(res.json);
     if (!parsed.success) throw new OperatorUnavailableError(`mtn: unreadable answer to ${op}`);
     return parsed.data;
+  }
+
+  /**
+   * MTN's sandbox (X-Target-Environment `sandbox`) takes EUR only: there the amount is sent as is
+   * in EUR, so the connector can be tried against MTN's own sandbox. Everywhere else, the country's
+   * currency.
+   */
+  private wireCurrency(country: Country, currency: string): string {
+    return this.opts.countries[country]?.targetEnvironment === 'sandbox' ? 'EUR' : currency;
   }
 
   private checkServed(operator: OperatorCode, country: Country, currency: string): void {
