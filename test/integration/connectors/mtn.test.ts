@@ -300,6 +300,20 @@ describe('MTN connector: request-to-pay', () => {
     expect(posts).toHaveLength(2);
   });
 
+  it('timeout before MTN did anything: the retry with the same id is a first request (202)', async () => {
+    const req = payin();
+    await control('/__fake/delay', { ms: 1500, count: 1, process: false, path: 'requesttopay' });
+    await expect(mtn.requestCollection(req)).rejects.toBeInstanceOf(OperatorUnavailableError);
+    expect((await mtn.collectionStatus(req.transactionId, 'MTN', 'CI')).outcome).toBe('unknown');
+    // The abandoned request still reaches the fake after its delay: wait it out, then the retry
+    // meets it (409, same terms) or creates it; either way one transaction, completed.
+    await new Promise((r) => setTimeout(r, 1600));
+    expect(['pending', 'completed']).toContain((await mtn.requestCollection(req)).outcome);
+    expect((await until(() => mtn.collectionStatus(req.transactionId, 'MTN', 'CI'), final)).outcome).toBe(
+      'completed',
+    );
+  });
+
   it('duplicate submission: same id and terms answers the status; same id with another amount is OperatorConflictError', async () => {
     const req = payin();
     await mtn.requestCollection(req);
@@ -388,6 +402,14 @@ describe('MTN connector: tokens, 5xx, 429', () => {
       (r) => r.method === 'POST' && r.path === '/collection/v1_0/requesttopay',
     );
     expect(statuses).toHaveLength(2); // the 401, then the retry with the new token
+  });
+
+  it('concurrent calls on a cold connector share one token request', async () => {
+    const before = await look<{ tokensIssued: { collection: number } }>('/__fake/stats');
+    const cold = buildMtnConnector(configFor(fake.url), { timeoutMs: 2000 })!;
+    await Promise.all(Array.from({ length: 5 }, () => cold.collectionStatus(newId('pr'), 'MTN', 'CI')));
+    const after = await look<{ tokensIssued: { collection: number } }>('/__fake/stats');
+    expect(after.tokensIssued.collection - before.tokensIssued.collection).toBe(1);
   });
 
   it('wrong credentials: the token is refused, the call is unavailable (retried), never rejected', async () => {
