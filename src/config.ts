@@ -4,6 +4,7 @@ import { feeScheduleJson } from './domain/fees';
 import { keyRingSpec, parseKeyRing } from './security/key-ring';
 import { operatorRoutesJson } from './operators/connectors/routes';
 import { mtnConfigShape } from './operators/connectors/mtn/config';
+import { pawapayConfigShape } from './operators/connectors/pawapay/config';
 import { waveConfigShape } from './operators/connectors/wave/config';
 
 // Every setting comes from the environment and is validated once, at start-up, by this schema.
@@ -233,6 +234,7 @@ export const configSchema = z.object({
   /** Origins of the Temporal UI allowed to call the codec server from a browser (CORS), comma-separated; default: the embedded UI. */
   CODEC_SERVER_ORIGINS: commaList(z.url().transform((u) => new URL(u).origin)).optional(),
   // Live mode's connectors: each one's credentials and base URL (docs/connectors/*.md).
+  ...pawapayConfigShape,
   ...mtnConfigShape,
   ...waveConfigShape,
 });

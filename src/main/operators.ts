@@ -13,6 +13,7 @@ import {
   type RouteTable,
 } from '../operators/connectors';
 import { buildMtnConnector } from '../operators/connectors/mtn/config';
+import { buildPawapayConnector } from '../operators/connectors/pawapay/config';
 import { buildWaveConnector } from '../operators/connectors/wave/config';
 import type { TransactionStore } from '../persistence/transactions';
 import type { RefundStore } from '../persistence/refunds';
@@ -47,6 +48,7 @@ export function buildOperators(
   });
   const connectors = new Map<ConnectorName, Connector>([['simulator', sandbox]]);
   const live = [
+    buildPawapayConnector(config, common),
     buildMtnConnector(config, common),
     buildWaveConnector(config, {
       ...common,
