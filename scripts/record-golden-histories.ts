@@ -22,6 +22,7 @@ type StackModule = typeof import('../test/helpers/stack');
 type MerchantsModule = typeof import('../test/helpers/merchants');
 type ServersModule = typeof import('../src/infra/local-servers');
 type LedgerModule = typeof import('../src/ledger');
+type WiringModule = typeof import('../src/main/wiring');
 
 function option(name: string, env: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -377,6 +378,50 @@ async function main(): Promise<void> {
         );
         await save('webhookDeliveryWorkflow-retried-delivered', workflowId);
       },
+    };
+    // Last: the stack's worker makes way for one whose provider health says `closed` (as the ops
+    // override would), so the payout is held, then cancelled by the merchant (payout-holds-for-provider).
+    scenarios['payout-held-cancelled'] = async () => {
+      const { replacementWorker } = await load<StackModule>('test/helpers/stack.ts');
+      const { buildActivityDeps } = await load<WiringModule>('src/main/wiring.ts');
+      s.worker.shutdown();
+      await eventually(
+        'worker stopped',
+        async () => s.worker.getState(),
+        (state) => state === 'STOPPED' || state === 'FAILED',
+      );
+      let checked = 0;
+      const deps = await buildActivityDeps({ mongo: s.mongo, config: s.config });
+      const worker = await replacementWorker(s, {
+        ...deps,
+        providerHealth: {
+          stateOf: () => {
+            checked++;
+            return { state: 'closed', retryAfterSeconds: 60 };
+          },
+        },
+      });
+      const running = worker.run();
+      try {
+        const reference = 'golden-po-held-cancelled';
+        const res = await api.post('/v1/direct/payout', {
+          reference,
+          customerName: 'Golden Test',
+          payout: { amount: 10_000, msisdn: '+2250500000001', provider: 'MTN', country: 'CI' },
+        });
+        if (res.status !== 201) throw new Error(`payout: ${res.status} ${JSON.stringify(res.body)}`);
+        await eventually(
+          'held',
+          async () => checked,
+          (n) => n >= 1,
+        );
+        const cancel = await api.post(`/v1/direct/payout/${reference}/cancel`, {});
+        if (cancel.status !== 200) throw new Error(`cancel: ${cancel.status} ${JSON.stringify(cancel.body)}`);
+        await save('payoutWorkflow-held-cancelled', `payout:${merchant.merchantId}:${reference}`);
+      } finally {
+        worker.shutdown();
+        await running;
+      }
     };
     for (const [name, run] of Object.entries(scenarios)) {
       if (only && !only.includes(name)) continue;

@@ -142,6 +142,17 @@ describe('golden workflow histories', () => {
       expect(startInput(f)).not.toHaveProperty('codeRevision');
   });
 
+  // The payout held for its provider (change `payout-holds-for-provider`): sent at once when the
+  // provider is operational, held then cancelled when it is closed.
+  it('cover the payout hold path', () => {
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'payoutWorkflow-completed-hold.json',
+        'payoutWorkflow-held-cancelled-hold.json',
+      ]),
+    );
+  });
+
   it('every one replays on the workflow code of this tree', async () => {
     expect(await replayFailures(files.map((f) => asReplayInput(f)))).toEqual([]);
   });
