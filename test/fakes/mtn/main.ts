@@ -4,7 +4,8 @@ import { startMtnFake } from './server';
 //   PORT (0 = any), FAKE_MTN_COLLECTION_{SUBSCRIPTION_KEY,API_USER,API_KEY},
 //   FAKE_MTN_DISBURSEMENT_{SUBSCRIPTION_KEY,API_USER,API_KEY}, FAKE_CALLBACK_HOST (the registered
 //   providerCallbackHost, host:port; unset = any), FAKE_MTN_TOKEN_TTL_SECONDS (3600),
-//   FAKE_MTN_COMPLETE_AFTER_MS (100). Callback URLs come with each request (X-Callback-Url).
+//   FAKE_MTN_COMPLETE_AFTER_MS (100). No FAKE_CALLBACK_URL: as at MTN, each request names its own
+//   callback URL (X-Callback-Url), which must be on FAKE_CALLBACK_HOST when that is set.
 
 const env = process.env;
 const creds = (product: string) => ({

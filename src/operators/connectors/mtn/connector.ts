@@ -299,7 +299,12 @@ export class MtnConnector implements Connector {
    * same callback twice (a replay), is refused. Either way it only makes the workflow read the status.
    */
   verifyCallback(cb: IncomingCallback): Promise<VerifiedCallback | null> {
-    return Promise.resolve(this.checkCallback(cb));
+    try {
+      return Promise.resolve(this.checkCallback(cb));
+    } catch {
+      // An unparseable path is not one of our URLs.
+      return Promise.resolve(null);
+    }
   }
 
   private checkCallback(cb: IncomingCallback): VerifiedCallback | null {
