@@ -266,6 +266,16 @@ describe('MTN connector: request-to-pay', () => {
     await expect(mtn.requestCollection(payin())).rejects.toBeInstanceOf(OperatorRejectedError);
     await control('/__fake/faults', { status: 500, code: 'NOT_ALLOWED', count: 1, path: 'requesttopay' });
     await expect(mtn.requestCollection(payin())).rejects.toBeInstanceOf(OperatorRejectedError);
+    await control('/__fake/faults', { status: 500, code: 'PAYER_NOT_FOUND', count: 1, path: 'requesttopay' });
+    await expect(mtn.requestCollection(payin())).rejects.toBeInstanceOf(OperatorRejectedError);
+    // A 500 without a refusal code is an outage: retried, never a refusal.
+    await control('/__fake/faults', {
+      status: 500,
+      code: 'INTERNAL_PROCESSING_ERROR',
+      count: 1,
+      path: 'requesttopay',
+    });
+    await expect(mtn.requestCollection(payin())).rejects.toBeInstanceOf(OperatorUnavailableError);
     // The connector refuses what MTN would refuse, before calling: wrong currency, operator, product.
     await expect(mtn.requestCollection(payin({ currency: 'XAF' }))).rejects.toBeInstanceOf(
       OperatorRejectedError,

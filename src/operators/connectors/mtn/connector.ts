@@ -124,6 +124,9 @@ const refusalReasons = new Set([
   'INVALID_CURRENCY',
 ]);
 
+/** Codes of a request refused synchronously (with a 500): the refusals above, or an unknown party. */
+const requestRefusalCodes = new Set([...refusalReasons, 'PAYER_NOT_FOUND', 'PAYEE_NOT_FOUND']);
+
 /**
  * Statuses some MTN environments answer besides PENDING/SUCCESSFUL/FAILED: the first two are still
  * in flight, the last two are final refusals named as a status instead of a reason.
@@ -384,11 +387,13 @@ export class MtnConnector implements Connector {
       return { outcome: 'pending', operatorReference: ref, ...this.ussd(kind, country) };
     if (res.status === 409) return this.afterDuplicate(kind, country, id, body);
     const code = errorCode(res);
-    // MTN answers some refusals of the request itself with a 500 and a code: a status read that
-    // finds nothing under our reference confirms nothing was done; anything else stays ambiguous.
-    if (res.status >= 500 && code && refusalReasons.has(code)) {
+    // MTN answers some refusals of the request itself with a 500 and a code (or a 404 for a party
+    // or original it does not know): a status read that finds nothing under our reference confirms
+    // nothing was done; anything else stays ambiguous.
+    if ((res.status >= 500 && code && requestRefusalCodes.has(code)) || res.status === 404) {
       const s = await this.read(kind, country, id);
-      if (s.outcome === 'unknown') throw new OperatorRejectedError(`mtn: ${op} refused (${code})`);
+      if (s.outcome === 'unknown')
+        throw new OperatorRejectedError(`mtn: ${op} refused (${res.status}${code ? ` ${code}` : ''})`);
       return s;
     }
     this.throwUnavailable(op, res);
