@@ -108,6 +108,14 @@ export const problemCatalogue = {
       fr: "Le paiement sortant a déjà été transmis à l'opérateur, ou il est terminé : seul un paiement pas encore transmis peut être annulé.",
     },
   },
+  SANDBOX_ONLY_IN_TEST_MODE: {
+    status: 400,
+    title: { en: 'Sandbox feature in live mode', fr: 'Fonction de bac à sable en mode réel' },
+    detail: {
+      en: 'sandboxScenario and sandbox funding exist only in test mode: call with your test key (mk_test_…).',
+      fr: "sandboxScenario et l'approvisionnement de bac à sable n'existent qu'en mode test : appelez avec votre clé de test (mk_test_…).",
+    },
+  },
   IDEMPOTENCY_KEY_MISSING: {
     status: 400,
     title: { en: 'Idempotency key missing', fr: "Clé d'idempotence manquante" },

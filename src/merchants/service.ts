@@ -1,5 +1,6 @@
 import type { Connection, Model } from 'mongoose';
 import { newId } from '../domain/ids';
+import { merchantOfScope, modeOfApiKey, modeOfScope, scopeOf, type Mode } from '../domain/modes';
 import {
   hashSecret,
   looksLikeApiKey,
@@ -36,8 +37,9 @@ import {
 
 export interface MerchantServiceOptions {
   /**
-   * `live` keys in production, `test` keys elsewhere (sandbox). Given explicitly (by the service
-   * and the CLI), it also records the database's deployment mode at init (see deployment.ts).
+   * What this database is recorded as at init when given (`live` in production, `test` elsewhere:
+   * see deployment.ts). It no longer chooses which keys are issued: every merchant has both a test
+   * and a live pair, and a key's prefix says its mode (src/domain/modes.ts).
    */
   keyMode?: KeyMode;
   /**
@@ -136,8 +138,11 @@ export class MerchantService {
     return readDeploymentMode(this.deployment);
   }
 
-  /** A new active merchant with its first credential pair. */
-  async createMerchant(name: string): Promise<IssuedCredentials> {
+  /**
+   * A new active merchant with its first credential pair in each mode: the test pair at the top
+   * (what callers used before modes existed), the live pair under `live`.
+   */
+  async createMerchant(name: string): Promise<IssuedCredentials & { live: IssuedCredentials }> {
     const now = new Date();
     const merchant: Merchant = {
       id: newId('mer'),
@@ -150,19 +155,25 @@ export class MerchantService {
     await this.merchants.create({ _id: merchant.id, ...merchant });
     // Not atomic with the insert above (no transactions on FerretDB): a crash here leaves a
     // merchant without keys, which `keys rotate` repairs; never a key without its merchant.
-    return this.issue(merchant.id);
+    const test = await this.issue(merchant.id, 'test');
+    return { ...test, live: await this.issue(merchant.id, 'live') };
   }
 
   async listMerchants(): Promise<Merchant[]> {
     return this.merchants.find({}, { _id: 0 }).sort({ createdAt: 1, id: 1 }).lean<Merchant[]>().exec();
   }
 
+  /** The merchant, by its id or by the scope of one of its modes (settings are shared by both). */
   async getMerchant(merchantId: string): Promise<Merchant | null> {
-    return this.merchants.findOne({ _id: merchantId }, { _id: 0 }).lean<Merchant>().exec();
+    return this.merchants
+      .findOne({ _id: merchantOfScope(merchantId) }, { _id: 0 })
+      .lean<Merchant>()
+      .exec();
   }
 
   /** Active and revoked pairs of a merchant, without their hashes. */
-  async listKeys(merchantId: string): Promise<Omit<ApiCredential, 'secretHash'>[]> {
+  async listKeys(scopeOrId: string): Promise<(Omit<ApiCredential, 'secretHash'> & { mode: Mode })[]> {
+    const merchantId = merchantOfScope(scopeOrId);
     await this.requireMerchant(merchantId);
     const keys = await this.credentials
       .find({ merchantId }, { _id: 0, secretHash: 0 })
@@ -173,21 +184,30 @@ export class MerchantService {
       keys.map((k) => this.usage.findById(k.apiKey).lean<{ lastUsedAt: Date }>().exec()),
     );
     // Credentials written before usage moved out may still carry their own lastUsedAt.
-    return keys.map((k, i) => ({ ...k, lastUsedAt: usage[i]?.lastUsedAt ?? k.lastUsedAt ?? null }));
+    return keys.map((k, i) => ({
+      ...k,
+      mode: modeOfApiKey(k.apiKey),
+      lastUsedAt: usage[i]?.lastUsedAt ?? k.lastUsedAt ?? null,
+    }));
   }
 
+  /** Both modes: a suspended merchant's test and live keys all get 401. */
   async suspendMerchant(merchantId: string): Promise<Merchant> {
-    return this.setStatus(merchantId, 'suspended');
+    return this.setStatus(merchantOfScope(merchantId), 'suspended');
   }
 
   async reactivateMerchant(merchantId: string): Promise<Merchant> {
-    return this.setStatus(merchantId, 'active');
+    return this.setStatus(merchantOfScope(merchantId), 'active');
   }
 
-  /** Issues a new pair; the previous ones stay valid until revoked, so clients can switch over. */
-  async rotateKeys(merchantId: string): Promise<IssuedCredentials> {
+  /**
+   * Issues a new pair of one mode (by default the mode of the scope given, test for a bare merchant
+   * id); the previous ones stay valid until revoked, so clients can switch over.
+   */
+  async rotateKeys(scopeOrId: string, mode?: Mode): Promise<IssuedCredentials> {
+    const merchantId = merchantOfScope(scopeOrId);
     await this.requireMerchant(merchantId);
-    return this.issue(merchantId);
+    return this.issue(merchantId, mode ?? (scopeOrId === merchantId ? 'test' : modeOfScope(scopeOrId)));
   }
 
   /** Idempotent: revoking a revoked key changes nothing. */
@@ -205,9 +225,11 @@ export class MerchantService {
   }
 
   /**
-   * The merchant calling with this pair, or null for an unknown key, a wrong secret, a revoked
-   * key or a suspended merchant (the caller cannot tell which: all are a plain 401). At most two
-   * `_id` lookups (the credential, the merchant), each cached (see the options).
+   * The scope (src/domain/modes.ts: the merchant in the key's mode) calling with this pair, or null
+   * for an unknown key, a wrong secret, a revoked key or a suspended merchant (the caller cannot
+   * tell which: all are a plain 401). At most two `_id` lookups (the credential, the merchant),
+   * each cached (see the options). Every store is keyed by the scope, so a test key never sees live
+   * data and the other way round.
    */
   async authenticate(apiKey: string, apiClient: string): Promise<string | null> {
     if (!looksLikeApiKey(apiKey)) {
@@ -219,7 +241,7 @@ export class MerchantService {
     if (!secretMatches(apiClient, credential?.secretHash ?? dummyHash) || !credential) return null;
     if (!(await this.merchantActive(credential.merchantId, now, this.cacheTtlMs))) return null;
     await this.recordUsage(apiKey, now);
-    return credential.merchantId;
+    return scopeOf(credential.merchantId, modeOfApiKey(apiKey));
   }
 
   /**
@@ -227,11 +249,12 @@ export class MerchantService {
    * is not known), may stay open. Lookups read within `maxAgeMs` are reused (the same cache as
    * authenticate), so a caller checking every `maxAgeMs` sees a change within twice that.
    */
-  async stillAllowed(merchantId: string, apiKey: string | null, maxAgeMs: number): Promise<AccessCheck> {
+  async stillAllowed(scope: string, apiKey: string | null, maxAgeMs: number): Promise<AccessCheck> {
     const now = Date.now();
+    const merchantId = merchantOfScope(scope);
     if (apiKey !== null) {
       const credential = await this.lookupKey(apiKey, now, maxAgeMs);
-      if (!credential || credential.merchantId !== merchantId) return 'key_revoked';
+      if (!credential || scopeOf(credential.merchantId, modeOfApiKey(apiKey)) !== scope) return 'key_revoked';
     }
     return (await this.merchantActive(merchantId, now, maxAgeMs)) ? 'allowed' : 'merchant_suspended';
   }
@@ -297,9 +320,9 @@ export class MerchantService {
       .catch(() => undefined);
   }
 
-  private async issue(merchantId: string): Promise<IssuedCredentials> {
-    const apiKey = newApiKey(this.keyMode);
-    const apiClient = newSecret(this.keyMode);
+  private async issue(merchantId: string, mode: Mode): Promise<IssuedCredentials> {
+    const apiKey = newApiKey(mode);
+    const apiClient = newSecret(mode);
     await this.credentials.create({
       _id: apiKey,
       apiKey,

@@ -1,3 +1,4 @@
+import { merchantOfScope, scopeOf } from '../../src/domain/modes';
 import { createHash } from 'node:crypto';
 import { ApiClient, type Credentials } from '../helpers/http';
 import { useStack } from '../helpers/use-stack';
@@ -44,7 +45,8 @@ describe('merchants: authentication and tenant isolation', () => {
 
   it('lets valid credentials through', async () => {
     const m = await createTestMerchant(stack);
-    expect(m.merchantId).toMatch(/^mer_[0-9a-f]{24}$/);
+    // Test keys resolve to the merchant's test scope (src/domain/modes.ts).
+    expect(m.merchantId).toMatch(/^mer_[0-9a-f]{24}_test$/);
     expect(m.credentials.apiKey).toMatch(/^mk_test_[0-9a-f]{24}$/);
     const res = await probe(m.credentials);
     expect(res.status).toBe(404);
@@ -91,7 +93,7 @@ describe('merchants: authentication and tenant isolation', () => {
   it('keeps the old pair valid after rotation until it is revoked', async () => {
     const m = await createTestMerchant(stack);
     const rotated = await merchants.rotateKeys(m.merchantId);
-    expect(rotated.merchantId).toBe(m.merchantId);
+    expect(rotated.merchantId).toBe(merchantOfScope(m.merchantId));
     expect(rotated.apiKey).not.toBe(m.credentials.apiKey);
     const fresh = { apiKey: rotated.apiKey, apiClient: rotated.apiClient };
 
@@ -158,22 +160,26 @@ describe('merchants: authentication cache', () => {
     const cli = MerchantService.on(stack.mongo);
     const { merchantId, apiKey, apiClient } = await cli.createMerchant('Cached');
 
-    await expect(api.authenticate(apiKey, apiClient)).resolves.toBe(merchantId);
+    await expect(api.authenticate(apiKey, apiClient)).resolves.toBe(scopeOf(merchantId, 'test'));
     await expect(api.authenticate(apiKey, 'wrong')).resolves.toBeNull();
 
     // Revoked elsewhere: still served from this process cache until the TTL ends, then refused.
     await cli.revokeKey(apiKey);
-    await expect(api.authenticate(apiKey, apiClient)).resolves.toBe(merchantId);
+    await expect(api.authenticate(apiKey, apiClient)).resolves.toBe(scopeOf(merchantId, 'test'));
     await new Promise((r) => setTimeout(r, ttlMs + 50));
     await expect(api.authenticate(apiKey, apiClient)).resolves.toBeNull();
 
     // Changed from the same process: applies at once.
     const second = await api.rotateKeys(merchantId);
-    await expect(api.authenticate(second.apiKey, second.apiClient)).resolves.toBe(merchantId);
+    await expect(api.authenticate(second.apiKey, second.apiClient)).resolves.toBe(
+      scopeOf(merchantId, 'test'),
+    );
     await api.suspendMerchant(merchantId);
     await expect(api.authenticate(second.apiKey, second.apiClient)).resolves.toBeNull();
     await api.reactivateMerchant(merchantId);
-    await expect(api.authenticate(second.apiKey, second.apiClient)).resolves.toBe(merchantId);
+    await expect(api.authenticate(second.apiKey, second.apiClient)).resolves.toBe(
+      scopeOf(merchantId, 'test'),
+    );
     await api.revokeKey(second.apiKey);
     await expect(api.authenticate(second.apiKey, second.apiClient)).resolves.toBeNull();
   });
