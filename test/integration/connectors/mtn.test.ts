@@ -414,6 +414,28 @@ describe('MTN connector: tokens, 5xx, 429', () => {
     expect(statuses).toHaveLength(2); // the 401, then the retry with the new token
   });
 
+  it('a token is renewed before MTN expires it (no 401 on the way)', async () => {
+    const shortLived = await spawnFake(path.join(__dirname, '../../fakes/mtn/main.ts'), {
+      ...creds,
+      FAKE_MTN_TOKEN_TTL_SECONDS: '2',
+    });
+    try {
+      const c = buildMtnConnector(configFor(shortLived.url), { timeoutMs: 2000 })!;
+      await c.collectionStatus(newId('pr'), 'MTN', 'CI');
+      await c.collectionStatus(newId('pr'), 'MTN', 'CI');
+      await new Promise((r) => setTimeout(r, 1100)); // past half of the 2 s life
+      await c.collectionStatus(newId('pr'), 'MTN', 'CI');
+      const stats = (await (await fetch(`${shortLived.url}/__fake/stats`)).json()) as {
+        tokensIssued: { collection: number };
+      };
+      expect(stats.tokensIssued.collection).toBe(2);
+      const log = (await (await fetch(`${shortLived.url}/__fake/requests`)).json()) as unknown[];
+      expect(log).toHaveLength(5); // token, read, read, token, read: no 401 in between
+    } finally {
+      await shortLived.stop();
+    }
+  });
+
   it('concurrent calls on a cold connector share one token request', async () => {
     const before = await look<{ tokensIssued: { collection: number } }>('/__fake/stats');
     const cold = buildMtnConnector(configFor(fake.url), { timeoutMs: 2000 })!;
