@@ -144,6 +144,7 @@ export class PawapayConnector implements Connector {
   /** Callback signatures already accepted (label:signature → expiry ms): a resend is a replay. */
   private readonly seen = new Map<string, number>();
   private conf: { value: ActiveConf; until: number } | null = null;
+  private confFailedUntil = 0;
 
   constructor(private readonly opts: PawapayConnectorOptions) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
@@ -419,6 +420,10 @@ export class PawapayConnector implements Connector {
     const a: InitiationAnswer = parsed.data;
     if (a[idField[op]] !== undefined && a[idField[op]] !== id)
       throw new OperatorUnavailableError(`pawapay ${where}: answer names another id`);
+    // A CLOSED provider's refusal is pawaPay's word that it is temporary, and a REJECTED id is not
+    // kept: the same request may be sent again later, so it is an outage, not a refusal.
+    if (a.status === 'REJECTED' && a.failureReason?.failureCode === 'PROVIDER_TEMPORARILY_UNAVAILABLE')
+      throw new OperatorUnavailableError(`pawapay ${where}: REJECTED PROVIDER_TEMPORARILY_UNAVAILABLE`);
     if (a.status === 'REJECTED')
       throw new OperatorRejectedError(`pawapay ${where}: REJECTED ${safeCode(a.failureReason?.failureCode)}`);
     if (a.status === 'ACCEPTED') return { outcome: 'pending', operatorReference: id };
@@ -461,10 +466,13 @@ export class PawapayConnector implements Connector {
     if (!Number.isSafeInteger(minor) || minor <= 0)
       throw new OperatorRejectedError('pawapay: invalid amount');
     const amount = String(minor);
+    // While the active configuration cannot be read, payments do not each wait for it.
+    if (this.confFailedUntil > this.now()) return amount;
     let conf: ActiveConf;
     try {
       conf = await this.activeConfiguration();
     } catch {
+      this.confFailedUntil = this.now() + 10_000;
       return amount;
     }
     const limits = operationConfOf(conf, provider, currency, op);
