@@ -202,6 +202,13 @@ export async function startPawapayFake(opts: PawapayFakeOptions): Promise<{
       ...(p.failureCode
         ? { failureReason: { failureCode: p.failureCode, failureMessage: 'Payment failed' } }
         : {}),
+      // Wave authorises by redirecting the customer: the deposit shows where, until it is final.
+      ...(p.kind === 'deposit' &&
+      p.provider === 'WAVE_CIV' &&
+      p.status !== 'COMPLETED' &&
+      p.status !== 'FAILED'
+        ? { authorizationUrl: `https://pay.wave.example/c/${p.id}` }
+        : {}),
     };
   };
 
@@ -321,7 +328,17 @@ export async function startPawapayFake(opts: PawapayFakeOptions): Promise<{
     };
     store.set(`${kind}:${id}`, p);
     schedule(p);
-    return { status: 200, body: { [idName]: id, status: 'ACCEPTED', created: p.created } };
+    return {
+      status: 200,
+      body: {
+        [idName]: id,
+        status: 'ACCEPTED',
+        created: p.created,
+        ...(kind === 'deposit' && provider === 'WAVE_CIV'
+          ? { nextStep: 'REDIRECT_TO_AUTH_URL', authorizationUrl: `https://pay.wave.example/c/${id}` }
+          : {}),
+      },
+    };
   };
 
   const predict = (phone: unknown): Reply => {

@@ -192,6 +192,35 @@ describe('pawaPay connector against the pawaPay fake', () => {
     });
   });
 
+  test('Wave through pawaPay: the deposit answers the authorisation URL the customer is sent to', async () => {
+    const req = collection(OK_CI, {
+      operator: 'WAVE',
+      successUrl: 'https://shop.example/ok',
+      failureUrl: 'https://shop.example/ko',
+    });
+    const first = await pawapay.requestCollection(req);
+    expect(first).toMatchObject({
+      outcome: 'pending',
+      paymentUrl: expect.stringMatching(/^https:\/\/pay\.wave\.example\//),
+    });
+    const received = (await control('received', null)) as Array<{
+      path: string;
+      body: Record<string, unknown>;
+    }>;
+    const sent = received.find(
+      (r) => r.path === '/v2/deposits' && r.body.depositId === toProviderUuid(req.transactionId),
+    );
+    expect(sent?.body).toMatchObject({
+      successfulUrl: 'https://shop.example/ok',
+      failedUrl: 'https://shop.example/ko',
+    });
+    await expect(
+      until(() => pawapay.collectionStatus(req.transactionId, 'WAVE', 'CI'), final),
+    ).resolves.toMatchObject({
+      outcome: 'completed',
+    });
+  });
+
   test('definitive refusals: FAILED with a mapped code, REJECTED at initiation, limits from active-conf', async () => {
     const req = collection(FAIL_CI);
     await pawapay.requestCollection(req);

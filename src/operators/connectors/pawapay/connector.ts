@@ -166,6 +166,10 @@ export class PawapayConnector implements Connector {
       clientReferenceId: req.transactionId,
       // Providers whose authType is PREAUTH take the customer's OTP here (Orange CI, CM).
       ...(req.otp ? { preAuthorisationCode: req.otp } : {}),
+      // Providers whose authType is REDIRECT_AUTH (Wave) send the customer back to these; others
+      // are not sent them (pawaPay refuses parameters an endpoint does not support).
+      ...(provider === 'WAVE_CIV' && req.successUrl ? { successfulUrl: req.successUrl } : {}),
+      ...(provider === 'WAVE_CIV' && req.failureUrl ? { failedUrl: req.failureUrl } : {}),
     };
     return this.initiate(
       'DEPOSIT',
@@ -426,8 +430,13 @@ export class PawapayConnector implements Connector {
       throw new OperatorUnavailableError(`pawapay ${where}: REJECTED PROVIDER_TEMPORARILY_UNAVAILABLE`);
     if (a.status === 'REJECTED')
       throw new OperatorRejectedError(`pawapay ${where}: REJECTED ${safeCode(a.failureReason?.failureCode)}`);
-    if (a.status === 'ACCEPTED') return { outcome: 'pending', operatorReference: id };
-    // DUPLICATE_IGNORED
+    if (a.status !== 'DUPLICATE_IGNORED')
+      // ACCEPTED (or PROCESSING, for a provider that redirects the customer to authorise).
+      return {
+        outcome: 'pending',
+        operatorReference: id,
+        ...(a.authorizationUrl ? { paymentUrl: a.authorizationUrl } : {}),
+      };
     const found = await this.read(op, id);
     if (!found) return { outcome: 'pending', operatorReference: id };
     if (!same(found))

@@ -14,9 +14,15 @@ export const initiationAnswer = z.object({
   depositId: z.string().optional(),
   payoutId: z.string().optional(),
   refundId: z.string().optional(),
-  status: z.enum(['ACCEPTED', 'REJECTED', 'DUPLICATE_IGNORED']),
+  /**
+   * ACCEPTED | REJECTED | DUPLICATE_IGNORED as documented; a redirect-authorised provider (Wave)
+   * is seen answering PROCESSING with `authorizationUrl`, so any other value reads as in flight.
+   */
+  status: z.string(),
   created: z.string().optional(),
   failureReason: failureReason.optional(),
+  nextStep: z.string().optional(),
+  authorizationUrl: z.string().optional(),
 });
 export type InitiationAnswer = z.infer<typeof initiationAnswer>;
 
