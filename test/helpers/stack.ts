@@ -41,7 +41,7 @@ async function quietRuntime(): Promise<void> {
   addTemporalMetricsSource(bindAddress);
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const probe = createNetServer();
   await new Promise<void>((res) => probe.listen(0, '127.0.0.1', res));
   const addr = probe.address();
@@ -127,7 +127,8 @@ export async function startStack(
   const running = worker.run();
   const app = await buildApi({ config, mongo, temporal: env.client, logger: createLogger('silent') });
   const server = await new Promise<Server>((res) => {
-    const s = app.listen(0, '127.0.0.1', () => res(s));
+    // PORT is 0 (any) unless a test needs the address before the start (callbacks of provider fakes).
+    const s = app.listen(config.PORT, '127.0.0.1', () => res(s));
   });
   const realtime = realtimeOf(app);
   realtime?.attach(server);

@@ -48,13 +48,13 @@ const collection = {
 describe('operator routes (OPERATOR_ROUTES)', () => {
   it('reads "*", a provider and a per-operation route', () => {
     const table = operatorRoutesJson.parse(
-      JSON.stringify({ '*': 'pawapay', WAVE_CI: 'wave', MTN_CM: { payin: 'mtn', refund: 'pawapay' } }),
+      JSON.stringify({ '*': 'pawapay', WAVE_CI: 'wave', MTN_CM: { payin: 'mtn', refund: 'mtn' } }),
     );
     expect(routeOf(table, 'ORANGE', 'CI', 'payout')).toBe('pawapay');
     expect(routeOf(table, 'WAVE', 'CI', 'refund')).toBe('wave');
     expect(routeOf(table, 'MTN', 'CM', 'payin')).toBe('mtn');
     expect(routeOf(table, 'MTN', 'CM', 'payout')).toBeNull();
-    expect(routeOf(table, 'MTN', 'CM', 'refund')).toBe('pawapay');
+    expect(routeOf(table, 'MTN', 'CM', 'refund')).toBe('mtn');
   });
 
   it('refuses an unknown provider or connector at start, naming the variable', () => {
@@ -80,6 +80,17 @@ describe('operator routes (OPERATOR_ROUTES)', () => {
       ]),
     );
     expect(routeRefusals(table, configured, false).some((r) => r.includes('simulator'))).toBe(false);
+  });
+
+  it('refuses refunds routed away from the connector that collected the payins', () => {
+    const table = operatorRoutesJson.parse('{"MTN_CI":{"payin":"mtn","payout":"mtn","refund":"pawapay"}}');
+    const configured = new Map([
+      ['mtn', stubConnector('mtn')],
+      ['pawapay', stubConnector('pawapay')],
+    ] as const);
+    expect(routeRefusals(table, configured, false)).toEqual([
+      expect.stringMatching(/MTN_CI refunds go to pawapay but its payins to mtn/),
+    ]);
   });
 });
 

@@ -1,4 +1,4 @@
-import express, { Router } from 'express';
+import express, { Router, type RequestHandler } from 'express';
 import { rateLimit } from 'express-rate-limit';
 import type { IncomingCallback, VerifiedCallback } from '../../operators/connectors/connector';
 import type { Transaction } from '../../domain/transaction';
@@ -38,8 +38,7 @@ export function providerCallbackRoutes(deps: ProviderCallbackDeps): Router {
         })
       : (_req: express.Request, _res: express.Response, next: express.NextFunction) => next();
 
-  router.post(
-    '/provider-callbacks/:name',
+  const chain: RequestHandler[] = [
     express.raw({ type: () => true, limit: '64kb' }),
     async (req, res, next) => {
       const verifier = deps.verifiers.get(String(req.params.name));
@@ -64,6 +63,9 @@ export function providerCallbackRoutes(deps: ProviderCallbackDeps): Router {
       if (tx) await deps.signal(tx.workflowId, { kind, id });
       res.status(202).json({ received: true });
     },
-  );
+  ];
+  router.post('/provider-callbacks/:name', ...chain);
+  // MTN asks callback hosts to take PUT as well as POST.
+  router.put('/provider-callbacks/:name', ...chain);
   return router;
 }

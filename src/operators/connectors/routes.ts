@@ -13,7 +13,7 @@ import type { OperatorKind } from '../gateway';
 // Which connector serves each operator × country × operation in live mode (test mode always goes to
 // the sandbox simulator). Configured by OPERATOR_ROUTES, JSON whose keys are provider names
 // (`MTN_CI`) or `*` (every provider not named), and whose values are a connector name, or one per
-// operation: {"*":"pawapay","WAVE_CI":"wave","MTN_CM":{"payin":"mtn","payout":"mtn","refund":"pawapay"}}.
+// operation: {"*":"pawapay","WAVE_CI":"wave","MTN_CM":{"payin":"mtn","refund":"mtn","payout":"pawapay"}}.
 
 export const operations = ['payin', 'payout', 'refund'] as const;
 export type Operation = (typeof operations)[number];
@@ -109,6 +109,16 @@ export function routeRefusals(
     }
     if (!c.serves.some((s) => s.operator === operator && s.country === country))
       refusals.add(`OPERATOR_ROUTES: ${name} does not serve ${providerName(operator, country)} (${where})`);
+  }
+  // A refund names the payment it reverses by the provider's own reference: only the connector that
+  // collected a payin can refund it.
+  for (const { operator, country, operation, connector: name } of routeEntries(table)) {
+    if (operation !== 'refund') continue;
+    const payin = routeOf(table, operator, country, 'payin');
+    if (payin !== name)
+      refusals.add(
+        `OPERATOR_ROUTES: ${providerName(operator, country)} refunds go to ${name} but its payins to ${payin ?? 'no connector'}: only the connector that collected a payin can refund it`,
+      );
   }
   return [...refusals];
 }
