@@ -34,6 +34,9 @@ import type { AddressInfo } from 'node:net';
 //   POST /__fake/drop-callbacks {count}       the next `count` callbacks are not sent
 //   POST /__fake/revoke-token / restore-token the API token is refused (403 AUTHENTICATION_ERROR) / accepted
 //   POST /__fake/availability {provider, operationType, status}  OPERATIONAL | DELAYED | CLOSED
+//   POST /__fake/read-lag   {count}           the next `count` status reads of known ids answer NOT_FOUND
+//   POST /__fake/settle     {kind, id, status, failureCode?}  finishes a payment in flight (deposit|payout|refund, UUID)
+//   GET  /__fake/books                        every payment held, as the status checks show them
 //   GET  /__fake/received                     API requests received: method, path, body, signature headers present
 //   GET  /__fake/callbacks                    callbacks sent: url, headers, body (as sent)
 
@@ -173,7 +176,7 @@ export async function startPawapayFake(opts: PawapayFakeOptions): Promise<{
   const availability = new Map<string, string>(); // `${provider}:${op}` → status
   const received: Array<{ method: string; path: string; body: unknown; signed: boolean }> = [];
   const callbacks: Array<{ url: string; headers: Record<string, string>; body: string }> = [];
-  const control = { fail: { count: 0, status: 500 }, hang: 0, dropCallbacks: 0, revoked: false };
+  const control = { fail: { count: 0, status: 500 }, hang: 0, dropCallbacks: 0, revoked: false, readLag: 0 };
   const timers = new Set<NodeJS.Timeout>();
   const hung = new Set<ServerResponse>();
 
@@ -402,6 +405,11 @@ export async function startPawapayFake(opts: PawapayFakeOptions): Promise<{
       return initiate(m[1]!.slice(0, -1) as Kind, body);
     if (method === 'GET' && (m = /^\/v2\/(deposits|payouts|refunds)\/([^/]+)$/.exec(path))) {
       const p = store.get(`${m[1]!.slice(0, -1)}:${m[2]}`);
+      // A read side lagging its write side: found payments answer NOT_FOUND for a while.
+      if (p && control.readLag > 0) {
+        control.readLag--;
+        return { status: 200, body: { status: 'NOT_FOUND' } };
+      }
       return { status: 200, body: p ? { status: 'FOUND', data: view(p) } : { status: 'NOT_FOUND' } };
     }
     if (method === 'POST' && (m = /^\/v2\/payouts\/fail-enqueued\/([^/]+)$/.exec(path))) {
@@ -480,6 +488,31 @@ export async function startPawapayFake(opts: PawapayFakeOptions): Promise<{
           case 'POST /__fake/availability':
             availability.set(`${String(body.provider)}:${String(body.operationType)}`, String(body.status));
             return send(200, { ok: true });
+          case 'POST /__fake/read-lag':
+            control.readLag = Number(body.count ?? 1);
+            return send(200, { ok: true });
+          case 'POST /__fake/settle': {
+            // The provider's late word on a payment still in flight (after our deadline, say).
+            const p = store.get(`${String(body.kind)}:${String(body.id)}`);
+            if (!p || p.status === 'COMPLETED' || p.status === 'FAILED')
+              return send(409, { error: 'not in flight' });
+            finish(
+              p,
+              body.status === 'FAILED' ? 'FAILED' : 'COMPLETED',
+              typeof body.failureCode === 'string'
+                ? body.failureCode
+                : body.status === 'FAILED'
+                  ? 'UNKNOWN_ERROR'
+                  : undefined,
+            );
+            return send(200, view(p));
+          }
+          case 'GET /__fake/books':
+            // The provider's books: every payment it holds, as its status checks show them.
+            return send(
+              200,
+              [...store.values()].map((p) => ({ kind: p.kind, ...view(p) })),
+            );
           case 'GET /__fake/received':
             return send(200, received);
           case 'GET /__fake/callbacks':

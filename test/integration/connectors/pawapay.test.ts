@@ -366,6 +366,33 @@ describe('pawaPay connector against the pawaPay fake', () => {
     await expect(pawapay.requestCollection(req)).resolves.toMatchObject({ outcome: 'pending' });
   });
 
+  test('a lagging read side answers unknown, then the truth; a late settlement is read and called back', async () => {
+    const req = collection(PENDING_CI);
+    await pawapay.requestCollection(req);
+    await control('read-lag', { count: 1 });
+    await expect(pawapay.collectionStatus(req.transactionId, 'MTN', 'CI')).resolves.toMatchObject({
+      outcome: 'unknown',
+    });
+    await expect(pawapay.collectionStatus(req.transactionId, 'MTN', 'CI')).resolves.toMatchObject({
+      outcome: 'pending',
+    });
+    const uuid = toProviderUuid(req.transactionId);
+    await control('settle', { kind: 'deposit', id: uuid, status: 'COMPLETED' });
+    await expect(pawapay.collectionStatus(req.transactionId, 'MTN', 'CI')).resolves.toMatchObject({
+      outcome: 'completed',
+    });
+    await expect(pawapay.verifyCallback(await callbackFor(uuid))).resolves.toEqual({
+      kind: 'collection',
+      id: req.transactionId,
+    });
+    const books = (await control('books', null)) as Array<{
+      kind: string;
+      depositId?: string;
+      status: string;
+    }>;
+    expect(books.find((b) => b.depositId === uuid)).toMatchObject({ kind: 'deposit', status: 'COMPLETED' });
+  });
+
   test('unknown ids read as unknown (NOT_FOUND), never failed', async () => {
     await expect(pawapay.collectionStatus(newId('pr'), 'MTN', 'CI')).resolves.toEqual({
       outcome: 'unknown',
