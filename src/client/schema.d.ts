@@ -841,6 +841,7 @@ export interface components {
       id: string;
       /** @enum {string} */
       kind: 'main' | 'sub';
+      livemode: boolean;
       name: string;
       pending: number;
     };
@@ -991,6 +992,7 @@ export interface components {
         [key: string]: unknown;
       };
       id: string;
+      livemode: boolean;
       /** @enum {string} */
       type:
         | 'payin.completed'
@@ -1024,6 +1026,7 @@ export interface components {
       createdAt: string;
       data: components['schemas']['TransactionRecord'];
       id: string;
+      livemode: boolean;
       /** @constant */
       type: 'payin.completed';
     };
@@ -1031,6 +1034,7 @@ export interface components {
       createdAt: string;
       data: components['schemas']['TransactionRecord'];
       id: string;
+      livemode: boolean;
       /** @constant */
       type: 'payin.corrected';
     };
@@ -1038,6 +1042,7 @@ export interface components {
       createdAt: string;
       data: components['schemas']['TransactionRecord'];
       id: string;
+      livemode: boolean;
       /** @constant */
       type: 'payin.expired';
     };
@@ -1045,6 +1050,7 @@ export interface components {
       createdAt: string;
       data: components['schemas']['TransactionRecord'];
       id: string;
+      livemode: boolean;
       /** @constant */
       type: 'payin.failed';
     };
@@ -1084,6 +1090,7 @@ export interface components {
               provider: string | null;
             } | null;
             fee: number;
+            livemode: boolean;
             phoneNumber: string;
             reference: string;
             /** @enum {string} */
@@ -1105,6 +1112,7 @@ export interface components {
             type: 'payout';
           };
       id: string;
+      livemode: boolean;
       /** @constant */
       type: 'payout.completed';
     };
@@ -1128,6 +1136,7 @@ export interface components {
               provider: string | null;
             } | null;
             fee: number;
+            livemode: boolean;
             phoneNumber: string;
             reference: string;
             /** @enum {string} */
@@ -1149,6 +1158,7 @@ export interface components {
             type: 'payout';
           };
       id: string;
+      livemode: boolean;
       /** @constant */
       type: 'payout.updated';
     };
@@ -1215,6 +1225,7 @@ export interface components {
       createdAt: string;
       data: components['schemas']['RefundRecord'];
       id: string;
+      livemode: boolean;
       /** @constant */
       type: 'refund.completed';
     };
@@ -1222,6 +1233,7 @@ export interface components {
       createdAt: string;
       data: components['schemas']['RefundRecord'];
       id: string;
+      livemode: boolean;
       /** @constant */
       type: 'refund.failed';
     };
@@ -1229,6 +1241,7 @@ export interface components {
       createdAt: string;
       data: components['schemas']['RefundRecord'];
       id: string;
+      livemode: boolean;
       /** @constant */
       type: 'refund.processing';
     };
@@ -1245,6 +1258,7 @@ export interface components {
         provider: string | null;
       } | null;
       fee: number;
+      livemode: boolean;
       originalReference: string;
       reason: string;
       reference: string;
@@ -1284,6 +1298,7 @@ export interface components {
         | 'refund.failed'
       )[];
       id: string;
+      livemode: boolean;
       previousSecretsExpireAt: string | null;
       secret: string;
       /** @enum {string} */
@@ -1325,6 +1340,7 @@ export interface components {
             provider: string | null;
           } | null;
           fee: number;
+          livemode: boolean;
           phoneNumber: string;
           reference: string;
           /** @enum {string} */
@@ -1365,6 +1381,7 @@ export interface components {
       fee: number;
       id: string;
       isDirect: boolean;
+      livemode: boolean;
       mobileMoney?: {
         provider: {
           name: string;
@@ -1396,6 +1413,7 @@ export interface components {
         | 'refund.failed'
       )[];
       id: string;
+      livemode: boolean;
       /** @enum {string} */
       status: 'enabled' | 'disabled';
       updatedAt: string;
@@ -1420,6 +1438,7 @@ export interface components {
         | 'refund.failed'
       )[];
       id: string;
+      livemode: boolean;
       secret: string;
       /** @enum {string} */
       status: 'enabled' | 'disabled';
@@ -2752,7 +2771,8 @@ export interface operations {
            *           "name": "main",
            *           "available": 125000,
            *           "pending": 0,
-           *           "createdAt": "2026-11-22T10:15:00.120Z"
+           *           "createdAt": "2026-11-22T10:15:00.120Z",
+           *           "livemode": false
            *         }
            *       ]
            *     }
@@ -2920,7 +2940,8 @@ export interface operations {
            *       "name": "main",
            *       "available": 125000,
            *       "pending": 0,
-           *       "createdAt": "2026-11-22T10:15:00.120Z"
+           *       "createdAt": "2026-11-22T10:15:00.120Z",
+           *       "livemode": false
            *     }
            */
           'application/json': components['schemas']['Account'];
@@ -3359,6 +3380,7 @@ export interface operations {
            *       "isDirect": true,
            *       "payFee": false,
            *       "createdAt": "2026-11-22T10:15:00.120Z",
+           *       "livemode": false,
            *       "amount": 5000,
            *       "fee": 75,
            *       "chargedAmount": 5075,
@@ -3370,7 +3392,7 @@ export interface operations {
           'application/json': components['schemas']['TransactionRecord'];
         };
       };
-      /** @description `VALIDATION_ERROR`: Invalid request; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key; `OTP_REQUIRED`: OTP required; `MSISDN_PROVIDER_MISMATCH`: Number of another operator; `AMOUNT_OUT_OF_RANGE`: Amount out of range */
+      /** @description `VALIDATION_ERROR`: Invalid request; `SANDBOX_ONLY_IN_TEST_MODE`: Sandbox feature in live mode; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key; `OTP_REQUIRED`: OTP required; `MSISDN_PROVIDER_MISMATCH`: Number of another operator; `AMOUNT_OUT_OF_RANGE`: Amount out of range */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3396,6 +3418,7 @@ export interface operations {
             /** @enum {unknown} */
             code?:
               | 'VALIDATION_ERROR'
+              | 'SANDBOX_ONLY_IN_TEST_MODE'
               | 'MALFORMED_JSON'
               | 'IDEMPOTENCY_KEY_MISSING'
               | 'IDEMPOTENCY_KEY_INVALID'
@@ -3651,6 +3674,7 @@ export interface operations {
            *       "isDirect": true,
            *       "payFee": false,
            *       "createdAt": "2026-11-22T10:15:00.120Z",
+           *       "livemode": false,
            *       "amount": 10000,
            *       "fee": 100,
            *       "chargedAmount": 10100,
@@ -3661,7 +3685,7 @@ export interface operations {
           'application/json': components['schemas']['TransactionRecord'];
         };
       };
-      /** @description `VALIDATION_ERROR`: Invalid request; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key; `MSISDN_PROVIDER_MISMATCH`: Number of another operator; `AMOUNT_OUT_OF_RANGE`: Amount out of range */
+      /** @description `VALIDATION_ERROR`: Invalid request; `SANDBOX_ONLY_IN_TEST_MODE`: Sandbox feature in live mode; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key; `MSISDN_PROVIDER_MISMATCH`: Number of another operator; `AMOUNT_OUT_OF_RANGE`: Amount out of range */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3687,6 +3711,7 @@ export interface operations {
             /** @enum {unknown} */
             code?:
               | 'VALIDATION_ERROR'
+              | 'SANDBOX_ONLY_IN_TEST_MODE'
               | 'MALFORMED_JSON'
               | 'IDEMPOTENCY_KEY_MISSING'
               | 'IDEMPOTENCY_KEY_INVALID'
@@ -3960,6 +3985,7 @@ export interface operations {
            *       "isDirect": true,
            *       "payFee": false,
            *       "createdAt": "2026-11-22T10:15:00.120Z",
+           *       "livemode": false,
            *       "amount": 10000,
            *       "fee": 100,
            *       "chargedAmount": 10100,
@@ -4173,6 +4199,7 @@ export interface operations {
            *       "isDirect": true,
            *       "payFee": false,
            *       "createdAt": "2026-11-22T10:15:00.120Z",
+           *       "livemode": false,
            *       "amount": 10000,
            *       "fee": 100,
            *       "chargedAmount": 10100,
@@ -4187,7 +4214,7 @@ export interface operations {
           'application/json': components['schemas']['TransactionRecord'];
         };
       };
-      /** @description `VALIDATION_ERROR`: Invalid request; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key */
+      /** @description `VALIDATION_ERROR`: Invalid request; `SANDBOX_ONLY_IN_TEST_MODE`: Sandbox feature in live mode; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4212,7 +4239,11 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
             code?:
-              'VALIDATION_ERROR' | 'MALFORMED_JSON' | 'IDEMPOTENCY_KEY_MISSING' | 'IDEMPOTENCY_KEY_INVALID';
+              | 'VALIDATION_ERROR'
+              | 'SANDBOX_ONLY_IN_TEST_MODE'
+              | 'MALFORMED_JSON'
+              | 'IDEMPOTENCY_KEY_MISSING'
+              | 'IDEMPOTENCY_KEY_INVALID';
             /** @constant */
             status?: 400;
           };
@@ -4456,6 +4487,7 @@ export interface operations {
            *           "id": "evt_5f0c9e1d2a3b4c5d6e7f8091",
            *           "type": "payin.completed",
            *           "createdAt": "2026-11-22T10:15:02.120Z",
+           *           "livemode": false,
            *           "data": {
            *             "id": "pr_0a1b2c3d4e5f60718293a4b5",
            *             "type": "payin",
@@ -4476,6 +4508,7 @@ export interface operations {
            *             "isDirect": true,
            *             "payFee": false,
            *             "createdAt": "2026-11-22T10:15:00.120Z",
+           *             "livemode": false,
            *             "amount": 5000,
            *             "fee": 75,
            *             "chargedAmount": 5075,
@@ -4648,6 +4681,7 @@ export interface operations {
            *       "id": "evt_5f0c9e1d2a3b4c5d6e7f8091",
            *       "type": "payin.completed",
            *       "createdAt": "2026-11-22T10:15:02.120Z",
+           *       "livemode": false,
            *       "data": {
            *         "id": "pr_0a1b2c3d4e5f60718293a4b5",
            *         "type": "payin",
@@ -4668,6 +4702,7 @@ export interface operations {
            *         "isDirect": true,
            *         "payFee": false,
            *         "createdAt": "2026-11-22T10:15:00.120Z",
+           *         "livemode": false,
            *         "amount": 5000,
            *         "fee": 75,
            *         "chargedAmount": 5075,
@@ -4881,7 +4916,7 @@ export interface operations {
           'application/json': components['schemas']['Redelivery'];
         };
       };
-      /** @description `VALIDATION_ERROR`: Invalid request; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key */
+      /** @description `VALIDATION_ERROR`: Invalid request; `SANDBOX_ONLY_IN_TEST_MODE`: Sandbox feature in live mode; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4906,7 +4941,11 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
             code?:
-              'VALIDATION_ERROR' | 'MALFORMED_JSON' | 'IDEMPOTENCY_KEY_MISSING' | 'IDEMPOTENCY_KEY_INVALID';
+              | 'VALIDATION_ERROR'
+              | 'SANDBOX_ONLY_IN_TEST_MODE'
+              | 'MALFORMED_JSON'
+              | 'IDEMPOTENCY_KEY_MISSING'
+              | 'IDEMPOTENCY_KEY_INVALID';
             /** @constant */
             status?: 400;
           };
@@ -5151,6 +5190,7 @@ export interface operations {
            *       "isDirect": true,
            *       "payFee": false,
            *       "createdAt": "2026-11-22T10:15:00.120Z",
+           *       "livemode": false,
            *       "amount": 5000,
            *       "fee": 75,
            *       "chargedAmount": 5075,
@@ -5380,6 +5420,7 @@ export interface operations {
            *       "customerMsisdn": "+2250500000001",
            *       "customerName": "Awa Koné",
            *       "createdAt": "2026-11-22T10:15:00.120Z",
+           *       "livemode": false,
            *       "transaction": {
            *         "reference": "tr_3d4e5f60718293a4b5c6d7e8",
            *         "status": "pending",
@@ -5391,7 +5432,7 @@ export interface operations {
           'application/json': components['schemas']['RefundRecord'];
         };
       };
-      /** @description `VALIDATION_ERROR`: Invalid request; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key; `INVALID_AMOUNT`: Invalid amount */
+      /** @description `VALIDATION_ERROR`: Invalid request; `SANDBOX_ONLY_IN_TEST_MODE`: Sandbox feature in live mode; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key; `INVALID_AMOUNT`: Invalid amount */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5417,6 +5458,7 @@ export interface operations {
             /** @enum {unknown} */
             code?:
               | 'VALIDATION_ERROR'
+              | 'SANDBOX_ONLY_IN_TEST_MODE'
               | 'MALFORMED_JSON'
               | 'IDEMPOTENCY_KEY_MISSING'
               | 'IDEMPOTENCY_KEY_INVALID'
@@ -5714,6 +5756,7 @@ export interface operations {
            *       "isDirect": false,
            *       "payFee": false,
            *       "createdAt": "2026-11-22T10:15:00.120Z",
+           *       "livemode": false,
            *       "amount": 5000,
            *       "fee": 75,
            *       "chargedAmount": 5075,
@@ -5724,7 +5767,7 @@ export interface operations {
           'application/json': components['schemas']['TransactionRecord'];
         };
       };
-      /** @description `VALIDATION_ERROR`: Invalid request; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key; `AMOUNT_OUT_OF_RANGE`: Amount out of range */
+      /** @description `VALIDATION_ERROR`: Invalid request; `SANDBOX_ONLY_IN_TEST_MODE`: Sandbox feature in live mode; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key; `AMOUNT_OUT_OF_RANGE`: Amount out of range */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5750,6 +5793,7 @@ export interface operations {
             /** @enum {unknown} */
             code?:
               | 'VALIDATION_ERROR'
+              | 'SANDBOX_ONLY_IN_TEST_MODE'
               | 'MALFORMED_JSON'
               | 'IDEMPOTENCY_KEY_MISSING'
               | 'IDEMPOTENCY_KEY_INVALID'
@@ -5997,13 +6041,14 @@ export interface operations {
            *       "confirmationStatus": "none",
            *       "transaction": {},
            *       "createdAt": "2026-11-22T10:15:00.120Z",
+           *       "livemode": false,
            *       "failure": null
            *     }
            */
           'application/json': components['schemas']['StandardPayoutResult'];
         };
       };
-      /** @description `VALIDATION_ERROR`: Invalid request; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key; `MSISDN_PROVIDER_MISMATCH`: Number of another operator; `AMOUNT_OUT_OF_RANGE`: Amount out of range */
+      /** @description `VALIDATION_ERROR`: Invalid request; `SANDBOX_ONLY_IN_TEST_MODE`: Sandbox feature in live mode; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key; `MSISDN_PROVIDER_MISMATCH`: Number of another operator; `AMOUNT_OUT_OF_RANGE`: Amount out of range */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6029,6 +6074,7 @@ export interface operations {
             /** @enum {unknown} */
             code?:
               | 'VALIDATION_ERROR'
+              | 'SANDBOX_ONLY_IN_TEST_MODE'
               | 'MALFORMED_JSON'
               | 'IDEMPOTENCY_KEY_MISSING'
               | 'IDEMPOTENCY_KEY_INVALID'
@@ -6297,6 +6343,7 @@ export interface operations {
            *       "confirmationStatus": "none",
            *       "transaction": {},
            *       "createdAt": "2026-11-22T10:15:00.120Z",
+           *       "livemode": false,
            *       "failure": null
            *     }
            */
@@ -6501,13 +6548,14 @@ export interface operations {
            *       "confirmationStatus": "none",
            *       "transaction": {},
            *       "createdAt": "2026-11-22T10:15:00.120Z",
+           *       "livemode": false,
            *       "failure": null
            *     }
            */
           'application/json': components['schemas']['StandardPayoutResult'];
         };
       };
-      /** @description `VALIDATION_ERROR`: Invalid request; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key */
+      /** @description `VALIDATION_ERROR`: Invalid request; `SANDBOX_ONLY_IN_TEST_MODE`: Sandbox feature in live mode; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6532,7 +6580,11 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
             code?:
-              'VALIDATION_ERROR' | 'MALFORMED_JSON' | 'IDEMPOTENCY_KEY_MISSING' | 'IDEMPOTENCY_KEY_INVALID';
+              | 'VALIDATION_ERROR'
+              | 'SANDBOX_ONLY_IN_TEST_MODE'
+              | 'MALFORMED_JSON'
+              | 'IDEMPOTENCY_KEY_MISSING'
+              | 'IDEMPOTENCY_KEY_INVALID';
             /** @constant */
             status?: 400;
           };
@@ -7126,6 +7178,7 @@ export interface operations {
            *       "customerMsisdn": "+2250500000001",
            *       "customerName": "Awa Koné",
            *       "createdAt": "2026-11-22T10:15:00.120Z",
+           *       "livemode": false,
            *       "transaction": {
            *         "reference": "tr_3d4e5f60718293a4b5c6d7e8",
            *         "status": "pending",
@@ -7324,6 +7377,7 @@ export interface operations {
            *           "status": "enabled",
            *           "disabledReason": null,
            *           "createdAt": "2026-11-22T10:15:00.120Z",
+           *           "livemode": false,
            *           "updatedAt": "2026-11-22T10:15:00.120Z"
            *         }
            *       ]
@@ -7512,6 +7566,7 @@ export interface operations {
            *       "status": "enabled",
            *       "disabledReason": null,
            *       "createdAt": "2026-11-22T10:15:00.120Z",
+           *       "livemode": false,
            *       "updatedAt": "2026-11-22T10:15:00.120Z",
            *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
            *     }
@@ -7519,7 +7574,7 @@ export interface operations {
           'application/json': components['schemas']['WebhookEndpointWithSecret'];
         };
       };
-      /** @description `VALIDATION_ERROR`: Invalid request; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key; `WEBHOOK_URL_NOT_ALLOWED`: Webhook URL not allowed */
+      /** @description `VALIDATION_ERROR`: Invalid request; `SANDBOX_ONLY_IN_TEST_MODE`: Sandbox feature in live mode; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key; `WEBHOOK_URL_NOT_ALLOWED`: Webhook URL not allowed */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7545,6 +7600,7 @@ export interface operations {
             /** @enum {unknown} */
             code?:
               | 'VALIDATION_ERROR'
+              | 'SANDBOX_ONLY_IN_TEST_MODE'
               | 'MALFORMED_JSON'
               | 'IDEMPOTENCY_KEY_MISSING'
               | 'IDEMPOTENCY_KEY_INVALID'
@@ -7760,6 +7816,7 @@ export interface operations {
            *       "status": "enabled",
            *       "disabledReason": null,
            *       "createdAt": "2026-11-22T10:15:00.120Z",
+           *       "livemode": false,
            *       "updatedAt": "2026-11-22T10:15:00.120Z"
            *     }
            */
@@ -8340,13 +8397,14 @@ export interface operations {
            *       "status": "enabled",
            *       "disabledReason": null,
            *       "createdAt": "2026-11-22T10:15:00.120Z",
+           *       "livemode": false,
            *       "updatedAt": "2026-11-22T10:15:00.120Z"
            *     }
            */
           'application/json': components['schemas']['WebhookEndpoint'];
         };
       };
-      /** @description `VALIDATION_ERROR`: Invalid request; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key */
+      /** @description `VALIDATION_ERROR`: Invalid request; `SANDBOX_ONLY_IN_TEST_MODE`: Sandbox feature in live mode; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8371,7 +8429,11 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
             code?:
-              'VALIDATION_ERROR' | 'MALFORMED_JSON' | 'IDEMPOTENCY_KEY_MISSING' | 'IDEMPOTENCY_KEY_INVALID';
+              | 'VALIDATION_ERROR'
+              | 'SANDBOX_ONLY_IN_TEST_MODE'
+              | 'MALFORMED_JSON'
+              | 'IDEMPOTENCY_KEY_MISSING'
+              | 'IDEMPOTENCY_KEY_INVALID';
             /** @constant */
             status?: 400;
           };
@@ -8622,6 +8684,7 @@ export interface operations {
            *       "status": "enabled",
            *       "disabledReason": null,
            *       "createdAt": "2026-11-22T10:15:00.120Z",
+           *       "livemode": false,
            *       "updatedAt": "2026-11-22T10:15:00.120Z",
            *       "secret": "whsec_Xk2Lq8GKYqrTwjUPD8ILPZIo2LaLaSwM",
            *       "previousSecretsExpireAt": "2026-11-22T11:15:00.120Z"
@@ -8630,7 +8693,7 @@ export interface operations {
           'application/json': components['schemas']['RotatedSecret'];
         };
       };
-      /** @description `VALIDATION_ERROR`: Invalid request; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key */
+      /** @description `VALIDATION_ERROR`: Invalid request; `SANDBOX_ONLY_IN_TEST_MODE`: Sandbox feature in live mode; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8655,7 +8718,11 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
             code?:
-              'VALIDATION_ERROR' | 'MALFORMED_JSON' | 'IDEMPOTENCY_KEY_MISSING' | 'IDEMPOTENCY_KEY_INVALID';
+              | 'VALIDATION_ERROR'
+              | 'SANDBOX_ONLY_IN_TEST_MODE'
+              | 'MALFORMED_JSON'
+              | 'IDEMPOTENCY_KEY_MISSING'
+              | 'IDEMPOTENCY_KEY_INVALID';
             /** @constant */
             status?: 400;
           };
@@ -9068,7 +9135,7 @@ export interface operations {
           'application/json': components['schemas']['WsToken'];
         };
       };
-      /** @description `VALIDATION_ERROR`: Invalid request; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key */
+      /** @description `VALIDATION_ERROR`: Invalid request; `SANDBOX_ONLY_IN_TEST_MODE`: Sandbox feature in live mode; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9093,7 +9160,11 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
             code?:
-              'VALIDATION_ERROR' | 'MALFORMED_JSON' | 'IDEMPOTENCY_KEY_MISSING' | 'IDEMPOTENCY_KEY_INVALID';
+              | 'VALIDATION_ERROR'
+              | 'SANDBOX_ONLY_IN_TEST_MODE'
+              | 'MALFORMED_JSON'
+              | 'IDEMPOTENCY_KEY_MISSING'
+              | 'IDEMPOTENCY_KEY_INVALID';
             /** @constant */
             status?: 400;
           };

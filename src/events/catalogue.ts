@@ -1,3 +1,4 @@
+import { isLiveScope } from '../domain/modes';
 import { z } from 'zod';
 
 // The event catalogue: every state change a merchant hears of, by webhook and over WebSocket.
@@ -29,6 +30,8 @@ export const publicEvent = z.object({
   id: z.string().startsWith('evt_'),
   type: eventType,
   createdAt: z.string(),
+  /** The mode of the key whose object it is about (test events never reach live endpoints). */
+  livemode: z.boolean(),
   data: z.record(z.string(), z.unknown()),
 });
 export type PublicEvent = z.infer<typeof publicEvent>;
@@ -47,5 +50,11 @@ export interface StoredEvent {
 }
 
 export function toPublicEvent(e: StoredEvent): PublicEvent {
-  return { id: e.id, type: e.type, createdAt: new Date(e.createdAt).toISOString(), data: e.data };
+  return {
+    id: e.id,
+    type: e.type,
+    createdAt: new Date(e.createdAt).toISOString(),
+    livemode: isLiveScope(e.merchantId),
+    data: e.data,
+  };
 }

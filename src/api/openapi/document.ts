@@ -9,6 +9,7 @@ import { problemExample } from './operations/examples';
 import './operations/payments';
 import './operations/platform';
 import './operations/public';
+import './operations/recipient';
 
 // Assembles the OpenAPI 3.1 document from the declared operations and their zod schemas. JSON
 // Schema 2020-12 is OpenAPI 3.1's own dialect, so zod's output goes in as it is, minus the few
@@ -66,6 +67,8 @@ function commonErrors(op: OperationSpec): ProblemCode[] {
   // The database guard answers 503 on every route mounted after health and docs.
   if (!['Operations'].includes(op.tag)) codes.push('SERVICE_UNAVAILABLE');
   if (op.auth) codes.push('UNAUTHORIZED', 'RATE_LIMITED', 'VALIDATION_ERROR');
+  // A live key sending sandboxScenario is refused by authentication itself (src/api/auth.ts).
+  if (op.auth && op.method === 'post') codes.push('SANDBOX_ONLY_IN_TEST_MODE');
   if (op.query) codes.push('VALIDATION_ERROR');
   if (op.method === 'post')
     codes.push('MALFORMED_JSON', 'VALIDATION_ERROR', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');

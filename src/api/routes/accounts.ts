@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { toMajor } from '../../domain/money';
+import { isLiveScope } from '../../domain/modes';
 import type { Account, Ledger, LedgerEntry } from '../../ledger';
 import { ApiProblem } from '../../contract/problems';
 import { parseOr400 } from '../validate';
@@ -17,6 +18,7 @@ function toAccountRecord(a: Account): AccountRecord {
     available: toMajor(a.balance, a.currency),
     pending: 0,
     createdAt: a.createdAt.toISOString(),
+    livemode: a.merchantId !== null && isLiveScope(a.merchantId),
   };
 }
 

@@ -1,4 +1,5 @@
 import { Router, type Request } from 'express';
+import { isLiveScope } from '../../domain/modes';
 import type { Client } from '@temporalio/client';
 import { z } from 'zod';
 import {
@@ -45,6 +46,7 @@ export function toEndpointRecord(e: WebhookEndpoint): WebhookEndpointRecord {
     disabledReason: e.disabledReason,
     createdAt: new Date(e.createdAt).toISOString(),
     updatedAt: new Date(e.updatedAt).toISOString(),
+    livemode: isLiveScope(e.merchantId),
   });
 }
 

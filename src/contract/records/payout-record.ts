@@ -1,6 +1,7 @@
 import type { AccountPayoutRecord } from '../schemas/payout';
 import type { TransactionRecord } from '../schemas/transaction-record';
 import { minorUnitDigits, toMajor } from '../../domain/money';
+import { isLiveScope } from '../../domain/modes';
 import type { Transaction } from '../../domain/transaction';
 import { toTransactionRecord } from './transaction-record';
 
@@ -43,6 +44,7 @@ export function toAccountPayoutRecord(tx: Transaction): AccountPayoutRecord {
         }
       : {},
     createdAt: new Date(tx.createdAt).toISOString(),
+    livemode: isLiveScope(tx.merchantId),
     failure: tx.failure ?? null,
   };
 }

@@ -1,5 +1,6 @@
 import type { RefundRecord } from '../schemas/refund';
 import { toMajor } from '../../domain/money';
+import { isLiveScope } from '../../domain/modes';
 import type { Refund } from '../../domain/refund';
 
 /** The public record of a stored refund (amounts in major units, as in transaction records). */
@@ -18,6 +19,7 @@ export function toRefundRecord(r: Refund): RefundRecord {
     customerMsisdn: r.customerMsisdn,
     customerName: r.customerName,
     createdAt: new Date(r.createdAt).toISOString(),
+    livemode: isLiveScope(r.merchantId),
     transaction: {
       reference: r.transactionRef,
       status: r.transactionStatus,

@@ -1,6 +1,7 @@
 import type { TransactionRecord } from '../schemas/transaction-record';
 import { toMajor } from '../../domain/money';
 import type { Transaction } from '../../domain/transaction';
+import { isLiveScope } from '../../domain/modes';
 import { ussdCodeOf } from '../../domain/providers';
 import type { Refund } from '../../domain/refund';
 import { toRefundRecord } from './refund-record';
@@ -26,6 +27,7 @@ export function toTransactionRecord(
     isDirect: tx.flow === 'direct',
     payFee: tx.payFee,
     createdAt: new Date(tx.createdAt).toISOString(),
+    livemode: isLiveScope(tx.merchantId),
     amount: toMajor(tx.amount, tx.currency),
     fee: toMajor(tx.fee, tx.currency),
     chargedAmount: toMajor(tx.chargedAmount, tx.currency),

@@ -45,6 +45,8 @@ export const accountRecord = z.object({
   /** Incoming money not yet settled; the ledger has no such notion yet, so always 0. */
   pending: z.number(),
   createdAt: z.string(),
+  /** Live money, or the sandbox's play money (test mode). */
+  livemode: z.boolean(),
 });
 export type AccountRecord = z.infer<typeof accountRecord>;
 

@@ -85,6 +85,8 @@ export const accountPayoutRecord = z.object({
     }),
   ]),
   createdAt: z.string(),
+  /** Whether it was made with a live key (real money) or a test key (the sandbox). */
+  livemode: z.boolean(),
   failure: failureRecord.nullable(),
 });
 export type AccountPayoutRecord = z.infer<typeof accountPayoutRecord>;

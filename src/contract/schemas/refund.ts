@@ -27,6 +27,8 @@ export const refundRecord = z.object({
   customerMsisdn: z.string(),
   customerName: z.string(),
   createdAt: z.string(),
+  /** Whether it was made with a live key (real money) or a test key (the sandbox). */
+  livemode: z.boolean(),
   transaction: z.object({
     reference: z.string().startsWith('tr_'),
     status: z.enum(['pending', 'completed', 'failed']),

@@ -17,6 +17,8 @@ export const transactionRecord = z.object({
   isDirect: z.boolean(),
   payFee: z.boolean(),
   createdAt: z.string(),
+  /** Whether it was made with a live key (real money) or a test key (the sandbox). */
+  livemode: z.boolean(),
   amount: z.number(),
   fee: z.number(),
   chargedAmount: z.number(),

@@ -31,6 +31,8 @@ export const webhookEndpointRecord = z.object({
   disabledReason: z.string().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
+  /** Whether it receives live-mode or test-mode events (the mode of the key that created it). */
+  livemode: z.boolean(),
 });
 export type WebhookEndpointRecord = z.infer<typeof webhookEndpointRecord>;
 

@@ -24,6 +24,7 @@ export const payinRecordExample = {
   isDirect: true,
   payFee: false,
   createdAt,
+  livemode: false,
   amount: 5000,
   fee: 75,
   chargedAmount: 5075,
@@ -109,6 +110,7 @@ export const accountPayoutRecordExample = {
   confirmationStatus: 'none',
   transaction: {},
   createdAt,
+  livemode: false,
   failure: null,
 };
 
@@ -132,6 +134,7 @@ export const refundRecordExample = {
   customerMsisdn: '+2250500000001',
   customerName: 'Awa Koné',
   createdAt,
+  livemode: false,
   transaction: { reference: 'tr_3d4e5f60718293a4b5c6d7e8', status: 'pending', processedAt: null },
   failure: null,
 };
@@ -144,6 +147,7 @@ export const accountExample = {
   available: 125000,
   pending: 0,
   createdAt,
+  livemode: false,
 };
 
 export const entryExample = {
@@ -166,6 +170,7 @@ export const webhookEndpointExample = {
   status: 'enabled',
   disabledReason: null,
   createdAt,
+  livemode: false,
   updatedAt: createdAt,
 };
 
@@ -173,6 +178,7 @@ export const eventExample = {
   id: 'evt_5f0c9e1d2a3b4c5d6e7f8091',
   type: 'payin.completed',
   createdAt: '2026-11-22T10:15:02.120Z',
+  livemode: false,
   data: { ...payinRecordExample, status: 'success' },
 };
 
