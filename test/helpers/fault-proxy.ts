@@ -111,7 +111,15 @@ function readBody(stream: IncomingMessage): Promise<Buffer> {
   });
 }
 
-export async function startFaultProxy(opts: { target: string; port?: number }): Promise<FaultProxy> {
+export async function startFaultProxy(opts: {
+  target: string;
+  port?: number;
+  /**
+   * Pass the client's Host on instead of the target's: for callbacks whose signature covers the
+   * authority they were sent to (pawaPay's RFC 9421 `@authority`), as a reverse proxy would.
+   */
+  keepHost?: boolean;
+}): Promise<FaultProxy> {
   const target = new URL(opts.target);
   const basePath = target.pathname.replace(/\/+$/, '');
   const rules: { rule: FaultRule; left: number }[] = [];
@@ -159,7 +167,8 @@ export async function startFaultProxy(opts: { target: string; port?: number }): 
   function forward(method: string, path: string, rawHeaders: string[], body: Buffer): Promise<Upstream> {
     return new Promise((resolve, reject) => {
       const headers = passOn(rawHeaders);
-      headers.push('Host', target.host);
+      const host = rawHeaders.findIndex((h, i) => i % 2 === 0 && h.toLowerCase() === 'host');
+      headers.push('Host', opts.keepHost && host >= 0 ? rawHeaders[host + 1]! : target.host);
       if (body.length > 0 || !['GET', 'HEAD', 'DELETE', 'OPTIONS'].includes(method))
         headers.push('Content-Length', String(body.length));
       const out = httpRequest(

@@ -269,6 +269,17 @@ describe('fault proxy', () => {
     expect(seenByWhen).toEqual(['POST /c?q=1 {"id":"pr_9"}', 'POST /c?q=1 {"id":"pr_9"}']);
   });
 
+  it('keepHost: passes the Host the client sent on (a signature over the authority still verifies)', async () => {
+    const keeping = await startFaultProxy({ target: targetUrl, keepHost: true });
+    try {
+      await fetch(`${keeping.url}/operator-callbacks/x`, { method: 'POST', body: '{}' });
+      const host = seen[0]!.rawHeaders[seen[0]!.rawHeaders.findIndex((h) => h.toLowerCase() === 'host') + 1];
+      expect(host).toBe(new URL(keeping.url).host);
+    } finally {
+      await keeping.stop();
+    }
+  });
+
   it('answers 502 when the target is unreachable', async () => {
     const dead = await startFaultProxy({ target: 'http://127.0.0.1:1' });
     try {
