@@ -90,6 +90,8 @@ export function signPawapayCallback(
   privateKeyPem: string,
   keyId: string,
   nowMs = Date.now(),
+  /** Node's DER by default, as pawaPay's sample; `ieee-p1363` is RFC 9421's r||s. */
+  dsaEncoding: 'der' | 'ieee-p1363' = 'der',
 ): Record<string, string> {
   const u = new URL(url);
   const headers: Record<string, string> = {
@@ -116,7 +118,7 @@ export function signPawapayCallback(
     ...headers,
   };
   const base = [...covered.map((c) => `"${c}": ${values[c]}`), `"@signature-params": ${params}`].join('\n');
-  const signature = createSign('SHA256').update(base).sign(privateKeyPem, 'base64');
+  const signature = createSign('SHA256').update(base).sign({ key: privateKeyPem, dsaEncoding }, 'base64');
   return { ...headers, 'signature-input': `sig-pp=${params}`, signature: `sig-pp=:${signature}:` };
 }
 

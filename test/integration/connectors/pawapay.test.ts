@@ -318,6 +318,24 @@ describe('pawaPay connector against the pawaPay fake', () => {
     // Unsigned, or sent to another path than the one signed.
     await expect(pawapay.verifyCallback({ ...cb, headers: { host: cb.headers.host } })).resolves.toBeNull();
     await expect(pawapay.verifyCallback({ ...cb, path: '/provider-callbacks/other' })).resolves.toBeNull();
+    // RFC 9421's own ECDSA encoding (r||s) verifies as well as pawaPay's sample's DER.
+    const p1363 = signPawapayCallback(
+      receiverUrl,
+      cb.rawBody.toString(),
+      PAWAPAY_PRIVATE,
+      KEY_ID,
+      Date.now(),
+      'ieee-p1363',
+    );
+    await expect(pawapay.verifyCallback({ ...cb, headers: { ...cb.headers, ...p1363 } })).resolves.toEqual({
+      kind: 'collection',
+      id: req.transactionId,
+    });
+    // Another keyid than the configured one.
+    const otherKeyId = signPawapayCallback(receiverUrl, cb.rawBody.toString(), PAWAPAY_PRIVATE, 'OTHER_KEY');
+    await expect(
+      pawapay.verifyCallback({ ...cb, headers: { ...cb.headers, ...otherKeyId } }),
+    ).resolves.toBeNull();
     // The genuine one, once; the same again is a replay.
     await expect(pawapay.verifyCallback(cb)).resolves.toEqual({ kind: 'collection', id: req.transactionId });
     await expect(pawapay.verifyCallback(cb)).resolves.toBeNull();
@@ -520,6 +538,37 @@ describe('pawaPay connector against the pawaPay fake', () => {
     const conf = await pawapay.activeConfiguration();
     expect(conf.countries.map((c) => c.country).sort()).toEqual(['CIV', 'CMR']);
     await expect(pawapay.statement('MTN', '2026-11-23')).rejects.toThrow(StatementsNotOfferedError);
+  });
+
+  test('configuration: no token no connector; a bad key or half a signing pair refuses to start', () => {
+    expect(buildPawapayConnector({}, { timeoutMs: 1000 })).toBeNull();
+    expect(() =>
+      buildPawapayConnector(
+        { PAWAPAY_API_TOKEN: TOKEN, PAWAPAY_CALLBACK_PUBLIC_KEY: 'not a key' },
+        { timeoutMs: 1000 },
+      ),
+    ).toThrow(/PAWAPAY_CALLBACK_PUBLIC_KEY/);
+    expect(() =>
+      buildPawapayConnector({ PAWAPAY_API_TOKEN: TOKEN, PAWAPAY_SIGNING_KEY_ID: 'k' }, { timeoutMs: 1000 }),
+    ).toThrow(/go together/);
+    // Without the public key, every callback is refused.
+    const blind = buildPawapayConnector(
+      { PAWAPAY_API_TOKEN: TOKEN, PAWAPAY_BASE_URL: fake.url },
+      { timeoutMs: 1000 },
+    )!;
+    const body = JSON.stringify({ depositId: toProviderUuid(newId('pr')), status: 'COMPLETED' });
+    const headers = {
+      host: new URL(receiverUrl).host,
+      ...signPawapayCallback(receiverUrl, body, PAWAPAY_PRIVATE, KEY_ID),
+    };
+    return expect(
+      blind.verifyCallback({
+        method: 'POST',
+        path: '/provider-callbacks/pawapay',
+        headers,
+        rawBody: Buffer.from(body),
+      }),
+    ).resolves.toBeNull();
   });
 
   test('signed financial requests: accepted when signed with our key, refused (outage) when not', async () => {
