@@ -6,6 +6,7 @@ import { operatorRoutesJson } from './operators/connectors/routes';
 import { mtnConfigShape } from './operators/connectors/mtn/config';
 import { pawapayConfigShape } from './operators/connectors/pawapay/config';
 import { waveConfigShape } from './operators/connectors/wave/config';
+import { recipientConfigShape } from './services/recipient-service';
 
 // Every setting comes from the environment and is validated once, at start-up, by this schema.
 const duration = z
@@ -237,6 +238,7 @@ export const configSchema = z.object({
   ...pawapayConfigShape,
   ...mtnConfigShape,
   ...waveConfigShape,
+  ...recipientConfigShape,
 });
 
 export type Config = z.infer<typeof configSchema>;

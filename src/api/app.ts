@@ -18,6 +18,8 @@ import type { Ledger } from '../ledger';
 import { operatorCallbackRoutes, type OperatorCallbackDeps } from './routes/operator-callbacks';
 import { providerCallbackRoutes, type ProviderCallbackDeps } from './routes/provider-callbacks';
 import { providerRoutes } from './routes/providers';
+import { recipientRoutes, type RecipientRouteOptions } from './routes/recipient';
+import type { RecipientService } from '../services/recipient-service';
 import { webhookRoutes, type WebhookApiDeps } from './routes/webhooks';
 import { eventRoutes } from './routes/events';
 import { realtimeRoutes } from './routes/realtime';
@@ -51,6 +53,8 @@ export interface AppDeps {
   checkoutLimits?: CheckoutLimits;
   /** Signed operator callbacks (POST /operator-callbacks/:code); omitted, the route is absent. */
   operatorCallbacks?: OperatorCallbackDeps;
+  /** GET /v1/providers/recipient (recipient checks); omitted, the route is absent. */
+  recipients?: RecipientRouteOptions & { service: RecipientService };
   /** Real providers' callbacks (pawaPay, MTN, Wave), each verified by its connector. */
   providerCallbacks?: ProviderCallbackDeps;
   idempotency: IdempotencyStore;
@@ -113,6 +117,7 @@ export function createApp(deps: AppDeps): Express {
   if (deps.refunds) app.use(refundRoutes(deps.refunds));
   if (deps.payouts) app.use(payoutRoutes(deps.payouts));
   if (deps.ledger) app.use(accountRoutes(deps.ledger));
+  if (deps.recipients) app.use(recipientRoutes(deps.recipients.service, deps.recipients));
   app.use(providerRoutes());
   if (deps.webhooks) app.use(webhookRoutes(deps.webhooks), eventRoutes(deps.webhooks));
   if (deps.wsTokens) app.use(realtimeRoutes(deps.wsTokens));

@@ -3,7 +3,8 @@ import { maskMsisdn } from '../domain/msisdn';
 // Phone numbers are personal data: a log keeps their country code and last four digits only.
 
 const phoneFields = new Set(['msisdn', 'phoneNumber', 'customerMsisdn', 'phone']);
-const e164 = /\+?\b\d{9,15}\b/g;
+// A query string may carry the plus percent-encoded (%2B): masked too.
+const e164 = /(?:\+|%2[bB]|\b)\d{9,15}\b/g;
 
 export function maskPhonesInText(text: string): string {
   return text.replace(e164, (m) => maskMsisdn(m));

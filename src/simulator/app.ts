@@ -5,6 +5,7 @@ import { callbackSender, type CallbackDelivery } from './callbacks';
 import { SandboxOperator } from './operator';
 import { mountOperatorRoutes } from './operator-routes';
 import { badRequest } from './route-helpers';
+import { mountRecipientRoutes } from './recipient-routes';
 import { mountSandboxRoutes } from './sandbox-routes';
 
 // The sandbox operator, a separate HTTP service: it answers `pending`, reaches the outcome the
@@ -67,6 +68,7 @@ export function createSimulatorApp(opts: SimulatorOptions): Simulator {
   });
   mountOperatorRoutes(app, operator, { slowResponseMs: opts.slowResponseMs ?? 3_000 });
   mountSandboxRoutes(app, operator, callbacks.log);
+  mountRecipientRoutes(app);
   app.use((_req: Request, res: Response) => {
     res.status(404).json({ error: 'NOT_FOUND', message: 'No such route' });
   });

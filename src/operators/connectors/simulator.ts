@@ -1,6 +1,7 @@
-import { countries, operatorsByCountry } from '../../domain/operators';
+import { countries, operatorsByCountry, type Country } from '../../domain/operators';
 import { HttpOperatorGateway, type HttpOperatorGatewayOptions } from '../http-gateway';
-import type { Connector, VerifiedCallback } from './connector';
+import type { Connector, RecipientInfo, VerifiedCallback } from './connector';
+import { sandboxRecipient } from './simulator-recipient';
 
 /**
  * The sandbox simulator (src/simulator) as a connector: test mode always uses it, and in development
@@ -13,8 +14,13 @@ export class SimulatorConnector extends HttpOperatorGateway implements Connector
     operatorsByCountry[country].map((operator) => ({ operator, country })),
   );
 
-  constructor(opts: HttpOperatorGatewayOptions) {
-    super(opts);
+  constructor(private readonly simulatorOpts: HttpOperatorGatewayOptions) {
+    super(simulatorOpts);
+  }
+
+  /** The sandbox's magic-number recipient check (test mode's GET /v1/providers/recipient). */
+  recipient(msisdn: string, country: Country): Promise<RecipientInfo> {
+    return sandboxRecipient(this.simulatorOpts, msisdn, country);
   }
 
   verifyCallback(): Promise<VerifiedCallback | null> {
