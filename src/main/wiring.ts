@@ -21,9 +21,9 @@ import { signatureToleranceSec } from '../operators/signature';
 import { PayoutService } from '../services/payout-service';
 import { CheckoutService } from '../checkout/service';
 import { pingTemporal } from '../temporal/connection';
-import { HttpOperatorGateway } from '../operators/http-gateway';
-import type { OperatorGateway } from '../operators/gateway';
+import { buildOperatorGateway, buildOperators } from './operators';
 import { operatorCallbackSignal } from '../../workflows/signals';
+import type { CallbackKind } from '../operators/wire';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { ActivityDeps } from '../../activities';
 import type { Authenticator } from '../api/auth';
@@ -37,7 +37,7 @@ import { EndpointStore } from '../webhooks/endpoint-store';
 import type { KeyRing } from '../security/key-ring';
 import type { RecoveryDeps } from '../recovery/activities';
 import type { PayinTiming } from '../services/transaction-workflows';
-import { AskRecordingGateway, buildReconciliationStores } from '../reconciliation';
+import { buildReconciliationStores } from '../reconciliation';
 import { registerRealtime } from '../api/ws';
 
 // Builds the API and the worker's dependencies from their connections: the one place that wires
@@ -92,6 +92,17 @@ export async function buildApi(opts: {
     opts.logger.warn({ err }, 'operator callback receipts: prune failed'),
   );
   await callbackReceipts.init();
+  const operators = buildOperators(opts.config, {
+    payinOfRefund: async (id) => (await refunds.findById(id))?.payinId ?? null,
+  });
+  const signalOperatorCallback = async (workflowId: string, payload: { kind: CallbackKind; id: string }) => {
+    try {
+      await opts.temporal.workflow.getHandle(workflowId).signal(operatorCallbackSignal, payload);
+    } catch (err) {
+      // A closed workflow has nothing left to learn from the operator.
+      if (!(err instanceof WorkflowNotFoundError)) throw err;
+    }
+  };
   const eventApi = await buildEventApi({
     ...opts,
     authenticate: (apiKey, apiClient) => merchants.authenticate(apiKey, apiClient),
@@ -104,14 +115,14 @@ export async function buildApi(opts: {
       receipts: callbackReceipts,
       perTransactionPerMinute: opts.config.OPERATOR_CALLBACKS_PER_MINUTE,
       findTransaction: (id) => transactions.findById(id),
-      signal: async (workflowId, payload) => {
-        try {
-          await opts.temporal.workflow.getHandle(workflowId).signal(operatorCallbackSignal, payload);
-        } catch (err) {
-          // A closed workflow has nothing left to learn from the operator.
-          if (!(err instanceof WorkflowNotFoundError)) throw err;
-        }
-      },
+      signal: signalOperatorCallback,
+    },
+    providerCallbacks: {
+      verifiers: operators.connectors,
+      perTransactionPerMinute: opts.config.OPERATOR_CALLBACKS_PER_MINUTE,
+      findTransaction: (id) => transactions.findById(id),
+      payinOfRefund: async (id) => (await refunds.findById(id))?.payinId ?? null,
+      signal: signalOperatorCallback,
     },
     idempotency,
     ledger,
@@ -180,15 +191,6 @@ export async function buildApi(opts: {
   return app;
 }
 
-/** Operators over HTTP: the simulator in the sandbox (npm start runs it), real adapters later. */
-export function buildOperatorGateway(config: Config): OperatorGateway {
-  return new HttpOperatorGateway({
-    baseUrl: config.OPERATOR_BASE_URL ?? `http://127.0.0.1:${config.EMBEDDED_SIMULATOR_PORT}`,
-    timeoutMs: config.OPERATOR_TIMEOUT,
-    callbackBaseUrl: config.OPERATOR_CALLBACK_BASE_URL ?? config.PUBLIC_BASE_URL ?? null,
-  });
-}
-
 export async function buildActivityDeps(opts: { mongo: Connection; config: Config }): Promise<ActivityDeps> {
   const transactions = TransactionStore.on(opts.mongo);
   await transactions.init();
@@ -205,8 +207,17 @@ export async function buildActivityDeps(opts: { mongo: Connection; config: Confi
     refundAudit,
     refundFees: resolveFeeSchedule(opts.config.FEE_SCHEDULE),
     otps: OtpStore.on(opts.mongo, opts.config.DATA_ENCRYPTION_KEYS, opts.config.OTP_LIFETIME),
-    // Every id asked of an operator is listed by day first: reconciliation finds "unknown to the operator".
-    operators: new AskRecordingGateway(buildOperatorGateway(opts.config), reconciliation.asks),
+    // Every sandbox id asked of an operator is listed by day first: reconciliation finds "unknown to the operator".
+    operators: buildOperatorGateway(
+      buildOperators(opts.config, {
+        payinOfRefund: async (id) => (await refunds.findById(id))?.payinId ?? null,
+      }),
+      {
+        transactions,
+        refunds,
+        asks: reconciliation.asks,
+      },
+    ),
     reconciliation,
     recovery: await buildRecoveryDeps({ mongo: opts.mongo, config: opts.config, transactions, ledger }),
     ...(await buildEventStores(opts.mongo, opts.config.DATA_ENCRYPTION_KEYS)),

@@ -121,6 +121,8 @@ export class PayinService {
       confirmationStatus: 'none',
       paymentUrl: null,
       customer: { name: body.customerName ?? '', phoneNumber: phone },
+      // Providers that redirect the customer (Wave's checkout) send them back here.
+      ...(body.action ? { action: body.action } : {}),
       country: payin.country,
       provider,
       currency,
