@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { z } from 'zod';
 import { currencies, toMajor, type Currency } from '../domain/money';
+import { modes, scopeOf, type Mode } from '../domain/modes';
 import { Ledger } from '../ledger';
 import { fundFromSandbox } from '../ledger/postings';
 import { MerchantService, merchantIdSchema, type Merchant } from '../merchants';
@@ -37,18 +38,31 @@ export function buildProgram(ctx: CliContext): Command {
 
   merchants
     .command('create')
-    .description('Create a merchant and its first API key pair (the secret is shown once).')
+    .description(
+      'Create a merchant and its first API key pair in each mode, test and live (secrets are shown once).',
+    )
     .requiredOption('--name <name>', "the merchant's name")
-    .option('--json', 'print { merchantId, apiKey, apiClient } as JSON')
+    .option(
+      '--json',
+      'print { merchantId, apiKey, apiClient (the test pair), live: { apiKey, apiClient } } as JSON',
+    )
     .action(async (opts: { name: string } & JsonFlag) => {
       const issued = await (await merchantsService()).createMerchant(opts.name);
-      print(opts.json, issued, () =>
-        [
-          `Merchant ${issued.merchantId} created.`,
-          `  api_key     ${issued.apiKey}`,
-          `  api_client  ${issued.apiClient}`,
-          'The api_client secret is shown only now: store it safely.',
-        ].join('\n'),
+      const { merchantId, apiKey, apiClient, live } = issued;
+      print(
+        opts.json,
+        { merchantId, apiKey, apiClient, live: { apiKey: live.apiKey, apiClient: live.apiClient } },
+        () =>
+          [
+            `Merchant ${merchantId} created.`,
+            'Test mode (sandbox, simulated operators):',
+            `  api_key     ${apiKey}`,
+            `  api_client  ${apiClient}`,
+            'Live mode (real money):',
+            `  api_key     ${live.apiKey}`,
+            `  api_client  ${live.apiClient}`,
+            'The api_client secrets are shown only now: store them safely.',
+          ].join('\n'),
       );
     });
 
@@ -85,11 +99,12 @@ export function buildProgram(ctx: CliContext): Command {
 
   keys
     .command('rotate')
-    .description('Issue a new key pair; the previous pairs stay valid until revoked.')
+    .description('Issue a new key pair of one mode; the previous pairs stay valid until revoked.')
     .argument('<merchantId>')
+    .option('--mode <mode>', 'test or live: the mode of the new pair', 'test')
     .option('--json', 'print { merchantId, apiKey, apiClient } as JSON')
-    .action(async (id: string, opts: JsonFlag) => {
-      const issued = await (await merchantsService()).rotateKeys(checkMerchantId(id));
+    .action(async (id: string, opts: { mode: string } & JsonFlag) => {
+      const issued = await (await merchantsService()).rotateKeys(checkMerchantId(id), checkMode(opts.mode));
       print(opts.json, issued, () =>
         [
           `New key pair for ${issued.merchantId}:`,
@@ -126,8 +141,14 @@ export function buildProgram(ctx: CliContext): Command {
         list.length === 0
           ? 'No keys.'
           : table(
-              ['API KEY', 'STATUS', 'CREATED', 'LAST USED'],
-              list.map((k) => [k.apiKey, k.status, iso(k.createdAt), k.lastUsedAt ? iso(k.lastUsedAt) : '-']),
+              ['API KEY', 'MODE', 'STATUS', 'CREATED', 'LAST USED'],
+              list.map((k) => [
+                k.apiKey,
+                k.mode,
+                k.status,
+                iso(k.createdAt),
+                k.lastUsedAt ? iso(k.lastUsedAt) : '-',
+              ]),
             ),
       );
     });
@@ -136,14 +157,25 @@ export function buildProgram(ctx: CliContext): Command {
 
   accounts
     .command('fund')
-    .description("Credit a merchant's main account from the sandbox funding account, as a ledger entry.")
+    .description(
+      "Credit a merchant's test-mode main account from the sandbox funding account, as a ledger entry.",
+    )
     .requiredOption('--merchant <merchantId>', 'the merchant to credit')
+    .option('--mode <mode>', 'test (live is refused: live money only comes from operators)', 'test')
     .requiredOption('--currency <currency>', `one of ${currencies.join(', ')}`)
     .requiredOption('--amount <n>', 'amount in major units, e.g. 5000 (XOF) or 12.50 (USD)')
     .option('--reason <text>', 'why, recorded on the entry', 'sandbox funding')
     .option('--json', 'print the result as JSON')
     .action(
-      async (opts: { merchant: string; currency: string; amount: string; reason: string } & JsonFlag) => {
+      async (
+        opts: { merchant: string; mode: string; currency: string; amount: string; reason: string } & JsonFlag,
+      ) => {
+        // Play money exists only in test mode, whatever the deployment: a live account is real money.
+        if (checkMode(opts.mode) === 'live') {
+          throw new CliError(
+            'accounts fund is a sandbox tool: live-mode accounts are never funded (use --mode test)',
+          );
+        }
         if (ctx.nodeEnv === 'production') {
           throw new CliError('accounts fund is a sandbox tool and is refused when NODE_ENV=production');
         }
@@ -167,7 +199,7 @@ export function buildProgram(ctx: CliContext): Command {
         const ledger = Ledger.on(conn);
         await ledger.init();
         const result = await fundFromSandbox(ledger, {
-          merchantId,
+          merchantId: scopeOf(merchantId, 'test'),
           currency,
           amount,
           reason,
@@ -175,6 +207,7 @@ export function buildProgram(ctx: CliContext): Command {
         });
         const out = {
           merchantId,
+          mode: 'test',
           accountId: result.accountId,
           currency,
           amount: toMajor(amount, currency),
@@ -203,16 +236,17 @@ export function buildProgram(ctx: CliContext): Command {
     )
     .argument('<reference>', "the merchant's reference (a refund: its rf_ reference)")
     .requiredOption('--merchant <merchantId>', 'the merchant that owns it')
+    .option('--mode <mode>', 'test or live: the mode it was made in', 'test')
     .option('--kind <kind>', 'payin, payout or refund', 'payin')
     .option('--json', 'print the timeline as JSON')
-    .action(async (reference: string, opts: { merchant: string; kind: string } & JsonFlag) => {
+    .action(async (reference: string, opts: { merchant: string; mode: string; kind: string } & JsonFlag) => {
       const kind = z.enum(['payin', 'payout', 'refund']).safeParse(opts.kind);
       if (!kind.success) throw new CliError('--kind must be payin, payout or refund');
       if (!ctx.temporal) throw new CliError('no Temporal connection configured');
       const timeline = await transactionTimeline({
         temporal: await ctx.temporal(),
         mongo: await ctx.mongo(),
-        merchantId: checkMerchantId(opts.merchant),
+        merchantId: scopeOf(checkMerchantId(opts.merchant), checkMode(opts.mode)),
         reference,
         kind: kind.data,
       });
@@ -227,6 +261,12 @@ export function buildProgram(ctx: CliContext): Command {
 function checkMerchantId(id: string): string {
   if (!merchantIdSchema.safeParse(id).success) throw new CliError(`not a merchant id (mer_...): "${id}"`);
   return id;
+}
+
+function checkMode(text: string): Mode {
+  const parsed = z.enum(modes).safeParse(text.trim().toLowerCase());
+  if (!parsed.success) throw new CliError(`--mode must be test or live, not "${text}"`);
+  return parsed.data;
 }
 
 function checkCurrency(text: string): Currency {

@@ -59,10 +59,20 @@ describe('operator CLI (npx payments)', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     first = JSON.parse(r.stdout);
-    expect(Object.keys(first).sort()).toEqual(['apiClient', 'apiKey', 'merchantId']);
+    // The test pair at the top, the live pair under `live`; each key resolves to its mode's scope.
+    const created = first as typeof first & { live: { apiKey: string; apiClient: string } };
+    expect(Object.keys(first).sort()).toEqual(['apiClient', 'apiKey', 'live', 'merchantId']);
     expect(first.merchantId).toMatch(/^mer_/);
     expect(first.apiKey).toMatch(/^mk_test_/);
-    await expect(merchants.authenticate(first.apiKey, first.apiClient)).resolves.toBe(first.merchantId);
+    expect(created.live.apiKey).toMatch(/^mk_live_/);
+    await expect(merchants.authenticate(first.apiKey, first.apiClient)).resolves.toBe(
+      `${first.merchantId}_test`,
+    );
+    await expect(merchants.authenticate(created.live.apiKey, created.live.apiClient)).resolves.toBe(
+      first.merchantId,
+    );
+    const { live: _live, ...testPair } = created;
+    first = testPair;
   });
 
   it('creates with human output and lists merchants', async () => {
@@ -70,6 +80,7 @@ describe('operator CLI (npx payments)', () => {
     expect(created.code).toBe(0);
     expect(created.stdout).toMatch(/^Merchant mer_[0-9a-f]{24} created\./);
     expect(created.stdout).toMatch(/api_client\s+sk_test_/);
+    expect(created.stdout).toMatch(/api_client\s+sk_live_/);
 
     const human = await run('merchants', 'list');
     expect(human.code).toBe(0);
@@ -90,17 +101,27 @@ describe('operator CLI (npx payments)', () => {
     expect(pair).toMatchObject({ merchantId: first.merchantId, apiKey: expect.stringMatching(/^mk_test_/) });
     expect(pair.apiKey).not.toBe(first.apiKey);
     // Both pairs work until the old one is revoked.
-    await expect(merchants.authenticate(first.apiKey, first.apiClient)).resolves.toBe(first.merchantId);
-    await expect(merchants.authenticate(pair.apiKey, pair.apiClient)).resolves.toBe(first.merchantId);
+    await expect(merchants.authenticate(first.apiKey, first.apiClient)).resolves.toBe(
+      `${first.merchantId}_test`,
+    );
+    await expect(merchants.authenticate(pair.apiKey, pair.apiClient)).resolves.toBe(
+      `${first.merchantId}_test`,
+    );
 
     const revoked = await run('keys', 'revoke', first.apiKey);
     expect(revoked.code).toBe(0);
     expect(revoked.stdout).toContain(`Key ${first.apiKey} of ${first.merchantId} revoked.`);
     await expect(merchants.authenticate(first.apiKey, first.apiClient)).resolves.toBeNull();
-    await expect(merchants.authenticate(pair.apiKey, pair.apiClient)).resolves.toBe(first.merchantId);
+    await expect(merchants.authenticate(pair.apiKey, pair.apiClient)).resolves.toBe(
+      `${first.merchantId}_test`,
+    );
 
     const keys = JSON.parse((await run('keys', 'list', first.merchantId, '--json')).stdout);
-    expect(keys.map((k: { status: string }) => k.status)).toEqual(['revoked', 'active']);
+    expect(keys.map((k: { mode: string; status: string }) => `${k.mode} ${k.status}`)).toEqual([
+      'test revoked',
+      'live active',
+      'test active',
+    ]);
     expect(JSON.stringify(keys)).not.toMatch(/secretHash|sk_test_/);
     first = { ...first, ...pair };
   });
@@ -130,7 +151,7 @@ describe('operator CLI (npx payments)', () => {
     });
 
     const ledger = Ledger.on(conn);
-    const account = await ledger.mainAccount(first.merchantId, 'XOF');
+    const account = await ledger.mainAccount(`${first.merchantId}_test`, 'XOF');
     expect(account.id).toBe(funded.accountId);
     expect(account.balance).toBe(5000);
     const again = await run(
@@ -180,6 +201,6 @@ describe('operator CLI (npx payments)', () => {
     expectFailure(missing, /required option '--name <name>'/);
     expectFailure(unreachable, /cannot reach MongoDB/);
     // Nothing was credited by the failed attempts.
-    expect((await Ledger.on(conn).mainAccount(first.merchantId, 'XOF')).balance).toBe(7500);
+    expect((await Ledger.on(conn).mainAccount(`${first.merchantId}_test`, 'XOF')).balance).toBe(7500);
   }, 120_000);
 });
