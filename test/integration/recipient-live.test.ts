@@ -35,12 +35,12 @@ describe('recipient checks in live mode', () => {
         ...Object.fromEntries(Object.entries(mtnCollection).map(([k, v]) => [`FAKE_MTN_COLLECTION_${k}`, v])),
       }),
     ]);
-    running.push(pawapay!, mtn!);
+    running.push(pawapay, mtn);
     stack = await startStack({
       OPERATOR_ROUTES: JSON.stringify({ '*': 'pawapay', MTN_CI: 'mtn' }),
-      PAWAPAY_BASE_URL: pawapay!.url,
+      PAWAPAY_BASE_URL: pawapay.url,
       PAWAPAY_API_TOKEN: 'live-pawapay-token',
-      MTN_BASE_URL: mtn!.url,
+      MTN_BASE_URL: mtn.url,
       MTN_CALLBACK_SECRET: 'mtn-callback-secret-0123456789abcdef',
       ...Object.fromEntries(Object.entries(mtnCollection).map(([k, v]) => [`MTN_CI_COLLECTION_${k}`, v])),
     });
