@@ -519,6 +519,36 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/providers/recipient': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Check a recipient before paying or asking to pay
+     * @description The provider the number belongs to, whether its account is active and, where the provider shares
+     *     it (MTN), the holder's name. Live mode asks the provider routed for the number's network (MTN account
+     *     holder checks, pawaPay predict-provider); test mode asks the sandbox, whose magic numbers (last four
+     *     digits) choose the answer: `9911` inactive account, `9912` active without a name, `9913` unknown to the
+     *     operator, `9914` check unavailable; any other number is an active account held by "Awa Koné".
+     *
+     *     When no provider check is offered for the number, or the provider does not answer, the answer still
+     *     carries the operator of the number's prefix (`predictedBy: "prefix"`) with `checked: false` and
+     *     `active: null`. Answers are reused for a short time (RECIPIENT_CACHE_TTL_SECONDS, in memory only) and
+     *     checks have their own budget per merchant and mode (RECIPIENT_CHECKS_PER_MINUTE, cached answers
+     *     included): beyond it, 429 with `Retry-After`. The answer is sent with `Cache-Control: no-store`.
+     */
+    get: operations['checkRecipient'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/refunds/{reference}': {
     parameters: {
       query?: never;
@@ -1209,6 +1239,19 @@ export interface components {
       };
       /** @enum {string} */
       status: 'ready' | 'unavailable';
+    };
+    RecipientCheck: {
+      active: boolean | null;
+      checked: boolean;
+      checkedAt: string | null;
+      /** @enum {string} */
+      country: 'CI' | 'CM';
+      holderName: string | null;
+      livemode: boolean;
+      msisdn: string;
+      operator: ('ORANGE' | 'MTN' | 'MOOV' | 'WAVE') | null;
+      predictedBy: ('provider' | 'prefix') | null;
+      provider: string | null;
     };
     /** @default {} */
     RedeliverRequest: {
@@ -7009,6 +7052,175 @@ export interface operations {
            *     }
            */
           'application/json': components['schemas']['ProviderPrediction'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: Invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#VALIDATION_ERROR",
+           *       "title": "Invalid request",
+           *       "status": 400,
+           *       "detail": "One or more fields are invalid.",
+           *       "code": "VALIDATION_ERROR",
+           *       "instance": "/v1/direct/payin",
+           *       "errors": [
+           *         {
+           *           "path": "payin.amount",
+           *           "message": "Too small: expected number to be >0"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'VALIDATION_ERROR';
+            /** @constant */
+            status?: 400;
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNAUTHORIZED",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Send Authorization: Basic base64(api_key:api_client) with valid credentials.",
+           *       "code": "UNAUTHORIZED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNAUTHORIZED';
+            /** @constant */
+            status?: 401;
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#INTERNAL_ERROR",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "Server error; retry later.",
+           *       "code": "INTERNAL_ERROR",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+            /** @constant */
+            status?: 500;
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#SERVICE_UNAVAILABLE",
+           *       "title": "Service unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable; retry later.",
+           *       "code": "SERVICE_UNAVAILABLE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'SERVICE_UNAVAILABLE';
+            /** @constant */
+            status?: 503;
+          };
+        };
+      };
+    };
+  };
+  checkRecipient: {
+    parameters: {
+      query: {
+        country: 'CI' | 'CM';
+        msisdn: string;
+      };
+      header?: {
+        /**
+         * @description Language of error titles and messages: en (default) or fr.
+         * @example fr
+         */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The predicted provider, the account status and the holder name where shared */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "msisdn": "+2250500000001",
+           *       "country": "CI",
+           *       "operator": "MTN",
+           *       "provider": "MTN_CI",
+           *       "predictedBy": "provider",
+           *       "checked": true,
+           *       "active": true,
+           *       "holderName": "Awa Koné",
+           *       "checkedAt": "2026-11-23T21:00:00.000Z",
+           *       "livemode": false
+           *     }
+           */
+          'application/json': components['schemas']['RecipientCheck'];
         };
       };
       /** @description `VALIDATION_ERROR`: Invalid request */
