@@ -21,7 +21,7 @@ import { signatureToleranceSec } from '../operators/signature';
 import { PayoutService } from '../services/payout-service';
 import { CheckoutService } from '../checkout/service';
 import { pingTemporal } from '../temporal/connection';
-import { buildOperatorGateway, buildOperators } from './operators';
+import { buildOperatorGateway, buildOperators, type Operators } from './operators';
 import { operatorCallbackSignal } from '../../workflows/signals';
 import type { CallbackKind } from '../operators/wire';
 import { WorkflowNotFoundError } from '@temporalio/client';
@@ -39,6 +39,12 @@ import type { RecoveryDeps } from '../recovery/activities';
 import type { PayinTiming } from '../services/transaction-workflows';
 import { buildReconciliationStores } from '../reconciliation';
 import { registerRealtime } from '../api/ws';
+import { recipientApi } from '../services/recipient-service';
+
+const recipientConnectors = (ops: Operators) => ({
+  sandbox: ops.sandbox,
+  connectorFor: ops.live.connectorFor.bind(ops.live),
+});
 
 // Builds the API and the worker's dependencies from their connections: the one place that wires
 // (the composition root). Everything below src/main offers plain constructors and factories.
@@ -142,6 +148,10 @@ export async function buildApi(opts: {
       isConnected: () => opts.mongo.readyState === ConnectionStates.connected,
       probe: () => pingMongo(opts.mongo),
     },
+    // Recipient checks: the sandbox in test mode, the routed connector in live mode.
+    recipients: recipientApi(opts.config, recipientConnectors(operators), (info) =>
+      opts.logger.warn(info, 'recipient check failed'),
+    ),
     payouts: new PayoutService({
       transactions,
       starts,
