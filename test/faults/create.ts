@@ -1,5 +1,5 @@
 import type { Http } from './http';
-import type { PayinPlan, Plan, PlanIndex } from './schedule';
+import type { PayinPlan, Plan, PlanIndex, Provider } from './schedule';
 
 // How the fault suite (test/faults/faults.test.ts) creates each planned transaction through the API,
 // retrying as a client would until the run's budget ends.
@@ -10,12 +10,23 @@ export interface CreationContext {
   http: Http;
   /** When to give up (ms since epoch). */
   budgetEnd: number;
-  index: PlanIndex;
+  index: Pick<PlanIndex, 'learn'>;
   /** Refunds whose carrier payin ended without success, with its status: nothing to refund. */
   withoutCarrier: Map<Plan, string>;
+  /**
+   * Live mode (test/faults/pawapay-faults.test.ts): no sandbox scenario (live mode refuses one);
+   * the party's number tells the provider what to do. Direct payins only.
+   */
+  live?: (p: Plan) => { msisdn: string; provider: Provider; country: 'CI' | 'CM' };
 }
 
-export async function createPayin({ http, budgetEnd, index }: CreationContext, p: PayinPlan): Promise<void> {
+/** The sandbox scenario, or none in live mode. */
+const scenarioOf = (live: CreationContext['live'], p: Plan) => (live ? {} : { sandboxScenario: p.scenario });
+
+export async function createPayin(
+  { http, budgetEnd, index, live }: CreationContext,
+  p: PayinPlan,
+): Promise<void> {
   const msisdn = {
     MTN: '+2250500001001',
     ORANGE: '+2250700001001',
@@ -28,15 +39,17 @@ export async function createPayin({ http, budgetEnd, index }: CreationContext, p
       '/v1/direct/payin',
       {
         reference: p.reference,
-        sandboxScenario: p.scenario,
+        ...scenarioOf(live, p),
         customerName: 'Awa Koné',
-        payin: {
-          amount: p.amount,
-          msisdn,
-          provider: p.provider,
-          country: 'CI',
-          ...(p.provider === 'ORANGE' ? { otp: '1234' } : {}),
-        },
+        payin: live
+          ? { amount: p.amount, ...live(p) }
+          : {
+              amount: p.amount,
+              msisdn,
+              provider: p.provider,
+              country: 'CI',
+              ...(p.provider === 'ORANGE' ? { otp: '1234' } : {}),
+            },
         action: {
           successUrl: 'https://merchant.example/ok',
           failureUrl: 'https://merchant.example/ko',
@@ -88,7 +101,7 @@ export async function createPayin({ http, budgetEnd, index }: CreationContext, p
 }
 
 export async function createPayout(
-  { http, budgetEnd }: CreationContext,
+  { http, budgetEnd, live }: CreationContext,
   p: Extract<Plan, { kind: 'payout' }>,
 ): Promise<void> {
   p.startedAt = Date.now();
@@ -96,9 +109,12 @@ export async function createPayout(
     '/v1/direct/payout',
     {
       reference: p.reference,
-      sandboxScenario: p.scenario,
+      ...scenarioOf(live, p),
       customerName: 'Kouassi Yao',
-      payout: { amount: p.amount, msisdn: '+2250500002001', provider: 'MTN', country: 'CI' },
+      payout: {
+        amount: p.amount,
+        ...(live ? live(p) : { msisdn: '+2250500002001', provider: 'MTN', country: 'CI' }),
+      },
     },
     budgetEnd,
   );
@@ -106,7 +122,7 @@ export async function createPayout(
 }
 
 export async function createRefund(
-  { http, budgetEnd, withoutCarrier }: CreationContext,
+  { http, budgetEnd, withoutCarrier, live }: CreationContext,
   p: Extract<Plan, { kind: 'refund' }>,
 ): Promise<void> {
   // Its carrier payin is created just before it in the same pool: wait for its success.
@@ -128,7 +144,7 @@ export async function createRefund(
       amount: p.amount,
       reason: 'fault suite refund',
       externalReference: p.reference,
-      sandboxScenario: p.scenario,
+      ...scenarioOf(live, p),
     },
     budgetEnd,
   );

@@ -15,6 +15,14 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/serve
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy';
 import { WorkerProcess } from './worker-process';
 
+/** A live provider beside the simulator (test/faults/pawapay-faults.test.ts): its settings, its start. */
+export interface EnvironmentExtra {
+  /** More settings for the API and the worker, known before the API starts. */
+  settings?: () => Promise<Record<string, string>>;
+  /** Once the API listens, before the worker starts: what calls the API back. */
+  afterApi?: (apiUrl: string) => Promise<void>;
+}
+
 // The fault suite's world (test/faults/faults.test.ts): a real Temporal dev server (real time), a
 // database on the shared FerretDB, the API in this process, the worker as a child process, and the
 // operator simulator behind two fault proxies: gateway -> operatorProxy -> simulator, and
@@ -36,7 +44,10 @@ export class FaultEnvironment {
   /** The test's pending timers, cleared before anything stops. */
   readonly timers = new Set<NodeJS.Timeout>();
 
-  constructor(private readonly timings: Record<string, string>) {}
+  constructor(
+    private readonly timings: Record<string, string>,
+    private readonly extra: EnvironmentExtra = {},
+  ) {}
 
   async start(): Promise<void> {
     this.dir = mkdtempSync(join(tmpdir(), 'momo-faults-'));
@@ -65,6 +76,7 @@ export class FaultEnvironment {
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       RATE_LIMIT_PER_MINUTE: '0',
       AUTH_CACHE_TTL: '10m',
+      ...(await this.extra.settings?.()),
     };
     const config = configSchema.parse({ ...settings, LOG_LEVEL: 'silent', PORT: '0', HOST: '127.0.0.1' });
     this.simulator = await startSimulator({
@@ -82,6 +94,7 @@ export class FaultEnvironment {
     this.apiUrl = `http://127.0.0.1:${(this.server.address() as { port: number }).port}`;
     this.callbackProxy = await startFaultProxy({ target: this.apiUrl });
     this.simulator.simulator.setCallbackBaseUrl(this.callbackProxy.url);
+    await this.extra.afterApi?.(this.apiUrl);
     this.workerEnv = {
       ...process.env,
       ...settings,

@@ -22,7 +22,11 @@ export interface RunState {
   createErrors: Map<Plan, string>;
   /** Refunds whose carrier payin ended without success: nothing to compare. */
   withoutCarrier: Map<Plan, string>;
+  /** The operator's books when they are not the simulator's (a live provider's status API). */
+  books?: () => Promise<OperatorBooks>;
 }
+
+export type OperatorBooks = Awaited<ReturnType<typeof operatorBooks>>;
 
 /** Both sides of every transaction, and their divergences. */
 export async function evaluate(run: RunState): Promise<{
@@ -41,7 +45,7 @@ export async function evaluate(run: RunState): Promise<{
       .find({}, { projection: { _id: 1, attention: 1 } })
       .toArray())
       stored.set(String(d._id), d);
-  const books = await operatorBooks(simulator, startedAt);
+  const books = await (run.books ? run.books() : operatorBooks(simulator, startedAt));
   const rows: { plan: Plan; ours: OurView; operator: OperatorView }[] = [];
   let i = 0;
   await Promise.all(
