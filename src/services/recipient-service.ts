@@ -63,7 +63,7 @@ export class RecipientService {
   /** Keyed by mode, country and number; Map order is insertion order, so the first key is the oldest. */
   private readonly cache = new Map<string, Cached>();
   /** Concurrent checks of one number share the provider's answer (one call, not N). */
-  private readonly inFlight = new Map<string, Promise<RecipientInfo | null>>();
+  private readonly inFlight = new Map<string, Promise<Cached>>();
   private readonly ttlMs: number;
   private readonly size: number;
   private readonly now: () => number;
@@ -77,11 +77,7 @@ export class RecipientService {
   /** `msisdn` must already be valid E.164 of `country` (the route checks it). */
   async check(mode: Mode, msisdn: string, country: Country): Promise<RecipientAnswer> {
     const key = `${mode}:${country}:${msisdn}`;
-    let entry = this.fresh(key);
-    if (!entry) {
-      const info = await this.ask(key, mode, msisdn, country);
-      entry = info === undefined ? null : { info, at: this.now() };
-    }
+    const entry = this.fresh(key) ?? (await this.ask(key, mode, msisdn, country));
     return this.answer(msisdn, country, entry);
   }
 
@@ -100,21 +96,17 @@ export class RecipientService {
     return hit;
   }
 
-  /** The provider's answer, cached; undefined when it could not answer (not cached: asked again next time). */
-  private async ask(
-    key: string,
-    mode: Mode,
-    msisdn: string,
-    country: Country,
-  ): Promise<RecipientInfo | null | undefined> {
+  /** The provider's answer, cached; null when it could not answer (not cached: asked again next time). */
+  private async ask(key: string, mode: Mode, msisdn: string, country: Country): Promise<Cached | null> {
     let pending = this.inFlight.get(key);
     if (!pending) {
-      pending = this.opts.source(mode, msisdn, country);
+      // The answer's time is stamped once: every caller, and the cache, see the same checkedAt.
+      pending = this.opts.source(mode, msisdn, country).then((info) => ({ info, at: this.now() }));
       this.inFlight.set(key, pending);
       void pending.then(
-        (info) => {
+        (entry) => {
           this.inFlight.delete(key);
-          this.remember(key, info);
+          this.remember(key, entry);
         },
         () => this.inFlight.delete(key),
       );
@@ -126,15 +118,15 @@ export class RecipientService {
       // one that is down is reported. Either way the prefix prediction still answers.
       if (!(err instanceof OperatorRejectedError))
         this.opts.onSourceError?.({ mode, country, error: (err as Error).name || 'Error' });
-      return undefined;
+      return null;
     }
   }
 
-  private remember(key: string, info: RecipientInfo | null): void {
+  private remember(key: string, entry: Cached): void {
     if (this.ttlMs <= 0 || this.size <= 0) return;
     this.cache.delete(key);
     while (this.cache.size >= this.size) this.cache.delete(this.cache.keys().next().value!);
-    this.cache.set(key, { info, at: this.now() });
+    this.cache.set(key, entry);
   }
 
   private answer(msisdn: string, country: Country, entry: Cached | null): RecipientAnswer {

@@ -88,6 +88,9 @@ describe('RecipientService', () => {
     const answers = await Promise.all(checks);
     expect(calls).toHaveLength(1);
     expect(new Set(answers.map((a) => a.holderName))).toEqual(new Set(['Awa Koné']));
+    // One answer, one time: every caller and the cache say the same checkedAt.
+    const cached = await svc.check('test', '+2250500000001', 'CI');
+    expect(new Set([...answers, cached].map((a) => a.checkedAt)).size).toBe(1);
   });
 
   it('answers the prefix when the provider is down, reports it without the number, and asks again next time', async () => {
