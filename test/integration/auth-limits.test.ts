@@ -1,3 +1,4 @@
+import { merchantOfScope, modeOfApiKey, scopeOf } from '../../src/domain/modes';
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { networkInterfaces } from 'node:os';
@@ -69,7 +70,8 @@ describe('credential lookups', () => {
     });
     expect(reads).toEqual([
       { collection: 'api_credentials', filter: { _id: m.credentials.apiKey } },
-      { collection: 'merchants', filter: { _id: m.merchantId } },
+      // The merchant behind the test-mode scope the key resolves to.
+      { collection: 'merchants', filter: { _id: merchantOfScope(m.merchantId) } },
     ]);
   });
 
@@ -158,7 +160,9 @@ describe('credential lookups', () => {
       expect(await credentials.countDocuments()).toBe(2);
       expect(await merchants.findOne({ _id: merchantId as never })).toMatchObject({ id: merchantId });
       expect(await merchants.countDocuments()).toBe(1);
-      await expect(service.authenticate(apiKey, apiClient)).resolves.toBe(merchantId);
+      await expect(service.authenticate(apiKey, apiClient)).resolves.toBe(
+        scopeOf(merchantId, modeOfApiKey(apiKey)),
+      );
       await expect(service.authenticate(revokedKey, apiClient)).resolves.toBeNull();
       expect((await service.listKeys(merchantId)).map((k) => k.apiKey).sort()).toEqual(
         [apiKey, revokedKey].sort(),
