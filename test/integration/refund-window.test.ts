@@ -1,3 +1,4 @@
+import { merchantOfScope } from '../../src/domain/modes';
 import { randomUUID } from 'node:crypto';
 import { ApiClient, eventually } from '../helpers/http';
 import { useStack } from '../helpers/use-stack';
@@ -69,7 +70,8 @@ describe('refund window', () => {
     const merchant = await createTestMerchant(stack, 'Two-day window');
     await stack.mongo
       .collection('merchants')
-      .updateOne({ id: merchant.merchantId }, { $set: { 'settings.refundWindowDays': 2 } });
+      // The merchant's own document (shared by its test and live modes), not its test scope.
+      .updateOne({ id: merchantOfScope(merchant.merchantId) }, { $set: { 'settings.refundWindowDays': 2 } });
     const { api, reference } = await paidPayin(merchant);
 
     await stack.env.sleep(DAY);
