@@ -1014,6 +1014,7 @@ export interface components {
         reason: string;
         transactionId: string | null;
       }[];
+      livemode: boolean;
       nextCursor: string | null;
     };
     Event: {
@@ -3186,7 +3187,8 @@ export interface operations {
            *           "createdAt": "2026-11-22T10:15:00.120Z"
            *         }
            *       ],
-           *       "nextCursor": null
+           *       "nextCursor": null,
+           *       "livemode": false
            *     }
            */
           'application/json': components['schemas']['EntryPage'];

@@ -112,7 +112,7 @@ describe('accounts API', () => {
     );
     expect(days.data).toHaveLength(6);
     const past = entryPage.parse((await api.get(`/v1/accounts/${xof.id}/entries?to=2001-01-01`)).body);
-    expect(past).toEqual({ data: [], nextCursor: null });
+    expect(past).toEqual({ data: [], nextCursor: null, livemode: false });
   });
 
   it("answers another merchant's account exactly as an unknown one: 404", async () => {

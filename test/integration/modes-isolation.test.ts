@@ -154,7 +154,11 @@ describe('modes: test and live isolation', () => {
     const liveIds = new Set(liveAccounts.map((a) => a.id));
     expect(testAccounts.filter((a) => liveIds.has(a.id))).toEqual([]);
     const testAccount = testAccounts[0]!.id;
-    expect((await test.get(`/v1/accounts/${testAccount}/entries`)).status).toBe(200);
+    const statement = await test.get(`/v1/accounts/${testAccount}/entries`);
+    expect(statement.status).toBe(200);
+    expect(statement.body.livemode).toBe(false);
+    const liveStatement = await live.get(`/v1/accounts/${liveAccounts[0]!.id}/entries`);
+    expect(liveStatement.body.livemode).toBe(true);
     expect((await live.get(`/v1/accounts/${testAccount}`)).status).toBe(404);
     expect((await live.get(`/v1/accounts/${testAccount}/entries`)).status).toBe(404);
     expect((await test.get(`/v1/accounts/${liveAccounts[0]!.id}/entries`)).status).toBe(404);

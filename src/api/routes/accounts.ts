@@ -58,7 +58,11 @@ export function accountRoutes(ledger: Ledger): Router {
     const query = parseOr400(accountEntriesQuery, req.query, req);
     const account = await ownAccount(req.merchantId!, req.params.id);
     const page = await ledger.entries(account.id, query);
-    res.json({ data: page.entries.map(toEntryRecord), nextCursor: page.nextCursor });
+    res.json({
+      data: page.entries.map(toEntryRecord),
+      nextCursor: page.nextCursor,
+      livemode: isLiveScope(req.merchantId!),
+    });
   });
 
   return router;

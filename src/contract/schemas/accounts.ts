@@ -66,4 +66,9 @@ export const entryRecord = z.object({
 });
 export type EntryRecord = z.infer<typeof entryRecord>;
 
-export const entryPage = z.object({ data: z.array(entryRecord), nextCursor: z.string().nullable() });
+export const entryPage = z.object({
+  data: z.array(entryRecord),
+  nextCursor: z.string().nullable(),
+  /** The statement's mode: the mode of its account. */
+  livemode: z.boolean(),
+});

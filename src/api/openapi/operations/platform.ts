@@ -78,7 +78,7 @@ defineOperations(
         description: 'A page of entries',
         name: 'EntryPage',
         schema: entryPage,
-        example: { data: [ex.entryExample], nextCursor: null },
+        example: { data: [ex.entryExample], nextCursor: null, livemode: false },
       },
     },
     errors: ['ACCOUNT_NOT_FOUND'],
