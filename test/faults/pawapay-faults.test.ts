@@ -32,10 +32,9 @@ const CONCURRENCY = 8;
 const BUDGET_MS = Number(process.env.PAWAPAY_FAULT_BUDGET_MS ?? 120_000 + ITEMS * 1_000);
 /**
  * With everything final or flagged but divergences left, how long nothing may change before they
- * count: past our deadline a flagged transaction is re-read a minute later (ask-operator.ts), so a
- * divergence counts only once that re-read has had its chance.
+ * count (after ops' resend of pawaPay's callback for the flagged ones, see below).
  */
-const SETTLE_MS = Number(process.env.PAWAPAY_FAULT_SETTLE_MS ?? 70_000);
+const SETTLE_MS = Number(process.env.PAWAPAY_FAULT_SETTLE_MS ?? 20_000);
 const timings = {
   OPERATOR_TIMEOUT: '1s',
   PAYIN_EXPIRY: '20s',
@@ -225,6 +224,10 @@ const enabled = process.env.FAULT_TRANSACTIONS !== undefined;
         withoutCarrier,
         books: world.books(plans),
       };
+      // Past our deadline a flagged transaction is re-read 1, 2, 4... minutes apart (ask-operator.ts),
+      // or when a callback wakes it. Once the windows are over, ops resend pawaPay's callback of each
+      // flagged transaction whose books disagree (once): its workflow reads the status again.
+      const resent = new Map<string, string>();
       let report = await evaluate(run);
       let fingerprint = '';
       let stableSince = Date.now();
@@ -247,6 +250,23 @@ const enabled = process.env.FAULT_TRANSACTIONS !== undefined;
           (r) => r.ours.id !== null && !isFinal(r.plan.kind, r.ours.status) && !isFlagged(r.ours),
         );
         const quiet = movesPending === 0 && Date.now() > windowsEnd();
+        const flaggedDivergent = report.rows.filter(
+          (r) =>
+            quiet &&
+            isFlagged(r.ours) &&
+            !resent.has(r.plan.reference) &&
+            report.divergences.some((d) => d.reference === r.plan.reference),
+        );
+        if (flaggedDivergent.length > 0) {
+          for (const r of flaggedDivergent)
+            resent.set(
+              r.plan.reference,
+              String((await world.resendCallback(r.plan)) ?? 'unknown to pawaPay'),
+            );
+          progress(`callbacks resent for ${flaggedDivergent.length} flagged transactions`);
+          stableSince = Date.now();
+          continue;
+        }
         if (
           quiet &&
           open.length === 0 &&
@@ -289,6 +309,7 @@ const enabled = process.env.FAULT_TRANSACTIONS !== undefined;
         appliedOnCallbackPath: applied(world.callbackProxy.log),
         requestsSeen: { provider: world.providerProxy.log.length, callbacks: world.callbackProxy.log.length },
         pawapayMoves: moves,
+        callbacksResentForFlagged: Object.fromEntries(resent),
         pawapayStatuses: Object.fromEntries(
           ['completed', 'failed', 'pending', 'unknown'].map((s) => [
             s,

@@ -2,6 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { join } from 'node:path';
 import { freePort } from '../../../src/infra/local-servers';
 import { toProviderUuid } from '../../../src/operators/provider-ids';
+import { signPawapayCallback } from '../../fakes/pawapay/server';
 import { spawnFake, type FakeProcess } from '../../fakes/spawn';
 import { startFaultProxy, type FaultProxy } from '../../helpers/fault-proxy';
 import type { OperatorView } from '../books';
@@ -26,6 +27,7 @@ export class PawapayWorld implements EnvironmentExtra {
   providerProxy!: FaultProxy;
   callbackProxy!: FaultProxy;
   private providerPort = 0;
+  private apiUrl = '';
   private readonly keys = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 
   /** Live mode routed to pawaPay, its connector pointed at the proxy's port (reserved now). */
@@ -40,6 +42,7 @@ export class PawapayWorld implements EnvironmentExtra {
   };
 
   afterApi = async (apiUrl: string): Promise<void> => {
+    this.apiUrl = apiUrl;
     this.callbackProxy = await startFaultProxy({ target: apiUrl, keepHost: true });
     this.fake = await spawnFake(join(__dirname, '..', '..', 'fakes', 'pawapay', 'main.ts'), {
       FAKE_PAWAPAY_API_TOKEN: TOKEN,
@@ -93,6 +96,24 @@ export class PawapayWorld implements EnvironmentExtra {
       await sleep(500);
     }
     return false;
+  }
+
+  /**
+   * pawaPay's "resend callback" (offered by its API and Dashboard), as ops would use it for a
+   * flagged transaction: the payment as pawaPay holds it now, freshly signed, straight to the API.
+   */
+  async resendCallback(p: Plan): Promise<number | null> {
+    const data = p.id ? await this.read(pawapayKindOf(p), toProviderUuid(p.id)) : null;
+    if (!data) return null;
+    const url = `${this.apiUrl}/provider-callbacks/pawapay`;
+    const body = JSON.stringify(data);
+    const pem = this.keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: signPawapayCallback(url, body, pem, 'PAWAPAY_FAKE_KEY'),
+      body,
+    });
+    return res.status;
   }
 
   /** pawaPay's books for every plan: its status API, one read per payment. */
