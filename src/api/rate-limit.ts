@@ -6,7 +6,10 @@ import { ApiProblem } from '../contract/problems';
 // Requests per merchant per minute, counted in this process (a deployment with several API
 // replicas should give express-rate-limit a shared store, e.g. Redis, or divide the limit).
 
-/** Mounted after authentication: the key is the merchant, never the caller's IP. */
+/**
+ * Mounted after authentication: the key is the merchant in the mode of its key (its scope), never the
+ * caller's IP, so test traffic never eats the live budget.
+ */
 export function merchantRateLimit(perMinute: number): RequestHandler {
   if (perMinute <= 0) return (_req, _res, next) => next();
   return rateLimit({

@@ -196,3 +196,16 @@ describe('modes: live refusals, the stream per mode, the CLI', () => {
     expect(await available(liveApi)).toBe(0);
   });
 });
+
+describe('modes: rate limits are per mode', () => {
+  const { stack, merchant, api: test } = useStack({ config: { RATE_LIMIT_PER_MINUTE: '3' } });
+
+  it('a test key at its limit leaves the live key its own budget', async () => {
+    for (let i = 0; i < 3; i++) expect((await test.get('/v1/accounts')).status).toBe(200);
+    const limited = await test.get('/v1/accounts');
+    expect(limited.status).toBe(429);
+    expect(limited.body.code).toBe('RATE_LIMITED');
+    const live = new ApiClient(stack.baseUrl, merchant.live.credentials);
+    expect((await live.get('/v1/accounts')).status).toBe(200);
+  });
+});
