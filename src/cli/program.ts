@@ -246,7 +246,7 @@ export function buildProgram(ctx: CliContext): Command {
       const timeline = await transactionTimeline({
         temporal: await ctx.temporal(),
         mongo: await ctx.mongo(),
-        merchantId: scopeOf(checkMerchantId(opts.merchant), checkMode(opts.mode)),
+        merchantId: scopeOfOption(opts.merchant, opts.mode),
         reference,
         kind: kind.data,
       });
@@ -261,6 +261,15 @@ export function buildProgram(ctx: CliContext): Command {
 function checkMerchantId(id: string): string {
   if (!merchantIdSchema.safeParse(id).success) throw new CliError(`not a merchant id (mer_...): "${id}"`);
   return id;
+}
+
+/**
+ * A merchant id and `--mode`, or a test scope as stores and logs write it (`mer_…_test`), which says
+ * its mode itself.
+ */
+function scopeOfOption(id: string, mode: string): string {
+  const merchantId = id.endsWith('_test') ? id.slice(0, -'_test'.length) : id;
+  return scopeOf(checkMerchantId(merchantId), id === merchantId ? checkMode(mode) : 'test');
 }
 
 function checkMode(text: string): Mode {
