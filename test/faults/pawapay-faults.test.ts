@@ -288,7 +288,10 @@ const enabled = process.env.FAULT_TRANSACTIONS !== undefined;
       killing = false;
       await chaos.catch(() => undefined);
 
-      const faulted = plans.filter((p) => faultLabels(p).length > 0).length;
+      // A cancel fault means something on payouts only (pawaPay cancels nothing else).
+      const faulted = plans.filter(
+        (p) => faultLabels(p).filter((l) => p.kind === 'payout' || !l.startsWith('cancel:')).length > 0,
+      ).length;
       const applied = (log: ReadonlyArray<{ fault: string | null }>) => {
         const m: Record<string, number> = {};
         for (const e of log) if (e.fault) m[e.fault] = (m[e.fault] ?? 0) + 1;
