@@ -6,29 +6,18 @@ import type { Ledger } from '../src/ledger';
 import { debitPayout, reversePayout, settlePayoutFee } from '../src/ledger/postings';
 import { debitOrRefuse } from './ledger-refusals';
 import { missingRecord } from '../src/temporal/permanent-errors';
-import { modeOfScope, type Mode } from '../src/domain/modes';
+import { modeOfScope } from '../src/domain/modes';
+import type { HealthState, ProviderStateReader } from '../src/operators/health';
 
 /** The provider's health as the payout workflow sees it. */
 export interface PayoutProviderState {
-  state: 'operational' | 'delayed' | 'closed';
+  state: HealthState;
   /** When to look again; null: the workflow's default. */
   retryAfterSeconds: number | null;
 }
 
-/**
- * The provider's live health (src/operators/health, `ProviderHealth.stateOf`): a port, so the
- * activities need not know how it is measured or overridden.
- */
-export interface ProviderStateReader {
-  stateOf(
-    mode: Mode,
-    operator: OperatorCode,
-    country: Country,
-    operation: 'payin' | 'payout' | 'refund',
-  ):
-    | Promise<{ state: PayoutProviderState['state']; retryAfterSeconds?: number | null }>
-    | { state: PayoutProviderState['state']; retryAfterSeconds?: number | null };
-}
+/** The provider's live health (`ProviderHealth.stateOf`): the activities need only this reader. */
+export type { ProviderStateReader };
 
 export interface PayoutActivityDeps {
   transactions: TransactionStore;

@@ -395,9 +395,9 @@ async function main(): Promise<void> {
       const worker = await replacementWorker(s, {
         ...deps,
         providerHealth: {
-          stateOf: () => {
+          stateOf: async () => {
             checked++;
-            return { state: 'closed', retryAfterSeconds: 60 };
+            return { state: 'closed', since: null, retryAfterSeconds: 60 };
           },
         },
       });

@@ -5,9 +5,9 @@ import { replacementWorker } from '../helpers/stack';
 import { useStack } from '../helpers/use-stack';
 import { Ledger } from '../../src/ledger';
 import { buildActivityDeps } from '../../src/main/wiring';
-import type { ProviderStateReader, PayoutProviderState } from '../../activities/payout-activities';
+import { ProviderHealth, type HealthState } from '../../src/operators/health';
 import { payoutSourceRefs } from '../../src/ledger/postings';
-import { modeOfScope } from '../../src/domain/modes';
+import { modeOfScope, type Mode } from '../../src/domain/modes';
 import { transactionRecord } from '../../src/contract/schemas/transaction-record';
 
 // Payouts held for their provider and cancelled (docs/payouts.md, "Held for the provider"), through
@@ -16,19 +16,15 @@ import { transactionRecord } from '../../src/contract/schemas/transaction-record
 // POST …/payout/{reference}/cancel returns the money exactly once; once sent it is 409.
 const MIN = 60_000;
 
-/** The provider's state as the worker reads it; the tests set it (helper 5's override stands in). */
-const health = {
-  state: 'operational' as PayoutProviderState['state'],
-  asked: [] as string[],
-  reader(): ProviderStateReader {
-    return {
-      stateOf: (mode, operator, country, operation) => {
-        health.asked.push(`${mode}:${operator}:${country}:${operation}`);
-        return { state: health.state, retryAfterSeconds: 60 };
-      },
-    };
-  },
-};
+/** The worker's provider health (src/operators/health), driven by its ops override. */
+let health: ProviderHealth;
+/** Forces MTN CI payouts of `mode` into `state` (the ops override), or back to the measure (null). */
+async function provider(mode: Mode, state: HealthState | null): Promise<void> {
+  if (state) await health.setOverride(mode, 'MTN_CI', 'payout', state, 3_600_000, 'payout-hold test');
+  else await health.clearOverride(mode, 'MTN_CI', 'payout');
+}
+/** Every stateOf the worker made, as `mode:operator:country:operation`. */
+const asked: string[] = [];
 
 describe('payouts held for their provider, and cancelled', () => {
   let worker: Worker | undefined;
@@ -52,13 +48,30 @@ describe('payouts held for their provider, and cancelled', () => {
       async () => stack.worker.getState(),
       (s) => s === 'STOPPED' || s === 'FAILED',
     );
+    health = new ProviderHealth(stack.mongo, {
+      windowMs: 10 * MIN,
+      minAttempts: 5,
+      cacheMs: 0,
+      routed: () => true,
+    });
+    const reader = {
+      stateOf: (...args: Parameters<ProviderHealth['stateOf']>) => {
+        asked.push(args.join(':'));
+        return health.stateOf(...args);
+      },
+    };
     const deps = await buildActivityDeps({ mongo: stack.mongo, config: stack.config });
-    worker = await replacementWorker(stack, { ...deps, providerHealth: health.reader() });
+    worker = await replacementWorker(stack, { ...deps, providerHealth: reader });
     running = worker.run();
   });
+  let mode: Mode;
   beforeEach(() => {
-    health.state = 'operational';
-    health.asked = [];
+    // Test keys: the merchant's test scope. Overrides are set per test, cleared after it.
+    mode = modeOfScope(merchant.merchantId);
+    asked.length = 0;
+  });
+  afterEach(async () => {
+    for (const m of ['test', 'live'] as const) await provider(m, null);
   });
   // After every test: each account's balance is the sum of its entries.
   afterEach(async () => {
@@ -91,7 +104,7 @@ describe('payouts held for their provider, and cancelled', () => {
     });
 
   it('closed provider: accepted and debited, held pending and unsent; cancel returns the money exactly once', async () => {
-    health.state = 'closed';
+    await provider(mode, 'closed');
     const before = await balance();
     const reference = `po-${randomUUID()}`;
     const created = await directPayout(reference);
@@ -99,10 +112,8 @@ describe('payouts held for their provider, and cancelled', () => {
     expect(created.body.status).toBe('pending');
     expect(await balance()).toBe(before - 10_100);
     // The worker asked the health of this payout's mode (its record's scope), operator, country and operation.
-    const stored = await stack.mongo.db!.collection('transactions').findOne({ _id: created.body.id });
-    const mode = modeOfScope(String(stored!.merchantId));
     await eventually(
-      async () => health.asked,
+      async () => asked,
       (a) => a.includes(`${mode}:MTN:CI:payout`),
     );
     // Held: a few minutes on, still pending, never sent (no `processing`), still debited.
@@ -139,7 +150,7 @@ describe('payouts held for their provider, and cancelled', () => {
   });
 
   it('delayed provider: held, then sent once it recovers and completed; then cancel is 409 (fr)', async () => {
-    health.state = 'delayed';
+    await provider(mode, 'delayed');
     const before = await balance();
     const reference = `po-${randomUUID()}`;
     const created = await api.post('/v1/payout', {
@@ -153,8 +164,8 @@ describe('payouts held for their provider, and cancelled', () => {
     await stack.env.sleep(10 * MIN); // longer than PAYOUT_EXPIRY: held time does not count
     expect((await api.get(`/v1/payout/${reference}`)).body.status).toBe('pending');
 
-    health.state = 'operational';
-    await stack.env.sleep(2 * MIN);
+    await provider(mode, null); // the override cleared: the measure says operational
+    await stack.env.sleep(11 * MIN); // past the longest wait between two checks (10 min)
     const done = await read(`/v1/payout/${reference}`, (b) => b.status === 'completed');
     expect(done.body.failure).toBeNull();
     expect(await balance()).toBe(before - 10_100);
