@@ -10,6 +10,7 @@ import './operations/payments';
 import './operations/platform';
 import './operations/public';
 import './operations/recipient';
+import './operations/provider-callbacks';
 
 // Assembles the OpenAPI 3.1 document from the declared operations and their zod schemas. JSON
 // Schema 2020-12 is OpenAPI 3.1's own dialect, so zod's output goes in as it is, minus the few
