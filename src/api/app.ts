@@ -17,7 +17,7 @@ import { accountRoutes } from './routes/accounts';
 import type { Ledger } from '../ledger';
 import { operatorCallbackRoutes, type OperatorCallbackDeps } from './routes/operator-callbacks';
 import { providerCallbackRoutes, type ProviderCallbackDeps } from './routes/provider-callbacks';
-import { providerRoutes } from './routes/providers';
+import { providerRoutes, type ProviderStates } from './routes/providers';
 import { recipientRoutes, type RecipientRouteOptions } from './routes/recipient';
 import type { RecipientService } from '../services/recipient-service';
 import { webhookRoutes, type WebhookApiDeps } from './routes/webhooks';
@@ -57,6 +57,8 @@ export interface AppDeps {
   recipients?: RecipientRouteOptions & { service: RecipientService };
   /** Real providers' callbacks (pawaPay, MTN, Wave), each verified by its connector. */
   providerCallbacks?: ProviderCallbackDeps;
+  /** Provider states shown by GET /v1/providers; omitted, every provider is operational. */
+  providerHealth?: ProviderStates;
   idempotency: IdempotencyStore;
   /** Requests per merchant per minute; 0 disables the limit. */
   rateLimitPerMinute: number;
@@ -118,7 +120,7 @@ export function createApp(deps: AppDeps): Express {
   if (deps.payouts) app.use(payoutRoutes(deps.payouts));
   if (deps.ledger) app.use(accountRoutes(deps.ledger));
   if (deps.recipients) app.use(recipientRoutes(deps.recipients.service, deps.recipients));
-  app.use(providerRoutes());
+  app.use(providerRoutes(deps.providerHealth));
   if (deps.webhooks) app.use(webhookRoutes(deps.webhooks), eventRoutes(deps.webhooks));
   if (deps.wsTokens) app.use(realtimeRoutes(deps.wsTokens));
 

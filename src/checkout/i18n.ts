@@ -22,6 +22,8 @@ export interface CheckoutTexts {
   amountLabel: string;
   reference: string;
   provider: string;
+  /** Beside a provider that cannot take payments right now. */
+  temporarilyUnavailable: string;
   msisdn: string;
   msisdnHint: string;
   otp: string;
@@ -58,6 +60,7 @@ export const checkoutTexts: Record<Language, CheckoutTexts> = {
     amountLabel: 'Amount',
     reference: 'Reference:',
     provider: 'Pay with',
+    temporarilyUnavailable: 'temporarily unavailable',
     msisdn: 'Mobile money number',
     msisdnHint: 'International format, e.g. +225 07 00 00 00 01',
     otp: 'Payment code (OTP)',
@@ -92,6 +95,7 @@ export const checkoutTexts: Record<Language, CheckoutTexts> = {
     amountLabel: 'Montant',
     reference: 'Référence :',
     provider: 'Payer avec',
+    temporarilyUnavailable: 'temporairement indisponible',
     msisdn: 'Numéro mobile money',
     msisdnHint: 'Format international, par ex. +225 07 00 00 00 01',
     otp: 'Code de paiement (OTP)',

@@ -73,11 +73,14 @@ export function renderCheckoutPage(view: CheckoutView, opts: PageOptions): strin
   const { tx, providers } = view;
   const merchant = view.merchantName || '—';
   const otpUssd = providers.find((p) => p.otpRequired)?.otpUssdCode ?? '';
-  const selected = view.suggested ?? providers[0]?.code;
+  const closed = new Set(view.unavailable);
+  const selected = view.suggested ?? providers.find((p) => !closed.has(p.code))?.code;
+  // A closed provider stays listed (the customer knows it) but cannot be chosen.
   const options = providers
-    .map(
-      (p) =>
-        `<option value="${esc(p.code)}"${p.code === selected ? ' selected' : ''}>${esc(p.displayName)}</option>`,
+    .map((p) =>
+      closed.has(p.code)
+        ? `<option value="${esc(p.code)}" disabled data-unavailable>${esc(p.displayName)} — ${esc(t.temporarilyUnavailable)}</option>`
+        : `<option value="${esc(p.code)}"${p.code === selected ? ' selected' : ''}>${esc(p.displayName)}</option>`,
     )
     .join('');
   const data = {

@@ -19,6 +19,7 @@ import type { CheckoutConfirmRequest } from '../contract/schemas/checkout';
 import { isUpdateLimitReached } from '../services/update-limits';
 import { confirmSessionUpdate, declineSessionUpdate, type PayinState } from '../../workflows/payin-api';
 import { SessionCache } from './session-cache';
+import { refuseClosedPayin, type PayinStateReader } from '../operators/health/guard';
 
 // The customer's side of a payin session: what the hosted checkout page shows, and the customer's
 // answer, handed to the session's workflow as an Update (the workflow decides; we only relay).
@@ -35,6 +36,8 @@ export interface CheckoutServiceDeps {
   publicBaseUrl?: string | undefined;
   /** The customer's OTP is stored here (sealed) and the Update carries its id only. */
   otps: OtpStore;
+  /** Provider states: a closed provider is shown unavailable and refused on confirm. Unset: all open. */
+  providerHealth?: PayinStateReader | undefined;
 }
 
 export interface CheckoutView {
@@ -43,6 +46,8 @@ export interface CheckoutView {
   providers: ProviderInfo[];
   /** The operator the session's number belongs to, preselected on the page. */
   suggested: OperatorCode | null;
+  /** Offered providers that are temporarily closed: shown, not selectable. */
+  unavailable: OperatorCode[];
   state: CheckoutState;
 }
 
@@ -136,9 +141,23 @@ export class CheckoutService {
     const merchantName = await this.deps.merchantName(tx.merchantId);
     const state = toCheckoutState(tx, storedState(tx, this.deps.publicBaseUrl));
     const providers = providersOf(tx.country).filter((p) => p.available);
+    const unavailable: OperatorCode[] = [];
+    for (const p of providers) {
+      const closed = await refuseClosedPayin(
+        this.deps.providerHealth,
+        tx.merchantId,
+        p.code,
+        tx.country,
+      ).then(
+        () => false,
+        (err: unknown) => err instanceof ApiProblem && err.code === 'PROVIDER_UNAVAILABLE',
+      );
+      if (closed) unavailable.push(p.code);
+    }
     const carrier = predictCarrier(tx.customer.phoneNumber)?.carrier;
-    const suggested = providers.find((p) => p.code === carrier)?.code ?? null;
-    return { tx, merchantName: merchantName ?? '', providers, suggested, state };
+    const suggested =
+      providers.find((p) => p.code === carrier && !unavailable.includes(p.code))?.code ?? null;
+    return { tx, merchantName: merchantName ?? '', providers, suggested, unavailable, state };
   }
 
   async status(id: string): Promise<CheckoutState> {
@@ -149,6 +168,7 @@ export class CheckoutService {
   async confirm(id: string, answer: CheckoutConfirmRequest): Promise<CheckoutState> {
     const tx = await this.session(id);
     const msisdn = this.validate(tx, answer);
+    await refuseClosedPayin(this.deps.providerHealth, tx.merchantId, answer.provider, tx.country);
     const otpId = answer.otp ? (await this.deps.otps.put(answer.otp)).id : undefined;
     const state = await this.update(tx, () =>
       this.deps.temporal.workflow.getHandle(tx.workflowId).executeUpdate(confirmSessionUpdate, {

@@ -286,6 +286,14 @@ export const problemCatalogue = {
       fr: "Le paiement n'a pas pu statuer à temps sur cette demande. Réessayez avec la même X-Idempotency-Key : elle n'est jamais appliquée deux fois.",
     },
   },
+  PROVIDER_UNAVAILABLE: {
+    status: 503,
+    title: { en: 'Provider unavailable', fr: 'Opérateur indisponible' },
+    detail: {
+      en: 'This mobile-money provider is temporarily unavailable; nothing was done. Retry after the delay in Retry-After, or use another provider.',
+      fr: "Cet opérateur de mobile money est temporairement indisponible ; rien n'a été fait. Réessayez après le délai indiqué par Retry-After, ou utilisez un autre opérateur.",
+    },
+  },
   INTERNAL_ERROR: {
     status: 500,
     title: { en: 'Internal Server Error', fr: 'Erreur interne du serveur' },

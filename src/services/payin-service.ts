@@ -30,6 +30,7 @@ import {
 import { operatorAnswerUpdate } from '../../workflows/payin-api';
 import { TransactionWorkflows } from './transaction-workflows';
 import { fingerprintsDiffer } from '../security/request-fingerprint';
+import { refuseClosedPayin, refuseWhenAllClosed, type PayinStateReader } from '../operators/health/guard';
 
 export interface PayinServiceDeps {
   transactions: TransactionStore;
@@ -51,6 +52,8 @@ export interface PayinServiceDeps {
   publicBaseUrl?: string | undefined;
   /** Where an OTP waits for its workflow (sealed, by id): never in the workflow's input. */
   otps?: OtpStore | undefined;
+  /** Provider states: a payin to a closed provider is refused (503). Unset: every provider is open. */
+  providerHealth?: PayinStateReader | undefined;
 }
 
 export class PayinService {
@@ -105,6 +108,7 @@ export class PayinService {
     });
     if (broken)
       throw providerRuleProblem(broken, { operator: payin.provider, country: payin.country }, 'payin.');
+    await refuseClosedPayin(this.deps.providerHealth, merchantId, payin.provider, payin.country);
     const currency = currencyByCountry[payin.country];
     const amount = toMinor(payin.amount, currency);
     const provider = providerName(payin.provider, payin.country);
@@ -186,6 +190,8 @@ export class PayinService {
         fieldMessages.amountOutOfCountryRange(min, max, body.country),
       );
     }
+    // The customer chooses later: refuse only when no offered provider could take the payin now.
+    await refuseWhenAllClosed(this.deps.providerHealth, merchantId, offers, body.country);
     const currency = currencyByCountry[body.country];
     const amount = toMinor(body.amount, currency);
     const id = newId('pr');

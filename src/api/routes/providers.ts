@@ -3,7 +3,10 @@ import { z } from 'zod';
 import { country } from '../../contract/schemas/common';
 import { countries, operatorCodes, operatorsByCountry, type OperatorCode } from '../../domain/operators';
 import { belongsToAnotherOperator, predictCarrier } from '../../domain/operator-prefixes';
-import { providerInfo, providersOf } from '../../domain/providers';
+import { providerInfo, providersOf, type ProviderInfo } from '../../domain/providers';
+import { modeOfScope } from '../../domain/modes';
+import { healthOperations, type HealthOperation } from '../../operators/health/state';
+import type { ProviderStateReader } from '../../operators/health';
 import { validNumberPattern } from '../../domain/msisdn';
 import { problemAt, fieldMessages } from '../../contract/field-messages';
 import { parseOr400 } from '../validate';
@@ -22,13 +25,37 @@ export const predictQuery = z.object({
 
 const asOperator = (c: string | null): OperatorCode | null => operatorCodes.find((o) => o === c) ?? null;
 
-export function providerRoutes(): Router {
+/** Provider states (src/operators/health); omitted, every provider is operational. */
+export type ProviderStates = Pick<ProviderStateReader, 'stateOf'>;
+
+export function providerRoutes(health?: ProviderStates): Router {
   const router = Router();
 
-  router.get('/v1/providers', (req, res) => {
+  router.get('/v1/providers', async (req, res) => {
     const q = parseOr400(providersQuery, req.query, req);
     const list = (q.country ? [q.country] : countries).flatMap((c) => providersOf(c));
-    res.json({ providers: list });
+    const mode = modeOfScope(req.merchantId!);
+    const stateOf = async (p: ProviderInfo, operation: HealthOperation) => {
+      if (!health) return { state: 'operational' as const, since: null };
+      const { state, since } = await health
+        .stateOf(mode, p.code, p.country, operation)
+        .catch(() => ({ state: 'operational' as const, since: null }));
+      return { state, since };
+    };
+    const providers = await Promise.all(
+      list.map(async (p) => {
+        const [payin, payout, refund] = await Promise.all(
+          healthOperations.map((operation) => stateOf(p, operation)),
+        );
+        // A provider closed for payins is not available to pay with, whatever its static offer.
+        return {
+          ...p,
+          available: p.available && payin!.state !== 'closed',
+          health: { payin, payout, refund },
+        };
+      }),
+    );
+    res.json({ providers });
   });
 
   router.get('/v1/providers/predict', (req, res) => {

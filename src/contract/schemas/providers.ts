@@ -3,6 +3,11 @@ import { country, currency, provider } from './common';
 
 // GET /v1/providers and GET /v1/providers/predict, as the routes answer them.
 
+export const providerHealthRecord = z.object({
+  state: z.enum(['operational', 'delayed', 'closed']),
+  since: z.string().nullable(),
+});
+
 export const providerRecord = z.object({
   code: provider,
   /** `<OPERATOR_CODE>_<COUNTRY_CODE>`, as in `mobileMoney.provider.name`. */
@@ -17,6 +22,14 @@ export const providerRecord = z.object({
   redirect: z.boolean(),
   minAmount: z.number().int(),
   maxAmount: z.number().int(),
+  /**
+   * The provider's state per operation in the caller's mode (test or live): `operational`, `delayed`
+   * (answers slowly or partly), `closed` (a payin is refused with PROVIDER_UNAVAILABLE; payouts wait).
+   * `since`: when the state began (null when operational or unknown).
+   */
+  health: z
+    .object({ payin: providerHealthRecord, payout: providerHealthRecord, refund: providerHealthRecord })
+    .optional(),
 });
 
 export const providerList = z.object({ providers: z.array(providerRecord) });

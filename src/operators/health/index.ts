@@ -177,3 +177,27 @@ export class ProviderHealth implements ProviderStateReader {
     return cleared;
   }
 }
+export { refuseClosedPayin, refuseWhenAllClosed, type PayinStateReader } from './guard';
+
+/** Settings as `healthConfigShape` parses them; absent ones take its defaults. */
+export interface HealthSettings {
+  PROVIDER_HEALTH_WINDOW?: number;
+  PROVIDER_HEALTH_MIN_ATTEMPTS?: number;
+  PROVIDER_HEALTH_CACHE?: number;
+}
+
+/** The process's provider states, from the settings (until src/config.ts carries them, the defaults). */
+export function buildProviderHealth(
+  conn: Connection,
+  config: object,
+  more: Partial<ProviderHealthOptions> = {},
+): ProviderHealth {
+  const s = config as HealthSettings;
+  return new ProviderHealth(conn, {
+    windowMs: Math.min(s.PROVIDER_HEALTH_WINDOW ?? 10 * 60_000, 60 * 60_000),
+    minAttempts: s.PROVIDER_HEALTH_MIN_ATTEMPTS ?? 5,
+    cacheMs: s.PROVIDER_HEALTH_CACHE ?? 5_000,
+    routed: () => true,
+    ...more,
+  });
+}

@@ -44,7 +44,13 @@ defineOperations(
       example: ex.directPayinExample,
     },
     responses: created('The payin, in processing', 'TransactionRecord', payinRecord, ex.payinRecordExample),
-    errors: ['OTP_REQUIRED', 'MSISDN_PROVIDER_MISMATCH', 'AMOUNT_OUT_OF_RANGE', 'DUPLICATE_REFERENCE'],
+    errors: [
+      'OTP_REQUIRED',
+      'MSISDN_PROVIDER_MISMATCH',
+      'AMOUNT_OUT_OF_RANGE',
+      'DUPLICATE_REFERENCE',
+      'PROVIDER_UNAVAILABLE',
+    ],
   },
   {
     method: 'post',
@@ -67,7 +73,7 @@ defineOperations(
       transactionRecord,
       ex.sessionRecordExample,
     ),
-    errors: ['AMOUNT_OUT_OF_RANGE', 'DUPLICATE_REFERENCE'],
+    errors: ['AMOUNT_OUT_OF_RANGE', 'DUPLICATE_REFERENCE', 'PROVIDER_UNAVAILABLE'],
   },
   {
     method: 'get',

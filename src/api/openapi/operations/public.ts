@@ -144,6 +144,7 @@ defineOperations(
       'AMOUNT_OUT_OF_RANGE',
       'RATE_LIMITED',
       'ANSWER_PENDING',
+      'PROVIDER_UNAVAILABLE',
     ],
   },
   {
