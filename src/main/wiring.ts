@@ -40,6 +40,7 @@ import type { PayinTiming } from '../services/transaction-workflows';
 import { buildReconciliationStores } from '../reconciliation';
 import { registerRealtime } from '../api/ws';
 import { recipientApi } from '../services/recipient-service';
+import { buildProviderHealth } from '../operators/health';
 
 const recipientConnectors = (ops: Operators) => ({
   sandbox: ops.sandbox,
@@ -109,6 +110,8 @@ export async function buildApi(opts: {
       if (!(err instanceof WorkflowNotFoundError)) throw err;
     }
   };
+  // Provider states (src/operators/health): a payin to a closed provider is refused with 503.
+  const providerHealth = buildProviderHealth(opts.mongo, opts.config);
   const eventApi = await buildEventApi({
     ...opts,
     authenticate: (apiKey, apiClient) => merchants.authenticate(apiKey, apiClient),
@@ -130,6 +133,7 @@ export async function buildApi(opts: {
       payinOfRefund: async (id) => (await refunds.findById(id))?.payinId ?? null,
       signal: signalOperatorCallback,
     },
+    providerHealth,
     idempotency,
     ledger,
     rateLimitPerMinute: opts.config.RATE_LIMIT_PER_MINUTE,
@@ -178,6 +182,7 @@ export async function buildApi(opts: {
       feeSchedule: resolveFeeSchedule(opts.config.FEE_SCHEDULE),
       publicBaseUrl: opts.config.PUBLIC_BASE_URL,
       otps,
+      providerHealth,
     }),
     checkout: new CheckoutService({
       transactions,
@@ -186,6 +191,7 @@ export async function buildApi(opts: {
       decisionWaitMs: opts.config.CHECKOUT_DECISION_WAIT,
       publicBaseUrl: opts.config.PUBLIC_BASE_URL,
       otps,
+      providerHealth,
     }),
   });
   // The WebSocket stream needs the listening server: run.ts attaches it (realtimeOf).
