@@ -174,6 +174,30 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/provider-callbacks/{name}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Callback from a provider's own API (PUT)
+     * @description In the provider's own format, checked by its connector as the provider documents it: pawaPay's RFC 9421 signature and Content-Digest, Wave-Signature, or for MTN (which signs nothing) the token of the X-Callback-Url we gave. Only a trigger: the transaction re-reads its status from the provider. MTN may call back with PUT or POST. At most OPERATOR_CALLBACKS_PER_MINUTE (20) a minute per transaction.
+     */
+    put: operations['providerCallbackPut'];
+    /**
+     * Callback from a provider's own API (POST)
+     * @description In the provider's own format, checked by its connector as the provider documents it: pawaPay's RFC 9421 signature and Content-Digest, Wave-Signature, or for MTN (which signs nothing) the token of the X-Callback-Url we gave. Only a trigger: the transaction re-reads its status from the provider. MTN may call back with PUT or POST. At most OPERATOR_CALLBACKS_PER_MINUTE (20) a minute per transaction.
+     */
+    post: operations['providerCallback'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/accounts': {
     parameters: {
       query?: never;
@@ -1205,6 +1229,9 @@ export interface components {
       title: string;
       type: string;
     };
+    ProviderCallback: {
+      [key: string]: unknown;
+    };
     ProviderList: {
       providers: {
         available: boolean;
@@ -1215,6 +1242,23 @@ export interface components {
         /** @enum {string} */
         currency: 'XOF' | 'XAF' | 'USD' | 'EUR';
         displayName: string;
+        health?: {
+          payin: {
+            since: string | null;
+            /** @enum {string} */
+            state: 'operational' | 'delayed' | 'closed';
+          };
+          payout: {
+            since: string | null;
+            /** @enum {string} */
+            state: 'operational' | 'delayed' | 'closed';
+          };
+          refund: {
+            since: string | null;
+            /** @enum {string} */
+            state: 'operational' | 'delayed' | 'closed';
+          };
+        };
         maxAmount: number;
         minAmount: number;
         name: string;
@@ -1931,7 +1975,7 @@ export interface operations {
           };
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: Service unavailable; `ANSWER_PENDING`: Answer not taken yet */
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable; `ANSWER_PENDING`: Answer not taken yet; `PROVIDER_UNAVAILABLE`: Provider unavailable */
       503: {
         headers: {
           [name: string]: unknown;
@@ -1949,7 +1993,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'SERVICE_UNAVAILABLE' | 'ANSWER_PENDING';
+            code?: 'SERVICE_UNAVAILABLE' | 'ANSWER_PENDING' | 'PROVIDER_UNAVAILABLE';
             /** @constant */
             status?: 503;
           };
@@ -2582,6 +2626,384 @@ export interface operations {
         };
       };
       /** @description Received */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CallbackReceipt'];
+        };
+      };
+      /** @description `MALFORMED_JSON`: Malformed JSON; `VALIDATION_ERROR`: Invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#MALFORMED_JSON",
+           *       "title": "Malformed JSON",
+           *       "status": 400,
+           *       "detail": "The request body is not valid JSON.",
+           *       "code": "MALFORMED_JSON",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'MALFORMED_JSON' | 'VALIDATION_ERROR';
+            /** @constant */
+            status?: 400;
+          };
+        };
+      };
+      /** @description `OPERATOR_SIGNATURE_INVALID`: Invalid signature */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#OPERATOR_SIGNATURE_INVALID",
+           *       "title": "Invalid signature",
+           *       "status": 401,
+           *       "detail": "X-Operator-Signature is missing, wrong or too old.",
+           *       "code": "OPERATOR_SIGNATURE_INVALID",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'OPERATOR_SIGNATURE_INVALID';
+            /** @constant */
+            status?: 401;
+          };
+        };
+      };
+      /** @description `NOT_FOUND`: Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#NOT_FOUND",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource.",
+           *       "code": "NOT_FOUND",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+            /** @constant */
+            status?: 404;
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYLOAD_TOO_LARGE",
+           *       "title": "Payload too large",
+           *       "status": 413,
+           *       "detail": "The request body is too large.",
+           *       "code": "PAYLOAD_TOO_LARGE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+            /** @constant */
+            status?: 413;
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNSUPPORTED_MEDIA_TYPE",
+           *       "title": "Unsupported media type",
+           *       "status": 415,
+           *       "detail": "Send the body as application/json.",
+           *       "code": "UNSUPPORTED_MEDIA_TYPE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+            /** @constant */
+            status?: 415;
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#INTERNAL_ERROR",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "Server error; retry later.",
+           *       "code": "INTERNAL_ERROR",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+            /** @constant */
+            status?: 500;
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#SERVICE_UNAVAILABLE",
+           *       "title": "Service unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable; retry later.",
+           *       "code": "SERVICE_UNAVAILABLE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'SERVICE_UNAVAILABLE';
+            /** @constant */
+            status?: 503;
+          };
+        };
+      };
+    };
+  };
+  providerCallbackPut: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Language of error titles and messages: en (default) or fr.
+         * @example fr
+         */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path: {
+        /** @description The connector */
+        name: 'pawapay' | 'mtn' | 'wave';
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ProviderCallback'];
+      };
+    };
+    responses: {
+      /** @description Received (known transaction or not) */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CallbackReceipt'];
+        };
+      };
+      /** @description `OPERATOR_SIGNATURE_INVALID`: Invalid signature */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#OPERATOR_SIGNATURE_INVALID",
+           *       "title": "Invalid signature",
+           *       "status": 401,
+           *       "detail": "X-Operator-Signature is missing, wrong or too old.",
+           *       "code": "OPERATOR_SIGNATURE_INVALID",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'OPERATOR_SIGNATURE_INVALID';
+            /** @constant */
+            status?: 401;
+          };
+        };
+      };
+      /** @description `NOT_FOUND`: Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#NOT_FOUND",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource.",
+           *       "code": "NOT_FOUND",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+            /** @constant */
+            status?: 404;
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#INTERNAL_ERROR",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "Server error; retry later.",
+           *       "code": "INTERNAL_ERROR",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+            /** @constant */
+            status?: 500;
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#SERVICE_UNAVAILABLE",
+           *       "title": "Service unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable; retry later.",
+           *       "code": "SERVICE_UNAVAILABLE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'SERVICE_UNAVAILABLE';
+            /** @constant */
+            status?: 503;
+          };
+        };
+      };
+    };
+  };
+  providerCallback: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Language of error titles and messages: en (default) or fr.
+         * @example fr
+         */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path: {
+        /** @description The connector */
+        name: 'pawapay' | 'mtn' | 'wave';
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ProviderCallback'];
+      };
+    };
+    responses: {
+      /** @description Received (known transaction or not) */
       202: {
         headers: {
           [name: string]: unknown;
@@ -3619,7 +4041,7 @@ export interface operations {
           };
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: Service unavailable */
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable; `PROVIDER_UNAVAILABLE`: Provider unavailable */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3637,7 +4059,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'SERVICE_UNAVAILABLE';
+            code?: 'SERVICE_UNAVAILABLE' | 'PROVIDER_UNAVAILABLE';
             /** @constant */
             status?: 503;
           };
@@ -5992,7 +6414,7 @@ export interface operations {
           };
         };
       };
-      /** @description `SERVICE_UNAVAILABLE`: Service unavailable */
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable; `PROVIDER_UNAVAILABLE`: Provider unavailable */
       503: {
         headers: {
           [name: string]: unknown;
@@ -6010,7 +6432,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'SERVICE_UNAVAILABLE';
+            code?: 'SERVICE_UNAVAILABLE' | 'PROVIDER_UNAVAILABLE';
             /** @constant */
             status?: 503;
           };
