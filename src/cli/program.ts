@@ -8,6 +8,7 @@ import { MerchantService, merchantIdSchema, type Merchant } from '../merchants';
 import { parseMajorAmount } from './amount';
 import { renderTimeline, transactionTimeline } from './timeline';
 import { reconcileCommand } from './reconcile';
+import { providerHealthCommand } from './provider-health';
 import type { CliContext } from './context';
 
 // The operator commands. Each prints a human-readable summary, or with --json exactly one JSON
@@ -254,6 +255,7 @@ export function buildProgram(ctx: CliContext): Command {
     });
 
   program.addCommand(reconcileCommand(ctx, { print, table, fail: (message) => new CliError(message) }));
+  program.addCommand(providerHealthCommand(ctx, { print, table, fail: (message) => new CliError(message) }));
 
   return program;
 }
