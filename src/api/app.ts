@@ -17,7 +17,7 @@ import { accountRoutes } from './routes/accounts';
 import type { Ledger } from '../ledger';
 import { operatorCallbackRoutes, type OperatorCallbackDeps } from './routes/operator-callbacks';
 import { providerCallbackRoutes, type ProviderCallbackDeps } from './routes/provider-callbacks';
-import { providerRoutes, type ProviderStates } from './routes/providers';
+import { providerRoutes, type ConnectorOf, type ProviderStates } from './routes/providers';
 import { recipientRoutes, type RecipientRouteOptions } from './routes/recipient';
 import type { RecipientService } from '../services/recipient-service';
 import { webhookRoutes, type WebhookApiDeps } from './routes/webhooks';
@@ -59,6 +59,8 @@ export interface AppDeps {
   providerCallbacks?: ProviderCallbackDeps;
   /** Provider states shown by GET /v1/providers; omitted, every provider is operational. */
   providerHealth?: ProviderStates;
+  /** The live connector per provider × operation, shown by GET /v1/providers. */
+  providerConnectorOf?: ConnectorOf;
   idempotency: IdempotencyStore;
   /** Requests per merchant per minute; 0 disables the limit. */
   rateLimitPerMinute: number;
@@ -120,7 +122,7 @@ export function createApp(deps: AppDeps): Express {
   if (deps.payouts) app.use(payoutRoutes(deps.payouts));
   if (deps.ledger) app.use(accountRoutes(deps.ledger));
   if (deps.recipients) app.use(recipientRoutes(deps.recipients.service, deps.recipients));
-  app.use(providerRoutes(deps.providerHealth));
+  app.use(providerRoutes(deps.providerHealth, deps.providerConnectorOf));
   if (deps.webhooks) app.use(webhookRoutes(deps.webhooks), eventRoutes(deps.webhooks));
   if (deps.wsTokens) app.use(realtimeRoutes(deps.wsTokens));
 

@@ -1244,16 +1244,19 @@ export interface components {
         displayName: string;
         health?: {
           payin: {
+            connector: string | null;
             since: string | null;
             /** @enum {string} */
             state: 'operational' | 'delayed' | 'closed';
           };
           payout: {
+            connector: string | null;
             since: string | null;
             /** @enum {string} */
             state: 'operational' | 'delayed' | 'closed';
           };
           refund: {
+            connector: string | null;
             since: string | null;
             /** @enum {string} */
             state: 'operational' | 'delayed' | 'closed';

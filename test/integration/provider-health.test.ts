@@ -129,7 +129,10 @@ describe('provider health', () => {
     const before = await api.get('/v1/providers?country=CI');
     expect(mtnOf(before.body)).toMatchObject({
       available: true,
-      health: { payin: { state: 'operational', since: null }, payout: { state: 'operational' } },
+      health: {
+        payin: { state: 'operational', since: null, connector: 'sandbox' },
+        payout: { state: 'operational', connector: 'sandbox' },
+      },
     });
     await force('test', 'MTN_CI', 'payin', 'closed');
     await force('test', 'MTN_CI', 'payout', 'delayed');

@@ -28,7 +28,14 @@ const asOperator = (c: string | null): OperatorCode | null => operatorCodes.find
 /** Provider states (src/operators/health); omitted, every provider is operational. */
 export type ProviderStates = Pick<ProviderStateReader, 'stateOf'>;
 
-export function providerRoutes(health?: ProviderStates): Router {
+/** The connector live mode routes a provider × operation to (e.g. `pawapay`); null: no route. */
+export type ConnectorOf = (
+  operator: OperatorCode,
+  country: ProviderInfo['country'],
+  operation: HealthOperation,
+) => string | null;
+
+export function providerRoutes(health?: ProviderStates, connectorOf?: ConnectorOf): Router {
   const router = Router();
 
   router.get('/v1/providers', async (req, res) => {
@@ -36,11 +43,13 @@ export function providerRoutes(health?: ProviderStates): Router {
     const list = (q.country ? [q.country] : countries).flatMap((c) => providersOf(c));
     const mode = modeOfScope(req.merchantId!);
     const stateOf = async (p: ProviderInfo, operation: HealthOperation) => {
-      if (!health) return { state: 'operational' as const, since: null };
+      // Test mode is served by the sandbox simulator; live mode by the routed connector.
+      const connector = mode === 'test' ? 'sandbox' : (connectorOf?.(p.code, p.country, operation) ?? null);
+      if (!health) return { state: 'operational' as const, since: null, connector };
       const { state, since } = await health
         .stateOf(mode, p.code, p.country, operation)
         .catch(() => ({ state: 'operational' as const, since: null }));
-      return { state, since };
+      return { state, since, connector };
     };
     const providers = await Promise.all(
       list.map(async (p) => {

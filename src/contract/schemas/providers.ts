@@ -6,6 +6,8 @@ import { country, currency, provider } from './common';
 export const providerHealthRecord = z.object({
   state: z.enum(['operational', 'delayed', 'closed']),
   since: z.string().nullable(),
+  /** Who serves it in the caller's mode: `sandbox` (test), the routed connector (live), null: no route. */
+  connector: z.string().nullable(),
 });
 
 export const providerRecord = z.object({
