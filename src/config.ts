@@ -7,6 +7,7 @@ import { mtnConfigShape } from './operators/connectors/mtn/config';
 import { pawapayConfigShape } from './operators/connectors/pawapay/config';
 import { waveConfigShape } from './operators/connectors/wave/config';
 import { recipientConfigShape } from './services/recipient-service';
+import { healthConfigShape } from './operators/health/config';
 
 // Every setting comes from the environment and is validated once, at start-up, by this schema.
 const duration = z
@@ -239,6 +240,7 @@ export const configSchema = z.object({
   ...mtnConfigShape,
   ...waveConfigShape,
   ...recipientConfigShape,
+  ...healthConfigShape,
 });
 
 export type Config = z.infer<typeof configSchema>;

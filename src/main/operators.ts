@@ -18,6 +18,9 @@ import { buildWaveConnector } from '../operators/connectors/wave/config';
 import type { TransactionStore } from '../persistence/transactions';
 import type { RefundStore } from '../persistence/refunds';
 import { AskRecordingGateway, type OperatorAskIndex } from '../reconciliation';
+import type { Connection } from 'mongoose';
+import { MeasuringGateway, ProviderHealth, type HealthRecorder } from '../operators/health';
+import type { PublishedAvailability } from '../operators/connectors/connector';
 
 // The operators a process talks to: the sandbox simulator for test mode, and live mode's connectors
 // by route (OPERATOR_ROUTES). Built the same way by the API (callbacks, recipient checks, provider
@@ -70,11 +73,52 @@ export function buildOperators(
 export function buildOperatorGateway(
   operators: Operators,
   records: { transactions: TransactionStore; refunds: RefundStore; asks: OperatorAskIndex },
+  /**
+   * Provider states' measures (src/operators/health); omitted, nothing is measured. Only live mode
+   * is measured: test mode's timeouts and failures are merchants' chosen scenarios, and must not
+   * hold other merchants' test payouts (ops can still force a test-mode state).
+   */
+  recorder?: HealthRecorder,
 ): OperatorGateway {
   const modeOf = modeOfIdFromRecords({
     transactionScope: async (id) => (await records.transactions.findById(id))?.merchantId ?? null,
     refundScope: async (id) => (await records.refunds.findById(id))?.merchantId ?? null,
     modeOfScope,
   });
-  return new ModeGateway(new AskRecordingGateway(operators.sandbox, records.asks), operators.live, modeOf);
+  const live: OperatorGateway = recorder
+    ? new MeasuringGateway(operators.live, 'live', recorder)
+    : operators.live;
+  return new ModeGateway(new AskRecordingGateway(operators.sandbox, records.asks), live, modeOf);
+}
+
+/**
+ * One per process (API and worker): provider states from measures, overrides and what providers
+ * publish. A live pair with no route is closed; test mode is always routed (the sandbox).
+ */
+export function providerHealthOf(mongo: Connection, config: Config, operators: Operators): ProviderHealth {
+  const publishers = [...operators.connectors.values()].filter(
+    (c) => 'availability' in c && typeof c.availability === 'function',
+  );
+  return new ProviderHealth(mongo, {
+    windowMs: config.PROVIDER_HEALTH_WINDOW,
+    minAttempts: config.PROVIDER_HEALTH_MIN_ATTEMPTS,
+    cacheMs: config.PROVIDER_HEALTH_CACHE,
+    routed: (mode, operator, country, operation) =>
+      mode === 'test' || operators.live.connectorFor(operator, country, operation) !== null,
+    ...(publishers.length > 0
+      ? {
+          published: async () => {
+            const lists = await Promise.all(
+              publishers.map(async (c) =>
+                // A provider's word counts for the pairs it serves in live mode, not others'.
+                (
+                  await (c.availability?.() ?? Promise.resolve([])).catch((): PublishedAvailability[] => [])
+                ).filter((a) => operators.live.connectorFor(a.operator, a.country, a.operation) === c),
+              ),
+            );
+            return lists.flat();
+          },
+        }
+      : {}),
+  });
 }

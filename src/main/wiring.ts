@@ -21,7 +21,7 @@ import { signatureToleranceSec } from '../operators/signature';
 import { PayoutService } from '../services/payout-service';
 import { CheckoutService } from '../checkout/service';
 import { pingTemporal } from '../temporal/connection';
-import { buildOperatorGateway, buildOperators, type Operators } from './operators';
+import { buildOperatorGateway, buildOperators, providerHealthOf, type Operators } from './operators';
 import { operatorCallbackSignal } from '../../workflows/signals';
 import type { CallbackKind } from '../operators/wire';
 import { WorkflowNotFoundError } from '@temporalio/client';
@@ -40,7 +40,6 @@ import type { PayinTiming } from '../services/transaction-workflows';
 import { buildReconciliationStores } from '../reconciliation';
 import { registerRealtime } from '../api/ws';
 import { recipientApi } from '../services/recipient-service';
-import { buildProviderHealth } from '../operators/health';
 
 const recipientConnectors = (ops: Operators) => ({
   sandbox: ops.sandbox,
@@ -111,7 +110,7 @@ export async function buildApi(opts: {
     }
   };
   // Provider states (src/operators/health): a payin to a closed provider is refused with 503.
-  const providerHealth = buildProviderHealth(opts.mongo, opts.config);
+  const providerHealth = providerHealthOf(opts.mongo, opts.config, operators);
   const eventApi = await buildEventApi({
     ...opts,
     authenticate: (apiKey, apiClient) => merchants.authenticate(apiKey, apiClient),
@@ -134,6 +133,8 @@ export async function buildApi(opts: {
       signal: signalOperatorCallback,
     },
     providerHealth,
+    providerConnectorOf: (operator, country, operation) =>
+      operators.live.connectorFor(operator, country, operation)?.name ?? null,
     idempotency,
     ledger,
     rateLimitPerMinute: opts.config.RATE_LIMIT_PER_MINUTE,
@@ -216,6 +217,12 @@ export async function buildActivityDeps(opts: { mongo: Connection; config: Confi
   const refundAudit = RefundAuditLog.on(opts.mongo);
   await Promise.all([refunds.init(), refundAudit.init()]);
   const reconciliation = buildReconciliationStores(opts.mongo);
+  const operators = buildOperators(opts.config, {
+    payinOfRefund: async (id) => (await refunds.findById(id))?.payinId ?? null,
+  });
+  // The worker measures live calls and flushes them every 10 s for every process to read.
+  const providerHealth = providerHealthOf(opts.mongo, opts.config, operators);
+  providerHealth.start();
   return {
     transactions,
     ledger,
@@ -225,15 +232,12 @@ export async function buildActivityDeps(opts: { mongo: Connection; config: Confi
     otps: OtpStore.on(opts.mongo, opts.config.DATA_ENCRYPTION_KEYS, opts.config.OTP_LIFETIME),
     // Every sandbox id asked of an operator is listed by day first: reconciliation finds "unknown to the operator".
     operators: buildOperatorGateway(
-      buildOperators(opts.config, {
-        payinOfRefund: async (id) => (await refunds.findById(id))?.payinId ?? null,
-      }),
-      {
-        transactions,
-        refunds,
-        asks: reconciliation.asks,
-      },
+      operators,
+      { transactions, refunds, asks: reconciliation.asks },
+      providerHealth.recorder,
     ),
+    // Payouts wait, unsent, while their provider is delayed or closed (docs/payouts.md).
+    providerHealth,
     reconciliation,
     recovery: await buildRecoveryDeps({ mongo: opts.mongo, config: opts.config, transactions, ledger }),
     ...(await buildEventStores(opts.mongo, opts.config.DATA_ENCRYPTION_KEYS)),

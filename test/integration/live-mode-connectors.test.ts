@@ -64,22 +64,22 @@ describe('live mode through each connector', () => {
         FAKE_CALLBACK_URL: `${base}/provider-callbacks/wave`,
       }),
     ]);
-    running.push(pawapay!, mtn!, wave!);
+    running.push(pawapay, mtn, wave);
     stack = await startStack({
       PORT: String(port),
       OPERATOR_CALLBACK_BASE_URL: base,
       OPERATOR_ROUTES: JSON.stringify({ '*': 'pawapay', MTN_CI: 'mtn', WAVE_CI: 'wave' }),
-      PAWAPAY_BASE_URL: pawapay!.url,
+      PAWAPAY_BASE_URL: pawapay.url,
       PAWAPAY_API_TOKEN: 'live-pawapay-token',
       PAWAPAY_CALLBACK_PUBLIC_KEY: pem(pawapayKeys.publicKey, 'spki'),
-      MTN_BASE_URL: mtn!.url,
+      MTN_BASE_URL: mtn.url,
       MTN_CALLBACK_SECRET: 'mtn-callback-secret-0123456789abcdef',
       ...Object.fromEntries(
         Object.entries(mtnCredentials).flatMap(([product, c]) =>
           Object.entries(c).map(([k, v]) => [`MTN_CI_${product}_${k}`, v]),
         ),
       ),
-      WAVE_BASE_URL: wave!.url,
+      WAVE_BASE_URL: wave.url,
       WAVE_API_KEY: 'live-wave-key',
       WAVE_WEBHOOK_SECRET: 'live-wave-webhook-secret',
     });
