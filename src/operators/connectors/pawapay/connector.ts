@@ -55,6 +55,7 @@ import {
   type RecipientInfo,
   type VerifiedCallback,
 } from '../connector';
+import { exchange, type ProviderAnswer } from '../provider-http';
 import {
   digestMatches,
   parseSignature,
@@ -126,7 +127,7 @@ export interface PawapayConnectorOptions {
   now?: () => number;
 }
 
-type Answer = { status: number; json: unknown };
+type Answer = ProviderAnswer;
 type Operation = 'DEPOSIT' | 'PAYOUT' | 'REFUND';
 const pathOf: Record<Operation, string> = { DEPOSIT: 'deposits', PAYOUT: 'payouts', REFUND: 'refunds' };
 const idField: Record<Operation, 'depositId' | 'payoutId' | 'refundId'> = {
@@ -519,36 +520,13 @@ export class PawapayConnector implements Connector {
           this.now(),
         ),
       );
-    let res: Response;
-    try {
-      res = await fetch(`${this.baseUrl}${path}`, {
-        method,
-        headers,
-        ...(text !== undefined ? { body: text } : {}),
-        signal: AbortSignal.timeout(this.opts.timeoutMs),
-      });
-    } catch (err) {
-      const reason =
-        (err as Error).name === 'TimeoutError' ? `no answer in ${this.opts.timeoutMs} ms` : 'network error';
-      throw new OperatorUnavailableError(`pawapay ${where}: ${reason}`);
-    }
-    let raw: string;
-    try {
-      raw = await res.text();
-    } catch {
-      throw new OperatorUnavailableError(`pawapay ${where}: answer cut off`);
-    }
-    if (res.status >= 500 || res.status === 429)
-      throw new OperatorUnavailableError(`pawapay ${where}: HTTP ${res.status}`);
-    let json: unknown = null;
-    if (raw.length > 0) {
-      try {
-        json = JSON.parse(raw);
-      } catch {
-        if (res.status < 300) throw new OperatorUnavailableError(`pawapay ${where}: unreadable answer`);
-      }
-    }
-    return { status: res.status, json };
+    return exchange(
+      'pawapay',
+      where,
+      `${this.baseUrl}${path}`,
+      { method, headers, ...(text !== undefined ? { body: text } : {}) },
+      this.opts.timeoutMs,
+    );
   }
 
   /**

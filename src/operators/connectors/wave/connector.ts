@@ -41,6 +41,7 @@ import {
   type IncomingCallback,
   type VerifiedCallback,
 } from '../connector';
+import { exchange, type ProviderAnswer } from '../provider-http';
 import {
   checkoutSession,
   payout,
@@ -92,7 +93,7 @@ const payoutErrorCodes: Record<string, string> = {
   'invalid-mobile': 'INVALID_MSISDN',
 };
 
-type Answer = { status: number; json: unknown };
+type Answer = ProviderAnswer;
 
 export class WaveConnector implements Connector {
   readonly name = 'wave' as const;
@@ -403,9 +404,11 @@ export class WaveConnector implements Connector {
     opts: { body?: unknown; idempotencyKey?: string } = {},
   ): Promise<Answer> {
     const where = `${method} ${path.split('?')[0]}`;
-    let res: Response;
-    try {
-      res = await fetch(`${this.baseUrl}${path}`, {
+    return exchange(
+      'wave',
+      where,
+      `${this.baseUrl}${path}`,
+      {
         method,
         headers: {
           authorization: `Bearer ${apiKey}`,
@@ -414,30 +417,9 @@ export class WaveConnector implements Connector {
           ...(opts.idempotencyKey ? { 'idempotency-key': opts.idempotencyKey } : {}),
         },
         ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
-        signal: AbortSignal.timeout(this.opts.timeoutMs),
-      });
-    } catch (err) {
-      const reason =
-        (err as Error).name === 'TimeoutError' ? `no answer in ${this.opts.timeoutMs} ms` : 'network error';
-      throw new OperatorUnavailableError(`wave ${where}: ${reason}`);
-    }
-    let text: string;
-    try {
-      text = await res.text();
-    } catch {
-      throw new OperatorUnavailableError(`wave ${where}: answer cut off`);
-    }
-    if (res.status >= 500 || res.status === 429)
-      throw new OperatorUnavailableError(`wave ${where}: HTTP ${res.status}`);
-    let json: unknown = null;
-    if (text.length > 0) {
-      try {
-        json = JSON.parse(text);
-      } catch {
-        if (res.status < 300) throw new OperatorUnavailableError(`wave ${where}: unreadable answer`);
-      }
-    }
-    return { status: res.status, json };
+      },
+      this.opts.timeoutMs,
+    );
   }
 
   /**
