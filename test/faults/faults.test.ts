@@ -10,6 +10,7 @@ import { Http } from './http';
 import { settleAtOperator } from './operator-books';
 import { reconcile } from './reconcile';
 import { evaluate } from './evaluate';
+import { settled } from './settle';
 import { createPayin, createPayout, createRefund } from './create';
 import { createTestMerchant } from '../helpers/merchants';
 import type { TestStack } from '../helpers/stack';
@@ -229,23 +230,19 @@ const enabled = process.env.FAULT_TRANSACTIONS !== undefined;
           );
           const quiet = lateMovesPending === 0 && Date.now() > windowsEnd();
           if (
-            quiet &&
-            open.length === 0 &&
-            (report.divergences.length === 0 || Date.now() - stableSince >= SETTLE_MS)
+            settled({
+              round,
+              quiet,
+              open,
+              divergences: report.divergences.length,
+              stableSince,
+              settleMs: SETTLE_MS,
+              budgetEnd,
+              toCome: `${lateMovesPending} late operator moves to come`,
+              progress,
+            })
           )
             break;
-          if (Date.now() > budgetEnd) {
-            progress(`budget spent: ${open.length} not final, reported as divergences`);
-            break;
-          }
-          if (round % 5 === 0)
-            progress(
-              `${open.length} open (${open
-                .slice(0, 6)
-                .map((r) => `${r.plan.reference}=${r.ours.status}`)
-                .join(', ')}), ` +
-                `${report.divergences.length} divergences, ${lateMovesPending} late operator moves to come`,
-            );
           await sleep(3_000);
         }
         // No kill after the comparison: what was compared is what the run ends with.

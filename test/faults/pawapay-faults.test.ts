@@ -8,6 +8,7 @@ import type { TestStack } from '../helpers/stack';
 import { isFinal, isFlagged } from './books';
 import { createPayin, createPayout, createRefund, type CreationContext } from './create';
 import { FaultEnvironment } from './environment';
+import { settled } from './settle';
 import { evaluate, type RunState } from './evaluate';
 import { Http } from './http';
 import { installPawapayFaults, livePartyOf, PawapayIndex } from './pawapay/rules';
@@ -268,22 +269,19 @@ const enabled = process.env.FAULT_TRANSACTIONS !== undefined;
           continue;
         }
         if (
-          quiet &&
-          open.length === 0 &&
-          (report.divergences.length === 0 || Date.now() - stableSince >= SETTLE_MS)
+          settled({
+            round,
+            quiet,
+            open,
+            divergences: report.divergences.length,
+            stableSince,
+            settleMs: SETTLE_MS,
+            budgetEnd,
+            toCome: `${movesPending} pawaPay moves to come`,
+            progress,
+          })
         )
           break;
-        if (Date.now() > budgetEnd) {
-          progress(`budget spent: ${open.length} not final, reported as divergences`);
-          break;
-        }
-        if (round % 5 === 0)
-          progress(
-            `${open.length} open (${open
-              .slice(0, 6)
-              .map((r) => `${r.plan.reference}=${r.ours.status}`)
-              .join(', ')}), ${report.divergences.length} divergences, ${movesPending} pawaPay moves to come`,
-          );
       }
       killing = false;
       await chaos.catch(() => undefined);
