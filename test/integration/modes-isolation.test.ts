@@ -6,10 +6,18 @@ import { useStack } from '../helpers/use-stack';
 
 // Test and live modes (issue 18): every merchant has a test pair and a live pair; what one mode
 // creates, the other never sees (404 or absent), references repeat freely across modes, and records
-// say which mode they belong to. Live mode here stops before any operator is reached (the stack has
-// no live routes: a live payin or payout is refused by the routing gateway, after it was recorded).
+// say which mode they belong to. Live routes go to the sandbox simulator here (development only), so
+// live payins and payouts are taken like test ones, in their own mode.
 describe('modes: test and live isolation', () => {
-  const { stack, merchant, api: test } = useStack({ fund: 1_000_000 });
+  // Live routes to the sandbox simulator (development only): live payins are taken and settle.
+  const {
+    stack,
+    merchant,
+    api: test,
+  } = useStack({
+    fund: 1_000_000,
+    config: { OPERATOR_ROUTES: '{"*":"simulator"}' },
+  });
   let live: ApiClient;
 
   beforeAll(async () => {

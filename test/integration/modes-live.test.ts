@@ -64,6 +64,26 @@ describe('modes: live refusals, the stream per mode, the CLI', () => {
     action: { successUrl: 'https://shop.example/ok', failureUrl: 'https://shop.example/ko' },
   });
 
+  it('with no live route for a provider, a live payin to it is refused 503 PROVIDER_UNAVAILABLE, nothing recorded; test mode is unaffected', async () => {
+    const reference = ref('live-unrouted');
+    const { sandboxScenario: _none, ...body } = payin(reference);
+    const refused = await live.post('/v1/direct/payin', body);
+    expect(refused.status).toBe(503);
+    expect(refused.body.code).toBe('PROVIDER_UNAVAILABLE');
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect((await live.get(`/v1/payin/${reference}`)).status).toBe(404);
+    const providers = await live.get('/v1/providers?country=CI');
+    const mtn = (
+      providers.body.providers as Array<{
+        code: string;
+        available: boolean;
+        health: { payin: { state: string } };
+      }>
+    ).find((p) => p.code === 'MTN');
+    expect(mtn).toMatchObject({ available: false, health: { payin: { state: 'closed' } } });
+    expect((await test.post('/v1/direct/payin', { ...body, reference: `${reference}-t` })).status).toBe(201);
+  });
+
   it('refuses sandboxScenario in live mode with a 400 in English and French, and records nothing', async () => {
     const reference = ref('live-scenario');
     const en = await live.post('/v1/direct/payin', payin(reference));

@@ -51,7 +51,7 @@ describe('time skipping', () => {
   it('passes a 7-day timer in under 5 seconds of wall time', async () => {
     const input = directPayinInput({
       id: 'pr_timer',
-      merchantId: 'mer_timer',
+      merchantId: 'mer_timer_test',
       reference: 'timer-1',
       refundWindowMs: 7 * 24 * 3_600_000,
     });
@@ -59,7 +59,7 @@ describe('time skipping', () => {
     await TransactionStore.on(mongo).insertOrGet(
       storedDirectPayin({
         id: 'pr_timer',
-        merchantId: 'mer_timer',
+        merchantId: 'mer_timer_test',
         reference: 'timer-1',
         workflowId: `timer-${taskQueue}`,
       }),
