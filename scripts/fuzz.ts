@@ -51,6 +51,12 @@ const positiveDataExceptions: { method: string; path: string; also: number[]; wh
     also: [400],
     why: "rules on the payin refunded, each a documented 400: the amount's decimals are its currency's (none for XOF, XAF) and at most what remains of it",
   },
+  {
+    method: 'GET',
+    path: '/v1/providers/recipient',
+    also: [400],
+    why: 'a rule across fields, a documented 400: the number valid in the chosen country',
+  },
   ...['/v1/accounts/{id}/entries', '/v1/events', '/v1/webhooks/{id}/deliveries'].map((path) => ({
     method: 'GET',
     path,
