@@ -1,4 +1,5 @@
 import type { Currency, MinorAmount } from './money';
+import type { Metadata } from './metadata';
 import type { Attention, Failure, SandboxScenario } from './transaction';
 
 // A refund of a payin, as the service stores it. Pure: the payin workflow's Update validator uses
@@ -44,6 +45,8 @@ export interface Refund {
   /** The api_key that asked for it (audit). */
   apiKey: string | null;
   workflowId: string;
+  /** The merchant's own key/value pairs given at creation (src/domain/metadata.ts); absent: none. */
+  metadata?: Metadata;
   createdAt: Date;
   updatedAt: Date;
 }

@@ -1,5 +1,6 @@
 import type { Country, ProviderName } from './operators';
 import type { Currency, MinorAmount } from './money';
+import type { Metadata } from './metadata';
 
 // The lifecycle of a payin or payout as the service stores it.
 export const transactionKinds = ['payin', 'payout'] as const;
@@ -70,6 +71,8 @@ export interface Transaction {
    */
   requestFingerprint?: string | null;
   attention?: Attention | null;
+  /** The merchant's own key/value pairs given at creation (src/domain/metadata.ts); absent: none. */
+  metadata?: Metadata;
   createdAt: Date;
   updatedAt: Date;
 }

@@ -14,15 +14,18 @@ export const eventTypes = [
   'refund.processing',
   'refund.completed',
   'refund.failed',
+  'payout.batch.completed',
+  'statement.ready',
 ] as const;
 export type EventType = (typeof eventTypes)[number];
 export const eventType = z.enum(eventTypes);
 
 /** What kind of resource an event is about; `data` is that resource's public record. */
-export type EventSubjectKind = 'payin' | 'payout' | 'refund';
+export type EventSubjectKind = 'payin' | 'payout' | 'refund' | 'payout.batch' | 'statement';
 
+/** Everything before the last dot: `payout.batch.completed` is about a payout batch. */
 export function subjectKindOf(type: EventType): EventSubjectKind {
-  return type.slice(0, type.indexOf('.')) as EventSubjectKind;
+  return type.slice(0, type.lastIndexOf('.')) as EventSubjectKind;
 }
 
 /** The public event, identical in a webhook body, a WebSocket message and GET /v1/events. */

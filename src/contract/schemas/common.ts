@@ -3,6 +3,7 @@ import { countries, operatorCodes } from '../../domain/operators';
 import { sandboxScenarios } from '../../domain/transaction';
 import { currencies, type MajorAmount } from '../../domain/money';
 import { validNumberPattern } from '../../domain/msisdn';
+import { METADATA_KEY_MAX, METADATA_MAX_KEYS, METADATA_VALUE_MAX, type Metadata } from '../../domain/metadata';
 
 // Shared request and response building blocks; the single source of validation and types.
 export const reference = z
@@ -37,3 +38,10 @@ export const failureRecord = z.object({
   message: z.string(),
   provider: z.string().nullable(),
 });
+/**
+ * The merchant's own pairs on a creation (payins, sessions, payouts, refunds): at most 10, keys of
+ * 1 to 40 characters, string values up to 200. A bad pair answers 400 at `metadata.<key>`.
+ */
+export const metadata: z.ZodType<Metadata, Metadata> = z
+  .record(z.string().min(1).max(METADATA_KEY_MAX), z.string().max(METADATA_VALUE_MAX))
+  .refine((m) => Object.keys(m).length <= METADATA_MAX_KEYS, `at most ${METADATA_MAX_KEYS} keys`);
