@@ -18,6 +18,7 @@ import type { Country, OperatorCode } from '../domain/operators';
 import { toMinor } from '../domain/money';
 import { computeFee, splitFee, type FeeSchedule } from '../domain/fees';
 import { newId } from '../domain/ids';
+import type { Metadata } from '../domain/metadata';
 import { normalizeMsisdn } from '../domain/msisdn';
 import { belongsToAnotherOperator, predictCarrier } from '../domain/operator-prefixes';
 import { providerInfo } from '../domain/providers';
@@ -73,6 +74,8 @@ export interface PayoutInput {
   accountId?: string | undefined;
   /** `payout.` for the direct flow, '' for the flat standard shapes. */
   pathPrefix: string;
+  /** The merchant's own pairs, stored on the payout (never in its workflow's input). */
+  metadata?: Metadata | undefined;
 }
 
 const insufficient = () =>
@@ -156,6 +159,7 @@ export class PayoutService {
       payFee: true,
       sandboxScenario: input.sandboxScenario ?? null,
       failure: null,
+      ...(input.metadata ? { metadata: input.metadata } : {}),
       payout: {
         shape: input.shape,
         accountId: account!.id,
