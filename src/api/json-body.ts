@@ -7,8 +7,14 @@ import { fieldMessages, problemAt } from '../contract/field-messages';
 
 const jsonType = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
 
-/** Body size limit: the largest legitimate request is well under 2 kB. */
+/** Body size limit: the largest legitimate single request is well under 2 kB. */
 export const BODY_LIMIT = '32kb';
+/**
+ * A bulk payout holds up to 100 items, each up to about 3 kB with full metadata: the one path
+ * allowed a larger body.
+ */
+export const BULK_BODY_LIMIT = '512kb';
+const bulkPaths = new Set(['/v1/payouts/bulk']);
 
 /**
  * How deeply a body may nest objects and arrays. Our deepest request is 3 levels; 32 leaves room
@@ -35,13 +41,16 @@ export function nestsDeeperThan(value: unknown, max: number): boolean {
 }
 
 export function jsonBody(): RequestHandler[] {
-  const parse = express.json({
-    limit: BODY_LIMIT,
-    type: (req) => {
-      const type = req.headers['content-type'];
-      return !type || jsonType.test(type);
-    },
-  });
+  const parser = (limit: string) =>
+    express.json({
+      limit,
+      type: (req) => {
+        const type = req.headers['content-type'];
+        return !type || jsonType.test(type);
+      },
+    });
+  const [single, bulk] = [parser(BODY_LIMIT), parser(BULK_BODY_LIMIT)];
+  const parse: RequestHandler = (req, res, next) => (bulkPaths.has(req.path) ? bulk : single)(req, res, next);
   const requireJson: RequestHandler = (req, _res, next) => {
     const type = req.headers['content-type'];
     const hasBody = req.is('*') !== null;
