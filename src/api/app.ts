@@ -29,6 +29,8 @@ import type { PayoutService } from '../services/payout-service';
 import { payoutRoutes } from './routes/payouts';
 import type { RefundService } from '../services/refund-service';
 import { refundRoutes } from './routes/refunds';
+import { transactionRoutes } from './routes/transactions';
+import type { TransactionSearch } from '../services/transaction-search';
 import { checkoutRoutes, type CheckoutLimits } from './routes/checkout';
 import type { CheckoutService } from '../checkout/service';
 import { methodNotAllowed } from './method-not-allowed';
@@ -45,6 +47,8 @@ export interface AppDeps {
   refunds?: RefundService;
   /** Payouts (endpoints 4 to 7); omitted, the routes are absent. */
   payouts?: PayoutService;
+  /** GET /v1/transactions, the merchant's search; omitted, the route is absent. */
+  search?: TransactionSearch;
   /** The merchant ledger behind GET /v1/accounts; omitted, the routes are absent. */
   ledger?: Ledger;
   /** The hosted checkout page of payin sessions (customer-facing, no merchant credentials). */
@@ -121,6 +125,7 @@ export function createApp(deps: AppDeps): Express {
   if (deps.refunds) app.use(refundRoutes(deps.refunds));
   if (deps.payouts) app.use(payoutRoutes(deps.payouts));
   if (deps.ledger) app.use(accountRoutes(deps.ledger));
+  if (deps.search) app.use(transactionRoutes(deps.search));
   if (deps.recipients) app.use(recipientRoutes(deps.recipients.service, deps.recipients));
   app.use(providerRoutes(deps.providerHealth, deps.providerConnectorOf));
   if (deps.webhooks) app.use(webhookRoutes(deps.webhooks), eventRoutes(deps.webhooks));

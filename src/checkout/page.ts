@@ -109,7 +109,7 @@ export function renderCheckoutPage(view: CheckoutView, opts: PageOptions): strin
 <nav aria-label="${esc(t.languageSwitch)}"><a href="?lang=${other.code}" hreflang="${other.code}" lang="${other.code}">${esc(other.label)}</a></nav>
 <h1>${esc(t.asksYouToPay(merchant))}</h1>
 <p class="amount-label">${esc(t.amountLabel)}</p>
-<p class="amount" data-testid="amount">${esc(formatAmount(tx.amount, tx.currency, t.numberLocale))}</p>
+<p class="amount" data-testid="amount">${esc(formatAmount(tx.chargedAmount, tx.currency, t.numberLocale))}</p>
 <p class="ref">${esc(t.reference)} ${esc(tx.reference)}</p>
 <form id="form" novalidate${view.state.awaitingCustomer ? '' : ' hidden'}>
 <p id="form-error" class="error" role="alert"></p>

@@ -215,7 +215,8 @@ export class CheckoutService {
         operator: answer.provider,
         country: tx.country,
         msisdn,
-        amount: toMajor(tx.amount, tx.currency),
+        // What the operator collects: with payFee false the customer pays the fee too.
+        amount: toMajor(tx.chargedAmount, tx.currency),
         otp: answer.otp,
       });
       const name = offered.displayName;

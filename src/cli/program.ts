@@ -96,6 +96,25 @@ export function buildProgram(ctx: CliContext): Command {
       print(opts.json, publicMerchant(merchant), () => `Merchant ${merchant.id} is active.`);
     });
 
+  merchants
+    .command('configure')
+    .description("Change a merchant's settings; transactions made before keep the ones they were made with.")
+    .argument('<merchantId>')
+    .option('--pay-fee <who>', 'who pays payin fees when a request does not say: merchant or customer')
+    .option('--refund-window-days <days>', 'how long after success a payin stays refundable (0 to 365)')
+    .option('--json', 'print the merchant as JSON')
+    .action(async (id: string, opts: { payFee?: string; refundWindowDays?: string } & JsonFlag) => {
+      if (opts.payFee !== undefined && !['merchant', 'customer'].includes(opts.payFee))
+        throw new CliError('--pay-fee is merchant or customer');
+      const merchant = await (
+        await merchantsService()
+      ).configure(checkMerchantId(id), {
+        ...(opts.payFee !== undefined ? { payFee: opts.payFee === 'merchant' } : {}),
+        ...(opts.refundWindowDays !== undefined ? { refundWindowDays: Number(opts.refundWindowDays) } : {}),
+      });
+      print(opts.json, publicMerchant(merchant), () => `Merchant ${merchant.id} configured.`);
+    });
+
   const keys = program.command('keys').description('Rotate, revoke and list API key pairs.');
 
   keys

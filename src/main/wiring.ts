@@ -40,6 +40,7 @@ import type { PayinTiming } from '../services/transaction-workflows';
 import { buildReconciliationStores } from '../reconciliation';
 import { registerRealtime } from '../api/ws';
 import { recipientApi } from '../services/recipient-service';
+import { TransactionSearch } from '../services/transaction-search';
 
 const recipientConnectors = (ops: Operators) => ({
   sandbox: ops.sandbox,
@@ -55,6 +56,11 @@ function refundWindowOf(merchants: MerchantService): PayinTiming['refundWindowMs
     const days = (await merchants.getMerchant(merchantId))?.settings?.refundWindowDays;
     return typeof days === 'number' ? days * 86_400_000 : null;
   };
+}
+
+/** Who pays payin fees by the merchant's setting, when a request does not say (docs/fees.md). */
+function payFeeOf(merchants: MerchantService): (merchantId: string) => Promise<boolean> {
+  return async (merchantId) => (await merchants.getMerchant(merchantId))?.settings?.payFee ?? true;
 }
 
 /** How payins run, as the API and the recovery sweep both start them. */
@@ -166,6 +172,7 @@ export async function buildApi(opts: {
       payoutExpiryMs: opts.config.PAYOUT_EXPIRY,
       feeSchedule: resolveFeeSchedule(opts.config.FEE_SCHEDULE),
     }),
+    search: new TransactionSearch({ transactions, refunds }),
     refunds: new RefundService({
       transactions,
       refunds,
@@ -184,6 +191,7 @@ export async function buildApi(opts: {
       publicBaseUrl: opts.config.PUBLIC_BASE_URL,
       otps,
       providerHealth,
+      payFeeOf: payFeeOf(merchants),
     }),
     checkout: new CheckoutService({
       transactions,

@@ -18,6 +18,8 @@ export const merchantNameSchema = z
 export const merchantSettingsSchema = z.strictObject({
   /** How long after success a payin stays refundable; the interface gives 7 days as its example. */
   refundWindowDays: z.number().int().min(0).max(365).default(7),
+  /** Who pays payin fees when a request does not say: true, the merchant (docs/fees.md). */
+  payFee: z.boolean().default(true),
 });
 export type MerchantSettings = z.infer<typeof merchantSettingsSchema>;
 

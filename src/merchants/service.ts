@@ -17,6 +17,7 @@ import {
   type ApiCredential,
   type IssuedCredentials,
   type Merchant,
+  type MerchantSettings,
 } from './merchant';
 import {
   deploymentModel,
@@ -198,6 +199,15 @@ export class MerchantService {
 
   async reactivateMerchant(merchantId: string): Promise<Merchant> {
     return this.setStatus(merchantOfScope(merchantId), 'active');
+  }
+
+  /** Changes some settings (both modes share them); new transactions take them, made ones keep theirs. */
+  async configure(merchantId: string, change: Partial<MerchantSettings>): Promise<Merchant> {
+    const id = merchantOfScope(merchantId);
+    const current = await this.requireMerchant(id);
+    const settings = merchantSettingsSchema.parse({ ...current.settings, ...change });
+    await this.merchants.updateOne({ _id: id }, { $set: { settings, updatedAt: new Date() } }).exec();
+    return (await this.getMerchant(id)) ?? current;
   }
 
   /**

@@ -17,7 +17,7 @@ const merchantSchema = new Schema<MerchantDoc>(
     id: { type: String, required: true },
     name: { type: String, required: true },
     status: { type: String, required: true },
-    settings: { refundWindowDays: { type: Number, required: true } },
+    settings: { refundWindowDays: { type: Number, required: true }, payFee: { type: Boolean } },
     createdAt: { type: Date, required: true },
     updatedAt: { type: Date, required: true },
   },

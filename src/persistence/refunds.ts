@@ -1,4 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
+import type { Metadata } from '../domain/metadata';
+import { TransactionIndex } from './transaction-index';
 import type { Refund, RefundStatus, RefundTransactionStatus } from '../domain/refund';
 import type { Attention, Failure, Transaction } from '../domain/transaction';
 import { StateVersions } from './state-versions';
@@ -39,6 +41,7 @@ const refundSchema = new Schema<RefundDoc>(
     idempotencyKey: { type: String, default: null },
     requestFingerprint: { type: String, default: undefined },
     attention: { type: Schema.Types.Mixed, default: undefined },
+    metadata: { type: Schema.Types.Mixed, default: undefined },
     apiKey: { type: String, default: null },
     workflowId: { type: String, required: true },
     createdAt: { type: Date, required: true },
@@ -68,13 +71,36 @@ export interface RefundProgress {
 export const refundStateSeq = { completed: 1, failed: 1, reversed: 2 } as const;
 export type RefundFinalProgress = RefundProgress & { status: keyof typeof refundStateSeq };
 
+// A refund's metadata waits here, by the refund id the API chose, for the activity that stores the
+// refund: the merchant's pairs may be personal and so never travel in the payin workflow's Update.
+const pendingMetadataSchema = new Schema(
+  { _id: { type: String, required: true }, metadata: { type: Schema.Types.Mixed, required: true } },
+  { versionKey: false, minimize: false, collection: 'refund_metadata' },
+);
+
 export class RefundStore {
   private readonly versions: StateVersions;
   private readonly externalRefs: RefundExternalRefs;
+  private readonly pendingMetadata: Model<{ _id: string; metadata: Metadata }>;
+  private readonly index: TransactionIndex;
 
   constructor(private readonly model: RefundModel) {
     this.versions = new StateVersions(model.db, 'refund_states');
     this.externalRefs = RefundExternalRefs.on(model.db);
+    this.index = TransactionIndex.on(model.db);
+    this.pendingMetadata =
+      (model.db.models.RefundMetadata as Model<{ _id: string; metadata: Metadata }> | undefined) ??
+      model.db.model<{ _id: string; metadata: Metadata }>('RefundMetadata', pendingMetadataSchema);
+  }
+
+  /** Keeps a refund's metadata until openRefund stores the refund with it (idempotent by refund id). */
+  async putMetadata(refundId: string, metadata: Metadata): Promise<void> {
+    await this.pendingMetadata.replaceOne({ _id: refundId }, { metadata }, { upsert: true }).exec();
+  }
+
+  /** The metadata the API kept for this refund id, if any. */
+  async metadataFor(refundId: string): Promise<Metadata | undefined> {
+    return (await this.pendingMetadata.findById(refundId).lean().exec())?.metadata;
   }
 
   static on(conn: Connection): RefundStore {
@@ -84,7 +110,7 @@ export class RefundStore {
   }
 
   async init(): Promise<void> {
-    await this.model.init();
+    await Promise.all([this.model.init(), this.index.init()]);
     await this.externalRefs.init(() =>
       this.model
         .find({}, { id: 1, merchantId: 1, payinId: 1, externalReference: 1 })
@@ -93,8 +119,14 @@ export class RefundStore {
     );
   }
 
-  /** Inserts once: a retried insert of the same refund id answers the stored one. */
-  async insertOrGet(refund: Refund): Promise<Refund> {
+  /**
+   * Inserts once: a retried insert of the same refund id answers the stored one. `listedAs` (its
+   * payin's country and provider) places it in the search lists (src/persistence/transaction-index.ts).
+   */
+  async insertOrGet(
+    refund: Refund,
+    listedAs?: { country: string; provider: string | null },
+  ): Promise<Refund> {
     // The externalReference first (src/persistence/refund-external-refs.ts): held by another refund,
     // nothing is stored, as the unique index would refuse it.
     const holder = await this.externalRefs.claim(
@@ -105,6 +137,7 @@ export class RefundStore {
     );
     if (holder !== refund.id)
       throw Object.assign(new Error(`externalReference held by refund ${holder}`), { code: 11000 });
+    if (listedAs) await this.index.add({ ...refund, ...listedAs, kind: 'refund' });
     try {
       await this.model.create({ _id: refund.id, ...refund });
       return refund;

@@ -1,4 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
+import { TransactionIndex } from './transaction-index';
 import type { Transaction } from '../domain/transaction';
 import { StateVersions } from './state-versions';
 
@@ -42,6 +43,7 @@ const transactionSchema = new Schema<StoredTransaction>(
     },
     payout: { type: Schema.Types.Mixed, default: undefined },
     refundIds: { type: [String], default: undefined },
+    metadata: { type: Schema.Types.Mixed, default: undefined },
     attention: { type: Schema.Types.Mixed, default: undefined },
     workflowId: { type: String, required: true },
     idempotencyKey: { type: String, default: null },
@@ -97,12 +99,15 @@ const isDuplicateKey = (err: unknown) => (err as { code?: number }).code === 110
 
 export class TransactionStore {
   private readonly versions: StateVersions;
+  /** The lists GET /v1/transactions walks (src/persistence/transaction-index.ts). */
+  readonly index: TransactionIndex;
 
   constructor(
     private readonly model: TransactionModel,
     private readonly refs: RefModel,
   ) {
     this.versions = new StateVersions(model.db, 'transaction_states');
+    this.index = TransactionIndex.on(model.db);
   }
 
   static on(conn: Connection): TransactionStore {
@@ -110,7 +115,11 @@ export class TransactionStore {
   }
 
   async init(): Promise<void> {
-    await Promise.all([this.model.init(), this.refs.init()]);
+    await Promise.all([this.model.init(), this.refs.init(), this.index.init()]);
+  }
+
+  private join(tx: Transaction): Promise<void> {
+    return this.index.add({ ...tx, kind: tx.kind });
   }
 
   /**
@@ -130,10 +139,17 @@ export class TransactionStore {
         .exec();
       if (!claim) throw err;
       const existing = await this.findById(claim.id);
-      if (existing) return { created: false, transaction: existing };
+      if (existing) {
+        // A retry: the first attempt may have stopped before it joined the lists.
+        await this.join(existing);
+        return { created: false, transaction: existing };
+      }
       id = claim.id;
     }
     const stored: Transaction = { ...tx, id };
+    // Listed before it is stored: a crash in between leaves a member readers skip, never a
+    // transaction no search finds.
+    await this.join(stored);
     try {
       await this.model.create({ ...stored, _id: id });
       return { created: true, transaction: stored };
@@ -190,6 +206,11 @@ export class TransactionStore {
   async applyState(id: string, seq: number, changes: TransactionStateChanges): Promise<boolean> {
     const doc = await this.model.findOne({ _id: id }, { stateSeq: 1 }).lean<{ stateSeq?: number }>().exec();
     if (!doc) throw new Error(`transaction ${id} not found`);
+    // A session learns its provider when the customer confirms: it joins that provider's list then.
+    if (changes.provider) {
+      const tx = await this.findById(id);
+      if (tx) await this.index.add(tx, [{ by: 'provider', value: changes.provider }]);
+    }
     return this.versions.apply(id, doc.stateSeq ?? 0, seq, { ...changes, updatedAt: new Date() }, (set) =>
       this.model.updateOne({ _id: id }, { $set: set }).exec(),
     );

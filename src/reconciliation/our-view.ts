@@ -21,7 +21,8 @@ export async function transactionView(ledger: Ledger, tx: Transaction): Promise<
     merchantId: tx.merchantId,
     reference: tx.reference,
     status: tx.status,
-    amount: tx.amount,
+    // A payin's operator collected chargedAmount (amount + fee when the customer pays the fee).
+    amount: tx.kind === 'payin' ? tx.chargedAmount : tx.amount,
     currency: tx.currency,
     fee: tx.fee,
     failureCode: tx.failure?.code ?? null,

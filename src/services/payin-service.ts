@@ -54,6 +54,8 @@ export interface PayinServiceDeps {
   otps?: OtpStore | undefined;
   /** Provider states: a payin to a closed provider is refused (503). Unset: every provider is open. */
   providerHealth?: PayinStateReader | undefined;
+  /** Who pays payin fees by the merchant's setting (a request's `payFee` wins). Unset: the merchant. */
+  payFeeOf?: ((merchantId: string) => Promise<boolean>) | undefined;
 }
 
 export class PayinService {
@@ -127,11 +129,12 @@ export class PayinService {
       customer: { name: body.customerName ?? '', phoneNumber: phone },
       // Providers that redirect the customer (Wave's checkout) send them back here.
       ...(body.action ? { action: body.action } : {}),
+      ...(body.metadata ? { metadata: body.metadata } : {}),
       country: payin.country,
       provider,
       currency,
       amount,
-      ...this.pricing(payin.provider, payin.country, amount, currency),
+      ...this.pricing(payin.provider, payin.country, amount, currency, await this.payFee(merchantId, body)),
       sandboxScenario: body.sandboxScenario ?? null,
       failure: null,
       workflowId: transactionWorkflowId('payin', merchantId, body.reference),
@@ -213,10 +216,11 @@ export class PayinService {
       provider: null,
       currency,
       amount,
-      ...this.pricing(null, body.country, amount, currency),
+      ...this.pricing(null, body.country, amount, currency, await this.payFee(merchantId, body)),
       sandboxScenario: body.sandboxScenario ?? null,
       failure: null,
       action: { successUrl: body.action.successUrl, failureUrl: body.action.failureUrl },
+      ...(body.metadata ? { metadata: body.metadata } : {}),
       workflowId: transactionWorkflowId('payin', merchantId, body.reference),
       idempotencyKey: opts.idempotencyKey ?? null,
       requestFingerprint: opts.requestFingerprint ?? null,
@@ -237,13 +241,24 @@ export class PayinService {
     return (await this.deps.otps.put(otp)).id;
   }
 
+  /** The request's choice, else the merchant's setting, else the merchant bears the fee. */
+  private async payFee(merchantId: string, body: { payFee?: boolean | undefined }): Promise<boolean> {
+    return body.payFee ?? (await this.deps.payFeeOf?.(merchantId)) ?? true;
+  }
+
   /**
-   * Fee and charged amount from the fee schedule. The merchant bears payin fees (payFee true):
-   * the customer pays `amount`, the merchant is credited amount - fee (docs/fees.md). A session's
-   * operator is unknown at creation, so its fee is the country's.
+   * Fee and charged amount from the fee schedule (docs/fees.md). payFee true, the merchant bears
+   * the fee: the customer pays `amount`, the merchant is credited amount - fee. payFee false, the
+   * customer pays amount + fee (what the operator collects) and the merchant is credited `amount`.
+   * A session's operator is unknown at creation, so its fee is the country's.
    */
-  private pricing(provider: OperatorCode | null, country: Country, amount: number, currency: Currency) {
-    const payFee = true;
+  private pricing(
+    provider: OperatorCode | null,
+    country: Country,
+    amount: number,
+    currency: Currency,
+    payFee: boolean,
+  ) {
     const fee = computeFee('payin', provider, country, amount, currency, this.deps.feeSchedule);
     return { fee, chargedAmount: splitFee('payin', amount, fee, payFee).chargedAmount, payFee };
   }

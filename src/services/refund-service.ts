@@ -114,6 +114,7 @@ export class RefundService {
     }
 
     const refundId = newId('rf');
+    if (body.metadata) await this.deps.refunds.putMetadata(refundId, body.metadata);
     let accepted: { refundId: string };
     try {
       const handle = this.deps.temporal.workflow.getHandle(payin.workflowId);

@@ -80,7 +80,8 @@ export function directCollectionOf(tx: Transaction, otpId?: string): PayinCollec
     operator: operatorOf(tx.provider),
     country: tx.country,
     msisdn: tx.customer.phoneNumber,
-    amount: tx.amount,
+    // What the customer pays: amount + fee when the customer bears the fee (docs/fees.md).
+    amount: tx.chargedAmount,
     currency: tx.currency,
     ...(otpId ? { otpId } : {}),
     sandboxScenario: tx.sandboxScenario,
@@ -119,7 +120,9 @@ export class TransactionWorkflows {
       flow: tx.flow === 'session' ? 'session' : 'direct',
       country: tx.country,
       currency: tx.currency,
-      amount: tx.amount,
+      // What the operator collects and what refunds are bounded by: the amount the customer paid
+      // (amount + fee when the customer pays the fee, docs/fees.md).
+      amount: tx.chargedAmount,
       sandboxScenario: tx.sandboxScenario,
       collection,
       timing: {

@@ -11,6 +11,7 @@ import './operations/platform';
 import './operations/public';
 import './operations/recipient';
 import './operations/provider-callbacks';
+import './operations/transactions';
 
 // Assembles the OpenAPI 3.1 document from the declared operations and their zod schemas. JSON
 // Schema 2020-12 is OpenAPI 3.1's own dialect, so zod's output goes in as it is, minus the few
@@ -177,7 +178,14 @@ export function buildOpenApiDocument(): Json {
     if (op.query) {
       const q = toJson(op.query, 'input') as { properties?: Record<string, Json>; required?: string[] };
       for (const [name, schema] of Object.entries(q.properties ?? {}))
-        parameters.push({ name, in: 'query', required: q.required?.includes(name) ?? false, schema });
+        parameters.push({
+          name,
+          in: 'query',
+          required: q.required?.includes(name) ?? false,
+          schema,
+          // An object (metadata) travels as `name[key]=value` pairs.
+          ...((schema as { type?: string }).type === 'object' ? { style: 'deepObject', explode: true } : {}),
+        });
     }
     if (op.idempotent) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
     parameters.push({ $ref: '#/components/parameters/AcceptLanguage' });
@@ -283,6 +291,7 @@ export function buildOpenApiDocument(): Json {
       'Payins',
       'Payouts',
       'Refunds',
+      'Transactions',
       'Accounts',
       'Providers',
       'Webhooks',

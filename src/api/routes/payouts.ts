@@ -24,6 +24,7 @@ export function payoutRoutes(payouts: PayoutService): Router {
         reference: body.reference,
         sandboxScenario: body.sandboxScenario,
         customerName: body.customerName,
+        metadata: body.metadata,
         ...body.payout,
         pathPrefix: 'payout.',
       },

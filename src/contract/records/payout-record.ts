@@ -46,6 +46,7 @@ export function toAccountPayoutRecord(tx: Transaction): AccountPayoutRecord {
     createdAt: new Date(tx.createdAt).toISOString(),
     livemode: isLiveScope(tx.merchantId),
     failure: tx.failure ?? null,
+    metadata: tx.metadata ?? {},
   };
 }
 

@@ -26,5 +26,6 @@ export function toRefundRecord(r: Refund): RefundRecord {
       processedAt: r.processedAt ? new Date(r.processedAt).toISOString() : null,
     },
     failure: r.failure ?? null,
+    metadata: r.metadata ?? {},
   };
 }

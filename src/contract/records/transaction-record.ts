@@ -42,5 +42,6 @@ export function toTransactionRecord(
           refunds: refunds.refunds.map(toRefundRecord),
         }
       : {}),
+    metadata: tx.metadata ?? {},
   };
 }

@@ -3,7 +3,12 @@ import { countries, operatorCodes } from '../../domain/operators';
 import { sandboxScenarios } from '../../domain/transaction';
 import { currencies, type MajorAmount } from '../../domain/money';
 import { validNumberPattern } from '../../domain/msisdn';
-import { METADATA_KEY_MAX, METADATA_MAX_KEYS, METADATA_VALUE_MAX, type Metadata } from '../../domain/metadata';
+import {
+  METADATA_KEY_MAX,
+  METADATA_MAX_KEYS,
+  METADATA_VALUE_MAX,
+  type Metadata,
+} from '../../domain/metadata';
 
 // Shared request and response building blocks; the single source of validation and types.
 export const reference = z
@@ -45,3 +50,10 @@ export const failureRecord = z.object({
 export const metadata: z.ZodType<Metadata, Metadata> = z
   .record(z.string().min(1).max(METADATA_KEY_MAX), z.string().max(METADATA_VALUE_MAX))
   .refine((m) => Object.keys(m).length <= METADATA_MAX_KEYS, `at most ${METADATA_MAX_KEYS} keys`);
+
+/**
+ * Who bears a payin's fee: true, the merchant (the customer pays `amount`, the merchant gets
+ * amount - fee); false, the customer (charged amount + fee, the merchant gets `amount`). Absent: the
+ * merchant's setting, true unless changed (docs/fees.md).
+ */
+export const payFee = z.boolean();

@@ -6,7 +6,9 @@ import {
   country,
   currency,
   customerName,
+  metadata,
   msisdn,
+  payFee,
   provider,
   reference,
   sandboxScenario,
@@ -44,6 +46,8 @@ export const directPayinRequest = z.strictObject({
       }
     }),
   action,
+  payFee: payFee.optional(),
+  metadata: metadata.optional(),
 });
 export type DirectPayinRequest = z.infer<typeof directPayinRequest>;
 

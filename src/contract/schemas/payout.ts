@@ -3,6 +3,7 @@ import {
   country,
   customerName,
   failureRecord,
+  metadata,
   msisdn,
   provider,
   reference,
@@ -25,6 +26,7 @@ export const directPayoutRequest = z.strictObject({
     provider: provider.optional(),
     country,
   }),
+  metadata: metadata.optional(),
 });
 export type DirectPayoutRequest = z.infer<typeof directPayoutRequest>;
 
@@ -37,6 +39,7 @@ export const standardPayoutRequest = z.strictObject({
   country,
   customerName: customerName.optional(),
   provider: provider.optional(),
+  metadata: metadata.optional(),
 });
 
 /** Endpoint 6, shape B: debits the named account (main or sub-account, `acc_…`). */
@@ -49,6 +52,7 @@ export const accountPayoutRequest = z.strictObject({
   country,
   customerName,
   provider: provider.optional(),
+  metadata: metadata.optional(),
 });
 
 export type AccountPayoutRequest = z.infer<typeof accountPayoutRequest>;
@@ -88,5 +92,7 @@ export const accountPayoutRecord = z.object({
   /** Whether it was made with a live key (real money) or a test key (the sandbox). */
   livemode: z.boolean(),
   failure: failureRecord.nullable(),
+  /** The merchant's pairs given at creation; {} when none. */
+  metadata: z.record(z.string(), z.string()),
 });
 export type AccountPayoutRecord = z.infer<typeof accountPayoutRecord>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { MajorAmount } from '../../domain/money';
-import { failureRecord, reference, sandboxScenario } from './common';
+import { failureRecord, metadata, reference, sandboxScenario } from './common';
 
 /** Endpoint 8: POST /v1/payin/{reference}/refund. Without `amount`, the whole remainder is refunded. */
 export const refundRequest = z.strictObject({
@@ -9,6 +9,7 @@ export const refundRequest = z.strictObject({
   reason: z.string().trim().min(1).max(500),
   externalReference: reference,
   sandboxScenario: sandboxScenario.optional(),
+  metadata: metadata.optional(),
 });
 export type RefundRequest = z.infer<typeof refundRequest>;
 
@@ -35,5 +36,7 @@ export const refundRecord = z.object({
     processedAt: z.string().nullable(),
   }),
   failure: failureRecord.nullable(),
+  /** The merchant's pairs given at creation; {} when none. */
+  metadata: z.record(z.string(), z.string()),
 });
 export type RefundRecord = z.infer<typeof refundRecord>;

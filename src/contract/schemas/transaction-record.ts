@@ -29,5 +29,7 @@ export const transactionRecord = z.object({
   /** Payin status read: the amount refunded so far (completed refunds) and every refund, oldest first. */
   refundedAmount: z.number().optional(),
   refunds: z.array(refundRecord).optional(),
+  /** The merchant's pairs given at creation; {} when none. */
+  metadata: z.record(z.string(), z.string()),
 });
 export type TransactionRecord = z.infer<typeof transactionRecord>;

@@ -9,6 +9,9 @@ export const directPayinExample = {
   customerName: 'Awa Koné',
   payin: { amount: 5000, msisdn: '+2250500000001', provider: 'MTN', country: 'CI' },
   action,
+  // The customer pays the fee: the operator collects 5075, the merchant is credited 5000.
+  payFee: false,
+  metadata: { orderId: '1001', channel: 'web' },
 };
 
 export const payinRecordExample = {
@@ -31,6 +34,7 @@ export const payinRecordExample = {
   currency: 'XOF',
   failure: null,
   ussdCode: '*133#',
+  metadata: { orderId: '1001', channel: 'web' },
 };
 
 export const sessionExample = {
@@ -48,6 +52,10 @@ export const sessionRecordExample = {
   mobileMoney: undefined,
   isDirect: false,
   ussdCode: undefined,
+  // The merchant's default (payFee true): the customer pays 5000, the merchant is credited 4925.
+  payFee: true,
+  chargedAmount: 5000,
+  metadata: {},
   customer: { name: 'Awa Koné', phoneNumber: '+2250700000001' },
   paymentUrl: 'https://pay.example/checkout/pr_0a1b2c3d4e5f60718293a4b5',
 };
@@ -56,6 +64,7 @@ export const directPayoutExample = {
   reference: 'payout-2001',
   customerName: 'Yao Kouassi',
   payout: { amount: 10000, msisdn: '+2250700000002', provider: 'ORANGE', country: 'CI' },
+  metadata: { batch: 'salaries-2026-11' },
 };
 
 export const payoutRecordExample = {
@@ -71,7 +80,9 @@ export const payoutRecordExample = {
   amount: 10000,
   fee: 100,
   chargedAmount: 10100,
+  payFee: true,
   ussdCode: undefined,
+  metadata: { batch: 'salaries-2026-11' },
 };
 
 /** A payout cancelled before it was sent (POST …/payout/{reference}/cancel). */
@@ -112,12 +123,14 @@ export const accountPayoutRecordExample = {
   createdAt,
   livemode: false,
   failure: null,
+  metadata: {},
 };
 
 export const refundExample = {
   amount: 2000,
   reason: 'Item out of stock',
   externalReference: 'refund-1001-1',
+  metadata: { ticket: 'SUP-4410' },
 };
 
 export const refundRecordExample = {
@@ -137,6 +150,7 @@ export const refundRecordExample = {
   livemode: false,
   transaction: { reference: 'tr_3d4e5f60718293a4b5c6d7e8', status: 'pending', processedAt: null },
   failure: null,
+  metadata: { ticket: 'SUP-4410' },
 };
 
 export const accountExample = {

@@ -1,0 +1,109 @@
+import { createHash } from 'node:crypto';
+import type { Connection } from 'mongoose';
+import { ReadChains, type ChainEntry, type WalkResult } from './read-chains';
+import type { Metadata } from '../domain/metadata';
+
+// The read model of GET /v1/transactions: one read chain (src/persistence/read-chains.ts) per list a
+// search may start from, so a page costs the same `_id` reads however many transactions are stored.
+// Each payin, payout and refund joins its merchant's list of everything and the lists of its type,
+// country, provider and each metadata pair; a query walks the most selective of those and checks the
+// rest on the records. Joining is idempotent (one place per member and list), so the stores join
+// before they insert: a retry joins nothing twice, and a member whose insert lost (a duplicate
+// reference) is skipped by readers, as its record does not exist.
+
+export type SearchableKind = 'payin' | 'payout' | 'refund';
+
+export interface IndexMember {
+  kind: SearchableKind;
+  id: string;
+}
+
+/** What places a transaction or refund in the lists. */
+export interface Indexable extends IndexMember {
+  /** The scope of the merchant's mode (test and live never share a list). */
+  merchantId: string;
+  createdAt: Date;
+  country: string;
+  provider: string | null;
+  metadata?: Metadata | undefined;
+}
+
+/** A list a search walks: by one criterion, or everything of the merchant. */
+export type IndexList =
+  | { by: 'all' }
+  | { by: 'type'; value: SearchableKind }
+  | { by: 'country'; value: string }
+  | { by: 'provider'; value: string }
+  | { by: 'metadata'; key: string; value: string };
+
+// Metadata values run to 200 characters: their lists are named by a digest, not the text.
+const pairDigest = (key: string, value: string) =>
+  createHash('sha256')
+    .update(JSON.stringify([key, value]))
+    .digest('base64url')
+    .slice(0, 27);
+
+export function streamOf(merchantId: string, list: IndexList): string {
+  switch (list.by) {
+    case 'all':
+      return `${merchantId}|all`;
+    case 'metadata':
+      return `${merchantId}|metadata:${pairDigest(list.key, list.value)}`;
+    default:
+      return `${merchantId}|${list.by}:${list.value}`;
+  }
+}
+
+export function listsOf(x: Omit<Indexable, 'id' | 'createdAt'>): IndexList[] {
+  return [
+    { by: 'all' },
+    { by: 'type', value: x.kind },
+    { by: 'country', value: x.country },
+    ...(x.provider ? [{ by: 'provider' as const, value: x.provider }] : []),
+    ...Object.entries(x.metadata ?? {}).map(([key, value]) => ({ by: 'metadata' as const, key, value })),
+  ];
+}
+
+export class TransactionIndex {
+  constructor(private readonly chains: ReadChains<IndexMember>) {}
+
+  static on(conn: Connection): TransactionIndex {
+    return new TransactionIndex(new ReadChains<IndexMember>(conn, 'transaction_index'));
+  }
+
+  async init(): Promise<void> {
+    await this.chains.init();
+  }
+
+  /** Joins every list of the member (or only `lists`): idempotent, in parallel. */
+  async add(x: Indexable, lists: IndexList[] = listsOf(x)): Promise<void> {
+    const member: IndexMember = { kind: x.kind, id: x.id };
+    await Promise.all(
+      lists.map((l) =>
+        this.chains.append(streamOf(x.merchantId, l), `${x.kind}:${x.id}`, x.createdAt, member),
+      ),
+    );
+  }
+
+  /** Newest first below `before`: entries for which `keep` holds, reading at most `budget` positions. */
+  async walk(
+    merchantId: string,
+    list: IndexList,
+    opts: { before?: number; limit: number; budget: number; stopBelow?: Date },
+  ): Promise<WalkResult<IndexMember>> {
+    const stopBelow = opts.stopBelow?.getTime();
+    return this.chains.walkDown(streamOf(merchantId, list), {
+      ...(opts.before !== undefined ? { before: opts.before } : {}),
+      limit: opts.limit,
+      budget: opts.budget,
+      ...(stopBelow !== undefined
+        ? { stop: (e: ChainEntry<IndexMember>) => new Date(e.at).getTime() < stopBelow }
+        : {}),
+    });
+  }
+
+  /** The position just above the last entry created before `bound` (a walk's `before` for a `to`). */
+  async startBelow(merchantId: string, list: IndexList, bound: Date): Promise<number> {
+    return (await this.chains.lastBefore(streamOf(merchantId, list), bound)) + 1;
+  }
+}
