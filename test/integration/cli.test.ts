@@ -186,6 +186,17 @@ describe('operator CLI (npx payments)', () => {
     );
   });
 
+  it("configures who pays a merchant's payin fees", async () => {
+    const r = await run('merchants', 'configure', first.merchantId, '--pay-fee', 'customer', '--json');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).settings).toMatchObject({ payFee: false, refundWindowDays: 7 });
+    expect((await merchants.getMerchant(first.merchantId))?.settings.payFee).toBe(false);
+    expectFailure(
+      await run('merchants', 'configure', first.merchantId, '--pay-fee', 'nobody'),
+      /merchant or customer/,
+    );
+  });
+
   it('fails with one line on stderr and a non-zero exit code', async () => {
     const unknown = 'mer_000000000000000000000000';
     const [noMerchant, badCurrency, fraction, missing, unreachable] = await Promise.all([
