@@ -590,6 +590,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/transactions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List and search transactions
+     * @description Your payins, payouts and refunds, newest first (by `createdAt`; `from` inclusive, `to` exclusive). Each item is the record its own read endpoint returns (`type` says which). Filters combine; `metadata[key]=value` may be given several times (every pair must match). `reference` is exact: the merchant's reference of a payin or payout, or a refund's `rf_` reference. A page reads a bounded number of entries whatever is stored, so with rare filters it may hold fewer than `limit` items while `nextCursor` still continues; the list is done when `nextCursor` is null. A cursor belongs to the filters it was issued with.
+     */
+    get: operations['listTransactions'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/webhooks': {
     parameters: {
       query?: never;
@@ -799,6 +819,23 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'payout.batch.completed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** payout.batch.completed delivered to your endpoint */
+    post: operations['webhook_payout_batch.completed'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   'payout.completed': {
     parameters: {
       query?: never;
@@ -884,6 +921,23 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'statement.ready': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** statement.ready delivered to your endpoint */
+    post: operations['webhook_statement_ready'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface components {
   schemas: {
@@ -908,6 +962,9 @@ export interface components {
       /** @enum {string} */
       country: 'CI' | 'CM';
       customerName: string;
+      metadata?: {
+        [key: string]: string;
+      };
       msisdn: string;
       /** @enum {string} */
       provider?: 'ORANGE' | 'MTN' | 'MOOV' | 'WAVE';
@@ -956,6 +1013,8 @@ export interface components {
         | 'refund.processing'
         | 'refund.completed'
         | 'refund.failed'
+        | 'payout.batch.completed'
+        | 'statement.ready'
       )[];
       /** Format: uri */
       url: string;
@@ -977,7 +1036,9 @@ export interface components {
           | 'payout.completed'
           | 'refund.processing'
           | 'refund.completed'
-          | 'refund.failed';
+          | 'refund.failed'
+          | 'payout.batch.completed'
+          | 'statement.ready';
         latencyMs: number;
         statusCode: number | null;
         succeeded: boolean;
@@ -995,6 +1056,10 @@ export interface components {
         successUrl: string;
       };
       customerName?: string;
+      metadata?: {
+        [key: string]: string;
+      };
+      payFee?: boolean;
       payin: {
         amount: number;
         /** @enum {string} */
@@ -1012,6 +1077,9 @@ export interface components {
     };
     DirectPayoutRequest: {
       customerName?: string;
+      metadata?: {
+        [key: string]: string;
+      };
       payout: {
         amount: number;
         /** @enum {string} */
@@ -1058,7 +1126,9 @@ export interface components {
         | 'payout.completed'
         | 'refund.processing'
         | 'refund.completed'
-        | 'refund.failed';
+        | 'refund.failed'
+        | 'payout.batch.completed'
+        | 'statement.ready';
     };
     EventPage: {
       data: components['schemas']['Event'][];
@@ -1120,10 +1190,24 @@ export interface components {
       /** @enum {string} */
       country: 'CI' | 'CM';
       customerName?: string;
+      metadata?: {
+        [key: string]: string;
+      };
       msisdn: string;
+      payFee?: boolean;
       reference: string;
       /** @enum {string} */
       sandboxScenario?: 'completed' | 'failed' | 'pending';
+    };
+    PayoutBatchCompletedEvent: {
+      createdAt: string;
+      data: {
+        [key: string]: unknown;
+      };
+      id: string;
+      livemode: boolean;
+      /** @constant */
+      type: 'payout.batch.completed';
     };
     PayoutCompletedEvent: {
       createdAt: string;
@@ -1146,6 +1230,9 @@ export interface components {
             } | null;
             fee: number;
             livemode: boolean;
+            metadata: {
+              [key: string]: string;
+            };
             phoneNumber: string;
             reference: string;
             /** @enum {string} */
@@ -1192,6 +1279,9 @@ export interface components {
             } | null;
             fee: number;
             livemode: boolean;
+            metadata: {
+              [key: string]: string;
+            };
             phoneNumber: string;
             reference: string;
             /** @enum {string} */
@@ -1350,6 +1440,9 @@ export interface components {
       } | null;
       fee: number;
       livemode: boolean;
+      metadata: {
+        [key: string]: string;
+      };
       originalReference: string;
       reason: string;
       reference: string;
@@ -1369,6 +1462,9 @@ export interface components {
     RefundRequest: {
       amount?: number;
       externalReference: string;
+      metadata?: {
+        [key: string]: string;
+      };
       reason: string;
       /** @enum {string} */
       sandboxScenario?: 'completed' | 'failed' | 'pending';
@@ -1387,6 +1483,8 @@ export interface components {
         | 'refund.processing'
         | 'refund.completed'
         | 'refund.failed'
+        | 'payout.batch.completed'
+        | 'statement.ready'
       )[];
       id: string;
       livemode: boolean;
@@ -1406,6 +1504,9 @@ export interface components {
       /** @enum {string} */
       country: 'CI' | 'CM';
       customerName?: string;
+      metadata?: {
+        [key: string]: string;
+      };
       msisdn: string;
       /** @enum {string} */
       provider?: 'ORANGE' | 'MTN' | 'MOOV' | 'WAVE';
@@ -1432,6 +1533,9 @@ export interface components {
           } | null;
           fee: number;
           livemode: boolean;
+          metadata: {
+            [key: string]: string;
+          };
           phoneNumber: string;
           reference: string;
           /** @enum {string} */
@@ -1452,6 +1556,63 @@ export interface components {
           /** @constant */
           type: 'payout';
         };
+    StatementReadyEvent: {
+      createdAt: string;
+      data: {
+        [key: string]: unknown;
+      };
+      id: string;
+      livemode: boolean;
+      /** @constant */
+      type: 'statement.ready';
+    };
+    TransactionPage: {
+      data: (
+        | components['schemas']['TransactionRecord']
+        | {
+            amount: number;
+            chargedAmount: number;
+            confirmationRequired: boolean;
+            /** @enum {string} */
+            confirmationStatus: 'none' | 'pending' | 'accepted' | 'declined';
+            createdAt: string;
+            currency: string;
+            customerName: string;
+            customerReference: string;
+            failure: {
+              code: string;
+              message: string;
+              provider: string | null;
+            } | null;
+            fee: number;
+            livemode: boolean;
+            metadata: {
+              [key: string]: string;
+            };
+            phoneNumber: string;
+            reference: string;
+            /** @enum {string} */
+            status: 'pending' | 'processing' | 'processed' | 'completed' | 'failed' | 'reversed' | 'expired';
+            transaction:
+              | Record<string, never>
+              | {
+                  amount: string;
+                  chargedAmount: string;
+                  currency: string;
+                  fees: string;
+                  phoneNumber: string;
+                  processedAt: string;
+                  reference: string;
+                  /** @enum {string} */
+                  status: 'completed' | 'failed' | 'pending';
+                };
+            /** @constant */
+            type: 'payout';
+          }
+        | components['schemas']['RefundRecord']
+      )[];
+      nextCursor: string | null;
+    };
     TransactionRecord: {
       amount: number;
       chargedAmount: number;
@@ -1473,6 +1634,9 @@ export interface components {
       id: string;
       isDirect: boolean;
       livemode: boolean;
+      metadata: {
+        [key: string]: string;
+      };
       mobileMoney?: {
         provider: {
           name: string;
@@ -1502,6 +1666,8 @@ export interface components {
         | 'refund.processing'
         | 'refund.completed'
         | 'refund.failed'
+        | 'payout.batch.completed'
+        | 'statement.ready'
       )[];
       id: string;
       livemode: boolean;
@@ -1527,6 +1693,8 @@ export interface components {
         | 'refund.processing'
         | 'refund.completed'
         | 'refund.failed'
+        | 'payout.batch.completed'
+        | 'statement.ready'
       )[];
       id: string;
       livemode: boolean;
@@ -3805,6 +3973,11 @@ export interface operations {
          *       "action": {
          *         "successUrl": "https://shop.example/ok",
          *         "failureUrl": "https://shop.example/ko"
+         *       },
+         *       "payFee": false,
+         *       "metadata": {
+         *         "orderId": "1001",
+         *         "channel": "web"
          *       }
          *     }
          */
@@ -3856,7 +4029,11 @@ export interface operations {
            *       "chargedAmount": 5075,
            *       "currency": "XOF",
            *       "failure": null,
-           *       "ussdCode": "*133#"
+           *       "ussdCode": "*133#",
+           *       "metadata": {
+           *         "orderId": "1001",
+           *         "channel": "web"
+           *       }
            *     }
            */
           'application/json': components['schemas']['TransactionRecord'];
@@ -4099,6 +4276,9 @@ export interface operations {
          *         "msisdn": "+2250700000002",
          *         "provider": "ORANGE",
          *         "country": "CI"
+         *       },
+         *       "metadata": {
+         *         "batch": "salaries-2026-11"
          *       }
          *     }
          */
@@ -4142,14 +4322,17 @@ export interface operations {
            *         }
            *       },
            *       "isDirect": true,
-           *       "payFee": false,
+           *       "payFee": true,
            *       "createdAt": "2026-11-22T10:15:00.120Z",
            *       "livemode": false,
            *       "amount": 10000,
            *       "fee": 100,
            *       "chargedAmount": 10100,
            *       "currency": "XOF",
-           *       "failure": null
+           *       "failure": null,
+           *       "metadata": {
+           *         "batch": "salaries-2026-11"
+           *       }
            *     }
            */
           'application/json': components['schemas']['TransactionRecord'];
@@ -4453,14 +4636,17 @@ export interface operations {
            *         }
            *       },
            *       "isDirect": true,
-           *       "payFee": false,
+           *       "payFee": true,
            *       "createdAt": "2026-11-22T10:15:00.120Z",
            *       "livemode": false,
            *       "amount": 10000,
            *       "fee": 100,
            *       "chargedAmount": 10100,
            *       "currency": "XOF",
-           *       "failure": null
+           *       "failure": null,
+           *       "metadata": {
+           *         "batch": "salaries-2026-11"
+           *       }
            *     }
            */
           'application/json': components['schemas']['TransactionRecord'];
@@ -4667,7 +4853,7 @@ export interface operations {
            *         }
            *       },
            *       "isDirect": true,
-           *       "payFee": false,
+           *       "payFee": true,
            *       "createdAt": "2026-11-22T10:15:00.120Z",
            *       "livemode": false,
            *       "amount": 10000,
@@ -4678,6 +4864,9 @@ export interface operations {
            *         "code": "CANCELLED",
            *         "message": "The payout was cancelled before it was sent to the operator",
            *         "provider": "ORANGE_CI"
+           *       },
+           *       "metadata": {
+           *         "batch": "salaries-2026-11"
            *       }
            *     }
            */
@@ -4930,7 +5119,9 @@ export interface operations {
           | 'payout.completed'
           | 'refund.processing'
           | 'refund.completed'
-          | 'refund.failed';
+          | 'refund.failed'
+          | 'payout.batch.completed'
+          | 'statement.ready';
       };
       header?: {
         /**
@@ -4984,7 +5175,11 @@ export interface operations {
            *             "chargedAmount": 5075,
            *             "currency": "XOF",
            *             "failure": null,
-           *             "ussdCode": "*133#"
+           *             "ussdCode": "*133#",
+           *             "metadata": {
+           *               "orderId": "1001",
+           *               "channel": "web"
+           *             }
            *           }
            *         }
            *       ],
@@ -5178,7 +5373,11 @@ export interface operations {
            *         "chargedAmount": 5075,
            *         "currency": "XOF",
            *         "failure": null,
-           *         "ussdCode": "*133#"
+           *         "ussdCode": "*133#",
+           *         "metadata": {
+           *           "orderId": "1001",
+           *           "channel": "web"
+           *         }
            *       }
            *     }
            */
@@ -5666,7 +5865,11 @@ export interface operations {
            *       "chargedAmount": 5075,
            *       "currency": "XOF",
            *       "failure": null,
-           *       "ussdCode": "*133#"
+           *       "ussdCode": "*133#",
+           *       "metadata": {
+           *         "orderId": "1001",
+           *         "channel": "web"
+           *       }
            *     }
            */
           'application/json': components['schemas']['TransactionRecord'];
@@ -5851,7 +6054,10 @@ export interface operations {
          * @example {
          *       "amount": 2000,
          *       "reason": "Item out of stock",
-         *       "externalReference": "refund-1001-1"
+         *       "externalReference": "refund-1001-1",
+         *       "metadata": {
+         *         "ticket": "SUP-4410"
+         *       }
          *     }
          */
         'application/json': components['schemas']['RefundRequest'];
@@ -5896,7 +6102,10 @@ export interface operations {
            *         "status": "pending",
            *         "processedAt": null
            *       },
-           *       "failure": null
+           *       "failure": null,
+           *       "metadata": {
+           *         "ticket": "SUP-4410"
+           *       }
            *     }
            */
           'application/json': components['schemas']['RefundRecord'];
@@ -6224,14 +6433,15 @@ export interface operations {
            *         "phoneNumber": "+2250700000001"
            *       },
            *       "isDirect": false,
-           *       "payFee": false,
+           *       "payFee": true,
            *       "createdAt": "2026-11-22T10:15:00.120Z",
            *       "livemode": false,
            *       "amount": 5000,
            *       "fee": 75,
-           *       "chargedAmount": 5075,
+           *       "chargedAmount": 5000,
            *       "currency": "XOF",
-           *       "failure": null
+           *       "failure": null,
+           *       "metadata": {}
            *     }
            */
           'application/json': components['schemas']['TransactionRecord'];
@@ -6512,7 +6722,8 @@ export interface operations {
            *       "transaction": {},
            *       "createdAt": "2026-11-22T10:15:00.120Z",
            *       "livemode": false,
-           *       "failure": null
+           *       "failure": null,
+           *       "metadata": {}
            *     }
            */
           'application/json': components['schemas']['StandardPayoutResult'];
@@ -6814,7 +7025,8 @@ export interface operations {
            *       "transaction": {},
            *       "createdAt": "2026-11-22T10:15:00.120Z",
            *       "livemode": false,
-           *       "failure": null
+           *       "failure": null,
+           *       "metadata": {}
            *     }
            */
           'application/json': components['schemas']['StandardPayoutResult'];
@@ -7019,7 +7231,8 @@ export interface operations {
            *       "transaction": {},
            *       "createdAt": "2026-11-22T10:15:00.120Z",
            *       "livemode": false,
-           *       "failure": null
+           *       "failure": null,
+           *       "metadata": {}
            *     }
            */
           'application/json': components['schemas']['StandardPayoutResult'];
@@ -7823,7 +8036,10 @@ export interface operations {
            *         "status": "pending",
            *         "processedAt": null
            *       },
-           *       "failure": null
+           *       "failure": null,
+           *       "metadata": {
+           *         "ticket": "SUP-4410"
+           *       }
            *     }
            */
           'application/json': components['schemas']['RefundRecord'];
@@ -7904,6 +8120,243 @@ export interface operations {
             code?: 'REFUND_NOT_FOUND';
             /** @constant */
             status?: 404;
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#INTERNAL_ERROR",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "Server error; retry later.",
+           *       "code": "INTERNAL_ERROR",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+            /** @constant */
+            status?: 500;
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#SERVICE_UNAVAILABLE",
+           *       "title": "Service unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable; retry later.",
+           *       "code": "SERVICE_UNAVAILABLE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'SERVICE_UNAVAILABLE';
+            /** @constant */
+            status?: 503;
+          };
+        };
+      };
+    };
+  };
+  listTransactions: {
+    parameters: {
+      query?: {
+        country?: 'CI' | 'CM';
+        cursor?: string;
+        from?: string;
+        limit?: number;
+        metadata?: {
+          [key: string]: string;
+        };
+        provider?: 'ORANGE_CI' | 'MTN_CI' | 'MOOV_CI' | 'WAVE_CI' | 'ORANGE_CM' | 'MTN_CM';
+        reference?: string;
+        status?:
+          | 'pending'
+          | 'processing'
+          | 'processed'
+          | 'success'
+          | 'completed'
+          | 'failed'
+          | 'reversed'
+          | 'expired';
+        to?: string;
+        type?: 'payin' | 'payout' | 'refund';
+      };
+      header?: {
+        /**
+         * @description Language of error titles and messages: en (default) or fr.
+         * @example fr
+         */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of transactions */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "pr_0a1b2c3d4e5f60718293a4b5",
+           *           "type": "payin",
+           *           "reference": "order-1001",
+           *           "status": "processing",
+           *           "confirmationRequired": true,
+           *           "confirmationStatus": "none",
+           *           "paymentUrl": null,
+           *           "customer": {
+           *             "name": "Awa Koné",
+           *             "phoneNumber": "+2250500000001"
+           *           },
+           *           "mobileMoney": {
+           *             "provider": {
+           *               "name": "MTN_CI"
+           *             }
+           *           },
+           *           "isDirect": true,
+           *           "payFee": false,
+           *           "createdAt": "2026-11-22T10:15:00.120Z",
+           *           "livemode": false,
+           *           "amount": 5000,
+           *           "fee": 75,
+           *           "chargedAmount": 5075,
+           *           "currency": "XOF",
+           *           "failure": null,
+           *           "ussdCode": "*133#",
+           *           "metadata": {
+           *             "orderId": "1001",
+           *             "channel": "web"
+           *           }
+           *         },
+           *         {
+           *           "type": "refund",
+           *           "reference": "rf_2c3d4e5f60718293a4b5c6d7",
+           *           "originalReference": "order-1001",
+           *           "externalReference": "refund-1001-1",
+           *           "amount": 2000,
+           *           "fee": 0,
+           *           "currency": "XOF",
+           *           "status": "processing",
+           *           "reason": "Item out of stock",
+           *           "refundType": "partial",
+           *           "customerMsisdn": "+2250500000001",
+           *           "customerName": "Awa Koné",
+           *           "createdAt": "2026-11-22T10:15:00.120Z",
+           *           "livemode": false,
+           *           "transaction": {
+           *             "reference": "tr_3d4e5f60718293a4b5c6d7e8",
+           *             "status": "pending",
+           *             "processedAt": null
+           *           },
+           *           "failure": null,
+           *           "metadata": {
+           *             "ticket": "SUP-4410"
+           *           }
+           *         }
+           *       ],
+           *       "nextCursor": "eyJzIjoxMiwicSI6IkFiQ2QifQ"
+           *     }
+           */
+          'application/json': components['schemas']['TransactionPage'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: Invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#VALIDATION_ERROR",
+           *       "title": "Invalid request",
+           *       "status": 400,
+           *       "detail": "One or more fields are invalid.",
+           *       "code": "VALIDATION_ERROR",
+           *       "instance": "/v1/direct/payin",
+           *       "errors": [
+           *         {
+           *           "path": "payin.amount",
+           *           "message": "Too small: expected number to be >0"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'VALIDATION_ERROR';
+            /** @constant */
+            status?: 400;
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNAUTHORIZED",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Send Authorization: Basic base64(api_key:api_client) with valid credentials.",
+           *       "code": "UNAUTHORIZED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNAUTHORIZED';
+            /** @constant */
+            status?: 401;
           };
         };
       };
@@ -10123,6 +10576,42 @@ export interface operations {
       };
     };
   };
+  'webhook_payout_batch.completed': {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id, the same on every attempt: deduplicate on it. */
+        'webhook-id': components['parameters']['webhook-id'];
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, keyed with the endpoint secret. */
+        'webhook-signature': components['parameters']['webhook-signature'];
+        /** @description Unix seconds of this attempt; refuse one older than 5 minutes. */
+        'webhook-timestamp': components['parameters']['webhook-timestamp'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PayoutBatchCompletedEvent'];
+      };
+    };
+    responses: {
+      /** @description Delivered. Anything else (or no answer within 10 s) is retried for about 3 days. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Gone: the endpoint is disabled, deliveries stop. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
   webhook_payout_completed: {
     parameters: {
       query?: never;
@@ -10284,6 +10773,42 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': components['schemas']['RefundProcessingEvent'];
+      };
+    };
+    responses: {
+      /** @description Delivered. Anything else (or no answer within 10 s) is retried for about 3 days. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Gone: the endpoint is disabled, deliveries stop. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  webhook_statement_ready: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id, the same on every attempt: deduplicate on it. */
+        'webhook-id': components['parameters']['webhook-id'];
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, keyed with the endpoint secret. */
+        'webhook-signature': components['parameters']['webhook-signature'];
+        /** @description Unix seconds of this attempt; refuse one older than 5 minutes. */
+        'webhook-timestamp': components['parameters']['webhook-timestamp'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['StatementReadyEvent'];
       };
     };
     responses: {
