@@ -5,6 +5,7 @@ import { createRefundActivities, type RefundActivityDeps } from './refund-activi
 import { createReconciliationActivities, type ReconciliationActivityDeps } from './reconciliation-activities';
 import { createRecoveryActivities, type RecoveryActivityDeps } from '../src/recovery/activities';
 import { createOperatorActivities, type OperatorActivityDeps } from './operator-activities';
+import { createStatementActivities, type StatementActivityDeps } from './statement-activities';
 
 export type ActivityDeps = RecoveryActivityDeps &
   PayinActivityDeps &
@@ -12,7 +13,8 @@ export type ActivityDeps = RecoveryActivityDeps &
   PayoutActivityDeps &
   RefundActivityDeps &
   OperatorActivityDeps &
-  ReconciliationActivityDeps;
+  ReconciliationActivityDeps &
+  StatementActivityDeps;
 
 /** Every activity the worker registers, built from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
@@ -24,6 +26,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createReconciliationActivities(deps),
     ...createRecoveryActivities(deps),
     ...createOperatorActivities(deps),
+    ...createStatementActivities(deps),
   };
 }
 

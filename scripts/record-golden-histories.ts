@@ -347,6 +347,18 @@ async function main(): Promise<void> {
         });
         await save('publishEventWorkflow-recorded', workflowId);
       },
+      // A statement of the funded account: generated, then statement.ready recorded.
+      statement: async () => {
+        const account = (await ledger.mainAccount(merchant.merchantId, 'XOF')).id;
+        const res = await api.post('/v1/statements', {
+          accountId: account,
+          from: new Date(Date.now() - 3_600_000).toISOString(),
+          to: new Date(Date.now() + 60_000).toISOString(),
+          format: 'csv',
+        });
+        if (res.status !== 202) throw new Error(`statement: ${res.status} ${JSON.stringify(res.body)}`);
+        await save('statementWorkflow-ready', `statement:${merchant.merchantId}:${String(res.body.id)}`);
+      },
       'webhook-retried': async () => {
         const other = await createTestMerchant(s, 'Golden webhooks');
         const client = apiClient(s.baseUrl, other.credentials);

@@ -116,6 +116,8 @@ export const configSchema = z.object({
   EMBEDDED_TEMPORAL_UI_PORT: z.coerce.number().int().min(1).max(65535).default(8233),
   /** Public base URL of the API, used to build links such as paymentUrl. */
   PUBLIC_BASE_URL: z.string().url().optional(),
+  /** How long a statement's download link works (docs/statements.md). */
+  STATEMENT_LINK_TTL: duration.prefault('15m'),
   /** A payin the customer never answers ends `expired` after this long. */
   PAYIN_EXPIRY: duration.prefault('15m'),
   /** How long after success a payin stays refundable (the payin workflow keeps this timer). */

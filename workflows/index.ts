@@ -6,3 +6,4 @@ export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { publishEventWorkflow } from './publish-event';
 export { reconciliationWorkflow } from './reconciliation';
 export { recoverySweepWorkflow } from './recovery-sweep';
+export { statementWorkflow } from './statement';

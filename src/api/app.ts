@@ -30,6 +30,8 @@ import { payoutRoutes } from './routes/payouts';
 import type { RefundService } from '../services/refund-service';
 import { refundRoutes } from './routes/refunds';
 import { transactionRoutes } from './routes/transactions';
+import { statementDownloadRoutes, statementRoutes } from './routes/statements';
+import type { StatementService } from '../services/statement-service';
 import type { TransactionSearch } from '../services/transaction-search';
 import { checkoutRoutes, type CheckoutLimits } from './routes/checkout';
 import type { CheckoutService } from '../checkout/service';
@@ -47,6 +49,8 @@ export interface AppDeps {
   refunds?: RefundService;
   /** Payouts (endpoints 4 to 7); omitted, the routes are absent. */
   payouts?: PayoutService;
+  /** Statements (POST /v1/statements and reads, the signed download); omitted, the routes are absent. */
+  statements?: StatementService;
   /** GET /v1/transactions, the merchant's search; omitted, the route is absent. */
   search?: TransactionSearch;
   /** The merchant ledger behind GET /v1/accounts; omitted, the routes are absent. */
@@ -109,6 +113,8 @@ export function createApp(deps: AppDeps): Express {
     registerAddressLimiter(app, limiter);
     app.use('/v1', limiter.middleware());
   }
+  // A signed, short-lived link is its own credential (accounting tools fetch it without the API key).
+  if (deps.statements) app.use(statementDownloadRoutes(deps.statements));
   // Every /v1 route is the calling merchant's; routers declare full paths, as the interface writes them.
   app.use('/v1', requireMerchant(deps.authenticate));
   // Throttled requests never claim an idempotency key; every POST claims one before any router.
@@ -126,6 +132,7 @@ export function createApp(deps: AppDeps): Express {
   if (deps.payouts) app.use(payoutRoutes(deps.payouts));
   if (deps.ledger) app.use(accountRoutes(deps.ledger));
   if (deps.search) app.use(transactionRoutes(deps.search));
+  if (deps.statements) app.use(statementRoutes(deps.statements));
   if (deps.recipients) app.use(recipientRoutes(deps.recipients.service, deps.recipients));
   app.use(providerRoutes(deps.providerHealth, deps.providerConnectorOf));
   if (deps.webhooks) app.use(webhookRoutes(deps.webhooks), eventRoutes(deps.webhooks));

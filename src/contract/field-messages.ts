@@ -64,6 +64,11 @@ export const fieldMessages = {
     fr: `Ce compte est en ${accountCurrency} ; les transferts en ${country} sont en ${currency}.`,
   }),
   invalidCursor: { en: 'Invalid cursor', fr: 'Curseur invalide' } satisfies Text,
+  periodOrder: { en: 'Must be after from.', fr: 'Doit être postérieur à from.' } satisfies Text,
+  periodTooLong: (days: number): Text => ({
+    en: `The period may cover at most ${days} days.`,
+    fr: `La période couvre au plus ${days} jours.`,
+  }),
   required: { en: 'Required.', fr: 'Obligatoire.' } satisfies Text,
   notAUuid: { en: 'Must be a UUID.', fr: 'Doit être un UUID.' } satisfies Text,
   nestedTooDeep: (max: number): Text => ({

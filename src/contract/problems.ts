@@ -56,6 +56,27 @@ export const problemCatalogue = {
       fr: "Cette ressource n'accepte pas cette méthode ; voir l'en-tête Allow.",
     },
   },
+  STATEMENT_NOT_FOUND: {
+    status: 404,
+    title: { en: 'Statement not found', fr: 'Relevé introuvable' },
+    detail: { en: 'No statement of yours has this id.', fr: "Aucun de vos relevés n'a cet identifiant." },
+  },
+  STATEMENT_NOT_READY: {
+    status: 409,
+    title: { en: 'Statement not ready', fr: 'Relevé pas encore prêt' },
+    detail: {
+      en: 'The statement is still being generated (or failed): read GET /v1/statements/{id} for its status.',
+      fr: 'Le relevé est en cours de génération (ou a échoué) : consultez GET /v1/statements/{id}.',
+    },
+  },
+  DOWNLOAD_LINK_INVALID: {
+    status: 403,
+    title: { en: 'Download link invalid', fr: 'Lien de téléchargement invalide' },
+    detail: {
+      en: 'This link is expired or was not issued by us: read the statement again for a new one.',
+      fr: "Ce lien a expiré ou n'a pas été émis par nous : relisez le relevé pour en obtenir un nouveau.",
+    },
+  },
   ACCOUNT_NOT_FOUND: {
     status: 404,
     title: { en: 'Account not found', fr: 'Compte introuvable' },

@@ -7,7 +7,7 @@ import { Chains } from './chain';
 import { LedgerError, SourceRefConflictError } from './errors';
 import { ledgerModels, type EntryDoc, type LedgerModels, type TransferDoc } from './models';
 import { duplicateKey, insertRaw } from './raw';
-import { statement, verifyAccount, type EntriesQuery } from './statements';
+import { periodEntries, statement, verifyAccount, type EntriesQuery } from './statements';
 import type { Account, Leg, LedgerEntry, SystemAccountName, TransferRequest, TransferResult } from './types';
 
 export { decodeCursor, encodeCursor } from './cursor';
@@ -216,6 +216,11 @@ export class Ledger {
     opts: EntriesQuery = {},
   ): Promise<{ entries: LedgerEntry[]; nextCursor: string | null }> {
     return statement(this.chains, accountId, opts);
+  }
+
+  /** The entries of [from, to), oldest first, in batches, with the balance before them. */
+  async periodEntries(accountId: string, from: Date, to: Date) {
+    return periodEntries(this.chains, accountId, from, to);
   }
 
   /** Recomputes the balance from the entries, for tests and operators. */

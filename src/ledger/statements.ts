@@ -78,6 +78,41 @@ export async function statement(
   return { entries: page, nextCursor };
 }
 
+/**
+ * An account's entries of a period, oldest first, in batches (a statement's content): positions
+ * from the first created at or after `from` to the last created before `to`, found by binary search
+ * and read by `_id`. `opening` is the balance just before the first (0 for a new account). Positions
+ * are the journal's order, so opening + the entries' amounts = the last entry's balance, whatever
+ * the milliseconds two writers raced by.
+ */
+export async function periodEntries(
+  chains: Pick<Chains, 'head' | 'entryAt'>,
+  accountId: string,
+  from: Date,
+  to: Date,
+): Promise<{ opening: number; first: number; last: number; batches: AsyncGenerator<LedgerEntry[]> }> {
+  const top = (await chains.head(accountId))?.seq ?? 0;
+  const before = await lastEntryAtOrBefore(chains, accountId, top, from.getTime() - 1);
+  const last = await lastEntryAtOrBefore(chains, accountId, top, to.getTime() - 1);
+  const opening = before >= 1 ? ((await chains.entryAt(accountId, before))?.balanceAfter ?? 0) : 0;
+  async function* batches(): AsyncGenerator<LedgerEntry[]> {
+    for (let seq = before + 1; seq <= last; seq += STATEMENT_BATCH * 4) {
+      const n = Math.min(STATEMENT_BATCH * 4, last - seq + 1);
+      const docs = await Promise.all(Array.from({ length: n }, (_, k) => chains.entryAt(accountId, seq + k)));
+      yield docs.map((d, k) => {
+        if (!d) throw new LedgerError(`entry ${seq + k} of ${accountId} missing below the head`);
+        return {
+          ...d,
+          transactionId: d.transactionId ?? null,
+          metadata: d.metadata ?? null,
+          createdAt: new Date(d.createdAt),
+        };
+      });
+    }
+  }
+  return { opening, first: before + 1, last, batches: batches() };
+}
+
 /** The highest position up to `top` created at or before `to`: a binary search of `_id` reads. */
 async function lastEntryAtOrBefore(
   chains: Pick<Chains, 'entryAt'>,

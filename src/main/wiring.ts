@@ -41,6 +41,8 @@ import { buildReconciliationStores } from '../reconciliation';
 import { registerRealtime } from '../api/ws';
 import { recipientApi } from '../services/recipient-service';
 import { TransactionSearch } from '../services/transaction-search';
+import { StatementStore } from '../statements/store';
+import { StatementService } from '../services/statement-service';
 
 const recipientConnectors = (ops: Operators) => ({
   sandbox: ops.sandbox,
@@ -98,6 +100,8 @@ export async function buildApi(opts: {
   await Promise.all([refunds.init(), refundAudit.init()]);
   const ledger = Ledger.on(opts.mongo);
   await ledger.init();
+  const statements = StatementStore.on(opts.mongo);
+  await statements.init();
   const otps = OtpStore.on(opts.mongo, opts.config.DATA_ENCRYPTION_KEYS, opts.config.OTP_LIFETIME);
   await otps.init();
   const callbackReceipts = CallbackReceiptStore.on(opts.mongo, signatureToleranceSec, (err) =>
@@ -173,6 +177,15 @@ export async function buildApi(opts: {
       feeSchedule: resolveFeeSchedule(opts.config.FEE_SCHEDULE),
     }),
     search: new TransactionSearch({ transactions, refunds }),
+    statements: new StatementService({
+      statements,
+      ledger,
+      temporal: opts.temporal,
+      taskQueue: opts.config.TEMPORAL_TASK_QUEUE,
+      keys: opts.config.DATA_ENCRYPTION_KEYS,
+      linkTtlMs: opts.config.STATEMENT_LINK_TTL,
+      publicBaseUrl: opts.config.PUBLIC_BASE_URL,
+    }),
     refunds: new RefundService({
       transactions,
       refunds,
@@ -231,11 +244,14 @@ export async function buildActivityDeps(opts: { mongo: Connection; config: Confi
   // The worker measures live calls and flushes them every 10 s for every process to read.
   const providerHealth = providerHealthOf(opts.mongo, opts.config, operators);
   providerHealth.start();
+  const statements = StatementStore.on(opts.mongo);
+  await statements.init();
   return {
     transactions,
     ledger,
     refunds,
     refundAudit,
+    statements,
     refundFees: resolveFeeSchedule(opts.config.FEE_SCHEDULE),
     otps: OtpStore.on(opts.mongo, opts.config.DATA_ENCRYPTION_KEYS, opts.config.OTP_LIFETIME),
     // Every sandbox id asked of an operator is listed by day first: reconciliation finds "unknown to the operator".

@@ -48,6 +48,16 @@ export function eventPublishWorkflowId(subjectId: string, eventType: string): st
   return `event:${subjectId}:${eventType}`;
 }
 
+/** `statement:<merchantId>:<statementId>`: one generation per statement (`st_…`). */
+export function statementWorkflowId(merchantId: string, statementId: string): string {
+  return `statement:${merchantId}:${statementId}`;
+}
+
+/** `payout-batch:<merchantId>:<batchId>`: the watcher of one bulk payout (`pb_…`). */
+export function payoutBatchWorkflowId(merchantId: string, batchId: string): string {
+  return `payout-batch:${merchantId}:${batchId}`;
+}
+
 /** The daily reconciliation's schedule, and the prefix of the runs it starts. */
 export const RECONCILIATION_SCHEDULE_ID = 'reconciliation-daily';
 
@@ -59,6 +69,7 @@ export function recoverySweepScheduleId(taskQueue: string): string {
 export type ParsedWorkflowId =
   | { kind: 'payin' | 'payout'; merchantId: string; reference: string }
   | { kind: 'refund'; merchantId: string; refundId: string }
+  | { kind: 'statement' | 'payout-batch'; merchantId: string; id: string }
   | { kind: 'webhook'; eventId: string; endpointId: string; redeliveryKey: string | null }
   | { kind: 'event'; subjectId: string; eventType: string }
   | { kind: 'reconciliation'; scheduledAt: string | null }
@@ -88,6 +99,12 @@ export function parseWorkflowId(id: string): ParsedWorkflowId | null {
       if (!parts || !parts[1]) return null;
       const [merchantId, key] = parts;
       return kind === 'refund' ? { kind, merchantId, refundId: key } : { kind, merchantId, reference: key };
+    }
+    case 'statement':
+    case 'payout-batch': {
+      const parts = split(rest);
+      if (!parts || !parts[1] || parts[1].includes(':')) return null;
+      return { kind, merchantId: parts[0], id: parts[1] };
     }
     case 'webhook': {
       const event = split(rest);
@@ -128,6 +145,10 @@ export function buildWorkflowId(parsed: ParsedWorkflowId): string {
       return transactionWorkflowId(parsed.kind, parsed.merchantId, parsed.reference);
     case 'refund':
       return refundWorkflowId(parsed.merchantId, parsed.refundId);
+    case 'statement':
+      return statementWorkflowId(parsed.merchantId, parsed.id);
+    case 'payout-batch':
+      return payoutBatchWorkflowId(parsed.merchantId, parsed.id);
     case 'webhook':
       return webhookDeliveryWorkflowId(parsed.eventId, parsed.endpointId, parsed.redeliveryKey ?? undefined);
     case 'event':

@@ -12,6 +12,8 @@ import './operations/public';
 import './operations/recipient';
 import './operations/provider-callbacks';
 import './operations/transactions';
+import './operations/statements';
+import { statementRecord } from '../../contract/schemas/statements';
 
 // Assembles the OpenAPI 3.1 document from the declared operations and their zod schemas. JSON
 // Schema 2020-12 is OpenAPI 3.1's own dialect, so zod's output goes in as it is, minus the few
@@ -56,9 +58,9 @@ const eventData: Record<ReturnType<typeof subjectKindOf>, z.ZodType> = {
   payin: transactionRecord,
   payout: z.union([transactionRecord, accountPayoutRecord]),
   refund: refundRecord,
-  // Replaced by the batch and statement records (issue 19, in progress).
+  // Replaced by the batch record (issue 19, in progress).
   'payout.batch': z.record(z.string(), z.unknown()),
-  statement: z.record(z.string(), z.unknown()),
+  statement: statementRecord,
 };
 const eventSchemaName = (t: EventType) =>
   `${t
@@ -292,6 +294,7 @@ export function buildOpenApiDocument(): Json {
       'Payouts',
       'Refunds',
       'Transactions',
+      'Statements',
       'Accounts',
       'Providers',
       'Webhooks',

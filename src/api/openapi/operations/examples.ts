@@ -205,3 +205,49 @@ export const problemExample = {
   instance: '/v1/direct/payin',
   errors: [{ path: 'payin.amount', message: 'Too small: expected number to be >0' }],
 };
+
+export const statementRequestExample = {
+  accountId: 'acc_5f0c9e1d2a3b4c5d6e7f8091',
+  from: '2026-11-01T00:00:00Z',
+  to: '2026-12-01T00:00:00Z',
+  format: 'csv',
+};
+
+export const pendingStatementExample = {
+  id: 'st_4e5f60718293a4b5c6d7e8f9',
+  status: 'pending',
+  accountId: statementRequestExample.accountId,
+  currency: 'XOF',
+  from: '2026-11-01T00:00:00.000Z',
+  to: '2026-12-01T00:00:00.000Z',
+  format: 'csv',
+  createdAt,
+  livemode: false,
+  entryCount: null,
+  openingBalance: null,
+  closingBalance: null,
+  readyAt: null,
+  download: null,
+};
+
+export const readyStatementExample = {
+  ...pendingStatementExample,
+  status: 'ready',
+  entryCount: 2,
+  openingBalance: 10000,
+  closingBalance: 14825,
+  readyAt: '2026-11-22T10:15:03.480Z',
+  download: {
+    url: 'https://pay.example/v1/statements/st_4e5f60718293a4b5c6d7e8f9/download?expires=1795349403&signature=3f1c…',
+    expiresAt: '2026-11-22T10:30:03.000Z',
+  },
+};
+
+export const statementCsvExample = [
+  'entryId,createdAt,type,direction,amount,fee,balanceAfter,transactionReference,operatorReference,description,metadata',
+  ',2026-11-01T00:00:00.000Z,opening_balance,,,,10000,,,,',
+  'le_0a1b2c3d4e5f60718293a4b5,2026-11-03T09:12:44.010Z,payin-credit,credit,4925,75,14925,order-1001,,payin order-1001,"{""orderId"":""1001""}"',
+  'le_1b2c3d4e5f60718293a4b5c6,2026-11-04T16:40:02.551Z,refund-debit,debit,-100,0,14825,refund-1001-1,,refund refund-1001-1 of payin order-1001,',
+  ',2026-12-01T00:00:00.000Z,closing_balance,,,,14825,,,,',
+  '',
+].join('\r\n');
