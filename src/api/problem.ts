@@ -1,42 +1,13 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
-import { negotiateLanguage, type Language } from '../contract/i18n';
-import {
-  ApiProblem,
-  problemCatalogue,
-  type Catalogue,
-  type Problem,
-  type ProblemCode,
-} from '../contract/problems';
+import { negotiateLanguage } from '../contract/i18n';
+import { renderProblem } from '../contract/render-problem';
+import { ApiProblem, type Problem } from '../contract/problems';
 import { isDependencyUnavailable, RETRY_AFTER_SECONDS } from '../persistence/unavailable';
 
 // Every error leaves the API as application/problem+json (RFC 9457): the contract's catalogue
-// (src/contract/problems.ts) says what each code means; this file only renders and sends it.
+// (src/contract/problems.ts) says what each code means; this file only sends it.
 
-export function renderProblem(
-  code: ProblemCode,
-  lang: Language,
-  extra: ApiProblem['extra'] = {},
-  instance?: string,
-): Problem {
-  const entry: Catalogue = problemCatalogue[code];
-  const detail = extra.detail ?? entry.detail;
-  return {
-    type: `/docs/errors#${code}`,
-    title: entry.title[lang],
-    status: entry.status,
-    ...(detail ? { detail: detail[lang] } : {}),
-    code,
-    ...(instance ? { instance } : {}),
-    ...(extra.errors
-      ? {
-          errors: extra.errors.map((e) => ({
-            path: e.path,
-            message: typeof e.message === 'string' ? e.message : e.message[lang],
-          })),
-        }
-      : {}),
-  };
-}
+export { renderProblem };
 
 export function sendProblem(res: Response, problem: Problem, headers: Record<string, string> = {}): void {
   res.status(problem.status).set(headers).type('application/problem+json').send(JSON.stringify(problem));

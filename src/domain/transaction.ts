@@ -84,6 +84,11 @@ export interface Transaction {
 export interface PayoutDetails {
   shape: 'direct' | 'A' | 'B';
   accountId: string;
+  /**
+   * Where the debit comes from when not `accountId`: the hold an atomic bulk payout placed
+   * (docs/bulk-payouts.md). A reversal still returns the money to `accountId`.
+   */
+  fundedFrom?: string;
   /** mtr_…: the transfer's system-side reference, shown as `reference` in the shape B record. */
   transferReference: string;
   /** Set once the operator took the transfer (status processed). */

@@ -111,7 +111,7 @@ export async function debitPayout(ledger: Ledger, tx: Transaction): Promise<Tran
   const clearing = await ledger.systemAccountId('operator-clearing', tx.currency);
   return ledger.transfer({
     sourceRef: sourceRefs.payout(tx.id).debit,
-    fromAccountId: payoutAccountOf(tx),
+    fromAccountId: tx.payout?.fundedFrom ?? payoutAccountOf(tx),
     toAccountId: clearing,
     amount: tx.chargedAmount,
     reason: `payout ${tx.reference}`,

@@ -3,7 +3,8 @@ import type { Currency, MinorAmount } from '../domain/money';
 // The ledger's public vocabulary. Amounts are integers in the currency's minor unit.
 
 /** Accounts the platform itself holds; they may go negative (they mirror money outside the ledger). */
-export const systemAccountNames = ['operator-clearing', 'fees', 'sandbox-funding'] as const;
+/** `payout-holds` keeps what an atomic bulk payout reserved until its items are debited from it. */
+export const systemAccountNames = ['operator-clearing', 'fees', 'sandbox-funding', 'payout-holds'] as const;
 export type SystemAccountName = (typeof systemAccountNames)[number];
 
 export type AccountKind = 'main' | 'sub' | 'system';

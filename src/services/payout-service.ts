@@ -112,10 +112,28 @@ export class PayoutService {
     input: PayoutInput,
     idempotencyKey?: string,
     requestFingerprint?: string,
+    /** The hold of an atomic bulk payout that funds it (its balance was checked when held). */
+    fundedFrom?: string,
   ): Promise<{ created: boolean; transaction: Transaction }> {
     const existing = await this.deps.transactions.find(merchantId, 'payout', input.reference);
     if (existing) return this.resume(existing, idempotencyKey, requestFingerprint);
+    const draft = await this.prepare(merchantId, input, idempotencyKey, requestFingerprint);
+    // Refused before anything is written; the ledger's own check decides races.
+    if (fundedFrom) draft.transaction.payout!.fundedFrom = fundedFrom;
+    else if (draft.balance < draft.transaction.chargedAmount) throw insufficient();
+    return this.store(draft.transaction, idempotencyKey, requestFingerprint);
+  }
 
+  /**
+   * Every check of a payout request, nothing written: the payout it would store and the balance
+   * of the account it would debit. Throws the request's problem (400, 404) when it cannot be made.
+   */
+  async prepare(
+    merchantId: string,
+    input: PayoutInput,
+    idempotencyKey?: string,
+    requestFingerprint?: string,
+  ): Promise<{ transaction: Transaction; balance: number }> {
     const p = input.pathPrefix;
     const phone = normalizeMsisdn(input.msisdn, input.country);
     if (!phone) throw invalidField(`${p}msisdn`, fieldMessages.invalidMsisdn(input.country));
@@ -132,10 +150,7 @@ export class PayoutService {
     const amount = toMinor(input.amount, currency);
     const fee = computeFee('payout', operator, input.country, amount, currency, this.deps.feeSchedule);
     const { chargedAmount } = splitFee('payout', amount, fee, true);
-
     const account = await this.accountToDebit(merchantId, input, currency);
-    // Refused before anything is written; the ledger's own check below decides races.
-    if ((account?.balance ?? 0) < chargedAmount) throw insufficient();
 
     const now = new Date();
     const draft: Transaction = {
@@ -174,6 +189,14 @@ export class PayoutService {
       createdAt: now,
       updatedAt: now,
     };
+    return { transaction: draft, balance: account?.balance ?? 0 };
+  }
+
+  private async store(
+    draft: Transaction,
+    idempotencyKey: string | undefined,
+    requestFingerprint: string | undefined,
+  ): Promise<{ created: boolean; transaction: Transaction }> {
     await this.workflows.mark(draft);
     const stored = await this.deps.transactions.insertOrGet(draft);
     if (!stored.created) return this.resume(stored.transaction, idempotencyKey, requestFingerprint);
