@@ -6,6 +6,7 @@ import { createReconciliationActivities, type ReconciliationActivityDeps } from 
 import { createRecoveryActivities, type RecoveryActivityDeps } from '../src/recovery/activities';
 import { createOperatorActivities, type OperatorActivityDeps } from './operator-activities';
 import { createStatementActivities, type StatementActivityDeps } from './statement-activities';
+import { createPayoutBatchActivities, type PayoutBatchActivityDeps } from './payout-batch-activities';
 
 export type ActivityDeps = RecoveryActivityDeps &
   PayinActivityDeps &
@@ -14,7 +15,8 @@ export type ActivityDeps = RecoveryActivityDeps &
   RefundActivityDeps &
   OperatorActivityDeps &
   ReconciliationActivityDeps &
-  StatementActivityDeps;
+  StatementActivityDeps &
+  PayoutBatchActivityDeps;
 
 /** Every activity the worker registers, built from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
@@ -27,6 +29,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createRecoveryActivities(deps),
     ...createOperatorActivities(deps),
     ...createStatementActivities(deps),
+    ...createPayoutBatchActivities(deps),
   };
 }
 

@@ -359,6 +359,28 @@ async function main(): Promise<void> {
         if (res.status !== 202) throw new Error(`statement: ${res.status} ${JSON.stringify(res.body)}`);
         await save('statementWorkflow-ready', `statement:${merchant.merchantId}:${String(res.body.id)}`);
       },
+      // A bulk payout of two items from the funded account: watched until both are final, then
+      // payout.batch.completed recorded.
+      'payout-batch': async () => {
+        const item = (reference: string) => ({
+          reference,
+          amount: 500,
+          msisdn: '+2250700000002',
+          country: 'CI',
+          sandboxScenario: 'completed',
+        });
+        const res = await api.post('/v1/payouts/bulk', {
+          items: [
+            item(`golden-bulk-${randomUUID().slice(0, 8)}`),
+            item(`golden-bulk-${randomUUID().slice(0, 8)}`),
+          ],
+        });
+        if (res.status !== 201) throw new Error(`payout batch: ${res.status} ${JSON.stringify(res.body)}`);
+        await save(
+          'payoutBatchWorkflow-completed',
+          `payout-batch:${merchant.merchantId}:${String(res.body.id)}`,
+        );
+      },
       'webhook-retried': async () => {
         const other = await createTestMerchant(s, 'Golden webhooks');
         const client = apiClient(s.baseUrl, other.credentials);

@@ -7,3 +7,4 @@ export { publishEventWorkflow } from './publish-event';
 export { reconciliationWorkflow } from './reconciliation';
 export { recoverySweepWorkflow } from './recovery-sweep';
 export { statementWorkflow } from './statement';
+export { payoutBatchWorkflow } from './payout-batch';

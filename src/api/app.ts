@@ -31,6 +31,8 @@ import type { RefundService } from '../services/refund-service';
 import { refundRoutes } from './routes/refunds';
 import { transactionRoutes } from './routes/transactions';
 import { statementDownloadRoutes, statementRoutes } from './routes/statements';
+import { payoutBatchRoutes } from './routes/payout-batches';
+import type { PayoutBatchService } from '../services/payout-batch-service';
 import type { StatementService } from '../services/statement-service';
 import type { TransactionSearch } from '../services/transaction-search';
 import { checkoutRoutes, type CheckoutLimits } from './routes/checkout';
@@ -49,6 +51,8 @@ export interface AppDeps {
   refunds?: RefundService;
   /** Payouts (endpoints 4 to 7); omitted, the routes are absent. */
   payouts?: PayoutService;
+  /** Bulk payouts (POST /v1/payouts/bulk and its read); omitted, the routes are absent. */
+  payoutBatches?: PayoutBatchService;
   /** Statements (POST /v1/statements and reads, the signed download); omitted, the routes are absent. */
   statements?: StatementService;
   /** GET /v1/transactions, the merchant's search; omitted, the route is absent. */
@@ -130,6 +134,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(payinRoutes(deps.payins, deps.refunds));
   if (deps.refunds) app.use(refundRoutes(deps.refunds));
   if (deps.payouts) app.use(payoutRoutes(deps.payouts));
+  if (deps.payoutBatches) app.use(payoutBatchRoutes(deps.payoutBatches));
   if (deps.ledger) app.use(accountRoutes(deps.ledger));
   if (deps.search) app.use(transactionRoutes(deps.search));
   if (deps.statements) app.use(statementRoutes(deps.statements));

@@ -506,6 +506,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/payouts/bulk': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Pay up to 100 beneficiaries at once
+     * @description Each item has the shape of `POST /v1/payout` (shape B when it has `accountId`), its own `reference` and optional `metadata`, and becomes a normal payout with its own workflow, readable by its reference. Answers 201 with a result per item: `accepted` with the payout record, or `refused` with the problem `POST /v1/payout` would have answered (paths are the item's own): invalid item, duplicate reference (also within the batch), insufficient balance. Items are independent, paid in order; with `"atomic": true` the whole batch must be valid and covered by the balance before any is debited, else every item is refused (the valid ones with `BATCH_REFUSED`). The same idempotency key answers the same batch (200) and pays nothing twice. `payout.batch.completed` is sent when every accepted item is final.
+     */
+    post: operations['createPayoutBatch'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/payouts/bulk/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Read a bulk payout
+     * @description The summary (items accepted and refused, accepted items by status, totals by currency in major units) and every item with its payout as it is now. `status` is `completed` once every accepted item is final.
+     */
+    get: operations['getPayoutBatch'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/providers': {
     parameters: {
       query?: never;
@@ -1061,6 +1101,12 @@ export interface components {
         'pending' | 'processing' | 'processed' | 'success' | 'completed' | 'failed' | 'reversed' | 'expired';
       ussdCode: string | null;
     };
+    CreatePayoutBatchRequest: {
+      atomic?: boolean;
+      items: (
+        components['schemas']['StandardPayoutRequest'] | components['schemas']['AccountPayoutRequest']
+      )[];
+    };
     CreateStatementRequest: {
       accountId: string;
       /** @enum {string} */
@@ -1268,11 +1314,44 @@ export interface components {
       /** @enum {string} */
       sandboxScenario?: 'completed' | 'failed' | 'pending';
     };
+    PayoutBatch: {
+      atomic: boolean;
+      completedAt: string | null;
+      createdAt: string;
+      id: string;
+      items: {
+        index: number;
+        payout: {
+          [key: string]: unknown;
+        } | null;
+        problem: components['schemas']['Problem'] | null;
+        reference: string | null;
+        /** @enum {string} */
+        result: 'accepted' | 'refused';
+      }[];
+      livemode: boolean;
+      /** @enum {string} */
+      status: 'processing' | 'completed';
+      summary: {
+        accepted: number;
+        byStatus: {
+          [key: string]: number;
+        };
+        items: number;
+        refused: number;
+        totals: {
+          amount: number;
+          chargedAmount: number;
+          completedAmount: number;
+          count: number;
+          currency: string;
+          fee: number;
+        }[];
+      };
+    };
     PayoutBatchCompletedEvent: {
       createdAt: string;
-      data: {
-        [key: string]: unknown;
-      };
+      data: components['schemas']['PayoutBatch'];
       id: string;
       livemode: boolean;
       /** @constant */
@@ -7548,6 +7627,589 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
             code?: 'SERVICE_UNAVAILABLE' | 'DECISION_PENDING';
+            /** @constant */
+            status?: 503;
+          };
+        };
+      };
+    };
+  };
+  createPayoutBatch: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description Language of error titles and messages: en (default) or fr.
+         * @example fr
+         */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        /**
+         * @description A UUID naming this request: a retry with the same key and body never acts twice (24 h).
+         * @example 3f2b8c1e-9d4a-4e7b-8a61-0c5d2e9f7a14
+         */
+        'X-Idempotency-Key': components['parameters']['IdempotencyKey'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "atomic": false,
+         *       "items": [
+         *         {
+         *           "reference": "salary-2026-11-001",
+         *           "amount": 10000,
+         *           "msisdn": "+2250700000002",
+         *           "country": "CI",
+         *           "customerName": "Yao Kouassi",
+         *           "metadata": {
+         *             "employee": "E-001"
+         *           }
+         *         },
+         *         {
+         *           "reference": "salary-2026-11-002",
+         *           "amount": 5000,
+         *           "msisdn": "+2250700000002",
+         *           "country": "CI",
+         *           "customerName": "Yao Kouassi"
+         *         }
+         *       ]
+         *     }
+         */
+        'application/json': components['schemas']['CreatePayoutBatchRequest'];
+      };
+    };
+    responses: {
+      /** @description The batch this idempotency key already made */
+      200: {
+        headers: {
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PayoutBatch'];
+        };
+      };
+      /** @description The batch, every item with its result */
+      201: {
+        headers: {
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "pb_5d6e7f8091a2b3c4d5e6f708",
+           *       "atomic": false,
+           *       "status": "processing",
+           *       "createdAt": "2026-11-22T10:15:00.120Z",
+           *       "completedAt": null,
+           *       "livemode": false,
+           *       "summary": {
+           *         "items": 2,
+           *         "accepted": 1,
+           *         "refused": 1,
+           *         "byStatus": {
+           *           "pending": 1
+           *         },
+           *         "totals": [
+           *           {
+           *             "currency": "XOF",
+           *             "count": 1,
+           *             "amount": 10000,
+           *             "fee": 100,
+           *             "chargedAmount": 10100,
+           *             "completedAmount": 0
+           *           }
+           *         ]
+           *       },
+           *       "items": [
+           *         {
+           *           "index": 0,
+           *           "reference": "salary-2026-11-001",
+           *           "result": "accepted",
+           *           "payout": {
+           *             "id": "pr_1b2c3d4e5f60718293a4b5c6",
+           *             "type": "payout",
+           *             "reference": "salary-2026-11-001",
+           *             "status": "pending",
+           *             "confirmationRequired": false,
+           *             "confirmationStatus": "none",
+           *             "paymentUrl": null,
+           *             "customer": {
+           *               "name": "Yao Kouassi",
+           *               "phoneNumber": "+2250700000002"
+           *             },
+           *             "isDirect": true,
+           *             "payFee": true,
+           *             "createdAt": "2026-11-22T10:15:00.120Z",
+           *             "livemode": false,
+           *             "amount": 10000,
+           *             "fee": 100,
+           *             "chargedAmount": 10100,
+           *             "currency": "XOF",
+           *             "failure": null,
+           *             "metadata": {
+           *               "employee": "E-001"
+           *             }
+           *           },
+           *           "problem": null
+           *         },
+           *         {
+           *           "index": 1,
+           *           "reference": "salary-2026-11-002",
+           *           "result": "refused",
+           *           "payout": null,
+           *           "problem": {
+           *             "type": "/docs/errors#VALIDATION_ERROR",
+           *             "title": "Invalid request",
+           *             "status": 400,
+           *             "detail": "One or more fields are invalid.",
+           *             "code": "VALIDATION_ERROR",
+           *             "errors": [
+           *               {
+           *                 "path": "amount",
+           *                 "message": "Too small: expected number to be >0"
+           *               }
+           *             ]
+           *           }
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['PayoutBatch'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: Invalid request; `SANDBOX_ONLY_IN_TEST_MODE`: Sandbox feature in live mode; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#VALIDATION_ERROR",
+           *       "title": "Invalid request",
+           *       "status": 400,
+           *       "detail": "One or more fields are invalid.",
+           *       "code": "VALIDATION_ERROR",
+           *       "instance": "/v1/direct/payin",
+           *       "errors": [
+           *         {
+           *           "path": "payin.amount",
+           *           "message": "Too small: expected number to be >0"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?:
+              | 'VALIDATION_ERROR'
+              | 'SANDBOX_ONLY_IN_TEST_MODE'
+              | 'MALFORMED_JSON'
+              | 'IDEMPOTENCY_KEY_MISSING'
+              | 'IDEMPOTENCY_KEY_INVALID';
+            /** @constant */
+            status?: 400;
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNAUTHORIZED",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Send Authorization: Basic base64(api_key:api_client) with valid credentials.",
+           *       "code": "UNAUTHORIZED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNAUTHORIZED';
+            /** @constant */
+            status?: 401;
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
+           *       "title": "Idempotency key reused",
+           *       "status": 409,
+           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
+           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS';
+            /** @constant */
+            status?: 409;
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYLOAD_TOO_LARGE",
+           *       "title": "Payload too large",
+           *       "status": 413,
+           *       "detail": "The request body is too large.",
+           *       "code": "PAYLOAD_TOO_LARGE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+            /** @constant */
+            status?: 413;
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNSUPPORTED_MEDIA_TYPE",
+           *       "title": "Unsupported media type",
+           *       "status": 415,
+           *       "detail": "Send the body as application/json.",
+           *       "code": "UNSUPPORTED_MEDIA_TYPE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+            /** @constant */
+            status?: 415;
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#INTERNAL_ERROR",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "Server error; retry later.",
+           *       "code": "INTERNAL_ERROR",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+            /** @constant */
+            status?: 500;
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#SERVICE_UNAVAILABLE",
+           *       "title": "Service unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable; retry later.",
+           *       "code": "SERVICE_UNAVAILABLE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'SERVICE_UNAVAILABLE';
+            /** @constant */
+            status?: 503;
+          };
+        };
+      };
+    };
+  };
+  getPayoutBatch: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Language of error titles and messages: en (default) or fr.
+         * @example fr
+         */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path: {
+        /** @description The batch id (pb_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The batch */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "pb_6e7f8091a2b3c4d5e6f70819",
+           *       "atomic": true,
+           *       "status": "processing",
+           *       "createdAt": "2026-11-22T10:15:00.120Z",
+           *       "completedAt": null,
+           *       "livemode": false,
+           *       "summary": {
+           *         "items": 2,
+           *         "accepted": 0,
+           *         "refused": 2,
+           *         "byStatus": {},
+           *         "totals": []
+           *       },
+           *       "items": [
+           *         {
+           *           "index": 0,
+           *           "reference": "salary-2026-11-001",
+           *           "result": "refused",
+           *           "payout": null,
+           *           "problem": {
+           *             "type": "/docs/errors#BATCH_REFUSED",
+           *             "title": "Batch refused",
+           *             "status": 409,
+           *             "detail": "This item is valid, but another item of this atomic batch was refused, so none was paid.",
+           *             "code": "BATCH_REFUSED"
+           *           }
+           *         },
+           *         {
+           *           "index": 1,
+           *           "reference": "salary-2026-11-002",
+           *           "result": "refused",
+           *           "payout": null,
+           *           "problem": {
+           *             "type": "/docs/errors#DUPLICATE_REFERENCE",
+           *             "title": "Duplicate reference",
+           *             "status": 409,
+           *             "detail": "This reference was already used for another transaction.",
+           *             "code": "DUPLICATE_REFERENCE",
+           *             "errors": [
+           *               {
+           *                 "path": "reference",
+           *                 "message": "Already used by another payout."
+           *               }
+           *             ]
+           *           }
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['PayoutBatch'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: Invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#VALIDATION_ERROR",
+           *       "title": "Invalid request",
+           *       "status": 400,
+           *       "detail": "One or more fields are invalid.",
+           *       "code": "VALIDATION_ERROR",
+           *       "instance": "/v1/direct/payin",
+           *       "errors": [
+           *         {
+           *           "path": "payin.amount",
+           *           "message": "Too small: expected number to be >0"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'VALIDATION_ERROR';
+            /** @constant */
+            status?: 400;
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNAUTHORIZED",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Send Authorization: Basic base64(api_key:api_client) with valid credentials.",
+           *       "code": "UNAUTHORIZED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNAUTHORIZED';
+            /** @constant */
+            status?: 401;
+          };
+        };
+      };
+      /** @description `BATCH_NOT_FOUND`: Payout batch not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#BATCH_NOT_FOUND",
+           *       "title": "Payout batch not found",
+           *       "status": 404,
+           *       "detail": "No bulk payout of yours has this id.",
+           *       "code": "BATCH_NOT_FOUND",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'BATCH_NOT_FOUND';
+            /** @constant */
+            status?: 404;
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#INTERNAL_ERROR",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "Server error; retry later.",
+           *       "code": "INTERNAL_ERROR",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+            /** @constant */
+            status?: 500;
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#SERVICE_UNAVAILABLE",
+           *       "title": "Service unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable; retry later.",
+           *       "code": "SERVICE_UNAVAILABLE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'SERVICE_UNAVAILABLE';
             /** @constant */
             status?: 503;
           };

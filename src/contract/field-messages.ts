@@ -58,6 +58,10 @@ export const fieldMessages = {
     payin: { en: 'Already used by another payin.', fr: 'Déjà utilisée par un autre paiement.' },
     payout: { en: 'Already used by another payout.', fr: 'Déjà utilisée par un autre transfert.' },
   } satisfies Record<'payin' | 'payout', Text>,
+  referenceTwiceInBatch: {
+    en: 'Used by another item of this batch.',
+    fr: 'Utilisée par un autre élément de ce lot.',
+  } satisfies Text,
   unknownAccount: { en: 'Unknown account.', fr: 'Compte inconnu.' } satisfies Text,
   accountCurrency: (accountCurrency: string, country: string, currency: string): Text => ({
     en: `This account holds ${accountCurrency}; payouts in ${country} are in ${currency}.`,
@@ -114,6 +118,11 @@ export function invalidField(path: string, message: Text): ApiProblem {
 /** The reference is taken by another payin (or payout) of the merchant. */
 export function duplicateReference(kind: 'payin' | 'payout'): ApiProblem {
   return problemAt('DUPLICATE_REFERENCE', 'reference', fieldMessages.referenceUsed[kind]);
+}
+
+/** A bulk payout item whose reference an earlier item of the same batch already has. */
+export function duplicateInBatch(): ApiProblem {
+  return problemAt('DUPLICATE_REFERENCE', 'reference', fieldMessages.referenceTwiceInBatch);
 }
 
 /**

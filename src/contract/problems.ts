@@ -56,6 +56,22 @@ export const problemCatalogue = {
       fr: "Cette ressource n'accepte pas cette méthode ; voir l'en-tête Allow.",
     },
   },
+  BATCH_NOT_FOUND: {
+    status: 404,
+    title: { en: 'Payout batch not found', fr: 'Lot de paiements introuvable' },
+    detail: {
+      en: 'No bulk payout of yours has this id.',
+      fr: "Aucun de vos paiements groupés n'a cet identifiant.",
+    },
+  },
+  BATCH_REFUSED: {
+    status: 409,
+    title: { en: 'Batch refused', fr: 'Lot refusé' },
+    detail: {
+      en: 'This item is valid, but another item of this atomic batch was refused, so none was paid.',
+      fr: "Cet élément est valide, mais un autre élément de ce lot atomique a été refusé : aucun n'a été payé.",
+    },
+  },
   STATEMENT_NOT_FOUND: {
     status: 404,
     title: { en: 'Statement not found', fr: 'Relevé introuvable' },

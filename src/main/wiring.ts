@@ -42,6 +42,11 @@ import { registerRealtime } from '../api/ws';
 import { recipientApi } from '../services/recipient-service';
 import { TransactionSearch } from '../services/transaction-search';
 import { StatementStore } from '../statements/store';
+import { PayoutBatchStore } from '../persistence/payout-batches';
+import { PayoutBatchService } from '../services/payout-batch-service';
+import { payoutBatchWorkflow } from '../../workflows/payout-batch';
+import { startOnce } from '../temporal/start-once';
+import { payoutBatchWorkflowId } from '../temporal/workflow-ids';
 import { StatementService } from '../services/statement-service';
 
 const recipientConnectors = (ops: Operators) => ({
@@ -102,6 +107,8 @@ export async function buildApi(opts: {
   await ledger.init();
   const statements = StatementStore.on(opts.mongo);
   await statements.init();
+  const payoutBatches = PayoutBatchStore.on(opts.mongo);
+  await payoutBatches.init();
   const otps = OtpStore.on(opts.mongo, opts.config.DATA_ENCRYPTION_KEYS, opts.config.OTP_LIFETIME);
   await otps.init();
   const callbackReceipts = CallbackReceiptStore.on(opts.mongo, signatureToleranceSec, (err) =>
@@ -121,6 +128,15 @@ export async function buildApi(opts: {
   };
   // Provider states (src/operators/health): a payin to a closed provider is refused with 503.
   const providerHealth = providerHealthOf(opts.mongo, opts.config, operators);
+  const payouts = new PayoutService({
+    transactions,
+    starts,
+    ledger,
+    temporal: opts.temporal,
+    taskQueue: opts.config.TEMPORAL_TASK_QUEUE,
+    payoutExpiryMs: opts.config.PAYOUT_EXPIRY,
+    feeSchedule: resolveFeeSchedule(opts.config.FEE_SCHEDULE),
+  });
   const eventApi = await buildEventApi({
     ...opts,
     authenticate: (apiKey, apiClient) => merchants.authenticate(apiKey, apiClient),
@@ -167,14 +183,18 @@ export async function buildApi(opts: {
     recipients: recipientApi(opts.config, recipientConnectors(operators), (info) =>
       opts.logger.warn(info, 'recipient check failed'),
     ),
-    payouts: new PayoutService({
+    payouts,
+    payoutBatches: new PayoutBatchService({
+      batches: payoutBatches,
+      payouts,
       transactions,
-      starts,
       ledger,
-      temporal: opts.temporal,
-      taskQueue: opts.config.TEMPORAL_TASK_QUEUE,
-      payoutExpiryMs: opts.config.PAYOUT_EXPIRY,
-      feeSchedule: resolveFeeSchedule(opts.config.FEE_SCHEDULE),
+      startWorkflow: (merchantId, batchId) =>
+        startOnce(opts.temporal, payoutBatchWorkflow, {
+          taskQueue: opts.config.TEMPORAL_TASK_QUEUE,
+          workflowId: payoutBatchWorkflowId(merchantId, batchId),
+          args: [{ batchId }],
+        }),
     }),
     search: new TransactionSearch({ transactions, refunds }),
     statements: new StatementService({
@@ -246,8 +266,11 @@ export async function buildActivityDeps(opts: { mongo: Connection; config: Confi
   providerHealth.start();
   const statements = StatementStore.on(opts.mongo);
   await statements.init();
+  const payoutBatches = PayoutBatchStore.on(opts.mongo);
+  await payoutBatches.init();
   return {
     transactions,
+    payoutBatches,
     ledger,
     refunds,
     refundAudit,

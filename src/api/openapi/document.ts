@@ -6,6 +6,7 @@ import { accountPayoutRecord } from '../../contract/schemas/payout';
 import { refundRecord } from '../../contract/schemas/refund';
 import { declaredOperations, type OperationSpec } from './registry';
 import { problemExample } from './operations/examples';
+import { payoutBatchRecord } from '../../contract/schemas/payout-batch';
 import './operations/payments';
 import './operations/platform';
 import './operations/public';
@@ -13,6 +14,7 @@ import './operations/recipient';
 import './operations/provider-callbacks';
 import './operations/transactions';
 import './operations/statements';
+import './operations/payout-batches';
 import { statementRecord } from '../../contract/schemas/statements';
 
 // Assembles the OpenAPI 3.1 document from the declared operations and their zod schemas. JSON
@@ -58,8 +60,7 @@ const eventData: Record<ReturnType<typeof subjectKindOf>, z.ZodType> = {
   payin: transactionRecord,
   payout: z.union([transactionRecord, accountPayoutRecord]),
   refund: refundRecord,
-  // Replaced by the batch record (issue 19, in progress).
-  'payout.batch': z.record(z.string(), z.unknown()),
+  'payout.batch': payoutBatchRecord,
   statement: statementRecord,
 };
 const eventSchemaName = (t: EventType) =>

@@ -1,4 +1,5 @@
 // Examples shown in the reference for each operation; a test checks each against its schema.
+import { fieldMessages } from '../../../contract/field-messages';
 
 const createdAt = '2026-11-22T10:15:00.120Z';
 const action = { successUrl: 'https://shop.example/ok', failureUrl: 'https://shop.example/ko' };
@@ -251,3 +252,96 @@ export const statementCsvExample = [
   ',2026-12-01T00:00:00.000Z,closing_balance,,,,14825,,,,',
   '',
 ].join('\r\n');
+
+export const payoutBatchRequestExample = {
+  atomic: false,
+  items: [
+    { ...standardPayoutExample, reference: 'salary-2026-11-001', metadata: { employee: 'E-001' } },
+    { ...standardPayoutExample, reference: 'salary-2026-11-002', amount: 5000 },
+  ],
+};
+
+export const payoutBatchExample = {
+  id: 'pb_5d6e7f8091a2b3c4d5e6f708',
+  atomic: false,
+  status: 'processing',
+  createdAt,
+  completedAt: null,
+  livemode: false,
+  summary: {
+    items: 2,
+    accepted: 1,
+    refused: 1,
+    byStatus: { pending: 1 },
+    totals: [
+      { currency: 'XOF', count: 1, amount: 10000, fee: 100, chargedAmount: 10100, completedAmount: 0 },
+    ],
+  },
+  items: [
+    {
+      index: 0,
+      reference: 'salary-2026-11-001',
+      result: 'accepted',
+      payout: {
+        ...payoutRecordExample,
+        reference: 'salary-2026-11-001',
+        status: 'pending',
+        mobileMoney: undefined,
+        metadata: { employee: 'E-001' },
+      },
+      problem: null,
+    },
+    {
+      index: 1,
+      reference: 'salary-2026-11-002',
+      result: 'refused',
+      payout: null,
+      problem: {
+        type: '/docs/errors#VALIDATION_ERROR',
+        title: 'Invalid request',
+        status: 400,
+        detail: 'One or more fields are invalid.',
+        code: 'VALIDATION_ERROR',
+        errors: [{ path: 'amount', message: 'Too small: expected number to be >0' }],
+      },
+    },
+  ],
+};
+
+/** An atomic batch refused whole: one item's reference was taken, so the valid ones are not paid. */
+export const refusedPayoutBatchExample = {
+  ...payoutBatchExample,
+  id: 'pb_6e7f8091a2b3c4d5e6f70819',
+  atomic: true,
+  status: 'processing',
+  summary: { items: 2, accepted: 0, refused: 2, byStatus: {}, totals: [] },
+  items: [
+    {
+      index: 0,
+      reference: 'salary-2026-11-001',
+      result: 'refused',
+      payout: null,
+      problem: {
+        type: '/docs/errors#BATCH_REFUSED',
+        title: 'Batch refused',
+        status: 409,
+        detail: 'This item is valid, but another item of this atomic batch was refused, so none was paid.',
+        code: 'BATCH_REFUSED',
+      },
+    },
+    {
+      index: 1,
+      reference: 'salary-2026-11-002',
+      result: 'refused',
+      payout: null,
+      problem: {
+        type: '/docs/errors#DUPLICATE_REFERENCE',
+        title: 'Duplicate reference',
+        status: 409,
+        detail: 'This reference was already used for another transaction.',
+        code: 'DUPLICATE_REFERENCE',
+        errors: [{ path: 'reference', message: fieldMessages.referenceUsed.payout.en }],
+      },
+    },
+  ],
+};
