@@ -7,6 +7,7 @@ import { createRecoveryActivities, type RecoveryActivityDeps } from '../src/reco
 import { createOperatorActivities, type OperatorActivityDeps } from './operator-activities';
 import { createStatementActivities, type StatementActivityDeps } from './statement-activities';
 import { createPayoutBatchActivities, type PayoutBatchActivityDeps } from './payout-batch-activities';
+import { createWebhookReplayActivities, type WebhookReplayActivityDeps } from './webhook-replay-activities';
 
 export type ActivityDeps = RecoveryActivityDeps &
   PayinActivityDeps &
@@ -16,7 +17,8 @@ export type ActivityDeps = RecoveryActivityDeps &
   OperatorActivityDeps &
   ReconciliationActivityDeps &
   StatementActivityDeps &
-  PayoutBatchActivityDeps;
+  PayoutBatchActivityDeps &
+  WebhookReplayActivityDeps;
 
 /** Every activity the worker registers, built from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
@@ -30,6 +32,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createOperatorActivities(deps),
     ...createStatementActivities(deps),
     ...createPayoutBatchActivities(deps),
+    ...createWebhookReplayActivities(deps),
   };
 }
 

@@ -53,6 +53,7 @@ interface Body {
   status?: string;
   confirmationStatus?: string;
   paymentUrl?: string;
+  data?: unknown[];
 }
 interface Answer {
   status: number;
@@ -411,6 +412,35 @@ async function main(): Promise<void> {
           (found) => found,
         );
         await save('webhookDeliveryWorkflow-retried-delivered', workflowId);
+      },
+      // A replay of the period to that merchant's endpoint (every event, not only failed ones): one
+      // slice, its deliveries started, the workflow done.
+      'webhook-replay': async () => {
+        const other = await createTestMerchant(s, 'Golden replays');
+        const client = apiClient(s.baseUrl, other.credentials);
+        const endpoint = await client.post('/v1/webhooks', {
+          url: `http://127.0.0.1:${hookPort}/replayed`,
+          eventTypes: ['payin.completed'],
+        });
+        if (endpoint.status !== 201)
+          throw new Error(`webhook: ${endpoint.status} ${JSON.stringify(endpoint.body)}`);
+        const from = new Date(Date.now() - 1_000).toISOString();
+        await directPayin(client, 'golden-replayed', { scenario: 'completed' });
+        await eventually(
+          'event recorded',
+          () => client.get('/v1/events?type=payin.completed'),
+          (r) => (r.body.data ?? []).length > 0,
+        );
+        const replay = await client.post(`/v1/webhooks/${String(endpoint.body.id)}/replay`, {
+          from,
+          to: new Date(Date.now() + 60_000).toISOString(),
+          onlyFailed: false,
+        });
+        if (replay.status !== 202) throw new Error(`replay: ${replay.status} ${JSON.stringify(replay.body)}`);
+        await save(
+          'webhookReplayWorkflow-sent',
+          `webhook-replay:${other.merchantId}:${String(replay.body.id)}`,
+        );
       },
     };
     // Last: the stack's worker makes way for one whose provider health says `closed` (as the ops

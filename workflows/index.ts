@@ -8,3 +8,4 @@ export { reconciliationWorkflow } from './reconciliation';
 export { recoverySweepWorkflow } from './recovery-sweep';
 export { statementWorkflow } from './statement';
 export { payoutBatchWorkflow } from './payout-batch';
+export { webhookReplayWorkflow } from './webhook-replay';

@@ -341,7 +341,7 @@ export interface paths {
     };
     /**
      * List events
-     * @description Newest first; `from` inclusive, `to` exclusive.
+     * @description Newest first; `from` inclusive, `to` exclusive. `delivered=false` lists only the events that did not reach every enabled endpoint subscribed to them when they were recorded (one of them has no successful attempt); such a page may hold fewer than `limit` events with a `nextCursor` to go on.
      */
     get: operations['listEvents'];
     put?: never;
@@ -738,7 +738,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Read a webhook endpoint */
+    /**
+     * Read a webhook endpoint and its health
+     * @description The endpoint and its `health` over the last 24 hours: attempts, success rate, latency p50/p99, the last error and the failures since the last success (from the newest 5,000 attempts).
+     */
     get: operations['getWebhookEndpoint'];
     put?: never;
     post?: never;
@@ -783,6 +786,26 @@ export interface paths {
     put?: never;
     /** Re-enable an endpoint disabled by a 410 */
     post: operations['enableWebhookEndpoint'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/webhooks/{id}/replay': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send the events of a period again to this endpoint
+     * @description Selects the events of `[from, to)` (at most 31 days, at most 10,000 events) this endpoint subscribes to: with `onlyFailed` (the default) only those it never received. A dry run answers the count (200) and sends nothing; otherwise 202 with the replay id and the count, and a workflow sends them oldest first, paced (about 10 a second), each as a redelivery with its own attempts. The same idempotency key answers the same replay and sends nothing twice.
+     */
+    post: operations['replayWebhookEvents'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1617,6 +1640,25 @@ export interface components {
       /** @enum {string} */
       sandboxScenario?: 'completed' | 'failed' | 'pending';
     };
+    Replay: {
+      count: number;
+      dryRun: boolean;
+      endpointId: string;
+      from: string;
+      id: string | null;
+      onlyFailed: boolean;
+      to: string;
+    };
+    ReplayRequest: {
+      /** @default false */
+      dryRun: boolean;
+      /** Format: date-time */
+      from: string;
+      /** @default true */
+      onlyFailed: boolean;
+      /** Format: date-time */
+      to: string;
+    };
     RotatedSecret: {
       createdAt: string;
       description: string | null;
@@ -1845,6 +1887,44 @@ export interface components {
     };
     WebhookEndpointList: {
       data: components['schemas']['WebhookEndpoint'][];
+    };
+    WebhookEndpointWithHealth: {
+      createdAt: string;
+      description: string | null;
+      disabledReason: string | null;
+      eventTypes: (
+        | 'payin.completed'
+        | 'payin.failed'
+        | 'payin.expired'
+        | 'payin.corrected'
+        | 'payout.updated'
+        | 'payout.completed'
+        | 'refund.processing'
+        | 'refund.completed'
+        | 'refund.failed'
+        | 'payout.batch.completed'
+        | 'statement.ready'
+      )[];
+      health: {
+        attempts: number;
+        complete: boolean;
+        consecutiveFailures: number;
+        lastError: {
+          at: string;
+          error: string | null;
+          statusCode: number | null;
+        } | null;
+        latencyP50Ms: number | null;
+        latencyP99Ms: number | null;
+        since: string;
+        successRate: number | null;
+      };
+      id: string;
+      livemode: boolean;
+      /** @enum {string} */
+      status: 'enabled' | 'disabled';
+      updatedAt: string;
+      url: string;
     };
     WebhookEndpointWithSecret: {
       createdAt: string;
@@ -5273,6 +5353,7 @@ export interface operations {
     parameters: {
       query?: {
         cursor?: string;
+        delivered?: 'true' | 'false';
         from?: string;
         limit?: number;
         reference?: string;
@@ -10304,7 +10385,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The endpoint */
+      /** @description The endpoint with its health */
       200: {
         headers: {
           [name: string]: unknown;
@@ -10323,10 +10404,24 @@ export interface operations {
            *       "disabledReason": null,
            *       "createdAt": "2026-11-22T10:15:00.120Z",
            *       "livemode": false,
-           *       "updatedAt": "2026-11-22T10:15:00.120Z"
+           *       "updatedAt": "2026-11-22T10:15:00.120Z",
+           *       "health": {
+           *         "since": "2026-11-21T10:15:00.120Z",
+           *         "attempts": 1250,
+           *         "successRate": 0.992,
+           *         "latencyP50Ms": 84,
+           *         "latencyP99Ms": 1210,
+           *         "lastError": {
+           *           "at": "2026-11-22T09:02:11.031Z",
+           *           "statusCode": 502,
+           *           "error": "HTTP 502"
+           *         },
+           *         "consecutiveFailures": 0,
+           *         "complete": true
+           *       }
            *     }
            */
-          'application/json': components['schemas']['WebhookEndpoint'];
+          'application/json': components['schemas']['WebhookEndpointWithHealth'];
         };
       };
       /** @description `VALIDATION_ERROR`: Invalid request */
@@ -11062,6 +11157,325 @@ export interface operations {
             code?: 'UNSUPPORTED_MEDIA_TYPE';
             /** @constant */
             status?: 415;
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#INTERNAL_ERROR",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "Server error; retry later.",
+           *       "code": "INTERNAL_ERROR",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+            /** @constant */
+            status?: 500;
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#SERVICE_UNAVAILABLE",
+           *       "title": "Service unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable; retry later.",
+           *       "code": "SERVICE_UNAVAILABLE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'SERVICE_UNAVAILABLE';
+            /** @constant */
+            status?: 503;
+          };
+        };
+      };
+    };
+  };
+  replayWebhookEvents: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description Language of error titles and messages: en (default) or fr.
+         * @example fr
+         */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        /**
+         * @description A UUID naming this request: a retry with the same key and body never acts twice (24 h).
+         * @example 3f2b8c1e-9d4a-4e7b-8a61-0c5d2e9f7a14
+         */
+        'X-Idempotency-Key': components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /** @description The webhook endpoint id (we_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "from": "2026-11-21T00:00:00Z",
+         *       "to": "2026-11-22T00:00:00Z",
+         *       "onlyFailed": true,
+         *       "dryRun": false
+         *     }
+         */
+        'application/json': components['schemas']['ReplayRequest'];
+      };
+    };
+    responses: {
+      /** @description A dry run: the count only */
+      200: {
+        headers: {
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Replay'];
+        };
+      };
+      /** @description The replay, started */
+      202: {
+        headers: {
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "rp_0e1f2a3b4c5d6e7f80910a1b",
+           *       "endpointId": "we_7b8c9d0e1f2a3b4c5d6e7f80",
+           *       "from": "2026-11-21T00:00:00.000Z",
+           *       "to": "2026-11-22T00:00:00.000Z",
+           *       "onlyFailed": true,
+           *       "dryRun": false,
+           *       "count": 42
+           *     }
+           */
+          'application/json': components['schemas']['Replay'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: Invalid request; `SANDBOX_ONLY_IN_TEST_MODE`: Sandbox feature in live mode; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#VALIDATION_ERROR",
+           *       "title": "Invalid request",
+           *       "status": 400,
+           *       "detail": "One or more fields are invalid.",
+           *       "code": "VALIDATION_ERROR",
+           *       "instance": "/v1/direct/payin",
+           *       "errors": [
+           *         {
+           *           "path": "payin.amount",
+           *           "message": "Too small: expected number to be >0"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?:
+              | 'VALIDATION_ERROR'
+              | 'SANDBOX_ONLY_IN_TEST_MODE'
+              | 'MALFORMED_JSON'
+              | 'IDEMPOTENCY_KEY_MISSING'
+              | 'IDEMPOTENCY_KEY_INVALID';
+            /** @constant */
+            status?: 400;
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNAUTHORIZED",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Send Authorization: Basic base64(api_key:api_client) with valid credentials.",
+           *       "code": "UNAUTHORIZED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNAUTHORIZED';
+            /** @constant */
+            status?: 401;
+          };
+        };
+      };
+      /** @description `WEBHOOK_NOT_FOUND`: Webhook endpoint not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#WEBHOOK_NOT_FOUND",
+           *       "title": "Webhook endpoint not found",
+           *       "status": 404,
+           *       "detail": "No webhook endpoint has this id.",
+           *       "code": "WEBHOOK_NOT_FOUND",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'WEBHOOK_NOT_FOUND';
+            /** @constant */
+            status?: 404;
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress; `WEBHOOK_DISABLED`: Webhook endpoint disabled */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
+           *       "title": "Idempotency key reused",
+           *       "status": 409,
+           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
+           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS' | 'WEBHOOK_DISABLED';
+            /** @constant */
+            status?: 409;
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYLOAD_TOO_LARGE",
+           *       "title": "Payload too large",
+           *       "status": 413,
+           *       "detail": "The request body is too large.",
+           *       "code": "PAYLOAD_TOO_LARGE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+            /** @constant */
+            status?: 413;
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNSUPPORTED_MEDIA_TYPE",
+           *       "title": "Unsupported media type",
+           *       "status": 415,
+           *       "detail": "Send the body as application/json.",
+           *       "code": "UNSUPPORTED_MEDIA_TYPE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+            /** @constant */
+            status?: 415;
+          };
+        };
+      };
+      /** @description `REPLAY_TOO_LARGE`: Replay too large */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#REPLAY_TOO_LARGE",
+           *       "title": "Replay too large",
+           *       "status": 422,
+           *       "detail": "The period holds more than 10,000 events to send; replay it in shorter periods.",
+           *       "code": "REPLAY_TOO_LARGE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'REPLAY_TOO_LARGE';
+            /** @constant */
+            status?: 422;
           };
         };
       };

@@ -72,6 +72,14 @@ export const problemCatalogue = {
       fr: "Cet élément est valide, mais un autre élément de ce lot atomique a été refusé : aucun n'a été payé.",
     },
   },
+  REPLAY_TOO_LARGE: {
+    status: 422,
+    title: { en: 'Replay too large', fr: 'Renvoi trop volumineux' },
+    detail: {
+      en: 'The period holds more than 10,000 events to send; replay it in shorter periods.',
+      fr: 'La période contient plus de 10 000 événements à renvoyer ; renvoyez-la par périodes plus courtes.',
+    },
+  },
   STATEMENT_NOT_FOUND: {
     status: 404,
     title: { en: 'Statement not found', fr: 'Relevé introuvable' },

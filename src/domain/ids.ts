@@ -2,9 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 
 // Public identifiers carry a recognisable prefix (pr_ transactions, rf_ refunds, ...).
 // le_ ledger entries, lt_ ledger transfers, aud_ refund audit entries.
-// st_ statements, pb_ bulk payouts.
+// st_ statements, pb_ bulk payouts, rp_ webhook replays.
 export type IdPrefix =
-  'pr' | 'rf' | 'tr' | 'mtr' | 'evt' | 'mer' | 'acc' | 'we' | 'le' | 'lt' | 'aud' | 'st' | 'pb';
+  'pr' | 'rf' | 'tr' | 'mtr' | 'evt' | 'mer' | 'acc' | 'we' | 'le' | 'lt' | 'aud' | 'st' | 'pb' | 'rp';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBytes(12).toString('hex')}`;

@@ -43,10 +43,13 @@ import { recipientApi } from '../services/recipient-service';
 import { TransactionSearch } from '../services/transaction-search';
 import { StatementStore } from '../statements/store';
 import { PayoutBatchStore } from '../persistence/payout-batches';
+import { replayModel } from '../webhooks/replay-store';
 import { PayoutBatchService } from '../services/payout-batch-service';
 import { payoutBatchWorkflow } from '../../workflows/payout-batch';
 import { startOnce } from '../temporal/start-once';
-import { payoutBatchWorkflowId } from '../temporal/workflow-ids';
+import { payoutBatchWorkflowId, webhookReplayWorkflowId } from '../temporal/workflow-ids';
+import { WebhookOperations } from '../services/webhook-operations';
+import { webhookReplayWorkflow } from '../../workflows/webhook-replay';
 import { StatementService } from '../services/statement-service';
 
 const recipientConnectors = (ops: Operators) => ({
@@ -324,8 +327,9 @@ async function buildEventStores(mongo: Connection, keys: KeyRing) {
   const events = EventStore.on(mongo);
   const endpoints = EndpointStore.on(mongo, keys);
   const deliveries = DeliveryLog.on(mongo);
-  await Promise.all([events.init(), endpoints.init(), deliveries.init()]);
-  return { events, endpoints, deliveries };
+  const webhookReplays = replayModel(mongo);
+  await Promise.all([events.init(), endpoints.init(), deliveries.init(), webhookReplays.init()]);
+  return { events, endpoints, deliveries, webhookReplays };
 }
 
 /** What the API serves of events: webhook and event routes, WebSocket tokens, and the stream hub. */
@@ -350,6 +354,16 @@ async function buildEventApi(opts: {
   return {
     webhooks: {
       ...stores,
+      operations: new WebhookOperations({
+        ...stores,
+        replays: stores.webhookReplays,
+        startReplay: (merchantId, replayId) =>
+          startOnce(opts.temporal, webhookReplayWorkflow, {
+            taskQueue: opts.config.TEMPORAL_TASK_QUEUE,
+            workflowId: webhookReplayWorkflowId(merchantId, replayId),
+            args: [{ replayId }],
+          }),
+      }),
       temporal: opts.temporal,
       taskQueue: opts.config.TEMPORAL_TASK_QUEUE,
       allowPrivateNetworks: opts.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,

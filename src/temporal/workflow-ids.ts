@@ -58,6 +58,11 @@ export function payoutBatchWorkflowId(merchantId: string, batchId: string): stri
   return `payout-batch:${merchantId}:${batchId}`;
 }
 
+/** `webhook-replay:<merchantId>:<replayId>`: one paced replay of a period to an endpoint (`rp_…`). */
+export function webhookReplayWorkflowId(merchantId: string, replayId: string): string {
+  return `webhook-replay:${merchantId}:${replayId}`;
+}
+
 /** The daily reconciliation's schedule, and the prefix of the runs it starts. */
 export const RECONCILIATION_SCHEDULE_ID = 'reconciliation-daily';
 
@@ -69,7 +74,7 @@ export function recoverySweepScheduleId(taskQueue: string): string {
 export type ParsedWorkflowId =
   | { kind: 'payin' | 'payout'; merchantId: string; reference: string }
   | { kind: 'refund'; merchantId: string; refundId: string }
-  | { kind: 'statement' | 'payout-batch'; merchantId: string; id: string }
+  | { kind: 'statement' | 'payout-batch' | 'webhook-replay'; merchantId: string; id: string }
   | { kind: 'webhook'; eventId: string; endpointId: string; redeliveryKey: string | null }
   | { kind: 'event'; subjectId: string; eventType: string }
   | { kind: 'reconciliation'; scheduledAt: string | null }
@@ -101,7 +106,8 @@ export function parseWorkflowId(id: string): ParsedWorkflowId | null {
       return kind === 'refund' ? { kind, merchantId, refundId: key } : { kind, merchantId, reference: key };
     }
     case 'statement':
-    case 'payout-batch': {
+    case 'payout-batch':
+    case 'webhook-replay': {
       const parts = split(rest);
       if (!parts || !parts[1] || parts[1].includes(':')) return null;
       return { kind, merchantId: parts[0], id: parts[1] };
@@ -149,6 +155,8 @@ export function buildWorkflowId(parsed: ParsedWorkflowId): string {
       return statementWorkflowId(parsed.merchantId, parsed.id);
     case 'payout-batch':
       return payoutBatchWorkflowId(parsed.merchantId, parsed.id);
+    case 'webhook-replay':
+      return webhookReplayWorkflowId(parsed.merchantId, parsed.id);
     case 'webhook':
       return webhookDeliveryWorkflowId(parsed.eventId, parsed.endpointId, parsed.redeliveryKey ?? undefined);
     case 'event':

@@ -32,6 +32,15 @@ export interface DeliveryAttempt {
 /** `listed`: appended to its endpoint's chain (absent on attempts logged before chains existed). */
 type AttemptDoc = DeliveryAttempt & { _id: string; listed?: boolean };
 
+/**
+ * That an event reached an endpoint (an attempt answered 2xx), under `_id` = `<eventId>:<endpointId>`:
+ * what GET /v1/events?delivered=false and replays of failed events ask, one `_id` read each.
+ */
+type OutcomeDoc = { _id: string; deliveredAt: Date };
+const OUTCOMES = 'webhook_delivered';
+const BACKFILL_COLLECTION = 'read_model_backfills';
+const outcomeId = (eventId: string, endpointId: string) => `${eventId}:${endpointId}`;
+
 /** Most chain positions one listing with an `eventId` filter reads; its cursor goes on from there. */
 const FILTERED_READ_BUDGET = 500;
 
@@ -80,6 +89,7 @@ export class DeliveryLog {
   constructor(
     private readonly model: Model<AttemptDoc>,
     private readonly chains: ReadChains<DeliveryAttempt>,
+    private readonly conn: Connection,
   ) {}
 
   static on(conn: Connection): DeliveryLog {
@@ -87,13 +97,44 @@ export class DeliveryLog {
       (conn.models.WebhookDeliveryAttempt as Model<AttemptDoc> | undefined) ??
         conn.model<AttemptDoc>('WebhookDeliveryAttempt', attemptSchema),
       new ReadChains<DeliveryAttempt>(conn, 'webhook_delivery_chain'),
+      conn,
     );
+  }
+
+  private get outcomes() {
+    return this.conn.db!.collection<OutcomeDoc>(OUTCOMES);
   }
 
   async init(): Promise<void> {
     await this.model.init();
     await this.chains.init();
     await this.listUnlisted();
+    await this.backfillOutcomes();
+  }
+
+  /**
+   * Once per database (a marker says so): the outcomes of attempts logged before outcomes existed,
+   * so events delivered before the upgrade are not listed as undelivered.
+   */
+  private async backfillOutcomes(): Promise<void> {
+    const markers = this.conn.db!.collection<{ _id: string; at: Date }>(BACKFILL_COLLECTION);
+    if (await markers.findOne({ _id: OUTCOMES })) return;
+    const cursor = this.model.find({ succeeded: true }).lean<AttemptDoc[]>().cursor();
+    for await (const a of cursor) await this.markDelivered(a.eventId, a.endpointId, new Date(a.attemptedAt));
+    await markers.updateOne({ _id: OUTCOMES }, { $set: { at: new Date() } }, { upsert: true });
+  }
+
+  private async markDelivered(eventId: string, endpointId: string, at: Date): Promise<void> {
+    try {
+      await this.outcomes.insertOne({ _id: outcomeId(eventId, endpointId), deliveredAt: at });
+    } catch (err) {
+      if ((err as { code?: number }).code !== 11000) throw err;
+    }
+  }
+
+  /** Whether the event reached the endpoint at least once. */
+  async delivered(eventId: string, endpointId: string): Promise<boolean> {
+    return (await this.outcomes.findOne({ _id: outcomeId(eventId, endpointId) })) !== null;
   }
 
   /**
@@ -136,6 +177,8 @@ export class DeliveryLog {
       logged = (await this.find(a.deliveryId, a.attempt)) ?? a;
     }
     await this.chains.append(logged.endpointId, _id, new Date(logged.attemptedAt), logged);
+    if (logged.succeeded)
+      await this.markDelivered(logged.eventId, logged.endpointId, new Date(logged.attemptedAt));
   }
 
   /**
@@ -155,5 +198,24 @@ export class DeliveryLog {
       budget: q.eventId ? FILTERED_READ_BUDGET : q.limit,
     });
     return { attempts: walked.entries.map((e) => e.doc), next: walked.next };
+  }
+
+  /**
+   * The endpoint's attempts since `since`, newest first, at most `budget` (an `_id` read each): what
+   * its health is computed from. `complete` is false when the budget cut the period short.
+   */
+  async recent(
+    merchantId: string,
+    endpointId: string,
+    since: Date,
+    budget: number,
+  ): Promise<{ attempts: DeliveryAttempt[]; complete: boolean }> {
+    const walked = await this.chains.walkDown(endpointId, {
+      keep: (e) => e.doc.merchantId === merchantId,
+      stop: (e) => new Date(e.doc.attemptedAt).getTime() < since.getTime(),
+      limit: budget,
+      budget,
+    });
+    return { attempts: walked.entries.map((e) => e.doc), complete: walked.next === null };
   }
 }

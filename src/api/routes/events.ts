@@ -22,17 +22,27 @@ export function eventRoutes(deps: WebhookApiDeps): Router {
   router.get('/v1/events', async (req, res) => {
     const q = parseOr400(listEventsQuery, req.query, req);
     const cursor = q.cursor ? decodeCursor(eventCursor, q.cursor) : undefined;
-    const kind = chainKind(q);
+    // A cursor of a delivery-filtered listing is not one of the plain listing (and back).
+    const kind = `${chainKind(q)}${q.delivered ? `d${q.delivered[0]}` : ''}`;
     if (cursor && 's' in cursor && cursor.k !== kind) decodeCursor(z.never(), q.cursor!); // another query's cursor: 400 on `cursor`
-    const found = await deps.events.list(req.merchantId!, {
+    const filter = {
       ...(q.type ? { type: q.type } : {}),
       ...(q.reference ? { reference: q.reference } : {}),
       ...(q.from ? { from: new Date(q.from) } : {}),
       ...(q.to ? { to: new Date(q.to) } : {}),
       ...(cursor && 's' in cursor ? { before: cursor.s } : {}),
-      ...(cursor && 't' in cursor ? { after: { createdAt: new Date(cursor.t), id: cursor.id } } : {}),
-      limit: q.limit + 1,
-    });
+    };
+    const found = q.delivered
+      ? await deps.operations.listByDelivery(req.merchantId!, {
+          ...filter,
+          delivered: q.delivered === 'true',
+          limit: q.limit + 1,
+        })
+      : await deps.events.list(req.merchantId!, {
+          ...filter,
+          ...(cursor && 't' in cursor ? { after: { createdAt: new Date(cursor.t), id: cursor.id } } : {}),
+          limit: q.limit + 1,
+        });
     const page = found.events.slice(0, q.limit);
     // One more than asked was found: the next page starts below the last shown. A page cut short by
     // its read budget (sparse filters) continues where the walk stopped.

@@ -6,6 +6,7 @@ import {
   createWebhookRequest,
   deliveryAttemptRecord,
   listDeliveriesQuery,
+  replayRequest,
   rotateSecretRequest,
   webhookEndpointRecord,
   type WebhookEndpointRecord,
@@ -22,8 +23,11 @@ import {
   type WebhookEndpoint,
 } from '../../webhooks/endpoint-store';
 import { checkWebhookUrl } from '../../webhooks/ssrf';
+import type { WebhookOperations } from '../../services/webhook-operations';
 
 export interface WebhookApiDeps {
+  /** Health, deliveries by outcome, replays (docs/events.md). */
+  operations: WebhookOperations;
   events: EventStore;
   endpoints: EndpointStore;
   deliveries: DeliveryLog;
@@ -116,7 +120,27 @@ export function webhookRoutes(deps: WebhookApiDeps): Router {
   });
 
   router.get('/v1/webhooks/:id', async (req, res) => {
-    res.json(toEndpointRecord(await endpointOr404(req)));
+    const endpoint = await endpointOr404(req);
+    res.json({
+      ...toEndpointRecord(endpoint),
+      health: await deps.operations.health(req.merchantId!, endpoint),
+    });
+  });
+
+  // Re-sends the events of a period to this endpoint, paced, by a workflow; a dry run only counts.
+  router.post('/v1/webhooks/:id/replay', async (req, res) => {
+    const body = parseOr400(replayRequest, req.body ?? {}, req);
+    const endpoint = await endpointOr404(req);
+    const { id, count } = await deps.operations.replay(req.merchantId!, endpoint, body, req.idempotencyKey!);
+    res.status(body.dryRun ? 200 : 202).json({
+      id,
+      endpointId: endpoint.id,
+      from: new Date(body.from).toISOString(),
+      to: new Date(body.to).toISOString(),
+      onlyFailed: body.onlyFailed,
+      dryRun: body.dryRun,
+      count,
+    });
   });
 
   router.delete('/v1/webhooks/:id', async (req, res) => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { fieldMessages } from '../field-messages';
 import { eventType, publicEvent } from '../../events/catalogue';
 
 // Webhook endpoints, their delivery log, events and WebSocket tokens, as the API reads and writes them.
@@ -36,6 +37,60 @@ export const webhookEndpointRecord = z.object({
 });
 export type WebhookEndpointRecord = z.infer<typeof webhookEndpointRecord>;
 
+/** How an endpoint fared over the last 24 hours (GET /v1/webhooks/{id}); docs/events.md. */
+export const webhookHealth = z.object({
+  /** The period: the last 24 hours, up to now. */
+  since: z.string(),
+  attempts: z.number().int(),
+  /** Attempts answered 2xx over attempts, 0 to 1; null without attempts. */
+  successRate: z.number().nullable(),
+  latencyP50Ms: z.number().nullable(),
+  latencyP99Ms: z.number().nullable(),
+  /** The newest failed attempt of the period. */
+  lastError: z
+    .object({ at: z.string(), statusCode: z.number().int().nullable(), error: z.string().nullable() })
+    .nullable(),
+  /** Failed attempts since the last success (within the period). */
+  consecutiveFailures: z.number().int(),
+  /** False when the period held more attempts than one read takes (the newest 5,000 are counted). */
+  complete: z.boolean(),
+});
+export type WebhookHealth = z.infer<typeof webhookHealth>;
+
+export const webhookEndpointWithHealth = webhookEndpointRecord.extend({ health: webhookHealth });
+
+/** POST /v1/webhooks/{id}/replay: the events of a period sent again to this endpoint. */
+export const REPLAY_MAX_DAYS = 31;
+export const REPLAY_MAX_EVENTS = 10_000;
+export const replayRequest = z
+  .strictObject({
+    from: z.iso.datetime({ offset: true }),
+    to: z.iso.datetime({ offset: true }),
+    /** Only the events that never reached this endpoint (default); false: every event of the period. */
+    onlyFailed: z.boolean().default(true),
+    /** Only count, send nothing. */
+    dryRun: z.boolean().default(false),
+  })
+  .superRefine((r, ctx) => {
+    const span = new Date(r.to).getTime() - new Date(r.from).getTime();
+    if (span <= 0) ctx.addIssue({ code: 'custom', path: ['to'], params: fieldMessages.periodOrder });
+    else if (span > REPLAY_MAX_DAYS * 86_400_000)
+      ctx.addIssue({ code: 'custom', path: ['to'], params: fieldMessages.periodTooLong(REPLAY_MAX_DAYS) });
+  });
+export type ReplayRequest = z.infer<typeof replayRequest>;
+
+export const replayRecord = z.object({
+  /** The replay (`rp_…`); null for a dry run. */
+  id: z.string().nullable(),
+  endpointId: z.string(),
+  from: z.string(),
+  to: z.string(),
+  onlyFailed: z.boolean(),
+  dryRun: z.boolean(),
+  /** Events selected: sent, paced, by the replay's workflow (or only counted for a dry run). */
+  count: z.number().int(),
+});
+
 /** Only answers of a creation or a rotation carry a secret: it is shown once. */
 export const webhookEndpointWithSecret = webhookEndpointRecord.extend({
   secret: z.string().startsWith('whsec_'),
@@ -67,6 +122,8 @@ export const listEventsQuery = z.strictObject({
   reference: z.string().max(100).optional(),
   from: z.iso.datetime({ offset: true }).optional(),
   to: z.iso.datetime({ offset: true }).optional(),
+  /** `false`: only events that did not reach every enabled endpoint subscribed to them. */
+  delivered: z.enum(['true', 'false']).optional(),
 });
 
 export const eventPage = z.object({ data: z.array(publicEvent), nextCursor: z.string().nullable() });

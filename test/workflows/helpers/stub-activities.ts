@@ -101,6 +101,8 @@ function defaults(): Typed {
     batchProgress: async () => ({ state: 'done' as const, allFinal: true, ageMs: 0 }),
     finishBatch: async () => undefined,
     completeBatch: async () => ({ eventId: 'evt_1' }),
+    replaySize: async () => 0,
+    replaySlice: async () => ({ started: 0, stopped: false }),
     requestCollection: async () => pending(),
     readCollectionStatus: async () => pending(),
     cancelAtOperator: async () => pending(),

@@ -189,6 +189,37 @@ export const webhookEndpointExample = {
   updatedAt: createdAt,
 };
 
+export const webhookEndpointWithHealthExample = {
+  ...webhookEndpointExample,
+  health: {
+    since: '2026-11-21T10:15:00.120Z',
+    attempts: 1250,
+    successRate: 0.992,
+    latencyP50Ms: 84,
+    latencyP99Ms: 1210,
+    lastError: { at: '2026-11-22T09:02:11.031Z', statusCode: 502, error: 'HTTP 502' },
+    consecutiveFailures: 0,
+    complete: true,
+  },
+};
+
+export const replayRequestExample = {
+  from: '2026-11-21T00:00:00Z',
+  to: '2026-11-22T00:00:00Z',
+  onlyFailed: true,
+  dryRun: false,
+};
+
+export const replayExample = {
+  id: 'rp_0e1f2a3b4c5d6e7f80910a1b',
+  endpointId: 'we_7b8c9d0e1f2a3b4c5d6e7f80',
+  from: '2026-11-21T00:00:00.000Z',
+  to: '2026-11-22T00:00:00.000Z',
+  onlyFailed: true,
+  dryRun: false,
+  count: 42,
+};
+
 export const eventExample = {
   id: 'evt_5f0c9e1d2a3b4c5d6e7f8091',
   type: 'payin.completed',

@@ -21,6 +21,9 @@ import {
   webhookEndpointList,
   webhookEndpointRecord,
   webhookEndpointWithSecret,
+  webhookEndpointWithHealth,
+  replayRequest,
+  replayRecord,
 } from '../../../contract/schemas/webhooks';
 import { publicEvent } from '../../../events/catalogue';
 import { wsTokenRecord } from '../../../contract/schemas/realtime';
@@ -171,19 +174,53 @@ defineOperations(
     method: 'get',
     path: '/v1/webhooks/{id}',
     operationId: 'getWebhookEndpoint',
-    summary: 'Read a webhook endpoint',
+    summary: 'Read a webhook endpoint and its health',
+    description:
+      'The endpoint and its `health` over the last 24 hours: attempts, success rate, latency p50/p99, ' +
+      'the last error and the failures since the last success (from the newest 5,000 attempts).',
     tag: 'Webhooks',
     auth: true,
     pathParams: webhookId,
     responses: {
       200: {
-        description: 'The endpoint',
-        name: 'WebhookEndpoint',
-        schema: webhookEndpointRecord,
-        example: ex.webhookEndpointExample,
+        description: 'The endpoint with its health',
+        name: 'WebhookEndpointWithHealth',
+        schema: webhookEndpointWithHealth,
+        example: ex.webhookEndpointWithHealthExample,
       },
     },
     errors: ['WEBHOOK_NOT_FOUND'],
+  },
+  {
+    method: 'post',
+    path: '/v1/webhooks/{id}/replay',
+    operationId: 'replayWebhookEvents',
+    summary: 'Send the events of a period again to this endpoint',
+    description:
+      'Selects the events of `[from, to)` (at most 31 days, at most 10,000 events) this endpoint ' +
+      'subscribes to: with `onlyFailed` (the default) only those it never received. A dry run answers ' +
+      'the count (200) and sends nothing; otherwise 202 with the replay id and the count, and a ' +
+      'workflow sends them oldest first, paced (about 10 a second), each as a redelivery with its own ' +
+      'attempts. The same idempotency key answers the same replay and sends nothing twice.',
+    tag: 'Webhooks',
+    auth: true,
+    idempotent: true,
+    pathParams: webhookId,
+    body: {
+      schemas: [{ name: 'ReplayRequest', schema: replayRequest }],
+      required: true,
+      example: ex.replayRequestExample,
+    },
+    responses: {
+      202: {
+        description: 'The replay, started',
+        name: 'Replay',
+        schema: replayRecord,
+        example: ex.replayExample,
+      },
+      200: { description: 'A dry run: the count only', name: 'Replay', schema: replayRecord },
+    },
+    errors: ['WEBHOOK_NOT_FOUND', 'WEBHOOK_DISABLED', 'REPLAY_TOO_LARGE'],
   },
   {
     method: 'delete',
@@ -287,7 +324,10 @@ defineOperations(
     path: '/v1/events',
     operationId: 'listEvents',
     summary: 'List events',
-    description: 'Newest first; `from` inclusive, `to` exclusive.',
+    description:
+      'Newest first; `from` inclusive, `to` exclusive. `delivered=false` lists only the events that did ' +
+      'not reach every enabled endpoint subscribed to them when they were recorded (one of them has no ' +
+      'successful attempt); such a page may hold fewer than `limit` events with a `nextCursor` to go on.',
     tag: 'Events',
     auth: true,
     query: listEventsQuery,
