@@ -2,6 +2,7 @@ import { Schema, type Connection, type Model } from 'mongoose';
 import type { Currency } from '../domain/money';
 import type { FieldError, ProblemCode } from '../contract/problems';
 import type { Text } from '../contract/i18n';
+import { insertOnce } from './insert-once';
 
 // Bulk payouts. A batch is one document under `_id` = its id (which its idempotency key names), read
 // and written by `_id` only. It keeps the items as sent, so that whoever finishes it (the request,
@@ -87,15 +88,12 @@ export class PayoutBatchStore {
 
   /** Inserts once: the same id (a retried request) answers the stored one. */
   async insertOrGet(batch: PayoutBatch): Promise<{ created: boolean; batch: PayoutBatch }> {
-    try {
-      await this.batches.create({ _id: batch.id, ...batch });
-      return { created: true, batch };
-    } catch (err) {
-      if ((err as { code?: number }).code !== 11000) throw err;
-      const existing = await this.findById(batch.id);
-      if (!existing) throw err;
-      return { created: false, batch: existing };
-    }
+    const { created, value } = await insertOnce(
+      () => this.batches.create({ _id: batch.id, ...batch }),
+      () => this.findById(batch.id),
+      batch,
+    );
+    return { created, batch: value };
   }
 
   async findById(id: string): Promise<PayoutBatch | null> {

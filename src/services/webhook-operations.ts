@@ -8,6 +8,7 @@ import type { EndpointStore, WebhookEndpoint } from '../webhooks/endpoint-store'
 import { REPLAY_MAX_EVENTS, type ReplayRequest, type WebhookHealth } from '../contract/schemas/webhooks';
 import { ApiProblem } from '../contract/problems';
 import { idOfKey } from '../domain/ids';
+import { isDuplicateKey } from '../persistence/insert-once';
 
 // Webhooks at scale (docs/events.md): an endpoint's health over the last 24 hours, the events that
 // did not reach every endpoint, and replays of a period to one endpoint. Each reads by `_id` only
@@ -130,11 +131,10 @@ export class WebhookOperations {
       eventIds: selected.reverse(),
       createdAt: new Date(),
     };
-    try {
-      await this.deps.replays.create({ _id: id, ...replay });
-    } catch (err) {
-      if ((err as { code?: number }).code !== 11000) throw err;
-    }
+    await this.deps.replays.create({ _id: id, ...replay }).catch((err: unknown) => {
+      // Stored by a twin request meanwhile: the same key, the same replay.
+      if (!isDuplicateKey(err)) throw err;
+    });
     await this.deps.startReplay(merchantId, id);
     return { id, count: replay.eventIds.length };
   }

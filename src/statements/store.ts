@@ -1,5 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { Currency } from '../domain/money';
+import { insertOnce } from '../persistence/insert-once';
 
 // Statements and their content. A statement's `_id` is its id; its content is cut in chunks of at
 // most CHUNK_BYTES stored under `_id` = `<id>:<n>` (FerretDB reads by `_id` alone, and a document has
@@ -81,15 +82,12 @@ export class StatementStore {
 
   /** Inserts once: the same id (a retried request) answers the stored one. */
   async insertOrGet(st: Statement): Promise<{ created: boolean; statement: Statement }> {
-    try {
-      await this.statements.create({ _id: st.id, ...st });
-      return { created: true, statement: st };
-    } catch (err) {
-      if ((err as { code?: number }).code !== 11000) throw err;
-      const existing = await this.findById(st.id);
-      if (!existing) throw err;
-      return { created: false, statement: existing };
-    }
+    const { created, value } = await insertOnce(
+      () => this.statements.create({ _id: st.id, ...st }),
+      () => this.findById(st.id),
+      st,
+    );
+    return { created, statement: value };
   }
 
   async findById(id: string): Promise<Statement | null> {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { fieldMessages } from '../field-messages';
+import { periodOfAtMost } from './period';
 
 // POST /v1/statements and its reads (docs/statements.md).
 
@@ -17,12 +17,7 @@ export const createStatementRequest = z
     to: instant,
     format: z.enum(['csv', 'json']),
   })
-  .superRefine((r, ctx) => {
-    const span = new Date(r.to).getTime() - new Date(r.from).getTime();
-    if (span <= 0) ctx.addIssue({ code: 'custom', path: ['to'], params: fieldMessages.periodOrder });
-    else if (span > STATEMENT_MAX_DAYS * 86_400_000)
-      ctx.addIssue({ code: 'custom', path: ['to'], params: fieldMessages.periodTooLong(STATEMENT_MAX_DAYS) });
-  });
+  .superRefine(periodOfAtMost(STATEMENT_MAX_DAYS));
 export type CreateStatementRequest = z.infer<typeof createStatementRequest>;
 
 export const statementRecord = z.object({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { fieldMessages } from '../field-messages';
+import { periodOfAtMost } from './period';
 import { eventType, publicEvent } from '../../events/catalogue';
 
 // Webhook endpoints, their delivery log, events and WebSocket tokens, as the API reads and writes them.
@@ -71,12 +71,7 @@ export const replayRequest = z
     /** Only count, send nothing. */
     dryRun: z.boolean().default(false),
   })
-  .superRefine((r, ctx) => {
-    const span = new Date(r.to).getTime() - new Date(r.from).getTime();
-    if (span <= 0) ctx.addIssue({ code: 'custom', path: ['to'], params: fieldMessages.periodOrder });
-    else if (span > REPLAY_MAX_DAYS * 86_400_000)
-      ctx.addIssue({ code: 'custom', path: ['to'], params: fieldMessages.periodTooLong(REPLAY_MAX_DAYS) });
-  });
+  .superRefine(periodOfAtMost(REPLAY_MAX_DAYS));
 export type ReplayRequest = z.infer<typeof replayRequest>;
 
 export const replayRecord = z.object({
