@@ -57,12 +57,26 @@ const positiveDataExceptions: { method: string; path: string; also: number[]; wh
     also: [400],
     why: 'a rule across fields, a documented 400: the number valid in the chosen country',
   },
-  ...['/v1/accounts/{id}/entries', '/v1/events', '/v1/webhooks/{id}/deliveries'].map((path) => ({
-    method: 'GET',
+  {
+    method: 'POST',
+    path: '/checkout/{id}/confirm',
+    also: [400],
+    why: "a rule across the request and the session, a documented 400: the number valid in the payin's country",
+  },
+  ...['/v1/statements', '/v1/webhooks/{id}/replay'].map((path) => ({
+    method: 'POST',
     path,
     also: [400],
-    why: opaqueCursor,
+    why: 'a rule across fields, a documented 400 on `to`: the period ends after it starts and spans at most 31 days',
   })),
+  ...['/v1/accounts/{id}/entries', '/v1/events', '/v1/webhooks/{id}/deliveries', '/v1/transactions'].map(
+    (path) => ({
+      method: 'GET',
+      path,
+      also: [400],
+      why: opaqueCursor,
+    }),
+  ),
   {
     method: 'GET',
     path: '/v1/ws',

@@ -6,5 +6,7 @@
 export const METADATA_MAX_KEYS = 10;
 export const METADATA_KEY_MAX = 40;
 export const METADATA_VALUE_MAX = 200;
+/** Keys a query string and a database field name both take as they are. */
+export const METADATA_KEY_PATTERN = /^[A-Za-z0-9_-]+$/;
 
 export type Metadata = Record<string, string>;

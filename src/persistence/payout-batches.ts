@@ -2,6 +2,7 @@ import { Schema, type Connection, type Model } from 'mongoose';
 import type { Currency } from '../domain/money';
 import type { FieldError, ProblemCode } from '../contract/problems';
 import type { Text } from '../contract/i18n';
+import type { BatchItemInput } from '../contract/schemas/payout-batch';
 import { insertOnce } from './insert-once';
 
 // Bulk payouts. A batch is one document under `_id` = its id (which its idempotency key names), read
@@ -23,6 +24,9 @@ export interface StoredItemResult {
   problem: BatchItemProblem | null;
 }
 
+/** An item as stored: valid (its parsed request), or refused before anything (its problem). */
+export type BatchItem = { input: BatchItemInput } | { reference: string | null; problem: BatchItemProblem };
+
 /** What an atomic batch placed on hold, per account debited. */
 export interface BatchHold {
   accountId: string;
@@ -38,8 +42,8 @@ export interface PayoutBatch {
   /** The creating request's fingerprint: its items' payouts keep `<it>#<index>`. */
   requestFingerprint: string | null;
   atomic: boolean;
-  /** The items as sent (objects; each checked when the batch is processed). */
-  items: Record<string, unknown>[];
+  /** The items, checked when the batch was made: each valid one as sent, or why it is refused. */
+  items: BatchItem[];
   /** `open` while items are being created; `done` once every item has its result. */
   state: 'open' | 'done';
   /** Atomic only: whether the holds covered the whole batch (written before anything moves on). */

@@ -2,6 +2,7 @@ import type { Ledger } from '../ledger';
 import { InsufficientFundsError } from '../ledger';
 import type { TransactionStore } from '../persistence/transactions';
 import type {
+  BatchItem,
   BatchHold,
   BatchItemProblem,
   PayoutBatch,
@@ -75,7 +76,7 @@ export class PayoutBatchService {
       idempotencyKey,
       requestFingerprint: requestFingerprint ?? null,
       atomic: body.atomic,
-      items: body.items,
+      items: checkItems(body.items),
       state: 'open',
       decision: null,
       held: [],
@@ -299,20 +300,13 @@ export class PayoutBatchService {
     }
   }
 
-  /** Items parsed in order; a reference used by an earlier item of the batch is refused. */
+  /** The stored items as checked items, in order. */
   private parseAll(batch: PayoutBatch): Checked[] {
-    const seen = new Set<string>();
-    return batch.items.map((raw, index) => {
-      const parsed = parseBatchItem(raw);
-      const reference = typeof raw.reference === 'string' ? raw.reference : null;
-      if ('errors' in parsed)
-        return { index, reference, problem: { code: 'VALIDATION_ERROR', errors: parsed.errors } };
-      if (seen.has(parsed.item.reference)) {
-        return { index, reference, problem: refusedBy(duplicateInBatch()) };
-      }
-      seen.add(parsed.item.reference);
-      return { index, reference: parsed.item.reference, input: inputOf(parsed.item), existing: null };
-    });
+    return batch.items.map((item, index) =>
+      'input' in item
+        ? { index, reference: item.input.reference, input: inputOf(item.input), existing: null }
+        : { index, reference: item.reference, problem: item.problem },
+    );
   }
 
   /** Whether every accepted item is final (so the batch is complete). */
@@ -339,6 +333,24 @@ function insufficientForBatch(): ApiProblem {
       en: "The account's balance does not cover all the items of this atomic batch that it pays (their chargedAmount): none was paid.",
       fr: "Le solde du compte ne couvre pas tous les éléments de ce lot atomique qu'il paie (leur chargedAmount) : aucun n'a été payé.",
     },
+  });
+}
+
+/**
+ * Each item checked as POST /v1/payout checks its body; a reference used by an earlier item of the
+ * batch is refused. Only what passed is stored as sent: a refused item keeps its problem (and its
+ * reference, if it was text), never its raw body (keys such as `$where` cannot even be stored).
+ */
+function checkItems(items: Record<string, unknown>[]): BatchItem[] {
+  const seen = new Set<string>();
+  return items.map((raw) => {
+    const parsed = parseBatchItem(raw);
+    const reference = typeof raw.reference === 'string' ? raw.reference.slice(0, 100) : null;
+    if ('errors' in parsed)
+      return { reference, problem: { code: 'VALIDATION_ERROR', errors: parsed.errors } };
+    if (seen.has(parsed.item.reference)) return { reference, problem: refusedBy(duplicateInBatch()) };
+    seen.add(parsed.item.reference);
+    return { input: parsed.item };
   });
 }
 

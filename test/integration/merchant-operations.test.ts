@@ -145,6 +145,19 @@ describe('merchant operations', () => {
       });
       expect(notText.status).toBe(400);
       expect(notText.body.errors.map((e: { path: string }) => e.path)).toContain('metadata.n');
+      // A key a query string or a database would read as syntax is refused at its path.
+      const oddKey = await api.post('/v1/payout', {
+        reference: ref('bad'),
+        amount: 500,
+        msisdn: '+2250700000002',
+        country: 'CI',
+        metadata: { $where: '1', 'a.b': 'x' },
+      });
+      expect(oddKey.status).toBe(400);
+      expect(oddKey.body.errors.map((e: { path: string }) => e.path)).toEqual([
+        'metadata.$where',
+        'metadata.a.b',
+      ]);
     });
   });
 

@@ -5,7 +5,7 @@ import { createTestMerchant } from '../helpers/merchants';
 import { Ledger } from '../../src/ledger';
 import { fundFromSandbox } from '../../src/ledger/postings';
 import { payoutBatchRecord } from '../../src/contract/schemas/payout-batch';
-import { PayoutBatchStore } from '../../src/persistence/payout-batches';
+import { PayoutBatchStore, type BatchItem } from '../../src/persistence/payout-batches';
 import { TransactionStore } from '../../src/persistence/transactions';
 import { WorkflowStartLog } from '../../src/persistence/workflow-starts';
 import { PayoutBatchService } from '../../src/services/payout-batch-service';
@@ -185,7 +185,9 @@ describe('bulk payouts', () => {
       idempotencyKey: randomUUID(),
       requestFingerprint: null,
       atomic: true,
-      items: [item(ref('c1'), 1000), item(ref('c2'), 2000)],
+      items: [item(ref('c1'), 1000), item(ref('c2'), 2000)].map(
+        (i) => ({ input: { shape: 'A', ...i } }) as BatchItem,
+      ),
       state: 'open',
       decision: null,
       held: [],
@@ -213,6 +215,10 @@ describe('bulk payouts', () => {
     expect(tooMany.body.errors[0].path).toBe('items');
     expect((await api.post('/v1/payouts/bulk', { items: [] })).status).toBe(400);
     expect((await api.post('/v1/payouts/bulk', { items: ['x'] })).body.errors[0].path).toBe('items.0');
+    // Keys a database cannot hold are refused with the item, never stored.
+    const odd = await api.post('/v1/payouts/bulk', { items: [{ $where: '1', 'a.b': 2, reference: 'x' }] });
+    expect(odd.status).toBe(201);
+    expect(odd.body.items[0].problem.errors.map((e: { path: string }) => e.path)).toContain('$where');
 
     await fund(5_000);
     const mine = await api.post('/v1/payouts/bulk', { items: [item(ref('t'), 1000)] });

@@ -8,6 +8,7 @@ import {
   METADATA_MAX_KEYS,
   METADATA_VALUE_MAX,
   type Metadata,
+  METADATA_KEY_PATTERN,
 } from '../../domain/metadata';
 
 // Shared request and response building blocks; the single source of validation and types.
@@ -45,10 +46,14 @@ export const failureRecord = z.object({
 });
 /**
  * The merchant's own pairs on a creation (payins, sessions, payouts, refunds): at most 10, keys of
- * 1 to 40 characters, string values up to 200. A bad pair answers 400 at `metadata.<key>`.
+ * 1 to 40 letters, digits, `_` or `-` (what a query string's `metadata[key]` and a database field
+ * name both take as is), string values up to 200. A bad pair answers 400 at `metadata.<key>`.
  */
 export const metadata: z.ZodType<Metadata, Metadata> = z
-  .record(z.string().min(1).max(METADATA_KEY_MAX), z.string().max(METADATA_VALUE_MAX))
+  .record(
+    z.string().min(1).max(METADATA_KEY_MAX).regex(METADATA_KEY_PATTERN),
+    z.string().max(METADATA_VALUE_MAX),
+  )
   .refine((m) => Object.keys(m).length <= METADATA_MAX_KEYS, `at most ${METADATA_MAX_KEYS} keys`);
 
 /**
