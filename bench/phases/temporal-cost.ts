@@ -5,33 +5,12 @@ import type { Connection } from 'mongoose';
 import { Ledger } from '../../src/ledger';
 import type { ApiClient } from '../../test/helpers/http';
 import { sleep, waitFor } from '../common';
+import { billableActions } from '../billable-actions';
 
 // Phase 3: Temporal cost per payin, payout and refund, counted from their real histories (and
 // their webhook deliveries'), plus a workflow's timeline event by event.
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
-const E = {
-  started: 1,
-  activityScheduled: 10,
-  timerStarted: 17,
-  marker: 25,
-  signaled: 26,
-  childInitiated: 30,
-  signalExternal: 39,
-  upsertSA: 40,
-  updateAccepted: 41,
-  propertiesModified: 45,
-} as const;
-
-/**
- * Billable actions as Temporal Cloud counts them, read from a history: the start, each activity
- * scheduled, timer, signal received, update accepted, child or external signal initiated,
- * marker (side effect, local activity) and search-attribute or memo change.
- */
-function billableActions(events: HistoryEvent[]): number {
-  const billable = new Set<number>(Object.values(E));
-  return events.filter((e) => billable.has(Number(e.eventType))).length;
-}
 
 /** Counted over the workflows that exist: a webhook delivered at its first attempt has none. */
 export async function cost(client: Client, workflowIds: string[]) {
@@ -52,8 +31,9 @@ export async function cost(client: Client, workflowIds: string[]) {
     workflows++;
     const list = history.events ?? [];
     events += list.length;
-    actions += billableActions(list);
-    activities += list.filter((e) => Number(e.eventType) === E.activityScheduled).length;
+    const counted = billableActions(list);
+    actions += counted.total;
+    activities += counted.activities;
   }
   return { workflows, historyEvents: events, billableActions: actions, activities };
 }
