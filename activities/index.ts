@@ -1,4 +1,5 @@
 import { createPayinActivities, type PayinActivityDeps } from './payin-activities';
+import { createPayinOutcomeActivities } from './payin-outcome-activities';
 import { createEventActivities, type EventActivityDeps } from './event-activities';
 import { createPayoutActivities, type PayoutActivityDeps } from './payout-activities';
 import { createRefundActivities, type RefundActivityDeps } from './refund-activities';
@@ -24,6 +25,7 @@ export type ActivityDeps = RecoveryActivityDeps &
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createPayinActivities(deps),
+    ...createPayinOutcomeActivities(deps),
     ...createEventActivities(deps),
     ...createPayoutActivities(deps),
     ...createRefundActivities(deps),

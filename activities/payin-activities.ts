@@ -31,7 +31,11 @@ export const OTP_EXPIRED = 'OTP_EXPIRED';
 /** The fields of a payin its workflow may change; everything else is fixed at creation. */
 export type PayinStateUpdate = Partial<
   Pick<Transaction, 'status' | 'confirmationStatus' | 'failure' | 'provider' | 'paymentUrl' | 'attention'>
-> & { customerPhone?: string };
+> & {
+  customerPhone?: string;
+  /** ISO 8601 (workflow time): the end of the refund window, set with the success. */
+  refundableUntil?: string;
+};
 
 /** Activities of the payin workflow. Each is idempotent: a retry or a replay changes nothing twice. */
 export function createPayinActivities({ transactions, operators, ledger, otps }: PayinActivityDeps) {
@@ -90,8 +94,12 @@ export function createPayinActivities({ transactions, operators, ledger, otps }:
      * attempt never lands over a later write. Histories from before it replay without one.
      */
     async recordPayinState(transactionId: string, update: PayinStateUpdate, seq?: number): Promise<void> {
-      const { customerPhone, ...fields } = update;
-      const changes = { ...fields, ...(customerPhone ? { 'customer.phoneNumber': customerPhone } : {}) };
+      const { customerPhone, refundableUntil, ...fields } = update;
+      const changes = {
+        ...fields,
+        ...(customerPhone ? { 'customer.phoneNumber': customerPhone } : {}),
+        ...(refundableUntil ? { refundableUntil: new Date(refundableUntil) } : {}),
+      };
       if (seq === undefined) await transactions.update(transactionId, changes);
       else await transactions.applyState(transactionId, seq, changes);
     },

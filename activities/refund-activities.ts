@@ -38,6 +38,33 @@ export interface OpenRefundInput {
   workflowId: string;
 }
 
+/** What a payin's refund desk (workflows/payin-refund-desk.ts) reads when it opens. */
+export interface RefundDeskFacts {
+  payin: {
+    merchantId: string;
+    transactionId: string;
+    reference: string;
+    /** Integer minor units: what the refunds of this payin may add up to. */
+    amount: number;
+    currency: string;
+    operator: OperatorCode;
+    country: Country;
+    /** Refundable: the payin succeeded, and its window is open for this many ms more (null: none). */
+    success: boolean;
+    refundableForMs: number | null;
+  };
+  /** Its refunds so far; every one not reversed keeps its amount reserved. */
+  refunds: {
+    refundId: string;
+    externalReference: string;
+    idempotencyKey: string | null;
+    amount: number;
+    reversed: boolean;
+  }[];
+  /** The payin record's last state write: the desk numbers its own writes on from it. */
+  seq: number;
+}
+
 export interface RefundActivityDeps {
   transactions: TransactionStore;
   refunds: RefundStore;
@@ -75,6 +102,38 @@ export function createRefundActivities(deps: RefundActivityDeps) {
     });
 
   return {
+    /** The payin and its refunds as stored, read by its refund desk when it opens (refunds are never deleted). */
+    async openRefundDesk(payinId: string): Promise<RefundDeskFacts> {
+      const payin = await transactions.findById(payinId);
+      if (!payin || payin.kind !== 'payin' || !payin.provider)
+        throw missingRecord(`payin ${payinId} not found`);
+      const [seq, known] = await Promise.all([transactions.stateSeqOf(payinId), refunds.ofPayin(payin)]);
+      return {
+        payin: {
+          merchantId: payin.merchantId,
+          transactionId: payin.id,
+          reference: payin.reference,
+          amount: payin.amount,
+          currency: payin.currency,
+          operator: payin.provider.split('_')[0] as OperatorCode,
+          country: payin.country,
+          success: payin.status === 'success',
+          // Time left by the clock the API checks the window with; the desk adds it to its own.
+          refundableForMs: payin.refundableUntil
+            ? new Date(payin.refundableUntil).getTime() - Date.now()
+            : null,
+        },
+        refunds: known.map((r) => ({
+          refundId: r.id,
+          externalReference: r.externalReference,
+          idempotencyKey: r.idempotencyKey,
+          amount: r.amount,
+          reversed: r.status === 'reversed',
+        })),
+        seq,
+      };
+    },
+
     /**
      * Debits the merchant (amount + refund fee) and stores the refund `processing`. The debit comes
      * first: a refund the balance cannot cover leaves no record (the ledger's non-retryable InsufficientFundsError).

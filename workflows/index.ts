@@ -1,6 +1,7 @@
 // Everything the worker's workflow bundle exports.
 export { payinWorkflow } from './payin';
 export { refundWorkflow } from './refund';
+export { payinRefundDeskWorkflow } from './payin-refund-desk';
 export { payoutWorkflow } from './payout';
 export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { publishEventWorkflow } from './publish-event';

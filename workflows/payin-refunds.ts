@@ -20,9 +20,10 @@ import { recordActivities, type RefundActivities } from './activity-proxies';
 import { isInsufficientFunds } from './activity-failures';
 import { operatorCallbackSignal } from './signals';
 
-// The refunds of one payin, decided by its workflow: handlers run one at a time, so the remainder
-// is checked and reserved atomically (FerretDB could not do it). Each accepted refund runs in its
-// own child workflow, which outlives this one if it must.
+// The refunds of one payin, decided by one workflow: its payin's own (payins that keep their refund
+// window open), or its refund desk (workflows/payin-refund-desk.ts). Handlers run one at a time, so
+// the remainder is checked and reserved atomically (FerretDB could not do it). Each accepted refund
+// runs in its own child workflow, which outlives this one if it must.
 
 /** A refund of this payin as the workflow tracks it; `opening` while the merchant is being debited. */
 interface RefundSlot {
@@ -43,6 +44,24 @@ const refusalMessages: Record<RefundRefusal, string> = {
   DUPLICATE_REFUND: 'A refund of this payment already uses this externalReference.',
 };
 
+/** What the refunds of a payin are decided on. */
+export type RefundedPayin = Pick<
+  PayinWorkflowInput,
+  'merchantId' | 'transactionId' | 'amount' | 'currency' | 'reference'
+>;
+
+/** A desk's start: the refunds already stored, and when the window closes (workflow time, ms). */
+export interface RefundSeed {
+  known: {
+    refundId: string;
+    externalReference: string;
+    idempotencyKey: string | null;
+    amount: number;
+    reversed: boolean;
+  }[];
+  windowEndsAt: number | null;
+}
+
 export interface PayinRefunds {
   /** Passes an operator's refund callback on to that refund's workflow. */
   relay(refundId: string, payload: { kind: 'refund'; id: string }): void;
@@ -57,23 +76,49 @@ export interface PayinRefunds {
  * workflow gives it its next state-write sequence number.
  */
 export function payinRefunds(
-  input: PayinWorkflowInput,
-  state: PayinState,
+  input: RefundedPayin,
+  state: Pick<PayinState, 'status'>,
   writeList: (refundIds: string[]) => Promise<void>,
+  seed?: () => RefundSeed | null,
 ): PayinRefunds {
   const refunds: RefundSlot[] = [];
   const children = new Map<string, ChildWorkflowHandle<typeof refundWorkflow>>();
   let collectedWith: CollectionRequest | null = null;
   let windowClosed = false;
+  let windowEndsAt: number | null = null;
   let inFlight = 0;
   let listing: Promise<void> = Promise.resolve();
+  // A desk's refunds stored before it opened: reserved like any other, and already listed.
+  const seeded = new Set<string>();
+  let seedTaken = seed === undefined;
+  const takeSeed = (): boolean => {
+    if (seedTaken) return true;
+    const s = seed!();
+    if (!s) return false;
+    for (const r of s.known) {
+      refunds.push({ ...r, phase: r.reversed ? 'reversed' : 'processing' });
+      seeded.add(r.refundId);
+    }
+    windowEndsAt = s.windowEndsAt ?? 0;
+    seedTaken = true;
+    return true;
+  };
+  const windowOpen = () => !windowClosed && (windowEndsAt === null || Date.now() < windowEndsAt);
   // The handlers run concurrently: each decides and reserves its amount before its first await, so
   // the remainder holds without a mutex (which would open a payin's refunds one after another).
-  setHandler(requestRefundUpdate, (ask: RefundAsk) => openRefund(ask), {
-    validator: (ask: RefundAsk) => {
-      decide(ask);
+  // A desk's Update can arrive before the desk has read its payin: it is decided once it has.
+  setHandler(
+    requestRefundUpdate,
+    async (ask: RefundAsk) => {
+      if (!takeSeed()) await condition(takeSeed);
+      return openRefund(ask);
     },
-  });
+    {
+      validator: (ask: RefundAsk) => {
+        if (takeSeed()) decide(ask);
+      },
+    },
+  );
 
   /** A retry of an accepted request (same externalReference and key), a new refund, or a refusal. */
   function decide(ask: RefundAsk): { replay: RefundSlot } | { amount: number } {
@@ -85,7 +130,7 @@ export function payinRefunds(
     const committed = refunds.filter((r) => r.phase !== 'reversed').reduce((sum, r) => sum + r.amount, 0);
     const decision = decideRefund(
       {
-        refundable: state.status === 'success' && !windowClosed && collectedWith !== null,
+        refundable: state.status === 'success' && windowOpen() && collectedWith !== null,
         originalAmount: input.amount,
         committed,
       },
@@ -97,7 +142,11 @@ export function payinRefunds(
 
   /** One list write at a time, each with every refund opened so far (FerretDB updates read, then write). */
   function listRefunds(): Promise<void> {
-    const write = () => writeList(refunds.filter((r) => r.phase !== 'opening').map((r) => r.refundId));
+    // Only those opened here: the activity keeps the ones the record already lists.
+    const write = () =>
+      writeList(
+        refunds.filter((r) => r.phase !== 'opening' && !seeded.has(r.refundId)).map((r) => r.refundId),
+      );
     listing = listing.then(write, write);
     return listing;
   }

@@ -1,4 +1,4 @@
-import { condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { condition, patched, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { PayinStateUpdate } from '../activities/payin-activities';
 import type { TransactionStatus } from '../src/domain/transaction';
 import { saStatus } from '../src/temporal/search-attributes';
@@ -12,7 +12,9 @@ import {
   type SessionConfirmation,
 } from './payin-api';
 import { operatorCallbackSignal } from './signals';
+import type { PayinOutcome } from '../activities/payin-outcome-activities';
 import {
+  localRecordActivities,
   recordActivities,
   type EventActivities,
   type OperatorActivities,
@@ -32,14 +34,31 @@ export const acts = recordActivities<
     Pick<EventActivities, 'emitTransactionEvent'>
 >();
 
+const local = localRecordActivities<
+  Pick<PayinActivities, 'recordPayinState'> & {
+    recordPayinOutcome(id: string, o: PayinOutcome): Promise<void>;
+  }
+>();
+
+/**
+ * Patch (Temporal's `patched()`): the payin closes at its final status (refunds go to its refund
+ * desk, workflows/payin-refund-desk.ts), its record writes are local activities, its final answer
+ * is recorded in one (activities/payin-outcome-activities.ts), its status reads are local. Histories
+ * without it keep their refund window open and write with ordinary activities. docs/scaling.md.
+ */
+export const CLOSES_AT_FINAL_PATCH = 'payin-closes-at-final-status';
+
 export interface PayinRun {
   readonly input: PayinWorkflowInput;
+  /** Change CLOSES_AT_FINAL_PATCH: lighter writes, and no refund window in this workflow. */
+  readonly closesAtFinal: boolean;
   readonly state: PayinState;
   /** An operator's callback arrived (a wake-up only: the status is read). */
   readonly woken: { value: boolean };
   /** A Temporal cancellation, read as "the deadline is now" (workflows/stop-request.ts). */
   readonly stop: { requested: boolean };
-  readonly refunds: PayinRefunds;
+  /** The refunds decided by this workflow; null when it closes at its final status. */
+  readonly refunds: PayinRefunds | null;
   /** Session flow: what the customer did on the page. */
   readonly customer: { confirmation: SessionConfirmation | null; declined: boolean };
   /** The collection was sent (answered or not): the API's wait for WAVE's address ends. */
@@ -50,6 +69,8 @@ export interface PayinRun {
   write<T>(fn: (seq: number) => Promise<T>): Promise<T>;
   /** Applies `changes` to the state and stores them (next in the write queue). */
   record(changes: PayinStateUpdate): Promise<void>;
+  /** The final answer: state, credit and event in one step (change CLOSES_AT_FINAL_PATCH only). */
+  settle(outcome: Omit<PayinOutcome, 'seq'>): Promise<void>;
 }
 
 /** Sets up a run: its state (a resumed run's, or a new one) and every handler, before any await. */
@@ -64,6 +85,7 @@ export function startPayinRun(input: PayinWorkflowInput): PayinRun {
   };
   const stop = watchStopRequest();
   let seq = input.resume?.seq ?? 0;
+  const closesAtFinal = patched(CLOSES_AT_FINAL_PATCH);
 
   // Every write of the payin's record is numbered, and write n+1 starts only once n is stored
   // (src/persistence/state-versions.ts): the main story and the refund list share one queue, as a
@@ -74,11 +96,15 @@ export function startPayinRun(input: PayinWorkflowInput): PayinRun {
     lastWrite = next.catch(() => undefined);
     return next;
   };
-  const refunds = payinRefunds(input, state, (ids) =>
-    write((n) => acts.listPayinRefunds(input.transactionId, ids, n)),
-  );
+  const refunds = closesAtFinal
+    ? null
+    : payinRefunds(input, state, (ids) => write((n) => acts.listPayinRefunds(input.transactionId, ids, n)));
+  const showStatus = (status: TransactionStatus | undefined) => {
+    if (status) upsertSearchAttributes([{ key: saStatus, value: status }]);
+  };
   const run: PayinRun = {
     input,
+    closesAtFinal,
     state,
     woken: { value: false },
     stop,
@@ -89,15 +115,23 @@ export function startPayinRun(input: PayinWorkflowInput): PayinRun {
     write,
     async record(changes) {
       Object.assign(state, changes);
-      if (changes.status) upsertSearchAttributes([{ key: saStatus, value: changes.status }]);
-      await write((n) => acts.recordPayinState(input.transactionId, changes, n));
+      showStatus(changes.status);
+      const store = closesAtFinal ? local.recordPayinState : acts.recordPayinState;
+      await write((n) => store(input.transactionId, changes, n));
+    },
+    async settle(outcome) {
+      const { refundableUntil: _window, customerPhone: _phone, ...shown } = outcome.changes;
+      Object.assign(state, shown);
+      showStatus(outcome.changes.status);
+      await write((n) => local.recordPayinOutcome(input.transactionId, { ...outcome, seq: n }));
     },
   };
 
   setHandler(payinStateQuery, () => state);
   setHandler(operatorCallbackSignal, (payload) => {
     // A refund's callback reaches the payin's workflow (the operator names the collection).
-    if (payload.kind === 'refund') refunds.relay(payload.id, { kind: 'refund', id: payload.id });
+    // Since CLOSES_AT_FINAL_PATCH the API signals the refund's own workflow instead.
+    if (payload.kind === 'refund') refunds?.relay(payload.id, { kind: 'refund', id: payload.id });
     else run.woken.value = true;
   });
   setHandler(operatorAnswerUpdate, async () => {

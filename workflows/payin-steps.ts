@@ -5,7 +5,12 @@ import { providerName } from '../src/domain/operators';
 import { isAmbiguousFailure } from '../src/domain/failures';
 import { saProvider } from '../src/temporal/search-attributes';
 import type { SessionConfirmation } from './payin-api';
-import { operatorActivities, type OperatorActivities, type PayinActivities } from './activity-proxies';
+import {
+  localOperatorActivities,
+  operatorActivities,
+  type OperatorActivities,
+  type PayinActivities,
+} from './activity-proxies';
 import { askOperator, type AskAnswer } from './ask-operator';
 import { hasChange } from './code-revision';
 import { otpKeeper, type OtpKeeper } from './otp-keeper';
@@ -16,6 +21,7 @@ import { acts, type PayinRun } from './payin-run';
 // the golden histories (test/golden) recorded: reorder nothing without `patched()`.
 
 const operator = operatorActivities<PayinActivities & Pick<OperatorActivities, 'cancelAtOperator'>>();
+const localOperator = localOperatorActivities<Pick<PayinActivities, 'readCollectionStatus'>>();
 
 /** Partner checks after an ambiguous failure: 5 min, 10 min ... capped at 2 hours (by default). */
 const partnerCheckDelayMs = (attempt: number, intervalMs = 300_000) =>
@@ -93,7 +99,12 @@ export async function collect(
         run.requestSent = true; // the API's wait for WAVE's address ends, answered or not
       }
     },
-    read: () => operator.readCollectionStatus(req.transactionId, req.operator, req.country),
+    read: () =>
+      (run.closesAtFinal ? localOperator : operator).readCollectionStatus(
+        req.transactionId,
+        req.operator,
+        req.country,
+      ),
     cancel: () => operator.cancelAtOperator('collection', req.transactionId, req.operator, req.country),
     deadline,
     woken: run.woken,
@@ -118,6 +129,14 @@ export async function collect(
 export async function finish(run: PayinRun, answer: Answer, req: PayinCollection): Promise<boolean> {
   const { input } = run;
   const provider = providerName(req.operator, req.country);
+  if (answer.outcome === 'completed' && run.closesAtFinal) {
+    await run.settle({
+      changes: { confirmationStatus: 'accepted', status: 'success', attention: null, ...refundWindow(run) },
+      credit: true,
+      event: 'payin.completed',
+    });
+    return true;
+  }
   if (answer.outcome === 'completed') {
     await run.record({ confirmationStatus: 'accepted' });
     await acts.creditMerchantForPayin(input.transactionId);
@@ -143,17 +162,30 @@ export async function finish(run: PayinRun, answer: Answer, req: PayinCollection
   // The operator said failed, but the customer may have been debited: ask its partner.
   await end(run, 'failed', failure);
   if (!(await correctedByPartner(run, req))) return false;
+  if (run.closesAtFinal) {
+    await run.settle({
+      changes: { status: 'success', confirmationStatus: 'accepted', failure: null, ...refundWindow(run) },
+      credit: true,
+      event: 'payin.corrected',
+    });
+    return true;
+  }
   await acts.creditMerchantForPayin(input.transactionId);
   await run.record({ status: 'success', confirmationStatus: 'accepted', failure: null });
   await acts.emitTransactionEvent(input.transactionId, 'payin.corrected');
   return true;
 }
 
-/** The refund window is a durable timer; a stop request closes it early. */
-export async function refundWindow(run: PayinRun): Promise<void> {
+/** Since CLOSES_AT_FINAL_PATCH the window is a date on the record, which the refund desk reads. */
+function refundWindow(run: PayinRun): { refundableUntil: string } {
+  return { refundableUntil: new Date(Date.now() + run.input.timing.refundWindowMs).toISOString() };
+}
+
+/** Before CLOSES_AT_FINAL_PATCH, the refund window is a durable timer; a stop request closes it early. */
+export async function keepRefundWindow(run: PayinRun): Promise<void> {
   await condition(() => run.stop.requested, run.input.timing.refundWindowMs);
   // Refunds accepted in time still finish under this workflow (their callbacks come through it).
-  await run.refunds.close();
+  await run.refunds?.close();
   await condition(allHandlersFinished);
 }
 
@@ -163,18 +195,18 @@ async function end(
   failure: Failure,
   declinedByPayer = false,
 ): Promise<void> {
-  await run.record({
+  const changes = {
     status,
     failure,
     attention: null,
     ...(declinedByPayer && run.state.confirmationStatus !== 'declined'
       ? { confirmationStatus: 'declined' as const }
       : {}),
-  });
-  await acts.emitTransactionEvent(
-    run.input.transactionId,
-    status === 'failed' ? 'payin.failed' : 'payin.expired',
-  );
+  };
+  const event = status === 'failed' ? 'payin.failed' : 'payin.expired';
+  if (run.closesAtFinal) return run.settle({ changes, credit: false, event });
+  await run.record(changes);
+  await acts.emitTransactionEvent(run.input.transactionId, event);
 }
 
 /** Partner checks until the correction window closes; true once the partner finds the funds. */

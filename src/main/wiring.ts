@@ -121,6 +121,7 @@ export async function buildApi(opts: {
   const operators = buildOperators(opts.config, {
     payinOfRefund: async (id) => (await refunds.findById(id))?.payinId ?? null,
   });
+  const refundWorkflowOf = async (id: string) => (await refunds.findById(id))?.workflowId ?? null;
   const signalOperatorCallback = async (workflowId: string, payload: { kind: CallbackKind; id: string }) => {
     try {
       await opts.temporal.workflow.getHandle(workflowId).signal(operatorCallbackSignal, payload);
@@ -152,13 +153,14 @@ export async function buildApi(opts: {
       receipts: callbackReceipts,
       perTransactionPerMinute: opts.config.OPERATOR_CALLBACKS_PER_MINUTE,
       findTransaction: (id) => transactions.findById(id),
+      refundWorkflowOf,
       signal: signalOperatorCallback,
     },
     providerCallbacks: {
       verifiers: operators.connectors,
       perTransactionPerMinute: opts.config.OPERATOR_CALLBACKS_PER_MINUTE,
       findTransaction: (id) => transactions.findById(id),
-      payinOfRefund: async (id) => (await refunds.findById(id))?.payinId ?? null,
+      refundWorkflowOf,
       signal: signalOperatorCallback,
     },
     providerHealth,
@@ -214,6 +216,7 @@ export async function buildApi(opts: {
       refunds,
       audit: refundAudit,
       temporal: opts.temporal,
+      taskQueue: opts.config.TEMPORAL_TASK_QUEUE,
       decisionWaitMs: opts.config.REFUND_DECISION_WAIT,
     }),
     payins: new PayinService({

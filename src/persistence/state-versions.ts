@@ -99,6 +99,11 @@ export class StateVersions {
     }
   }
 
+  /** The record's last applied write: its hint, or a newer version. */
+  async latestSeq(recordId: string, hint: number): Promise<number> {
+    return (await this.newest(recordId, Math.max(hint, 1)))?.seq ?? hint;
+  }
+
   /** A stored document (with its hint `stateSeq`) as the record's latest state, without `stateSeq`. */
   async read<T extends object>(recordId: string, doc: (T & { stateSeq?: number }) | null): Promise<T | null> {
     if (!doc) return null;

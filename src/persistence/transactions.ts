@@ -43,6 +43,7 @@ const transactionSchema = new Schema<StoredTransaction>(
     },
     payout: { type: Schema.Types.Mixed, default: undefined },
     refundIds: { type: [String], default: undefined },
+    refundableUntil: { type: Date, default: undefined },
     metadata: { type: Schema.Types.Mixed, default: undefined },
     attention: { type: Schema.Types.Mixed, default: undefined },
     workflowId: { type: String, required: true },
@@ -203,6 +204,13 @@ export class TransactionStore {
    * whether this call applied it. Costs: the document, the versions from its copy on, one insert and
    * one update.
    */
+  /** The seq of the record's last state write: a new writer (a payin's refund desk) numbers on from it. */
+  async stateSeqOf(id: string): Promise<number> {
+    const doc = await this.model.findOne({ _id: id }, { stateSeq: 1 }).lean<{ stateSeq?: number }>().exec();
+    if (!doc) throw new Error(`transaction ${id} not found`);
+    return this.versions.latestSeq(id, doc.stateSeq ?? 0);
+  }
+
   async applyState(id: string, seq: number, changes: TransactionStateChanges): Promise<boolean> {
     const doc = await this.model.findOne({ _id: id }, { stateSeq: 1 }).lean<{ stateSeq?: number }>().exec();
     if (!doc) throw new Error(`transaction ${id} not found`);

@@ -18,6 +18,7 @@ import { refundedTotal, type Refund } from '../domain/refund';
 import { RETRY_AFTER_SECONDS } from '../persistence/unavailable';
 import { requestRefundUpdate } from '../../workflows/refund-api';
 import { isUpdateLimitReached, refundUpdateId } from './update-limits';
+import { askRefundDesk } from '../temporal/start-workflow';
 import { fingerprintsDiffer } from '../security/request-fingerprint';
 
 export interface RefundServiceDeps {
@@ -25,6 +26,8 @@ export interface RefundServiceDeps {
   refunds: RefundStore;
   audit: RefundAuditLog;
   temporal: Client;
+  /** Where a payin's refund desk runs (workflows/payin-refund-desk.ts). */
+  taskQueue: string;
   /** How long the API waits for the payin's workflow to decide before answering 503 (retry). */
   decisionWaitMs: number;
 }
@@ -91,6 +94,8 @@ export class RefundService {
     if (!payin) return refuse('PAYMENT_NOT_FOUND');
     // The stored status trails the workflow's: not yet success here means not refundable now.
     if (payin.status !== 'success') return refuse('REFUND_NOT_ALLOWED');
+    if (payin.refundableUntil && new Date(payin.refundableUntil).getTime() <= Date.now())
+      return refuse('REFUND_NOT_ALLOWED');
     if (body.amount !== undefined && !Number.isInteger(body.amount * 10 ** minorUnitDigits[payin.currency])) {
       await log('VALIDATION_ERROR');
       const digits = minorUnitDigits[payin.currency];
@@ -117,30 +122,32 @@ export class RefundService {
     if (body.metadata) await this.deps.refunds.putMetadata(refundId, body.metadata);
     let accepted: { refundId: string };
     try {
-      const handle = this.deps.temporal.workflow.getHandle(payin.workflowId);
+      const ask = {
+        refundId,
+        transactionRef: newId('tr'),
+        externalReference: body.externalReference,
+        reason: body.reason,
+        amount: body.amount === undefined ? null : toMinor(body.amount, payin.currency),
+        sandboxScenario: body.sandboxScenario ?? null,
+        idempotencyKey: caller.idempotencyKey,
+        requestFingerprint: caller.requestFingerprint ?? null,
+        apiKey: caller.apiKey,
+        requestedAt: new Date().toISOString(),
+      };
+      // A retry of this request (same key) attaches to the Update its first attempt queued.
+      const updateId = caller.idempotencyKey
+        ? refundUpdateId(payin.id, body.externalReference, caller.idempotencyKey)
+        : undefined;
       // Bounded: with its worker down or backlogged the workflow cannot decide now. The Update stays
       // queued and is decided later; the client's retry (same key and externalReference) finds it.
+      // A payin that closed at its final status (it wrote `refundableUntil`) has a refund desk; an
+      // older one decides its refunds in its own workflow, open for its refund window.
       accepted = await this.deps.temporal.withDeadline(Date.now() + this.deps.decisionWaitMs, () =>
-        handle.executeUpdate(requestRefundUpdate, {
-          // A retry of this request (same key) attaches to the Update its first attempt queued.
-          ...(caller.idempotencyKey
-            ? { updateId: refundUpdateId(payin.id, body.externalReference, caller.idempotencyKey) }
-            : {}),
-          args: [
-            {
-              refundId,
-              transactionRef: newId('tr'),
-              externalReference: body.externalReference,
-              reason: body.reason,
-              amount: body.amount === undefined ? null : toMinor(body.amount, payin.currency),
-              sandboxScenario: body.sandboxScenario ?? null,
-              idempotencyKey: caller.idempotencyKey,
-              requestFingerprint: caller.requestFingerprint ?? null,
-              apiKey: caller.apiKey,
-              requestedAt: new Date().toISOString(),
-            },
-          ],
-        }),
+        payin.refundableUntil
+          ? askRefundDesk(this.deps.temporal, this.deps.taskQueue, payin, ask, updateId)
+          : this.deps.temporal.workflow
+              .getHandle(payin.workflowId)
+              .executeUpdate(requestRefundUpdate, { ...(updateId ? { updateId } : {}), args: [ask] }),
       );
     } catch (err) {
       const code = refusalOf(err);

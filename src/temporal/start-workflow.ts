@@ -1,9 +1,12 @@
-import type { Client } from '@temporalio/client';
+import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import type { Transaction } from '../domain/transaction';
 import { saKind, saMerchantId, saProvider, saReference, saStatus } from './search-attributes';
 import { startOnce, type StartResult } from './start-once';
 import { payinWorkflow, type PayinWorkflowInput } from '../../workflows/payin';
 import { payoutWorkflow, type PayoutWorkflowInput } from '../../workflows/payout';
+import { payinRefundDeskWorkflow } from '../../workflows/payin-refund-desk';
+import { requestRefundUpdate, type RefundAsk } from '../../workflows/refund-api';
+import { refundDeskWorkflowId } from './workflow-ids';
 
 // A transaction's start imports its workflows by value (function references); startOnce lives in
 // start-once.ts so that modules activities reach (the webhook dispatch) import no workflow.
@@ -58,4 +61,33 @@ export async function startTransactionWorkflow(
         args: [start.input],
         memo: { ...memo, shape: tx.payout!.shape },
       });
+}
+
+/**
+ * A refund request to the refund desk of a payin whose workflow closed at its final status: one
+ * update-with-start, which starts the desk if none runs (one per payin: USE_EXISTING) and waits for
+ * its answer. `updateId` makes a retry attach to the Update its first attempt sent.
+ */
+export function askRefundDesk(
+  client: Client,
+  taskQueue: string,
+  payin: { merchantId: string; id: string },
+  ask: RefundAsk,
+  updateId?: string,
+): Promise<{ refundId: string }> {
+  return client.workflow.executeUpdateWithStart(requestRefundUpdate, {
+    args: [ask],
+    ...(updateId ? { updateId } : {}),
+    startWorkflowOperation: new WithStartWorkflowOperation(payinRefundDeskWorkflow, {
+      workflowId: refundDeskWorkflowId(payin.merchantId, payin.id),
+      taskQueue,
+      args: [{ merchantId: payin.merchantId, payinId: payin.id }],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      typedSearchAttributes: [
+        { key: saMerchantId, value: payin.merchantId },
+        { key: saKind, value: 'refund-desk' },
+        { key: saReference, value: payin.id },
+      ],
+    }),
+  });
 }

@@ -32,6 +32,15 @@ export function refundWorkflowId(merchantId: string, refundId: string): string {
 }
 
 /**
+ * `refund-desk:<merchantId>:<payinId>`: the workflow that decides a payin's refunds once the payin's
+ * own workflow closed (workflows/payin-refund-desk.ts). One runs at a time; each refund request
+ * starts it again if it closed, so this id, unlike a transaction's, is reused by design.
+ */
+export function refundDeskWorkflowId(merchantId: string, payinId: string): string {
+  return `refund-desk:${merchantId}:${payinId}`;
+}
+
+/**
  * `webhook:<eventId>:<endpointId>`, and `…:redeliver:<key>` for a redelivery: one delivery per
  * (event, endpoint) and one per redelivery request. Also the delivery's public `deliveryId`.
  */

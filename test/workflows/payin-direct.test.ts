@@ -40,7 +40,7 @@ async function run(stubs: Stubs, input: PayinWorkflowInput = directPayin()) {
 
 const events = (stubs: Stubs) => stubs.of('emitTransactionEvent').map((c) => c.args[1]);
 
-test('completed: the operator collects -> success, merchant credited once, payin.completed, open for the refund window', async () => {
+test('completed: the operator collects -> success, merchant credited once, payin.completed, closed at once with its refund window on the record', async () => {
   const stubs = stubActivities({ readCollectionStatus: replies(pending(), completed()) });
   const { result, input, startedAt, closedAt } = await run(stubs);
 
@@ -48,13 +48,17 @@ test('completed: the operator collects -> success, merchant credited once, payin
   expect(stubs.count('creditMerchantForPayin')).toBe(1);
   expect(events(stubs)).toEqual(['payin.completed']);
   expect(stubs.count('cancelAtOperator') + stubs.count('partnerCheck') + stubs.count('flagForOps')).toBe(0);
-  // Reads on the backoff (5 s, then 10 s), and the workflow held open for REFUND_WINDOW (1 h).
+  // Reads on the backoff (5 s, then 10 s); the workflow closes at success (its refund desk takes the
+  // refunds), the window's end written with the success.
   const reads = stubs.of('readCollectionStatus').map((c) => c.at - startedAt);
   expect(reads[0]).toBeGreaterThanOrEqual(5_000);
   expect(reads[1]! - reads[0]!).toBeGreaterThanOrEqual(10_000);
-  expect(closedAt - startedAt).toBeGreaterThanOrEqual(input.timing.refundWindowMs);
-  // Every state write numbered in order (monotonic writes).
-  expect(stubs.of('recordPayinState').map((c) => c.args[2])).toEqual([1, 2, 3]);
+  expect(closedAt - startedAt).toBeLessThan(input.timing.refundWindowMs);
+  // Every state write numbered in order (monotonic writes): pending, then the final answer at once.
+  const writes = stubs.of('recordPayinState');
+  expect(writes.map((c) => c.args[2])).toEqual([1, 2]);
+  const until = Date.parse((writes[1]!.args[1] as { refundableUntil: string }).refundableUntil);
+  expect(until - closedAt).toBeGreaterThan(input.timing.refundWindowMs - minute);
 });
 
 test('failed: a definitive refusal (PAYER_DECLINED) -> failed, declined, nothing credited, no partner check', async () => {
@@ -260,6 +264,6 @@ test('a long wait continues as new (bounded history): the request is not sent ag
   expect(stubs.count('readCollectionStatus')).toBe(5); // over three runs
   expect(stubs.count('requestCollection')).toBe(1);
   expect(stubs.count('creditMerchantForPayin')).toBe(1);
-  // The write sequence goes on across runs: pending, accepted, success.
-  expect(stubs.of('recordPayinState').map((c) => c.args[2])).toEqual([1, 2, 3]);
+  // The write sequence goes on across runs: pending, then the final answer.
+  expect(stubs.of('recordPayinState').map((c) => c.args[2])).toEqual([1, 2]);
 });

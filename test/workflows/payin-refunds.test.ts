@@ -2,6 +2,9 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { payinWorkflow } from '../../workflows';
+import { askRefundDesk } from '../../src/temporal/start-workflow';
+import { refundDeskWorkflowId, refundWorkflowId } from '../../src/temporal/workflow-ids';
+import type { RefundDeskFacts } from '../../activities/refund-activities';
 import {
   completed,
   directPayin,
@@ -17,15 +20,13 @@ import {
   type Stubs,
 } from './helpers/stub-activities';
 
-// The refunds of a payin, decided by its workflow's `requestRefund` Update (workflows/payin-refunds.ts):
-// the remainder is checked and reserved by one handler at a time; each accepted refund runs in its
-// own child workflow (on the same stubs). The payin is collected at once (the operator's first
-// answer), so the tests start inside its refund window.
+// The refunds of a payin that closed at its final status, decided by its refund desk
+// (workflows/payin-refund-desk.ts, through workflows/payin-refunds.ts): each request is an
+// update-with-start, the remainder is checked and reserved by one handler at a time, each accepted
+// refund runs in its own workflow (on the same stubs), and a new desk reads the refunds stored so far
+// (a small in-memory store here, fed by the stubs of openRefund and reverseRefund).
 
-const minute = 60_000;
 const t = useWorkflowTestEnv();
-
-type Handle = WorkflowHandle<typeof payinWorkflow>;
 
 function refundAsk(
   amount: number | null,
@@ -45,8 +46,18 @@ function refundAsk(
   };
 }
 type RefundAsk = ReturnType<typeof refundAsk>;
-const requestRefund = (h: Handle, ask: RefundAsk) =>
-  h.executeUpdate<{ refundId: string }, [RefundAsk]>('requestRefund', { args: [ask] });
+/** A payin's refund desk, as the API reaches it. */
+interface Desk {
+  input: PayinWorkflowInput;
+  taskQueue: string;
+}
+const requestRefund = (d: Desk, ask: RefundAsk) =>
+  askRefundDesk(
+    t.env.client,
+    d.taskQueue,
+    { merchantId: d.input.merchantId, id: d.input.transactionId },
+    ask,
+  );
 
 /** The Update's refusal code (the API problem code), or 'accepted'. */
 async function outcome(p: Promise<unknown>): Promise<string> {
@@ -60,27 +71,98 @@ async function outcome(p: Promise<unknown>): Promise<string> {
   }
 }
 
-/** A payin of 1,000 collected at once, whose refunds the operator completes unless `script` says otherwise. */
-async function withCollectedPayin<T>(
-  script: Script,
-  fn: (h: Handle, input: PayinWorkflowInput, stubs: Stubs) => Promise<T>,
-): Promise<{ stubs: Stubs; value: T; payin: Awaited<ReturnType<typeof payinWorkflow>> }> {
-  const input = directPayin();
-  const stubs = stubActivities({
+/**
+ * Stubs over a small store: the payin's last recorded status and refund window, the refunds opened
+ * and reversed; openRefundDesk reads them as the real activity reads the database.
+ */
+/**
+ * Whether the desk's activity finds the window over. The payin writes its end in workflow time, which
+ * the time-skipping server moves far from the wall clock the activity reads: a test says it instead.
+ */
+const wallClock = { pastWindow: false };
+
+function deskStubs(input: PayinWorkflowInput, script: Script): Stubs {
+  wallClock.pastWindow = false;
+  const payin = { status: 'processing', refundableUntil: null as number | null, seq: 0 };
+  const refunds: RefundDeskFacts['refunds'] = [];
+  return stubActivities({
     requestCollection: replies(completed()),
     readRefundStatus: replies(completed()),
     ...script,
+    recordPayinState: async (_id, changes, seq) => {
+      if (changes.status) payin.status = changes.status;
+      if (changes.refundableUntil) payin.refundableUntil = Date.parse(changes.refundableUntil);
+      payin.seq = Math.max(payin.seq, seq ?? 0);
+    },
+    openRefund: async (o) => {
+      const answer = script.openRefund ? ((await script.openRefund(o)) as { fee: number }) : { fee: 0 };
+      refunds.push({
+        refundId: o.refundId,
+        externalReference: o.externalReference,
+        idempotencyKey: o.idempotencyKey,
+        amount: o.amount,
+        reversed: false,
+      });
+      return answer;
+    },
+    reverseRefund: async (refundId) => {
+      const r = refunds.find((x) => x.refundId === refundId);
+      if (r) r.reversed = true;
+    },
+    listPayinRefunds: async (_id, _ids, seq) => {
+      payin.seq = Math.max(payin.seq, seq ?? 0);
+    },
+    openRefundDesk: async () => ({
+      payin: {
+        merchantId: input.merchantId,
+        transactionId: input.transactionId,
+        reference: input.reference,
+        amount: input.amount,
+        currency: input.currency,
+        operator: 'MTN',
+        country: 'CI',
+        success: payin.status === 'success',
+        refundableForMs: payin.refundableUntil === null ? null : wallClock.pastWindow ? -1 : 3_600_000,
+      },
+      refunds: refunds.map((r) => ({ ...r })),
+      seq: payin.seq,
+    }),
   });
+}
+
+/**
+ * The payin's result, waited for in real time: awaiting it through the test environment lets the
+ * server skip time once nothing runs (years, past every refund window).
+ */
+async function settled(h: WorkflowHandle<typeof payinWorkflow>) {
+  while ((await h.describe()).status.name === 'RUNNING') await delay(20);
+  return h.result();
+}
+
+/** A payin of 1,000 collected at once (its workflow closes then), whose refunds the operator completes unless `script` says otherwise. */
+async function withCollectedPayin<T>(
+  script: Script,
+  fn: (d: Desk, input: PayinWorkflowInput, stubs: Stubs) => Promise<T>,
+): Promise<{ stubs: Stubs; value: T; payin: Awaited<ReturnType<typeof payinWorkflow>> }> {
+  const input = directPayin();
+  const stubs = deskStubs(input, script);
   return t.withStubs(stubs, async (taskQueue) => {
-    const h = await t.env.client.workflow.start(payinWorkflow, {
-      args: [input],
-      taskQueue,
-      workflowId: `payin:${input.transactionId}`,
-    });
-    // Success is recorded by activities alone (no timer): wait for it in real time.
-    while ((await h.query<{ status: string }>('payinState')).status !== 'success') await delay(20);
-    const value = await fn(h, input, stubs);
-    const payin = await h.result(); // after the window and every accepted refund
+    const payin = await settled(
+      await t.env.client.workflow.start(payinWorkflow, {
+        args: [input],
+        taskQueue,
+        workflowId: `payin:${input.transactionId}`,
+      }),
+    );
+    const value = await fn({ input, taskQueue }, input, stubs);
+    // Every refund's own workflow reaches its end.
+    for (const c of stubs.of('openRefund')) {
+      const { refundId } = c.args[0] as { refundId: string };
+      await t.env.client.workflow
+        .getHandle(refundWorkflowId(input.merchantId, refundId))
+        .result()
+        .catch(() => undefined);
+    }
     return { stubs, value, payin };
   });
 }
@@ -91,11 +173,11 @@ test('concurrent refund Updates against the remainder: two racing for the last 4
   const { stubs, value } = await withCollectedPayin(
     // The debit takes a while: the second Update arrives while the first is still opening.
     { openRefund: async () => (await delay(300), { fee: 0 }) },
-    async (h) => {
-      expect(await outcome(requestRefund(h, refundAsk(600)))).toBe('accepted');
+    async (d) => {
+      expect(await outcome(requestRefund(d, refundAsk(600)))).toBe('accepted');
       return Promise.all([
-        outcome(requestRefund(h, refundAsk(400))),
-        outcome(requestRefund(h, refundAsk(null))),
+        outcome(requestRefund(d, refundAsk(400))),
+        outcome(requestRefund(d, refundAsk(null))),
       ]);
     },
   );
@@ -108,7 +190,7 @@ test('concurrent refund Updates against the remainder: two racing for the last 4
 test('concurrent refund Updates: five of 300 at once against 1,000 -> three accepted, the sum never above the payin', async () => {
   const { stubs, value } = await withCollectedPayin(
     { openRefund: async () => (await delay(100), { fee: 0 }) },
-    (h) => Promise.all([1, 2, 3, 4, 5].map(() => outcome(requestRefund(h, refundAsk(300))))),
+    (d) => Promise.all([1, 2, 3, 4, 5].map(() => outcome(requestRefund(d, refundAsk(300))))),
   );
 
   expect(value.filter((o) => o === 'accepted')).toHaveLength(3);
@@ -116,21 +198,29 @@ test('concurrent refund Updates: five of 300 at once against 1,000 -> three acce
   expect(debited(stubs)).toEqual([300, 300, 300]);
 });
 
-test('refund deadline: asked after REFUND_WINDOW -> REFUND_NOT_ALLOWED; the payin ends only once the refund accepted in time does', async () => {
+test('refund deadline: asked after REFUND_WINDOW -> REFUND_NOT_ALLOWED; the refund accepted in time still runs to its end', async () => {
   let settled = false;
   const { stubs, value, payin } = await withCollectedPayin(
     { readRefundStatus: async () => (settled ? completed() : pending()) },
-    async (h, input) => {
-      const inTime = await outcome(requestRefund(h, refundAsk(200)));
-      await t.env.sleep(input.timing.refundWindowMs + minute); // the window closes; the refund still runs
-      const late = await outcome(requestRefund(h, refundAsk(200)));
-      const openAfterWindow = (await h.describe()).status.name;
+    async (d, input) => {
+      const first = refundAsk(200);
+      const inTime = await outcome(requestRefund(d, first));
+      // The window closes by the wall clock the next desk reads; the refund still runs.
+      const desk = t.env.client.workflow.getHandle(
+        refundDeskWorkflowId(input.merchantId, input.transactionId),
+      );
+      while ((await desk.describe()).status.name === 'RUNNING') await delay(20);
+      wallClock.pastWindow = true;
+      const late = await outcome(requestRefund(d, refundAsk(200)));
+      const refundAfterWindow = (
+        await t.env.client.workflow.getHandle(refundWorkflowId(input.merchantId, first.refundId)).describe()
+      ).status.name;
       settled = true;
-      return { inTime, late, openAfterWindow };
+      return { inTime, late, refundAfterWindow };
     },
   );
 
-  expect(value).toEqual({ inTime: 'accepted', late: 'REFUND_NOT_ALLOWED', openAfterWindow: 'RUNNING' });
+  expect(value).toEqual({ inTime: 'accepted', late: 'REFUND_NOT_ALLOWED', refundAfterWindow: 'RUNNING' });
   expect(payin.status).toBe('success');
   expect(debited(stubs)).toEqual([200]);
   expect(stubs.count('completeRefund')).toBe(1);
@@ -139,10 +229,11 @@ test('refund deadline: asked after REFUND_WINDOW -> REFUND_NOT_ALLOWED; the payi
 test('a refund the operator refuses is reversed once and frees its amount: the whole payin is refundable again', async () => {
   const { stubs, value } = await withCollectedPayin(
     { readRefundStatus: replies(failed('REFUND_REJECTED'), completed()) },
-    async (h) => {
-      const first = await outcome(requestRefund(h, refundAsk(null)));
-      await t.env.sleep(10 * minute); // its child reads `failed` and reverses it
-      const second = await outcome(requestRefund(h, refundAsk(1000)));
+    async (d, _input, stubs) => {
+      const first = await outcome(requestRefund(d, refundAsk(null)));
+      // Its workflow reads `failed` at its first poll (5 s, real time here) and reverses it.
+      while (stubs.count('reverseRefund') === 0) await delay(50);
+      const second = await outcome(requestRefund(d, refundAsk(1000)));
       return [first, second];
     },
   );
@@ -154,12 +245,12 @@ test('a refund the operator refuses is reversed once and frees its amount: the w
 });
 
 test('same externalReference: the same idempotency key gets the same refund back, another key DUPLICATE_REFUND', async () => {
-  const { stubs, value } = await withCollectedPayin({}, async (h) => {
+  const { stubs, value } = await withCollectedPayin({}, async (d) => {
     const ask = refundAsk(100, { externalReference: 'ext-1', idempotencyKey: 'k1' });
-    const first = await requestRefund(h, ask);
-    const retry = await requestRefund(h, { ...ask, refundId: newId('rf') });
+    const first = await requestRefund(d, ask);
+    const retry = await requestRefund(d, { ...ask, refundId: newId('rf') });
     const other = await outcome(
-      requestRefund(h, refundAsk(100, { externalReference: 'ext-1', idempotencyKey: 'k2' })),
+      requestRefund(d, refundAsk(100, { externalReference: 'ext-1', idempotencyKey: 'k2' })),
     );
     return { same: retry.refundId === first.refundId, other };
   });
@@ -171,9 +262,9 @@ test('same externalReference: the same idempotency key gets the same refund back
 test('the merchant balance does not cover it -> INSUFFICIENT_BALANCE, nothing reserved', async () => {
   const { stubs, value } = await withCollectedPayin(
     { openRefund: replies(insufficientFunds(), { fee: 0 }) },
-    async (h) => [
-      await outcome(requestRefund(h, refundAsk(1000))),
-      await outcome(requestRefund(h, refundAsk(1000))),
+    async (d) => [
+      await outcome(requestRefund(d, refundAsk(1000))),
+      await outcome(requestRefund(d, refundAsk(1000))),
     ],
   );
 
@@ -181,30 +272,35 @@ test('the merchant balance does not cover it -> INSUFFICIENT_BALANCE, nothing re
   expect(stubs.count('requestRefund')).toBe(1);
 });
 
-test('a refund asked before the payin succeeded is refused REFUND_NOT_ALLOWED', async () => {
+test('a refund of a payin that did not succeed is refused REFUND_NOT_ALLOWED', async () => {
   const input = directPayin();
-  const stubs = stubActivities({ readCollectionStatus: replies(failed('PAYER_DECLINED')) });
+  const stubs = deskStubs(input, {
+    requestCollection: replies(pending()),
+    readCollectionStatus: replies(failed('PAYER_DECLINED')),
+  });
   const late = await t.withStubs(stubs, async (taskQueue) => {
-    const h = await t.env.client.workflow.start(payinWorkflow, {
-      args: [input],
-      taskQueue,
-      workflowId: `payin:${input.transactionId}`,
-    });
-    const refused = await outcome(requestRefund(h, refundAsk(100)));
-    await h.result();
-    return refused;
+    await settled(
+      await t.env.client.workflow.start(payinWorkflow, {
+        args: [input],
+        taskQueue,
+        workflowId: `payin:${input.transactionId}`,
+      }),
+    );
+    return outcome(requestRefund({ input, taskQueue }, refundAsk(100)));
   });
 
   expect(late).toBe('REFUND_NOT_ALLOWED');
   expect(stubs.count('openRefund')).toBe(0);
 });
 
-test("a refund's operator callback reaches the payin's workflow and wakes that refund's child: read before its poll timer", async () => {
-  const { stubs, value } = await withCollectedPayin({}, async (h, _input, stubs) => {
-    const { refundId } = await requestRefund(h, refundAsk(100));
-    // The child asked the operator (its first answer: pending); the callback names the refund.
+test("a refund's operator callback reaches the refund's own workflow: read before its poll timer", async () => {
+  const { stubs, value } = await withCollectedPayin({}, async (d, input, stubs) => {
+    const { refundId } = await requestRefund(d, refundAsk(100));
+    // The refund asked the operator (its first answer: pending); the callback names the refund.
     while (stubs.count('requestRefund') === 0) await delay(20);
-    await h.signal('operatorCallback', { kind: 'refund', id: refundId });
+    await t.env.client.workflow
+      .getHandle(refundWorkflowId(input.merchantId, refundId))
+      .signal('operatorCallback', { kind: 'refund', id: refundId });
     while (stubs.count('completeRefund') === 0) await delay(20);
     return refundId;
   });

@@ -10,6 +10,8 @@ import { ApiProblem } from '../../contract/problems';
 export interface OperatorCallbackDeps {
   secrets: Record<OperatorCode, string>;
   findTransaction(id: string): Promise<Transaction | null>;
+  /** A refund's own workflow (refund callbacks go straight to it), null when unknown. */
+  refundWorkflowOf(refundId: string): Promise<string | null>;
   /** Sends the operatorCallback signal; a workflow that has already closed is not an error. */
   signal(workflowId: string, payload: { kind: CallbackKind; id: string }): Promise<void>;
   /** Callbacks already received (src/persistence/callback-receipts.ts), shared by every API process. */
@@ -99,11 +101,14 @@ export function operatorCallbackRoutes(deps: OperatorCallbackDeps): Router {
         return;
       }
       try {
-        // A refund belongs to the workflow of the payin it reverses.
+        // The operator must be the payin's (a refund's: the payin it reverses). A refund's callback
+        // goes to the refund's own workflow, not through its payin's.
         const owner = kind === 'refund' ? transactionId : id;
         const tx = owner ? await deps.findTransaction(owner) : null;
-        if (tx && tx.provider?.split('_')[0] === signed.operator)
-          await deps.signal(tx.workflowId, { kind, id });
+        if (tx && tx.provider?.split('_')[0] === signed.operator) {
+          const workflowId = kind === 'refund' ? await deps.refundWorkflowOf(id) : tx.workflowId;
+          if (workflowId) await deps.signal(workflowId, { kind, id });
+        }
       } catch (err) {
         // Not delivered: the operator's retry of this same callback must not count as a replay.
         await deps.receipts.forget(signed).catch(() => undefined);

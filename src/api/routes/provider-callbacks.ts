@@ -9,8 +9,8 @@ export interface ProviderCallbackDeps {
   /** The configured connectors by name (`pawapay`, `mtn`, `wave`): each verifies its own callbacks. */
   verifiers: ReadonlyMap<string, { verifyCallback(cb: IncomingCallback): Promise<VerifiedCallback | null> }>;
   findTransaction(id: string): Promise<Transaction | null>;
-  /** The payin a refund reverses (refund callbacks go to that payin's workflow). */
-  payinOfRefund(refundId: string): Promise<string | null>;
+  /** A refund's own workflow (refund callbacks go straight to it), null when unknown. */
+  refundWorkflowOf(refundId: string): Promise<string | null>;
   signal(workflowId: string, payload: { kind: CallbackKind; id: string }): Promise<void>;
   /** Callbacks per connector and transaction per minute, per API process (429 beyond); 0 disables. */
   perTransactionPerMinute: number;
@@ -58,9 +58,11 @@ export function providerCallbackRoutes(deps: ProviderCallbackDeps): Router {
     limit,
     async (_req, res) => {
       const { kind, id } = res.locals.verified as VerifiedCallback;
-      const owner = kind === 'refund' ? await deps.payinOfRefund(id) : id;
-      const tx = owner ? await deps.findTransaction(owner) : null;
-      if (tx) await deps.signal(tx.workflowId, { kind, id });
+      const workflowId =
+        kind === 'refund'
+          ? await deps.refundWorkflowOf(id)
+          : ((await deps.findTransaction(id))?.workflowId ?? null);
+      if (workflowId) await deps.signal(workflowId, { kind, id });
       res.status(202).json({ received: true });
     },
   ];

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
@@ -70,7 +71,15 @@ export const insufficientFunds = () =>
   });
 
 /** Inside a stub: the test server's time (ms) at which this call was scheduled (skipped time included). */
-export const serverNow = () => Context.current().info.currentAttemptScheduledTimestampMs;
+/**
+ * The test server's time of this call. A local activity runs in the worker, stamped with the worker's
+ * own clock: the environment reads the server's for it (localNow) before calling the stub.
+ */
+export const serverNow = () =>
+  Context.current().info.isLocal
+    ? (localNow.getStore() ?? Date.now())
+    : Context.current().info.currentAttemptScheduledTimestampMs;
+const localNow = new AsyncLocalStorage<number>();
 
 /**
  * Answers in turn, the last one repeated. An Error in the list is thrown (the call failed); a
@@ -92,6 +101,23 @@ type Typed = { [K in keyof Activities]: (...args: Parameters<Activities[K]>) => 
 function defaults(): Typed {
   return {
     recordPayinState: async () => undefined,
+    // Replaced in stubActivities by the three steps it stands for (each scripted and recorded).
+    recordPayinOutcome: async () => undefined,
+    openRefundDesk: async (payinId) => ({
+      payin: {
+        merchantId: 'm_1',
+        transactionId: payinId,
+        reference: 'ref-1',
+        amount: 1000,
+        currency: 'XOF',
+        operator: 'MTN',
+        country: 'CI',
+        success: true,
+        refundableForMs: 3_600_000,
+      },
+      refunds: [],
+      seq: 5,
+    }),
     creditMerchantForPayin: async () => ({ credited: 985, fee: 15 }),
     emitTransactionEvent: async () => ({ eventId: 'evt_1' }),
     recordEvent: async () => ({ eventId: 'evt_1' }),
@@ -165,11 +191,21 @@ export function stubActivities(script: Script = {}): Stubs {
         calls.push({
           name: name as keyof Activities,
           args,
-          at: Context.current().info.currentAttemptScheduledTimestampMs,
+          at: serverNow(),
         });
       return fn(...args);
     };
   }
+  // A payin's final answer is one activity made of three steps: tests see (and script) the steps.
+  if (!script.recordPayinOutcome)
+    activities.recordPayinOutcome = async (...args: unknown[]) => {
+      const [id, o] = args as Parameters<Activities['recordPayinOutcome']>;
+      const step = (name: keyof Activities, ...rest: unknown[]) =>
+        (activities[name] as Fn)(...(rest as never[]));
+      if (o.credit) await step('creditMerchantForPayin', id);
+      await step('recordPayinState', id, o.changes, o.seq);
+      await step('emitTransactionEvent', id, o.event);
+    };
   const of = (name: keyof Activities) => calls.filter((c) => c.name === name);
   return { activities, calls, of, count: (n) => of(n).length, names: () => calls.map((c) => c.name) };
 }
@@ -222,9 +258,11 @@ export async function workflowTestEnv(): Promise<WorkflowTestEnv> {
   const routed = Object.fromEntries(
     Object.keys(defaults()).map((name) => [
       name,
-      (...args: never[]) => {
+      async (...args: never[]) => {
         if (!current) throw new Error(`activity ${name} called outside a test`);
-        return current.activities[name]!(...args);
+        const stubs = current;
+        if (!Context.current().info.isLocal) return stubs.activities[name]!(...args);
+        return localNow.run(await env.currentTimeMs(), () => stubs.activities[name]!(...args));
       },
     ]),
   );

@@ -1,0 +1,32 @@
+import type { EventType } from '../src/events/catalogue';
+import { createEventActivities, type EventActivityDeps } from './event-activities';
+import { createPayinActivities, type PayinActivityDeps, type PayinStateUpdate } from './payin-activities';
+
+/** A payin's final answer as its workflow records it in one step. */
+export interface PayinOutcome {
+  /** The record's new state (status, failure, confirmation, refund window). */
+  changes: PayinStateUpdate;
+  /** The workflow's state-write number for `changes` (src/persistence/state-versions.ts). */
+  seq: number;
+  /** Collected: the merchant is credited before the status says success. */
+  credit: boolean;
+  event: EventType;
+}
+
+/**
+ * The end of a payin as one short activity (the payin workflow runs it as a local activity): credit,
+ * state, event. Three writes that each apply once (the credit's fixed sourceRefs, the numbered
+ * state write, the event's id), so a retry of the whole redoes nothing twice; in that order, so a
+ * reader that sees `success` finds the merchant credited, and the event carries the final record.
+ */
+export function createPayinOutcomeActivities(deps: PayinActivityDeps & EventActivityDeps) {
+  const payin = createPayinActivities(deps);
+  const events = createEventActivities(deps);
+  return {
+    async recordPayinOutcome(transactionId: string, outcome: PayinOutcome): Promise<void> {
+      if (outcome.credit) await payin.creditMerchantForPayin(transactionId);
+      await payin.recordPayinState(transactionId, outcome.changes, outcome.seq);
+      await events.emitTransactionEvent(transactionId, outcome.event);
+    },
+  };
+}
