@@ -50,9 +50,12 @@ export function createPayinActivities({ transactions, operators, ledger, otps }:
      */
     async requestCollection(
       req: PayinCollection,
-      opts: { sentBefore?: boolean } = {},
+      opts: { sentBefore?: boolean; pendingSeq?: number } = {},
     ): Promise<OperatorStatus> {
       const { otpId, ...request } = req;
+      // Merged write (change payin-closes-at-final-status): the record says `pending` before we ask.
+      if (opts.pendingSeq !== undefined)
+        await transactions.applyState(req.transactionId, opts.pendingSeq, { confirmationStatus: 'pending' });
       if (otpId === undefined) return operators.requestCollection(request);
       const otp = await otps.read(otpId);
       if (otp !== null) return operators.requestCollection({ ...request, otp });

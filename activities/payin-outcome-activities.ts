@@ -1,4 +1,6 @@
 import type { EventType } from '../src/events/catalogue';
+import type { Country, OperatorCode } from '../src/domain/operators';
+import type { OperatorStatus } from '../src/operators/gateway';
 import { createEventActivities, type EventActivityDeps } from './event-activities';
 import { createPayinActivities, type PayinActivityDeps, type PayinStateUpdate } from './payin-activities';
 
@@ -14,19 +16,38 @@ export interface PayinOutcome {
 }
 
 /**
- * The end of a payin as one short activity (the payin workflow runs it as a local activity): credit,
- * state, event. Three writes that each apply once (the credit's fixed sourceRefs, the numbered
- * state write, the event's id), so a retry of the whole redoes nothing twice; in that order, so a
- * reader that sees `success` finds the merchant credited, and the event carries the final record.
+ * The end of a payin as one activity: credit, state, event. Three writes that each apply once (the
+ * credit's fixed sourceRefs, the numbered state write, the event's id), so a retry of the whole
+ * redoes nothing twice; in that order, so a reader that sees `success` finds the merchant credited,
+ * and the event carries the final record. And the status read that most often precedes it, merged.
  */
 export function createPayinOutcomeActivities(deps: PayinActivityDeps & EventActivityDeps) {
   const payin = createPayinActivities(deps);
   const events = createEventActivities(deps);
+  const recordPayinOutcome = async (transactionId: string, outcome: PayinOutcome): Promise<void> => {
+    if (outcome.credit) await payin.creditMerchantForPayin(transactionId);
+    await payin.recordPayinState(transactionId, outcome.changes, outcome.seq);
+    await events.emitTransactionEvent(transactionId, outcome.event);
+  };
   return {
-    async recordPayinOutcome(transactionId: string, outcome: PayinOutcome): Promise<void> {
-      if (outcome.credit) await payin.creditMerchantForPayin(transactionId);
-      await payin.recordPayinState(transactionId, outcome.changes, outcome.seq);
-      await events.emitTransactionEvent(transactionId, outcome.event);
+    recordPayinOutcome,
+
+    /**
+     * Reads the collection's status and, only when the operator answers `completed`, records
+     * `onCompleted` (the success the workflow prepared: credit, state, event) in the same activity.
+     * Any other answer, or none, changes nothing: the workflow decides what comes next. A retry after
+     * a lost answer finds `completed` again (final at the operator) and applies nothing twice.
+     */
+    async readCollectionAndSettle(
+      transactionId: string,
+      operator: OperatorCode,
+      country: Country,
+      onCompleted: PayinOutcome,
+    ): Promise<OperatorStatus & { settled: boolean }> {
+      const status = await payin.readCollectionStatus(transactionId, operator, country);
+      if (status.outcome !== 'completed') return { ...status, settled: false };
+      await recordPayinOutcome(transactionId, onCompleted);
+      return { ...status, settled: true };
     },
   };
 }

@@ -228,8 +228,7 @@ async function main(): Promise<void> {
         // A payin that closed at success (change payin-closes-at-final-status): its refund desk.
         const payin = await api.get('/v1/payin/golden-completed');
         const id = String(payin.body.id ?? '');
-        if (id.startsWith('pi_'))
-          await save('payinRefundDeskWorkflow-refund', `refund-desk:${merchant.merchantId}:${id}`);
+        await save('payinRefundDeskWorkflow-refund', `refund-desk:${merchant.merchantId}:${id}`);
       },
       'refund-reversed': async () => {
         await directPayin(api, 'golden-refund-reversed', { scenario: 'completed' });

@@ -1,8 +1,9 @@
-import { proxyActivities, proxyLocalActivities, type ActivityOptions } from '@temporalio/workflow';
+import { proxyActivities, type ActivityOptions } from '@temporalio/workflow';
 import { INSUFFICIENT_FUNDS } from '../src/ledger/errors';
 import type { createEventActivities } from '../activities/event-activities';
 import type { createOperatorActivities } from '../activities/operator-activities';
 import type { createPayinActivities } from '../activities/payin-activities';
+import type { createPayinOutcomeActivities } from '../activities/payin-outcome-activities';
 import type { createPayoutActivities } from '../activities/payout-activities';
 import type { createRefundActivities } from '../activities/refund-activities';
 
@@ -14,6 +15,7 @@ import type { createRefundActivities } from '../activities/refund-activities';
 export type EventActivities = ReturnType<typeof createEventActivities>;
 export type OperatorActivities = ReturnType<typeof createOperatorActivities>;
 export type PayinActivities = ReturnType<typeof createPayinActivities>;
+export type PayinOutcomeActivities = ReturnType<typeof createPayinOutcomeActivities>;
 export type PayoutActivities = ReturnType<typeof createPayoutActivities>;
 export type RefundActivities = ReturnType<typeof createRefundActivities>;
 
@@ -53,22 +55,6 @@ export const recordActivities = <A>() => proxyActivities<A>(untilApplied);
 
 /** Operator calls of type `A`, given up after a few tries. */
 export const operatorActivities = <A>() => proxyActivities<A>(operatorCall);
-
-// The same two as local activities: run by the worker inside the workflow task that asks for them,
-// recorded as one marker instead of three events and a task of their own. For the short steps of a
-// transaction (database writes, a status read), each idempotent: a worker that dies mid-task runs
-// the task, and so the step, again. Calls that must survive a long operator (its request) stay
-// ordinary activities. docs/scaling.md.
-
-/** Record activities of type `A` as local activities, retried until they apply. */
-export const localRecordActivities = <A>() => proxyLocalActivities<A>(untilApplied);
-
-/**
- * Operator reads of type `A` as local activities, tried once: the caller reads again on its own
- * backoff (workflows/ask-operator.ts), and a retry here would hold its workflow task meanwhile.
- */
-export const localOperatorActivities = <A>() =>
-  proxyLocalActivities<A>({ ...operatorCall, retry: { ...operatorCall.retry, maximumAttempts: 1 } });
 
 /** What the code of workflows/legacy/ (kept unchanged for old histories) calls, through these two. */
 type LegacyActivities = PayinActivities &

@@ -1,6 +1,6 @@
 import { allHandlersFinished, condition } from '@temporalio/workflow';
 import type { RefundDeskFacts } from '../activities/refund-activities';
-import { localRecordActivities, recordActivities, type RefundActivities } from './activity-proxies';
+import { recordActivities, type RefundActivities } from './activity-proxies';
 import { payinRefunds } from './payin-refunds';
 
 // A payin whose workflow closed at its final status has its refunds decided here. The API starts
@@ -15,8 +15,7 @@ export interface RefundDeskInput {
   payinId: string;
 }
 
-const local = localRecordActivities<Pick<RefundActivities, 'openRefundDesk'>>();
-const acts = recordActivities<Pick<RefundActivities, 'listPayinRefunds'>>();
+const acts = recordActivities<Pick<RefundActivities, 'listPayinRefunds' | 'openRefundDesk'>>();
 
 export async function payinRefundDeskWorkflow(input: RefundDeskInput): Promise<void> {
   let facts: RefundDeskFacts | null = null;
@@ -46,7 +45,7 @@ export async function payinRefundDeskWorkflow(input: RefundDeskInput): Promise<v
         windowEndsAt: facts.payin.refundableForMs === null ? null : opened + facts.payin.refundableForMs,
       },
   );
-  const read = await local.openRefundDesk(input.payinId);
+  const read = await acts.openRefundDesk(input.payinId);
   const opened = Date.now();
   Object.assign(subject, {
     amount: read.payin.amount,

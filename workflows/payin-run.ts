@@ -13,8 +13,8 @@ import {
 } from './payin-api';
 import { operatorCallbackSignal } from './signals';
 import type { PayinOutcome } from '../activities/payin-outcome-activities';
+import type { PayinOutcomeActivities } from './activity-proxies';
 import {
-  localRecordActivities,
   recordActivities,
   type EventActivities,
   type OperatorActivities,
@@ -34,17 +34,14 @@ export const acts = recordActivities<
     Pick<EventActivities, 'emitTransactionEvent'>
 >();
 
-const local = localRecordActivities<
-  Pick<PayinActivities, 'recordPayinState'> & {
-    recordPayinOutcome(id: string, o: PayinOutcome): Promise<void>;
-  }
->();
+const outcomes = recordActivities<Pick<PayinOutcomeActivities, 'recordPayinOutcome'>>();
 
 /**
  * Patch (Temporal's `patched()`): the payin closes at its final status (refunds go to its refund
- * desk, workflows/payin-refund-desk.ts), its record writes are local activities, its final answer
- * is recorded in one (activities/payin-outcome-activities.ts), its status reads are local. Histories
- * without it keep their refund window open and write with ordinary activities. docs/scaling.md.
+ * desk, workflows/payin-refund-desk.ts), its `pending` is written by the request, its final answer
+ * in one activity (activities/payin-outcome-activities.ts), a success with the status read that
+ * finds it, and only that final status is upserted. Histories without it keep their refund window
+ * open and write each step apart. docs/scaling.md.
  */
 export const CLOSES_AT_FINAL_PATCH = 'payin-closes-at-final-status';
 
@@ -63,6 +60,8 @@ export interface PayinRun {
   readonly customer: { confirmation: SessionConfirmation | null; declined: boolean };
   /** The collection was sent (answered or not): the API's wait for WAVE's address ends. */
   requestSent: boolean;
+  /** The status read that found the success recorded it (change CLOSES_AT_FINAL_PATCH). */
+  successRecorded: boolean;
   /** The last state-write sequence number (carried across continue-as-new). */
   seq(): number;
   /** Runs `fn` with the next sequence number once every earlier write is stored. */
@@ -71,6 +70,13 @@ export interface PayinRun {
   record(changes: PayinStateUpdate): Promise<void>;
   /** The final answer: state, credit and event in one step (change CLOSES_AT_FINAL_PATCH only). */
   settle(outcome: Omit<PayinOutcome, 'seq'>): Promise<void>;
+  /**
+   * A write that may not happen: `fn` gets the next sequence number and says whether it used it
+   * (the status read that records a success only if the operator answers `completed`).
+   */
+  maybeWrite<T extends { settled: boolean }>(fn: (seq: number) => Promise<T>): Promise<T>;
+  /** Shows a final status in the Temporal UI (ops filter on it). */
+  showStatus(status: TransactionStatus): void;
 }
 
 /** Sets up a run: its state (a resumed run's, or a new one) and every handler, before any await. */
@@ -102,6 +108,11 @@ export function startPayinRun(input: PayinWorkflowInput): PayinRun {
   const showStatus = (status: TransactionStatus | undefined) => {
     if (status) upsertSearchAttributes([{ key: saStatus, value: status }]);
   };
+  const applyOutcome = (changes: PayinStateUpdate) => {
+    const { refundableUntil: _window, customerPhone: _phone, ...shown } = changes;
+    Object.assign(state, shown);
+    showStatus(changes.status);
+  };
   const run: PayinRun = {
     input,
     closesAtFinal,
@@ -111,20 +122,28 @@ export function startPayinRun(input: PayinWorkflowInput): PayinRun {
     refunds,
     customer: { confirmation: null, declined: false },
     requestSent: input.resume !== undefined,
+    successRecorded: false,
     seq: () => seq,
     write,
     async record(changes) {
       Object.assign(state, changes);
       showStatus(changes.status);
-      const store = closesAtFinal ? local.recordPayinState : acts.recordPayinState;
-      await write((n) => store(input.transactionId, changes, n));
+      await write((n) => acts.recordPayinState(input.transactionId, changes, n));
     },
     async settle(outcome) {
-      const { refundableUntil: _window, customerPhone: _phone, ...shown } = outcome.changes;
-      Object.assign(state, shown);
-      showStatus(outcome.changes.status);
-      await write((n) => local.recordPayinOutcome(input.transactionId, { ...outcome, seq: n }));
+      applyOutcome(outcome.changes);
+      await write((n) => outcomes.recordPayinOutcome(input.transactionId, { ...outcome, seq: n }));
     },
+    maybeWrite(fn) {
+      const next = lastWrite.then(async () => {
+        const result = await fn(seq + 1);
+        if (result.settled) seq++;
+        return result;
+      });
+      lastWrite = next.catch(() => undefined);
+      return next;
+    },
+    showStatus,
   };
 
   setHandler(payinStateQuery, () => state);

@@ -6,10 +6,10 @@ import { isAmbiguousFailure } from '../src/domain/failures';
 import { saProvider } from '../src/temporal/search-attributes';
 import type { SessionConfirmation } from './payin-api';
 import {
-  localOperatorActivities,
   operatorActivities,
   type OperatorActivities,
   type PayinActivities,
+  type PayinOutcomeActivities,
 } from './activity-proxies';
 import { askOperator, type AskAnswer } from './ask-operator';
 import { hasChange } from './code-revision';
@@ -21,7 +21,7 @@ import { acts, type PayinRun } from './payin-run';
 // the golden histories (test/golden) recorded: reorder nothing without `patched()`.
 
 const operator = operatorActivities<PayinActivities & Pick<OperatorActivities, 'cancelAtOperator'>>();
-const localOperator = localOperatorActivities<Pick<PayinActivities, 'readCollectionStatus'>>();
+const settling = operatorActivities<Pick<PayinOutcomeActivities, 'readCollectionAndSettle'>>();
 
 /** Partner checks after an ambiguous failure: 5 min, 10 min ... capped at 2 hours (by default). */
 const partnerCheckDelayMs = (attempt: number, intervalMs = 300_000) =>
@@ -85,26 +85,41 @@ export async function collect(
   otp: OtpKeeper | null,
 ): Promise<AskAnswer> {
   const { input, state } = run;
-  if (!input.resume) await run.record({ confirmationStatus: 'pending' });
+  if (!input.resume && !run.closesAtFinal) await run.record({ confirmationStatus: 'pending' });
   // Whether the operator may already hold this request (an earlier send, or a previous run's).
   let sentBefore = input.resume !== undefined;
+  // Since CLOSES_AT_FINAL_PATCH the first send writes `pending` itself (next in the write queue).
+  const writesPending = !input.resume && run.closesAtFinal;
+  const send = async (opts: { sentBefore?: boolean }) => {
+    if (!writesPending || sentBefore) return operator.requestCollection(req, opts);
+    return run.write((n) => operator.requestCollection(req, { ...opts, pendingSeq: n }));
+  };
   return askOperator({
     request: async () => {
       try {
-        if (req.otpId === undefined) return await operator.requestCollection(req);
+        if (req.otpId === undefined && !writesPending) return await operator.requestCollection(req);
         const sent = sentBefore;
+        const answer = send(req.otpId === undefined ? {} : { sentBefore: sent });
         sentBefore = true;
-        return await operator.requestCollection(req, { sentBefore: sent });
+        return await answer;
       } finally {
         run.requestSent = true; // the API's wait for WAVE's address ends, answered or not
       }
     },
-    read: () =>
-      (run.closesAtFinal ? localOperator : operator).readCollectionStatus(
-        req.transactionId,
-        req.operator,
-        req.country,
-      ),
+    read: async () => {
+      if (!run.closesAtFinal)
+        return operator.readCollectionStatus(req.transactionId, req.operator, req.country);
+      // A success is recorded by the read that finds it (one activity, not two).
+      const onCompleted = completedOutcome(run);
+      const status = await run.maybeWrite((seq) =>
+        settling.readCollectionAndSettle(req.transactionId, req.operator, req.country, {
+          ...onCompleted,
+          seq,
+        }),
+      );
+      if (status.settled) run.successRecorded = true;
+      return status;
+    },
     cancel: () => operator.cancelAtOperator('collection', req.transactionId, req.operator, req.country),
     deadline,
     woken: run.woken,
@@ -130,11 +145,11 @@ export async function finish(run: PayinRun, answer: Answer, req: PayinCollection
   const { input } = run;
   const provider = providerName(req.operator, req.country);
   if (answer.outcome === 'completed' && run.closesAtFinal) {
-    await run.settle({
-      changes: { confirmationStatus: 'accepted', status: 'success', attention: null, ...refundWindow(run) },
-      credit: true,
-      event: 'payin.completed',
-    });
+    const outcome = completedOutcome(run);
+    // Recorded already by the status read that found it; otherwise (the request's own answer) now.
+    if (run.successRecorded) run.showStatus('success');
+    else await run.settle(outcome);
+    Object.assign(run.state, { confirmationStatus: 'accepted', status: 'success', attention: null });
     return true;
   }
   if (answer.outcome === 'completed') {
@@ -174,6 +189,20 @@ export async function finish(run: PayinRun, answer: Answer, req: PayinCollection
   await run.record({ status: 'success', confirmationStatus: 'accepted', failure: null });
   await acts.emitTransactionEvent(input.transactionId, 'payin.corrected');
   return true;
+}
+
+/** The success a payin records (change CLOSES_AT_FINAL_PATCH), with its refund window's end. */
+function completedOutcome(run: PayinRun) {
+  return {
+    changes: {
+      confirmationStatus: 'accepted' as const,
+      status: 'success' as const,
+      attention: null,
+      ...refundWindow(run),
+    },
+    credit: true,
+    event: 'payin.completed' as const,
+  };
 }
 
 /** Since CLOSES_AT_FINAL_PATCH the window is a date on the record, which the refund desk reads. */

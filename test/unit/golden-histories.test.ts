@@ -136,10 +136,43 @@ describe('golden workflow histories', () => {
       ...readFileSync(join(repoRoot, 'workflows/index.ts'), 'utf8').matchAll(/export \{ (\w+) \}/g),
     ].map((m) => m[1]!);
     expect(registered.length).toBeGreaterThanOrEqual(7);
+    // The refund desk exists only since the change it belongs to: its history is a `-closes` one.
     for (const type of registered)
-      expect(files.filter((f) => f.startsWith(`${type}-`) && f.endsWith('-patched.json'))).not.toEqual([]);
+      expect(files.filter((f) => f.startsWith(`${type}-`) && /-(patched|closes)\.json$/.test(f))).not.toEqual(
+        [],
+      );
     for (const f of patchedPath.filter((name) => /^(payin|payout|refund)Workflow-/.test(name)))
       expect(startInput(f)).not.toHaveProperty('codeRevision');
+  });
+
+  // Change `payin-closes-at-final-status` (issue 20): the payin ends at its final status, its
+  // refunds go to its refund desk. Recorded by scripts/record-golden-histories.ts --suffix -closes.
+  it('cover the payin that closes at its final status, and its refund desk', () => {
+    const closes = [
+      'payinWorkflow-direct-completed',
+      'payinWorkflow-direct-completed-refund-reversed',
+      'payinWorkflow-direct-failed',
+      'payinWorkflow-direct-expired',
+      'payinWorkflow-direct-orange-otp',
+      'payinWorkflow-session-success',
+      'payinWorkflow-session-declined',
+      'payinRefundDeskWorkflow-refund',
+    ].map((name) => `${name}-closes.json`);
+    expect(files).toEqual(expect.arrayContaining(closes));
+    // Each carries the change's marker, and never the refund window's 7-day timer.
+    for (const f of closes.filter((name) => name.startsWith('payinWorkflow-'))) {
+      const events = read(f).events;
+      const patches = events
+        .flatMap((e) => e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads ?? [])
+        .map(
+          (p: { data: string }) =>
+            (JSON.parse(Buffer.from(p.data, 'base64').toString()) as { id: string }).id,
+        );
+      expect(patches).toContain('payin-closes-at-final-status');
+      expect(events.filter((e) => e.timerStartedEventAttributes?.startToFireTimeout === '604800s')).toEqual(
+        [],
+      );
+    }
   });
 
   // The payout held for its provider (change `payout-holds-for-provider`): sent at once when the

@@ -54,10 +54,12 @@ test('completed: the operator collects -> success, merchant credited once, payin
   expect(reads[0]).toBeGreaterThanOrEqual(5_000);
   expect(reads[1]! - reads[0]!).toBeGreaterThanOrEqual(10_000);
   expect(closedAt - startedAt).toBeLessThan(input.timing.refundWindowMs);
-  // Every state write numbered in order (monotonic writes): pending, then the final answer at once.
+  // Every state write numbered in order (monotonic writes): `pending` by the request (write 1), then
+  // the final answer at once, by the status read that found it.
+  expect(stubs.of('requestCollection')[0]!.args[1]).toEqual({ pendingSeq: 1 });
   const writes = stubs.of('recordPayinState');
-  expect(writes.map((c) => c.args[2])).toEqual([1, 2]);
-  const until = Date.parse((writes[1]!.args[1] as { refundableUntil: string }).refundableUntil);
+  expect(writes.map((c) => c.args[2])).toEqual([2]);
+  const until = Date.parse((writes[0]!.args[1] as { refundableUntil: string }).refundableUntil);
   expect(until - closedAt).toBeGreaterThan(input.timing.refundWindowMs - minute);
 });
 
@@ -178,7 +180,7 @@ test('OTP: the operator acknowledges -> the stored OTP is deleted at once, exact
 
   expect(result.status).toBe('success');
   expect(stubs.of('requestCollection').map((c) => c.args)).toEqual([
-    [input.collection, { sentBefore: false }],
+    [input.collection, { sentBefore: false, pendingSeq: 1 }],
   ]);
   expect(stubs.of('forgetOtp').map((c) => c.args)).toEqual([['otp_a1']]);
   // Deleted on the acknowledgement, before the first status read.
@@ -217,7 +219,7 @@ test('OTP never used (the operator unreachable): deleted by its OTP_LIFETIME tim
   expect(forgets[0]!.at - startedAt).toBeGreaterThanOrEqual(input.timing.otpLifetimeMs!);
   const sends = stubs.of('requestCollection');
   expect(sends.length).toBeGreaterThan(1);
-  expect(sends[0]!.args[1]).toEqual({ sentBefore: false });
+  expect(sends[0]!.args[1]).toEqual({ sentBefore: false, pendingSeq: 1 });
   expect(sends.slice(1).every((c) => (c.args[1] as { sentBefore: boolean }).sentBefore)).toBe(true);
 });
 
@@ -264,6 +266,7 @@ test('a long wait continues as new (bounded history): the request is not sent ag
   expect(stubs.count('readCollectionStatus')).toBe(5); // over three runs
   expect(stubs.count('requestCollection')).toBe(1);
   expect(stubs.count('creditMerchantForPayin')).toBe(1);
-  // The write sequence goes on across runs: pending, then the final answer.
-  expect(stubs.of('recordPayinState').map((c) => c.args[2])).toEqual([1, 2]);
+  // The write sequence goes on across runs: pending (by the request), then the final answer.
+  expect(stubs.of('requestCollection')[0]!.args[1]).toEqual({ pendingSeq: 1 });
+  expect(stubs.of('recordPayinState').map((c) => c.args[2])).toEqual([2]);
 });

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
@@ -71,15 +70,7 @@ export const insufficientFunds = () =>
   });
 
 /** Inside a stub: the test server's time (ms) at which this call was scheduled (skipped time included). */
-/**
- * The test server's time of this call. A local activity runs in the worker, stamped with the worker's
- * own clock: the environment reads the server's for it (localNow) before calling the stub.
- */
-export const serverNow = () =>
-  Context.current().info.isLocal
-    ? (localNow.getStore() ?? Date.now())
-    : Context.current().info.currentAttemptScheduledTimestampMs;
-const localNow = new AsyncLocalStorage<number>();
+export const serverNow = () => Context.current().info.currentAttemptScheduledTimestampMs;
 
 /**
  * Answers in turn, the last one repeated. An Error in the list is thrown (the call failed); a
@@ -103,6 +94,7 @@ function defaults(): Typed {
     recordPayinState: async () => undefined,
     // Replaced in stubActivities by the three steps it stands for (each scripted and recorded).
     recordPayinOutcome: async () => undefined,
+    readCollectionAndSettle: async () => ({ ...pending(), settled: false }),
     openRefundDesk: async (payinId) => ({
       payin: {
         merchantId: 'm_1',
@@ -206,6 +198,19 @@ export function stubActivities(script: Script = {}): Stubs {
       await step('recordPayinState', id, o.changes, o.seq);
       await step('emitTransactionEvent', id, o.event);
     };
+  // A status read that records the success it finds: the read, then the outcome's steps.
+  if (!script.readCollectionAndSettle)
+    activities.readCollectionAndSettle = async (...args: unknown[]) => {
+      const [id, operator, country, onCompleted] = args as Parameters<Activities['readCollectionAndSettle']>;
+      const status = (await (activities.readCollectionStatus as Fn)(
+        ...([id, operator, country] as never[]),
+      )) as {
+        outcome: string;
+      };
+      if (status.outcome !== 'completed') return { ...status, settled: false };
+      await (activities.recordPayinOutcome as Fn)(...([id, onCompleted] as never[]));
+      return { ...status, settled: true };
+    };
   const of = (name: keyof Activities) => calls.filter((c) => c.name === name);
   return { activities, calls, of, count: (n) => of(n).length, names: () => calls.map((c) => c.name) };
 }
@@ -258,11 +263,9 @@ export async function workflowTestEnv(): Promise<WorkflowTestEnv> {
   const routed = Object.fromEntries(
     Object.keys(defaults()).map((name) => [
       name,
-      async (...args: never[]) => {
+      (...args: never[]) => {
         if (!current) throw new Error(`activity ${name} called outside a test`);
-        const stubs = current;
-        if (!Context.current().info.isLocal) return stubs.activities[name]!(...args);
-        return localNow.run(await env.currentTimeMs(), () => stubs.activities[name]!(...args));
+        return current.activities[name]!(...args);
       },
     ]),
   );
