@@ -14,6 +14,10 @@ export const sizes = {
   rounds: Math.max(1, int('BENCH_ROUNDS', 4)),
   readSeconds: int('BENCH_READ_SECONDS', 5),
   postings: int('BENCH_POSTINGS', 500),
+  /** Activities of today's bound: what a payin's workflow ran before issue 20 cut it (7). */
+  boundActivities: int('BENCH_BOUND_ACTIVITIES', 7),
+  /** Creations per client in the latency phase, one client back to back, then 16 at once. */
+  latencyRequests: int('BENCH_LATENCY_REQUESTS', 200),
 };
 export const profile = process.env.BENCH_PROFILE === '1';
 export const resultsDir = join(repoRoot, 'bench-results');

@@ -108,12 +108,48 @@ export function cpuSecondsOf(pid: number | undefined): number | null {
   }
 }
 
+/**
+ * CPU seconds of a process and every process under it (PostgreSQL serves each connection in a
+ * process of its own): its own, its reaped children's, and its live descendants'.
+ */
+export function cpuSecondsOfTree(pid: number | undefined): number | null {
+  if (!pid) return null;
+  const stats = new Map<number, string[]>();
+  for (const entry of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      stats.set(Number(entry), stat.slice(stat.lastIndexOf(')') + 2).split(' '));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const root = stats.get(pid);
+  if (!root) return null;
+  // Fields after "pid (name) ": ppid 2nd (index 1); utime, stime, cutime, cstime at 11..14.
+  let ticks = Number(root[11]) + Number(root[12]) + Number(root[13]) + Number(root[14]);
+  const under = new Set([pid]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [p, f] of stats)
+      if (!under.has(p) && under.has(Number(f[1]))) {
+        under.add(p);
+        ticks += Number(f[11]) + Number(f[12]);
+        grew = true;
+      }
+  }
+  return ticks / 100;
+}
+
 /** Where a phase's time went: CPU seconds of each process of the stack between two snapshots. */
-export function cpuMeter(processes: Record<string, number | undefined>) {
+export function cpuMeter(
+  processes: Record<string, number | undefined>,
+  trees: Record<string, number | undefined> = {},
+) {
   const snapshot = (): Record<string, number | null> => {
     const own = process.cpuUsage();
     return {
       ...Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, cpuSecondsOf(pid)])),
+      ...Object.fromEntries(Object.entries(trees).map(([name, pid]) => [name, cpuSecondsOfTree(pid)])),
       'bench (load, simulator, receiver)': (own.user + own.system) / 1e6,
     };
   };

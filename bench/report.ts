@@ -6,7 +6,18 @@ const nonOk = (x: { non2xx: number }) => (x.non2xx > 0 ? ` (${x.non2xx} non-2xx!
 export function printTable(r: {
   e2e: { completedPerSecond: number; createPerSecond: number; createLatencyMs: { p50: number; p99: number } };
   bound: { workflowsPerSecond: number; activitiesPerWorkflow: number };
+  minimal: { workflowsPerSecond: number };
   ratioE2eToBound: number;
+  ratioE2eToMinimal: number;
+  latency: Record<
+    'oneClient' | 'clients16',
+    {
+      api: { p50: number; p99: number };
+      bareRoute: { p50: number; p99: number };
+      ratioP50: number;
+      ratioP99: number;
+    }
+  >;
   temporalCost: Record<string, { historyEvents: number; billableActions: number; workflows: number }>;
   reads: {
     at1k: { stored: number; perSecond: number; non2xx: number; latencyMs: { p50: number; p99: number } };
@@ -14,9 +25,9 @@ export function printTable(r: {
     ratio: number;
   };
   ledger: { hotAccount: { transfersPerSecond: number }; spread100: { transfersPerSecond: number } };
-  cpu: Record<'e2e' | 'bound', Record<string, number | null>> & { loadAverage: number[] };
+  cpu: Record<'e2e' | 'bound' | 'minimal', Record<string, number | null>> & { loadAverage: number[] };
 }): void {
-  const cpuRow = (phase: 'e2e' | 'bound'): [string, string] => {
+  const cpuRow = (phase: 'e2e' | 'bound' | 'minimal'): [string, string] => {
     const { wallSeconds, ...perProcess } = r.cpu[phase];
     return [
       `CPU s per process during ${phase} (${wallSeconds} s wall)`,
@@ -35,6 +46,15 @@ export function printTable(r: {
       String(r.bound.workflowsPerSecond),
     ],
     ['ratio e2e / bound', String(r.ratioE2eToBound)],
+    ['minimal durable transaction /s (start, 1 no-op activity, end)', String(r.minimal.workflowsPerSecond)],
+    ['ratio e2e / minimal', String(r.ratioE2eToMinimal)],
+    ...(['oneClient', 'clients16'] as const).map((k): [string, string] => {
+      const l = r.latency[k];
+      return [
+        `creation p50 / p99 ms, ${k === 'oneClient' ? 'one client' : '16 clients'}: API vs bare route (ratio)`,
+        `${l.api.p50} / ${l.api.p99} vs ${l.bareRoute.p50} / ${l.bareRoute.p99} (${l.ratioP50} / ${l.ratioP99})`,
+      ];
+    }),
     ...Object.entries(r.temporalCost).map(([k, c]): [string, string] => [
       `Temporal ${k}: workflows / history events / billable actions`,
       `${c.workflows} / ${c.historyEvents} / ${c.billableActions}`,
@@ -52,6 +72,7 @@ export function printTable(r: {
     ['ledger transfers /s, over 100 accounts', String(r.ledger.spread100.transfersPerSecond)],
     cpuRow('e2e'),
     cpuRow('bound'),
+    cpuRow('minimal'),
     ['load average at the end (1, 5, 15 min)', r.cpu.loadAverage.join(', ')],
   ];
   const w = Math.max(...rows.map(([k]) => k.length));

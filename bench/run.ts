@@ -2,7 +2,9 @@
 // Starts FerretDB and the Temporal dev server (unless MONGODB_URI / TEMPORAL_ADDRESS are set), the
 // operator simulator, the API and the worker as separate processes, then measures:
 //   1. payins created over HTTP and completed (success, ledger credit, webhook) per second
-//   2. the bound: a bare workflow with as many no-op activities, on the same server
+//   2. two bounds on the same server: today's (a bare workflow with the 7 no-op activities a payin
+//      ran before issue 20) and the minimal durable transaction (start, one no-op activity, end)
+//   and creation latency: the API against a bare route (one insert, one workflow start)
 //   3. Temporal history events and billable actions per payin, payout and refund
 //   4. status reads with 1,000 and with BENCH_STORED stored transactions
 //   5. ledger postings on one hot account and spread over 100 accounts
@@ -17,9 +19,13 @@ import type { ChildProcess } from 'node:child_process';
 import type { Connection } from 'mongoose';
 import { configSchema } from '../src/config';
 import {
+  freeLowPort,
   freePort,
   startFerretDB,
+  startFerretDBOnPostgres,
+  startPostgres,
   startTemporalDevServer,
+  startTemporalServer,
   waitForPort,
   type LocalServer,
 } from '../src/infra/local-servers';
@@ -34,7 +40,19 @@ import { ledgerBench } from './phases/ledger';
 import { readBench, storeSynthetic } from './phases/reads';
 import { measureCost as measureTemporalCost, timeline } from './phases/temporal-cost';
 import { throughputPhases } from './phases/throughput';
+import { latencyBench } from './phases/latency';
 import { printTable } from './report';
+
+/**
+ * `embedded` (default): FerretDB on SQLite, the Temporal dev server, one API, one worker.
+ * `production`: what docker-compose.yml describes, as local processes: PostgreSQL, a Temporal server
+ * on it, FerretDB on its PostgreSQL backend, two APIs behind a proxy, two workers.
+ */
+const topologyArg = process.argv.indexOf('--topology');
+const topology = topologyArg >= 0 ? process.argv[topologyArg + 1] : 'embedded';
+if (topology !== 'embedded' && topology !== 'production')
+  throw new Error(`--topology embedded|production, not ${topology}`);
+const production = topology === 'production';
 
 async function main(): Promise<void> {
   mkdirSync(resultsDir, { recursive: true });
@@ -46,12 +64,32 @@ async function main(): Promise<void> {
   let temporalConn: TemporalConnection | undefined;
   try {
     let mongoUri = process.env.MONGODB_URI;
+    let temporalAddress = process.env.TEMPORAL_ADDRESS;
+    if (production) {
+      console.log('production topology: PostgreSQL, Temporal server, FerretDB on PostgreSQL...');
+      const pgPort = await freePort();
+      servers.push(await startPostgres({ dataDir: join(dir, 'pg'), port: pgPort }));
+      const temporalPort = await freeLowPort();
+      servers.push(
+        await startTemporalServer({
+          dataDir: join(dir, 'temporal'),
+          pgPort,
+          port: temporalPort,
+          namespace: 'default',
+        }),
+      );
+      temporalAddress = `127.0.0.1:${temporalPort}`;
+      const mongoPort = await freePort();
+      servers.push(
+        await startFerretDBOnPostgres({ pgPort, port: mongoPort, stateDir: join(dir, 'ferretdb') }),
+      );
+      mongoUri = `mongodb://127.0.0.1:${mongoPort}/bench`;
+    }
     if (!mongoUri) {
       const port = await freePort();
       servers.push(await startFerretDB({ dataDir: join(dir, 'ferretdb'), port }));
       mongoUri = `mongodb://127.0.0.1:${port}/bench`;
     }
-    let temporalAddress = process.env.TEMPORAL_ADDRESS;
     if (!temporalAddress) {
       const port = await freePort();
       servers.push(
@@ -92,15 +130,56 @@ async function main(): Promise<void> {
       WORKER_METRICS_PORT: '0',
       TEMPORAL_METRICS_ADDRESS: `127.0.0.1:${await freePort()}`,
     };
-    children.push(nodeProcess('src/main/worker.ts', common, 'worker'));
-    children.push(
-      nodeProcess('src/main/api.ts', { ...common, PORT: String(apiPort), HOST: '127.0.0.1' }, 'api'),
-    );
+    // The service's processes: one API and one worker, or in production two of each, the APIs
+    // behind a proxy (bench/proxy.ts) on apiPort. Named for the CPU table.
+    const service: Record<string, ChildProcess> = {};
+    const metricsPort = async () => `127.0.0.1:${await freePort()}`;
+    service.worker = nodeProcess('src/main/worker.ts', common, 'worker');
+    if (production) {
+      service['worker 2'] = nodeProcess(
+        'src/main/worker.ts',
+        { ...common, TEMPORAL_METRICS_ADDRESS: await metricsPort() },
+        'worker-2',
+      );
+      const ports = [await freePort(), await freePort()];
+      ports.forEach((port, i) => {
+        service[`api ${i + 1}`] = nodeProcess(
+          'src/main/api.ts',
+          { ...common, PORT: String(port), HOST: '127.0.0.1', TRUST_PROXY: 'loopback' },
+          `api-${i + 1}`,
+        );
+      });
+      for (const port of ports) await waitForPort(port, 60_000);
+      service.proxy = nodeProcess(
+        'bench/proxy.ts',
+        { ...common, PORT: String(apiPort), UPSTREAMS: ports.map((p) => `http://127.0.0.1:${p}`).join(',') },
+        'proxy',
+      );
+    } else {
+      service.api = nodeProcess(
+        'src/main/api.ts',
+        { ...common, PORT: String(apiPort), HOST: '127.0.0.1' },
+        'api',
+      );
+    }
+    children.push(...Object.values(service));
     const bareQueue = `${taskQueue}-bare`;
+    const bareWorker = nodeProcess(
+      'bench/bare-worker.ts',
+      { ...common, TEMPORAL_TASK_QUEUE: bareQueue },
+      'bare-worker',
+    );
+    children.push(bareWorker);
+    const barePort = await freePort();
     children.push(
-      nodeProcess('bench/bare-worker.ts', { ...common, TEMPORAL_TASK_QUEUE: bareQueue }, 'bare-worker'),
+      nodeProcess(
+        'bench/bare-route.ts',
+        { ...common, TEMPORAL_TASK_QUEUE: bareQueue, PORT: String(barePort) },
+        'bare-route',
+      ),
     );
     await waitForPort(apiPort, 60_000);
+    await waitForPort(barePort, 60_000);
     await waitForPoller(client, taskQueue);
     await waitForPoller(client, bareQueue);
 
@@ -139,12 +218,17 @@ async function main(): Promise<void> {
     await storeSynthetic(mongo, merchantId, 1_000, known, 'warmup-0');
     const reads1k = await readBench(apiUrl, credentials, known);
 
-    const cpu = cpuMeter({
-      ...Object.fromEntries(servers.map((s) => [s.name, s.process.pid])),
-      worker: children[0]?.pid,
-      api: children[1]?.pid,
-      'bare worker': children[2]?.pid,
-    });
+    const cpu = cpuMeter(
+      {
+        ...Object.fromEntries(
+          servers.filter((s) => s.name !== 'PostgreSQL').map((s) => [s.name, s.process.pid]),
+        ),
+        ...Object.fromEntries(Object.entries(service).map(([name, c]) => [name, c.pid])),
+        'bare worker': bareWorker.pid,
+      },
+      // PostgreSQL serves each connection in a process of its own: the whole tree.
+      Object.fromEntries(servers.filter((s) => s.name === 'PostgreSQL').map((s) => [s.name, s.process.pid])),
+    );
 
     // 1 and 2, side by side: end-to-end payins and the bound alternate in rounds (e2e then bound,
     // then bound then e2e, ...), each round a share of BENCH_PAYINS. Whatever drifts during the run
@@ -156,7 +240,7 @@ async function main(): Promise<void> {
       (_, r) =>
         Math.floor(((r + 1) * sizes.payins) / sizes.rounds) - Math.floor((r * sizes.payins) / sizes.rounds),
     );
-    const { e2eTotals, boundTotals, e2eRound, boundRound } = throughputPhases({
+    const { e2eTotals, boundTotals, minimalTotals, e2eRound, boundRound, minimalRound } = throughputPhases({
       apiUrl,
       credentials,
       client,
@@ -175,24 +259,41 @@ async function main(): Promise<void> {
 
     let costs: Awaited<ReturnType<typeof measureCost>> | undefined;
     let from = 0;
+    const bound = (f: number, n: number) => boundRound(f, n, sizes.boundActivities);
+    const minimal = (f: number, n: number) => minimalRound(f, n, 1);
     for (const [r, count] of shares.entries()) {
-      if (r % 2 === 0) {
-        await e2eRound(from, count);
-        costs ??= await measureCost();
-        await boundRound(from, count, costs.payinOwn.activities);
-      } else {
-        await boundRound(from, count, costs!.payinOwn.activities);
-        await e2eRound(from, count);
+      // The three phases rotate their order from round to round, so drift weighs on each alike.
+      const order = [
+        [e2eRound, bound, minimal],
+        [bound, minimal, e2eRound],
+        [minimal, e2eRound, bound],
+      ][r % 3]!;
+      for (const phase of order) {
+        await phase(from, count);
+        if (phase === e2eRound) costs ??= await measureCost();
       }
       from += count;
     }
-    const { payinCost, payinOwn, payinDeliveries, payoutCost, refundCost } = costs!;
-    const activities = payinOwn.activities;
+    const { payinCost, payinOwn, payinDeliveries, sessionCost, payoutCost, refundCost } = costs!;
+
+    // Creation latency, the API against a bare route; its payins are completed before the reads.
+    const latency = await latencyBench({
+      apiUrl,
+      bareUrl: `http://127.0.0.1:${barePort}`,
+      credentials,
+      prefix: 'lat',
+    });
+    await waitFor(
+      () => Array.from({ length: latency.created }, (_, i) => `lat-${i}`).every((r) => completedAt.has(r)),
+      600_000,
+      'latency payins completed',
+    );
     const e2eSeconds = sum(e2eTotals.rounds);
     const boundSeconds = sum(boundTotals.rounds);
     const e2eCpuSeconds = e2eTotals.cpu;
     const boundCpuSeconds = boundTotals.cpu;
     const boundPerSecond = round(sizes.payins / boundSeconds);
+    const minimalSeconds = sum(minimalTotals.rounds);
     // Completed means credited too: one credit entry per payin.
     const txIds = (
       await mongo
@@ -236,29 +337,45 @@ async function main(): Promise<void> {
 
     const results = {
       at: new Date().toISOString(),
+      topology,
       machine: { cpus: (await import('node:os')).cpus().length, node: process.version },
       sizes,
       e2e,
       bound: {
         workflows: sizes.payins,
-        activitiesPerWorkflow: activities,
+        activitiesPerWorkflow: sizes.boundActivities,
         workflowsPerSecond: boundPerSecond,
+      },
+      minimal: {
+        workflows: sizes.payins,
+        activitiesPerWorkflow: 1,
+        workflowsPerSecond: round(sizes.payins / minimalSeconds),
       },
       /** Wall seconds of each round, in the order run (e2e first in even rounds, bound first in odd). */
       rounds: {
         payinsPerRound: shares,
         e2eSeconds: e2eTotals.rounds.map(round),
         boundSeconds: boundTotals.rounds.map(round),
+        minimalSeconds: minimalTotals.rounds.map(round),
       },
       // From the unrounded rates (the same payin count over the two wall times), to two decimals.
       ratioE2eToBound: Math.round((boundSeconds / e2eSeconds) * 100) / 100,
+      ratioE2eToMinimal: Math.round((minimalSeconds / e2eSeconds) * 100) / 100,
       /** CPU seconds per process during each phase (wall seconds alongside), and the load average. */
       cpu: {
         e2e: { wallSeconds: round(e2eSeconds), ...e2eCpuSeconds },
         bound: { wallSeconds: round(boundSeconds), ...boundCpuSeconds },
+        minimal: { wallSeconds: round(minimalSeconds), ...minimalTotals.cpu },
         loadAverage: (await import('node:os')).loadavg().map(round),
       },
-      temporalCost: { payin: payinCost, payinWorkflowOnly: payinOwn, payout: payoutCost, refund: refundCost },
+      temporalCost: {
+        payin: payinCost,
+        payinWorkflowOnly: payinOwn,
+        session: sessionCost,
+        payout: payoutCost,
+        refund: refundCost,
+      },
+      latency,
       reads: { at1k: reads1k, atStored: readsBig, ratio: round(readsBig.perSecond / reads1k.perSecond) },
       ledger: ledgerFigures,
       timelines,
@@ -273,7 +390,7 @@ async function main(): Promise<void> {
       const profDir = join(resultsDir, 'profiles');
       for (const name of readdirSync(profDir)) results.profiles[name] = topFunctions(join(profDir, name));
     }
-    const out = join(resultsDir, `bench-${results.at.replace(/[:.]/g, '-')}.json`);
+    const out = join(resultsDir, `bench-${topology}-${results.at.replace(/[:.]/g, '-')}.json`);
     writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
     printTable(results);
     console.log(`\nwritten: ${out}`);

@@ -75,6 +75,31 @@ export async function measureCost({ client, api, mongo, merchantId, endpointId }
   const payinOwn = await cost(client, [`payin:${merchantId}:bench-0`]);
   const payinDeliveries = await deliveries('bench-0', 'payin.');
 
+  // A session payin: created, then confirmed on its hosted page as the customer would.
+  const ses = await api.post('/v1/payin/sessions', {
+    reference: 'bench-session',
+    sandboxScenario: 'completed',
+    amount: 1000,
+    msisdn: '+2250500000001',
+    customerName: 'Kouassi Yao',
+    country: 'CI',
+    action: { successUrl: 'https://merchant.example/ok', failureUrl: 'https://merchant.example/ko' },
+  });
+  if (ses.status !== 201) throw new Error(`session: ${ses.status} ${JSON.stringify(ses.body)}`);
+  const page = new URL(String((ses.body as { paymentUrl: string }).paymentUrl));
+  const confirmed = await api.post(`${page.pathname}/confirm`, { provider: 'MTN', msisdn: '+2250500000001' });
+  if (confirmed.status !== 200) throw new Error(`session confirm: ${confirmed.status}`);
+  await waitFor(
+    async () => (await api.get('/v1/payin/bench-session')).body.status === 'success',
+    60_000,
+    'session',
+  );
+  await sleep(1_000);
+  const sessionCost = await cost(client, [
+    `payin:${merchantId}:bench-session`,
+    ...(await deliveries('bench-session', 'payin.')),
+  ]);
+
   await fund(mongo, merchantId);
   const po = await api.post('/v1/direct/payout', {
     reference: 'bench-payout',
@@ -109,11 +134,13 @@ export async function measureCost({ client, api, mongo, merchantId, endpointId }
   );
   await sleep(1_000);
   const refundDoc = await mongo.db!.collection('refunds').findOne({ id: rfRef });
+  // A payin that closed at its final status decided the refund in its refund desk: part of its cost.
   const refundCost = await cost(client, [
     String(refundDoc?.workflowId),
+    `refund-desk:${merchantId}:${String(refundDoc?.payinId)}`,
     ...(await deliveries('bench-1', 'refund.')),
   ]);
-  return { payinCost, payinOwn, payinDeliveries, payoutCost, refundCost };
+  return { payinCost, payinOwn, payinDeliveries, sessionCost, payoutCost, refundCost };
 }
 
 async function fund(mongo: Connection, merchantId: string): Promise<void> {

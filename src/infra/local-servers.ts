@@ -1,8 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
-import { ferretdbPath, temporalCliPath } from './tools';
+import { dirname, join } from 'node:path';
+import { Connection } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time';
+import { ferretdbPath, postgresBinDir, temporalCliPath, temporalServerDir } from './tools';
 import { searchAttributes } from '../temporal/search-attributes';
+import { ensureSearchAttributes } from '../temporal/connection';
 
 // Starts the real servers as local child processes (npm start, tests, benchmarks).
 
@@ -10,6 +14,19 @@ export interface LocalServer {
   name: string;
   process: ChildProcess;
   stop(): Promise<void>;
+}
+
+/** A free port below 32768: the Temporal server stores its services' ports as SQL smallint. */
+export async function freeLowPort(): Promise<number> {
+  for (;;) {
+    const candidate = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise<boolean>((res) => {
+      const srv = createServer();
+      srv.once('error', () => res(false));
+      srv.listen(candidate, '127.0.0.1', () => srv.close(() => res(true)));
+    });
+    if (free) return candidate;
+  }
 }
 
 export async function freePort(): Promise<number> {
@@ -147,4 +164,219 @@ export async function startTemporalDevServer(opts: {
     env: { ...process.env, TEMPORAL_VERSION_CHECK_DISABLED: '1' },
   });
   return started(track('Temporal dev server', proc, logs), opts.port, 60_000, logs);
+}
+
+// ---- The production topology (bench --topology production): PostgreSQL, a Temporal server on it,
+// FerretDB on its PostgreSQL backend. Local processes, as docker-compose.yml describes them.
+
+/**
+ * Debian's PostgreSQL in `dataDir`, trust auth on loopback only, with the databases the Temporal
+ * server and FerretDB use. initdb refuses root: as root it runs as the `postgres` user.
+ */
+export async function startPostgres(opts: { dataDir: string; port: number }): Promise<LocalServer> {
+  const bin = postgresBinDir();
+  const asRoot = process.getuid?.() === 0;
+  const run = (cmd: string, args: string[]) =>
+    execFileSync(asRoot ? 'runuser' : cmd, asRoot ? ['-u', 'postgres', '--', cmd, ...args] : args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  mkdirSync(opts.dataDir, { recursive: true });
+  if (asRoot) {
+    // The postgres user must reach its folder: a private temporary parent is opened to traverse.
+    chmodSync(dirname(opts.dataDir), 0o755);
+    execFileSync('chown', ['-R', 'postgres:postgres', opts.dataDir]);
+  }
+  run(join(bin, 'initdb'), ['-D', opts.dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8']);
+  const logs: string[] = [];
+  const args = [
+    '-D',
+    opts.dataDir,
+    '-p',
+    String(opts.port),
+    '-k',
+    opts.dataDir,
+    '-c',
+    'listen_addresses=127.0.0.1',
+  ];
+  const proc = asRoot
+    ? spawn('runuser', ['-u', 'postgres', '--', join(bin, 'postgres'), ...args], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+    : spawn(join(bin, 'postgres'), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const server = await started(track('PostgreSQL', proc, logs), opts.port, 30_000, logs);
+  for (const db of ['temporal', 'temporal_visibility', 'ferretdb'])
+    execFileSync(
+      'psql',
+      ['-h', '127.0.0.1', '-p', String(opts.port), '-U', 'postgres', '-c', `CREATE DATABASE ${db}`],
+      {
+        stdio: 'ignore',
+      },
+    );
+  return server;
+}
+
+/** The Temporal server (not the dev server) on PostgreSQL: schemas set up by its SQL tool, then started. */
+export async function startTemporalServer(opts: {
+  dataDir: string;
+  pgPort: number;
+  port: number;
+  namespace: string;
+}): Promise<LocalServer> {
+  const dir = temporalServerDir();
+  const sql = (db: string, ...args: string[]) =>
+    execFileSync(
+      join(dir, 'temporal-sql-tool'),
+      [
+        '--plugin',
+        'postgres12',
+        '--ep',
+        '127.0.0.1',
+        '-p',
+        String(opts.pgPort),
+        '-u',
+        'postgres',
+        '--db',
+        db,
+        ...args,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+  for (const [db, schema] of [
+    ['temporal', 'temporal'],
+    ['temporal_visibility', 'visibility'],
+  ] as const) {
+    sql(db, 'setup-schema', '-v', '0.0');
+    sql(db, 'update-schema', '-d', join(dir, 'schema/postgresql/v12', schema, 'versioned'));
+  }
+  // Ports: the caller's for the frontend, free ones for the rest (a gRPC and a membership port each).
+  const p: number[] = [];
+  for (let i = 0; i < 8; i++) p.push(await freeLowPort());
+  if (opts.port >= 32_768) throw new RangeError('the Temporal server port must be below 32768 (freeLowPort)');
+  const configDir = join(opts.dataDir, 'config');
+  mkdirSync(join(configDir, 'dynamicconfig'), { recursive: true });
+  const store = (db: string, conns: number) => `
+      sql:
+        pluginName: "postgres12"
+        databaseName: "${db}"
+        connectAddr: "127.0.0.1:${opts.pgPort}"
+        connectProtocol: "tcp"
+        user: "postgres"
+        password: ""
+        maxConns: ${conns}
+        maxIdleConns: ${conns}
+        maxConnLifetime: "1h"`;
+  const service = (grpc: number, membership: number) => `
+    rpc:
+      grpcPort: ${grpc}
+      membershipPort: ${membership}
+      bindOnLocalHost: true`;
+  writeFileSync(
+    join(configDir, 'production.yaml'),
+    `log:
+  stdout: true
+  level: warn
+persistence:
+  defaultStore: default
+  visibilityStore: visibility
+  numHistoryShards: 4
+  datastores:
+    default:${store('temporal', 20)}
+    visibility:${store('temporal_visibility', 4)}
+global:
+  membership:
+    maxJoinDuration: 30s
+    broadcastAddress: "127.0.0.1"
+services:
+  frontend:${service(opts.port, p[0]!)}
+  history:${service(p[1]!, p[2]!)}
+  matching:${service(p[3]!, p[4]!)}
+  worker:${service(p[5]!, p[6]!)}
+clusterMetadata:
+  enableGlobalNamespace: false
+  failoverVersionIncrement: 10
+  masterClusterName: "active"
+  currentClusterName: "active"
+  clusterInformation:
+    active:
+      enabled: true
+      initialFailoverVersion: 1
+      rpcName: "frontend"
+      rpcAddress: "127.0.0.1:${opts.port}"
+dcRedirectionPolicy:
+  policy: "noop"
+dynamicConfigClient:
+  filepath: "${join(configDir, 'dynamicconfig/production.yaml')}"
+  pollInterval: "60s"
+`,
+  );
+  // As the dev server runs: Updates and update-with-start on, no version check (no phone-home).
+  writeFileSync(
+    join(configDir, 'dynamicconfig/production.yaml'),
+    ['frontend.enableUpdateWorkflowExecution', 'frontend.enableExecuteMultiOperation']
+      .map((k) => `${k}:\n  - value: true\n`)
+      .join('') + 'frontend.enableServerVersionCheck:\n  - value: false\n',
+  );
+  const logs: string[] = [];
+  const proc = spawn(
+    join(dir, 'temporal-server'),
+    ['--root', opts.dataDir, '--config', 'config', '--env', 'production', '--allow-no-auth', 'start'],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TEMPORAL_VERSION_CHECK_DISABLED: '1' } },
+  );
+  const server = await started(track('Temporal server', proc, logs), opts.port, 90_000, logs);
+  if (process.env.DEBUG_TEMPORAL_SERVER) proc.stdout?.on('data', (d: Buffer) => process.stderr.write(d));
+  if (process.env.DEBUG_TEMPORAL_SERVER) proc.stderr?.on('data', (d: Buffer) => process.stderr.write(d));
+  const connection = await Connection.connect({ address: `127.0.0.1:${opts.port}` });
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await connection.workflowService.registerNamespace({
+          namespace: opts.namespace,
+          workflowExecutionRetentionPeriod: msToTs('1 day'),
+        });
+        break;
+      } catch (err) {
+        if ((err as { code?: number }).code === 6) break; // ALREADY_EXISTS
+        if (attempt > 60) throw err;
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    }
+    // The namespace reaches the frontend's cache within seconds: wait until it answers for it.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await ensureSearchAttributes(connection, opts.namespace);
+        await connection.workflowService.describeNamespace({ namespace: opts.namespace });
+        break;
+      } catch (err) {
+        if (attempt > 60) throw err;
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    }
+  } finally {
+    await connection.close();
+  }
+  return server;
+}
+
+/** FerretDB on its PostgreSQL backend (the production setting), the same build as the SQLite one. */
+export async function startFerretDBOnPostgres(opts: {
+  pgPort: number;
+  port: number;
+  stateDir: string;
+}): Promise<LocalServer> {
+  mkdirSync(opts.stateDir, { recursive: true });
+  const logs: string[] = [];
+  const proc = spawn(
+    ferretdbPath(),
+    [
+      '--handler=pg',
+      `--postgresql-url=postgres://postgres@127.0.0.1:${opts.pgPort}/ferretdb`,
+      `--listen-addr=127.0.0.1:${opts.port}`,
+      '--debug-addr=-',
+      '--telemetry=disable',
+      `--state-dir=${opts.stateDir}`,
+      '--log-level=warn',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  return started(track('FerretDB (PostgreSQL)', proc, logs), opts.port, 15_000, logs);
 }

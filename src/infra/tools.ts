@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 
@@ -56,3 +56,26 @@ export function ferretdbPath(): string {
 
 /** The wrapper script @temporalio/testing spawns as its time-skipping server. */
 export const testServerWrapper = join(repoRoot, 'scripts/test-server/temporal-test-server');
+
+/** The Temporal server and its SQL tool of the production topology (scripts/provision production). */
+export function temporalServerDir(): string {
+  const dir = join(toolsCacheDir(), `temporal-server-${versions().TEMPORAL_SERVER_VERSION}`);
+  if (!existsSync(join(dir, 'temporal-server')))
+    throw new Error(
+      `the Temporal server is not provisioned: run \`bash scripts/provision production\` (looked in ${dir})`,
+    );
+  return dir;
+}
+
+/** Debian's PostgreSQL binaries (initdb, pg_ctl, postgres): PG_BIN, else the newest installed. */
+export function postgresBinDir(): string {
+  if (process.env.PG_BIN) return process.env.PG_BIN;
+  const root = '/usr/lib/postgresql';
+  const found = existsSync(root)
+    ? readdirSync(root)
+        .filter((v) => existsSync(join(root, v, 'bin', 'initdb')))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  if (!found[0]) throw new Error('PostgreSQL not found: apt-get install postgresql, or set PG_BIN');
+  return join(root, found[0], 'bin');
+}

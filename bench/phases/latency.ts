@@ -1,0 +1,87 @@
+import { randomUUID } from 'node:crypto';
+import autocannon from 'autocannon';
+import { basic } from '../../test/helpers/http';
+import { payin, percentile, sizes } from '../common';
+
+// Creation latency, the API against a bare route (bench/bare-route.ts), both separate processes on
+// the same FerretDB and Temporal, measured side by side: one client back to back (the two
+// interleaved in slices of 20), then 16 clients at once each.
+
+export interface LatencyContext {
+  apiUrl: string;
+  bareUrl: string;
+  credentials: { apiKey: string; apiClient: string };
+  /** The payins' reference prefix (they are real payins, completed by the worker). */
+  prefix: string;
+}
+
+const stats = (ms: number[]) => ({
+  p50: Math.round(percentile(ms, 50)),
+  p99: Math.round(percentile(ms, 99)),
+});
+const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
+
+export async function latencyBench({ apiUrl, bareUrl, credentials, prefix }: LatencyContext) {
+  const n = sizes.latencyRequests;
+  console.log(`latency: ${n} creations each, one client back to back, then 16 clients...`);
+  let seq = 0;
+  const apiRequest = () => ({
+    method: 'POST' as const,
+    headers: {
+      authorization: basic(credentials),
+      'content-type': 'application/json',
+      'x-idempotency-key': randomUUID(),
+    },
+    body: JSON.stringify(payin(`${prefix}-${seq++}`)),
+  });
+  const timed = async (url: string, init: RequestInit) => {
+    const t0 = performance.now();
+    const res = await fetch(url, init);
+    await res.arrayBuffer();
+    if (res.status !== 201) throw new Error(`${url}: ${res.status}`);
+    return performance.now() - t0;
+  };
+  const sequential = { api: [] as number[], bare: [] as number[] };
+  for (let done = 0; done < n; done += 20) {
+    for (let i = 0; i < 20; i++) sequential.api.push(await timed(`${apiUrl}/v1/direct/payin`, apiRequest()));
+    for (let i = 0; i < 20; i++)
+      sequential.bare.push(
+        await timed(`${bareUrl}/bare`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        }),
+      );
+  }
+  const concurrent = async (
+    url: string,
+    build: () => { method: 'POST'; headers: Record<string, string>; body: string },
+  ) => {
+    const latencies: number[] = [];
+    await new Promise<void>((resolve, reject) => {
+      const run = autocannon(
+        { url, connections: 16, amount: n, requests: [{ setupRequest: (req) => ({ ...req, ...build() }) }] },
+        (err) => (err ? reject(err as Error) : resolve()),
+      );
+      run.on('response', (_c, _s, _b, ms) => latencies.push(ms));
+    });
+    return latencies;
+  };
+  const c16Api = await concurrent(`${apiUrl}/v1/direct/payin`, apiRequest);
+  const c16Bare = await concurrent(`${bareUrl}/bare`, () => ({
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  }));
+  const side = (api: number[], bare: number[]) => {
+    const a = stats(api);
+    const b = stats(bare);
+    return { api: a, bareRoute: b, ratioP50: ratio(a.p50, b.p50), ratioP99: ratio(a.p99, b.p99) };
+  };
+  return {
+    requests: n,
+    oneClient: side(sequential.api, sequential.bare),
+    clients16: side(c16Api, c16Bare),
+    created: seq,
+  };
+}

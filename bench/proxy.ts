@@ -1,0 +1,36 @@
+// The production topology's load balancer (bench --topology production), in its own process as
+// nginx is in docker-compose.yml: round robin over the API processes, one upstream per request.
+import http from 'node:http';
+
+const upstreams = (process.env.UPSTREAMS ?? '')
+  .split(',')
+  .filter(Boolean)
+  .map((u) => new URL(u));
+const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+let next = 0;
+
+const server = http.createServer((req, res) => {
+  const target = upstreams[next++ % upstreams.length]!;
+  const upstream = http.request(
+    {
+      host: target.hostname,
+      port: target.port,
+      method: req.method,
+      path: req.url,
+      headers: { ...req.headers, 'x-forwarded-for': req.socket.remoteAddress ?? '' },
+      agent,
+    },
+    (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    },
+  );
+  upstream.on('error', () => {
+    if (!res.headersSent) res.writeHead(502);
+    res.end();
+  });
+  req.pipe(upstream);
+});
+server.keepAliveTimeout = 65_000;
+server.listen(Number(process.env.PORT), '127.0.0.1', () => console.log('proxy up'));
+process.on('SIGTERM', () => server.close(() => process.exit(0)));
