@@ -120,6 +120,12 @@ describe('personal data out of workflow history', () => {
       externalReference: 'priv-rf-refused',
     });
     expect(refused.status).toBeGreaterThanOrEqual(400);
+    // Decided by the payin's refund desk: the refused one's failure is in that desk run's history
+    // (the next refund starts another run under the same id).
+    const direct = await api.get('/v1/payin/priv-direct');
+    const deskId = `refund-desk:${merchant.merchantId}:${String(direct.body.id)}`;
+    const deskRun = (await raw.workflow.getHandle(deskId).describe()).runId;
+    workflowIds.push(`${deskId}@${deskRun}`);
 
     // A session confirmed on the checkout page (the msisdn arrives in the confirmSession Update).
     const session = await api.post('/v1/payin/sessions', {
@@ -181,11 +187,14 @@ describe('personal data out of workflow history', () => {
 
   const rawHistories = () =>
     Promise.all(
-      workflowIds.map(async (id) => [id, await raw.workflow.getHandle(id).fetchHistory()] as const),
+      workflowIds.map(async (id) => {
+        const [workflowId, runId] = id.split('@');
+        return [id, await raw.workflow.getHandle(workflowId!, runId).fetchHistory()] as const;
+      }),
     );
 
   it('no phone number or customer name in any raw history: inputs, results, Updates, failures, search attributes', async () => {
-    expect(workflowIds).toHaveLength(7);
+    expect(workflowIds).toHaveLength(8);
     for (const [id, history] of await rawHistories()) {
       expect({ id, leaks: leaks(asText(history)) }).toEqual({ id, leaks: [] });
     }
@@ -228,7 +237,7 @@ describe('personal data out of workflow history', () => {
     for (const id of workflowIds) {
       const described = await raw.workflowService.describeWorkflowExecution({
         namespace: stack.env.namespace ?? 'default',
-        execution: { workflowId: id },
+        execution: { workflowId: id.split('@')[0] },
       });
       const fields = described.workflowExecutionInfo?.searchAttributes?.indexedFields ?? {};
       const values = Object.fromEntries(
@@ -240,18 +249,18 @@ describe('personal data out of workflow history', () => {
   });
 
   it('decoded (the service codec), the same histories do show the numbers and names: the check above can see them', async () => {
-    // The direct payin's: its input, and the refused refund's Update.
-    const [first] = await rawHistories();
-    const history = first![1];
-    const opened = await decodeHistoryPayloads(
-      history,
-      stack.env.client.options.loadedDataConverter.payloadCodecs,
-    );
-    const text = asText(opened);
+    // The direct payin's input, and the refused refund's Update in its refund desk.
+    const histories = await rawHistories();
+    const open = (id: string) =>
+      decodeHistoryPayloads(
+        histories.find(([w]) => w.startsWith(id))![1],
+        stack.env.client.options.loadedDataConverter.payloadCodecs,
+      );
+    const text = asText(await open(`payin:`));
     expect(text).toContain(customers.direct.msisdn);
     expect(leaks(text)).toEqual(expect.arrayContaining(['+225', customers.direct.national]));
     // And the refused refund's failure message, sealed in the raw history, is back in clear.
-    const messages = failures(opened).map((f) => f.message);
+    const messages = failures(await open('refund-desk:')).map((f) => f.message);
     expect(messages).toContain('The merchant balance does not cover this refund.');
   });
 

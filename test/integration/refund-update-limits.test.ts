@@ -288,9 +288,9 @@ describe('refund Updates on the real server', () => {
     );
     expect(payin.body.refunds).toHaveLength(1);
     expect(payin.body.refunds[0].reference).toBe(decided.body.reference);
-    // The payin's history holds a single refund Update: both retries attached to the first one.
+    // The refund desk's history holds a single refund Update: both retries attached to the first one.
     const history = await stack.client.workflow
-      .getHandle(`payin:${merchant.merchantId}:${reference}`)
+      .getHandle(`refund-desk:${merchant.merchantId}:${String(payin.body.id)}`)
       .fetchHistory();
     const accepted = (history.events ?? []).filter(
       (e) =>
