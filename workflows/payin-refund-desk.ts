@@ -4,10 +4,11 @@ import { recordActivities, type RefundActivities } from './activity-proxies';
 import { payinRefunds } from './payin-refunds';
 
 // A payin whose workflow closed at its final status has its refunds decided here. The API starts
-// the desk with the refund's Update (update-with-start: one call; one desk per payin at a time), the
-// desk reads the payin and its stored refunds, answers every Update that reaches it one at a time
-// (the remainder is reserved atomically, as the payin's own workflow did), and closes once none is
-// left. The next refund starts a new desk, which reads the refunds again: one reversed meanwhile is
+// the desk (one per payin at a time) and sends the refund's Update (src/temporal/start-workflow.ts);
+// the desk reads the payin and its stored refunds, answers every Update that reaches it one at a
+// time (the remainder is reserved atomically, as the payin's own workflow did), and closes once its
+// refunds reached their end and no Update is left, or after a minute without any (a start whose
+// Update never came). The next refund starts a new desk, which reads the refunds again: one reversed meanwhile is
 // free again. The refunds themselves run in their own workflows, which outlive the desk.
 
 export interface RefundDeskInput {
@@ -16,6 +17,9 @@ export interface RefundDeskInput {
 }
 
 const acts = recordActivities<Pick<RefundActivities, 'listPayinRefunds' | 'openRefundDesk'>>();
+
+/** How long a desk waits for its first Update. */
+const FIRST_UPDATE_WAIT = '1 minute';
 
 export async function payinRefundDeskWorkflow(input: RefundDeskInput): Promise<void> {
   let facts: RefundDeskFacts | null = null;
@@ -39,6 +43,7 @@ export async function payinRefundDeskWorkflow(input: RefundDeskInput): Promise<v
       lastWrite = next.catch(() => undefined);
       return next;
     },
+    // Time left as the activity read it (the wall clock the API checks), on this desk's own clock.
     () =>
       facts && {
         known: facts.refunds,
@@ -64,5 +69,9 @@ export async function payinRefundDeskWorkflow(input: RefundDeskInput): Promise<v
     sandboxScenario: null,
   });
   facts = read;
+  await condition(() => refunds.asked() > 0 && allHandlersFinished(), FIRST_UPDATE_WAIT);
+  // Open while its refunds run (their outcome frees or keeps their amount), as the payin's own
+  // workflow was for the refunds it accepted; then closed once no Update is left.
+  await refunds.settled();
   await condition(allHandlersFinished);
 }

@@ -69,6 +69,10 @@ export interface PayinRefunds {
   open(collection: CollectionRequest): void;
   /** Closes the window, then waits for the refunds accepted in time to finish. */
   close(): Promise<void>;
+  /** Refund Updates handled so far (accepted by the validator). */
+  asked(): number;
+  /** Resolves once every refund accepted here reached its end (a reversed one frees its amount). */
+  settled(): Promise<void>;
 }
 
 /**
@@ -91,6 +95,7 @@ export function payinRefunds(
   // A desk's refunds stored before it opened: reserved like any other, and already listed.
   const seeded = new Set<string>();
   let seedTaken = seed === undefined;
+  let asked = 0;
   const takeSeed = (): boolean => {
     if (seedTaken) return true;
     const s = seed!();
@@ -110,6 +115,7 @@ export function payinRefunds(
   setHandler(
     requestRefundUpdate,
     async (ask: RefundAsk) => {
+      asked++;
       if (!takeSeed()) await condition(takeSeed);
       return openRefund(ask);
     },
@@ -296,6 +302,8 @@ export function payinRefunds(
       windowClosed = true;
       await condition(() => inFlight === 0);
     },
+    asked: () => asked,
+    settled: () => condition(() => inFlight === 0),
   };
 }
 

@@ -1,4 +1,4 @@
-import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Transaction } from '../domain/transaction';
 import { saKind, saMerchantId, saProvider, saReference, saStatus } from './search-attributes';
 import { startOnce, type StartResult } from './start-once';
@@ -64,22 +64,23 @@ export async function startTransactionWorkflow(
 }
 
 /**
- * A refund request to the refund desk of a payin whose workflow closed at its final status: one
- * update-with-start, which starts the desk if none runs (one per payin: USE_EXISTING) and waits for
- * its answer. `updateId` makes a retry attach to the Update its first attempt sent.
+ * A refund request to the refund desk of a payin whose workflow closed at its final status: starts
+ * the desk if none runs (conflict policy USE_EXISTING: one desk per payin), then sends the Update and
+ * waits for its answer. A desk that closed between the two (it had just answered the one before) is
+ * started again. Not update-with-start: the Java time-skipping test server's multi-operation leaves
+ * its time skipping locked (docs/decisions.md). `updateId` makes a retry attach to the same Update.
  */
-export function askRefundDesk(
+export async function askRefundDesk(
   client: Client,
   taskQueue: string,
   payin: { merchantId: string; id: string },
   ask: RefundAsk,
   updateId?: string,
 ): Promise<{ refundId: string }> {
-  return client.workflow.executeUpdateWithStart(requestRefundUpdate, {
-    args: [ask],
-    ...(updateId ? { updateId } : {}),
-    startWorkflowOperation: new WithStartWorkflowOperation(payinRefundDeskWorkflow, {
-      workflowId: refundDeskWorkflowId(payin.merchantId, payin.id),
+  const workflowId = refundDeskWorkflowId(payin.merchantId, payin.id);
+  for (let attempt = 0; ; attempt++) {
+    await client.workflow.start(payinRefundDeskWorkflow, {
+      workflowId,
       taskQueue,
       args: [{ merchantId: payin.merchantId, payinId: payin.id }],
       workflowIdConflictPolicy: 'USE_EXISTING',
@@ -88,6 +89,13 @@ export function askRefundDesk(
         { key: saKind, value: 'refund-desk' },
         { key: saReference, value: payin.id },
       ],
-    }),
-  });
+    });
+    try {
+      return await client.workflow
+        .getHandle(workflowId)
+        .executeUpdate(requestRefundUpdate, { args: [ask], ...(updateId ? { updateId } : {}) });
+    } catch (err) {
+      if (!(err instanceof WorkflowNotFoundError) || attempt >= 2) throw err;
+    }
+  }
 }

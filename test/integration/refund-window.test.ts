@@ -5,8 +5,10 @@ import { useStack } from '../helpers/use-stack';
 import { createTestMerchant, type TestMerchant } from '../helpers/merchants';
 import { Ledger } from '../../src/ledger';
 
-// The refund window is the payin workflow's durable timer: time skipping moves the clock by days
-// (env.sleep; awaiting an Update alone would not skip time).
+// The refund window is a date on the payin's record (`refundableUntil`), written with its success
+// from the window in force (REFUND_WINDOW, or the merchant's own); the API and the payin's refund
+// desk refuse a refund past it. The tests move that date, as time passing would (the time-skipping
+// server moves workflow time, not the wall clock the window is checked with).
 const DAY = 86_400_000;
 
 describe('refund window', () => {
@@ -32,6 +34,28 @@ describe('refund window', () => {
     );
     return { api, reference };
   }
+  const payins = () => stack.mongo.collection('transactions');
+  /** The window's end as written with the success, and a setter that moves it (as days passing would). */
+  const windowOf = async (m: TestMerchant, reference: string) => {
+    const doc = await payins().findOne({ merchantId: m.merchantId, kind: 'payin', reference });
+    const id = String(doc?.id);
+    const until = new Date(doc!.refundableUntil as Date);
+    return {
+      length: until.getTime() - new Date(doc!.createdAt as Date).getTime(),
+      // Past days: the end moves that much closer (the document and its state versions alike).
+      pass: async (ms: number) => {
+        const moved = new Date(until.getTime() - ms);
+        await payins().updateOne({ id }, { $set: { refundableUntil: moved } });
+        const versions = stack.mongo.collection('transaction_states');
+        for (const v of await versions.find({ recordId: id }).toArray()) {
+          const state = (v.state as { path: string; value: unknown }[]).map((e) =>
+            e.path === 'refundableUntil' ? { ...e, value: moved } : e,
+          );
+          await versions.updateOne({ _id: v._id }, { $set: { state } });
+        }
+      },
+    };
+  };
   const expectConsistent = async (m: TestMerchant) => {
     const v = await ledger.verify((await ledger.mainAccount(m.merchantId, 'XOF')).id);
     expect(v.balance).toBe(v.sumOfEntries);
@@ -40,8 +64,10 @@ describe('refund window', () => {
   it('accepts a refund on day 6 and refuses one on day 8 (default 7 days)', async () => {
     const merchant = await createTestMerchant(stack);
     const { api, reference } = await paidPayin(merchant);
+    const window = await windowOf(merchant, reference);
+    expect(Math.abs(window.length - 7 * DAY)).toBeLessThan(60_000);
 
-    await stack.env.sleep(6 * DAY);
+    await window.pass(6 * DAY);
     const day6 = await api.post(`/v1/payin/${reference}/refund`, {
       amount: 200,
       reason: 'late return',
@@ -53,7 +79,7 @@ describe('refund window', () => {
       (r) => r.body.status === 'completed',
     );
 
-    await stack.env.sleep(2 * DAY);
+    await window.pass(8 * DAY);
     const day8 = await api.post(`/v1/payin/${reference}/refund`, {
       amount: 200,
       reason: 'too late',
@@ -73,8 +99,10 @@ describe('refund window', () => {
       // The merchant's own document (shared by its test and live modes), not its test scope.
       .updateOne({ id: merchantOfScope(merchant.merchantId) }, { $set: { 'settings.refundWindowDays': 2 } });
     const { api, reference } = await paidPayin(merchant);
+    const window = await windowOf(merchant, reference);
+    expect(Math.abs(window.length - 2 * DAY)).toBeLessThan(60_000);
 
-    await stack.env.sleep(DAY);
+    await window.pass(DAY);
     const day1 = await api.post(`/v1/payin/${reference}/refund`, {
       amount: 100,
       reason: 'return',
@@ -86,7 +114,7 @@ describe('refund window', () => {
       (r) => r.body.status === 'completed',
     );
 
-    await stack.env.sleep(2 * DAY);
+    await window.pass(3 * DAY);
     const day3 = await api.post(`/v1/payin/${reference}/refund`, {
       amount: 100,
       reason: 'return',
