@@ -44,7 +44,7 @@ export interface RefundDeskFacts {
     merchantId: string;
     transactionId: string;
     reference: string;
-    /** Integer minor units: what the refunds of this payin may add up to. */
+    /** Integer minor units: what the refunds of this payin may add up to (what the customer paid). */
     amount: number;
     currency: string;
     operator: OperatorCode;
@@ -113,7 +113,8 @@ export function createRefundActivities(deps: RefundActivityDeps) {
           merchantId: payin.merchantId,
           transactionId: payin.id,
           reference: payin.reference,
-          amount: payin.amount,
+          // What the operator collected (payFee false: amount + fee), as the payin's workflow had it.
+          amount: payin.chargedAmount,
           currency: payin.currency,
           operator: payin.provider.split('_')[0] as OperatorCode,
           country: payin.country,

@@ -2,6 +2,7 @@ import { merchantOfScope } from '../../src/domain/modes';
 import { randomUUID } from 'node:crypto';
 import { ApiClient, eventually } from '../helpers/http';
 import { useStack } from '../helpers/use-stack';
+import { moveRefundWindow } from '../helpers/refund-window';
 import { createTestMerchant, type TestMerchant } from '../helpers/merchants';
 import { Ledger } from '../../src/ledger';
 
@@ -43,17 +44,7 @@ describe('refund window', () => {
     return {
       length: until.getTime() - new Date(doc!.createdAt as Date).getTime(),
       // Past days: the end moves that much closer (the document and its state versions alike).
-      pass: async (ms: number) => {
-        const moved = new Date(until.getTime() - ms);
-        await payins().updateOne({ id }, { $set: { refundableUntil: moved } });
-        const versions = stack.mongo.collection('transaction_states');
-        for (const v of await versions.find({ recordId: id }).toArray()) {
-          const state = (v.state as { path: string; value: unknown }[]).map((e) =>
-            e.path === 'refundableUntil' ? { ...e, value: moved } : e,
-          );
-          await versions.updateOne({ _id: v._id }, { $set: { state } });
-        }
-      },
+      pass: (ms: number) => moveRefundWindow(stack.mongo, id, new Date(until.getTime() - ms)),
     };
   };
   const expectConsistent = async (m: TestMerchant) => {
