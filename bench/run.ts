@@ -10,6 +10,7 @@
 //   5. ledger postings on one hot account and spread over 100 accounts
 // Prints a table and writes bench-results/bench-<time>.json. Sizes: see `sizes` in bench/common.ts.
 // Each phase lives in bench/phases/; the stack's processes in bench/processes.ts.
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +19,7 @@ import { Client, Connection as TemporalConnection } from '@temporalio/client';
 import type { ChildProcess } from 'node:child_process';
 import type { Connection } from 'mongoose';
 import { configSchema } from '../src/config';
+import { repoRoot } from '../src/infra/tools';
 import {
   freeLowPort,
   freePort,
@@ -66,6 +68,8 @@ async function main(): Promise<void> {
     let mongoUri = process.env.MONGODB_URI;
     let temporalAddress = process.env.TEMPORAL_ADDRESS;
     if (production) {
+      // Builds the Temporal server once (cached); checks Debian's PostgreSQL.
+      execFileSync('bash', [join(repoRoot, 'scripts/provision'), 'production'], { stdio: 'inherit' });
       console.log('production topology: PostgreSQL, Temporal server, FerretDB on PostgreSQL...');
       const pgPort = await freePort();
       servers.push(await startPostgres({ dataDir: join(dir, 'pg'), port: pgPort }));

@@ -59,6 +59,12 @@ describe('payin workflow: an operator callback during the collection request', (
           statusReads++;
           return { outcome: 'completed', operatorReference: 'op_early' };
         },
+        // Since `payin-closes-at-final-status`: the read that finds the success records it.
+        async readCollectionAndSettle(): Promise<OperatorStatus & { settled: boolean }> {
+          statusReads++;
+          return { outcome: 'completed', operatorReference: 'op_early', settled: true };
+        },
+        recordPayinOutcome: noop,
       },
     });
     const input = {
@@ -81,7 +87,9 @@ describe('payin workflow: an operator callback during the collection request', (
     const events = history.events ?? [];
     const types = events.map((e) => Number(e.eventType));
     const activityNames = events.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name);
-    const firstRead = activityNames.indexOf('readCollectionStatus');
+    const firstRead = activityNames.findIndex(
+      (name) => name === 'readCollectionStatus' || name === 'readCollectionAndSettle',
+    );
     expect(firstRead).toBeGreaterThan(activityNames.indexOf('requestCollection'));
     // Before the fix the callback was cleared before the first wait: a 5 s poll timer came first.
     expect(types.slice(0, firstRead)).not.toContain(EventType.EVENT_TYPE_TIMER_STARTED);
