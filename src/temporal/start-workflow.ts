@@ -67,8 +67,8 @@ export async function startTransactionWorkflow(
  * A refund request to the refund desk of a payin whose workflow closed at its final status: starts
  * the desk if none runs (conflict policy USE_EXISTING: one desk per payin), then sends the Update and
  * waits for its answer. A desk that closed between the two (it had just answered the one before) is
- * started again. Not update-with-start: the Java time-skipping test server's multi-operation leaves
- * its time skipping locked (docs/decisions.md). `updateId` makes a retry attach to the same Update.
+ * started again (update-with-start would make it one call: docs/decisions.md). `updateId` makes a
+ * retry attach to the same Update.
  */
 export async function askRefundDesk(
   client: Client,
