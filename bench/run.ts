@@ -20,6 +20,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { Connection } from 'mongoose';
 import { configSchema } from '../src/config';
 import { repoRoot } from '../src/infra/tools';
+import { modeOfApiKey, scopeOf } from '../src/domain/modes';
 import {
   freeLowPort,
   freePort,
@@ -189,7 +190,10 @@ async function main(): Promise<void> {
 
     const merchants = MerchantService.on(mongo);
     await merchants.init();
-    const { merchantId, apiKey, apiClient } = await merchants.createMerchant('Bench merchant');
+    const created = await merchants.createMerchant('Bench merchant');
+    const { apiKey, apiClient } = created;
+    // The sandbox key works in the merchant's test scope: its records and workflow ids carry that id.
+    const merchantId = scopeOf(created.merchantId, modeOfApiKey(apiKey));
     const credentials = { apiKey, apiClient };
     const api = new ApiClient(apiUrl, credentials);
     const receiver = await startReceiver();
