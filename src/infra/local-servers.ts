@@ -323,8 +323,6 @@ dynamicConfigClient:
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TEMPORAL_VERSION_CHECK_DISABLED: '1' } },
   );
   const server = await started(track('Temporal server', proc, logs), opts.port, 90_000, logs);
-  if (process.env.DEBUG_TEMPORAL_SERVER) proc.stdout?.on('data', (d: Buffer) => process.stderr.write(d));
-  if (process.env.DEBUG_TEMPORAL_SERVER) proc.stderr?.on('data', (d: Buffer) => process.stderr.write(d));
   const connection = await Connection.connect({ address: `127.0.0.1:${opts.port}` });
   try {
     for (let attempt = 0; ; attempt++) {
