@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Schema, mongo, type Connection, type Model } from 'mongoose';
 import { toPublicEvent, type EventType, type PublicEvent, type StoredEvent } from './catalogue';
 import { ReadChains, type ChainEntry } from '../persistence/read-chains';
+import { backfillOnce } from '../persistence/backfill-once';
 
 // The durable event record (the outbox) and its capped mirror, the feed that API processes tail
 // to push events over WebSocket. Events are written here before anyone is told of them.
@@ -80,7 +81,6 @@ export interface EventPage {
 }
 
 const EVENT_CHAINS = 'event_chains';
-const BACKFILL_COLLECTION = 'read_model_backfills';
 /** Positions read at most for one filtered page; past it the page is short and its cursor goes on. */
 const PAGE_BUDGET = 2_000;
 
@@ -131,15 +131,14 @@ export class EventStore {
    * document says it was done). Idempotent: processes starting together append each event once.
    */
   private async backfill(): Promise<void> {
-    const markers = this.conn.db!.collection<{ _id: string; at: Date }>(BACKFILL_COLLECTION);
-    if (await markers.findOne({ _id: EVENT_CHAINS })) return;
-    const cursor = this.model
-      .find({}, { _id: 0 })
-      .sort({ createdAt: 1, id: 1 })
-      .lean<StoredEvent[]>()
-      .cursor();
-    for await (const event of cursor) await this.index(event);
-    await markers.updateOne({ _id: EVENT_CHAINS }, { $set: { at: new Date() } }, { upsert: true });
+    await backfillOnce(this.conn.db!, EVENT_CHAINS, async () => {
+      const cursor = this.model
+        .find({}, { _id: 0 })
+        .sort({ createdAt: 1, id: 1 })
+        .lean<StoredEvent[]>()
+        .cursor();
+      for await (const event of cursor) await this.index(event);
+    });
   }
 
   /**

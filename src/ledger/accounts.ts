@@ -2,6 +2,7 @@ import type { Connection } from 'mongoose';
 import { newId } from '../domain/ids';
 import type { Currency } from '../domain/money';
 import { ReadChains } from '../persistence/read-chains';
+import { backfillOnce } from '../persistence/backfill-once';
 import type { Chains } from './chain';
 import { LedgerError } from './errors';
 import type { AccountDoc, LedgerModels } from './models';
@@ -14,7 +15,6 @@ import type { Account, SystemAccountName } from './types';
 // (idempotent), and filled once from the accounts stored before them (init()).
 
 const ACCOUNT_INDEX = 'ledger_account_index';
-const BACKFILL_COLLECTION = 'read_model_backfills';
 /** Most accounts listed for one merchant (main ones per currency and its sub-accounts). */
 const MAX_ACCOUNTS_LISTED = 1_000;
 
@@ -73,11 +73,14 @@ export class Accounts {
 
   /** Once per database (a marker says so): indexes the accounts stored before the index existed. */
   async backfillAccountIndex(): Promise<void> {
-    const markers = this.conn.db!.collection<{ _id: string; at: Date }>(BACKFILL_COLLECTION);
-    if (await markers.findOne({ _id: ACCOUNT_INDEX })) return;
-    const cursor = this.m.accounts.find({}, { _id: 0 }).sort({ createdAt: 1 }).lean<AccountDoc[]>().cursor();
-    for await (const doc of cursor) await this.indexAccount(doc);
-    await markers.updateOne({ _id: ACCOUNT_INDEX }, { $set: { at: new Date() } }, { upsert: true });
+    await backfillOnce(this.conn.db!, ACCOUNT_INDEX, async () => {
+      const cursor = this.m.accounts
+        .find({}, { _id: 0 })
+        .sort({ createdAt: 1 })
+        .lean<AccountDoc[]>()
+        .cursor();
+      for await (const doc of cursor) await this.indexAccount(doc);
+    });
   }
 
   /** Its id -> key, and its place in its merchant's list: both fixed `_id`s, so a retry is harmless. */

@@ -1,4 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
+import { backfillOnce } from './backfill-once';
 
 // Which refund holds a merchant's externalReference on a payin: one document whose `_id` is the
 // triple, so the duplicate check of a refund request is one `_id` read (the only filter FerretDB
@@ -15,7 +16,6 @@ const claimSchema = new Schema<ClaimDoc>(
   { versionKey: false },
 );
 
-export const BACKFILL_COLLECTION = 'read_model_backfills';
 const COLLECTION = 'refund_external_refs';
 
 /** Merchant and payin ids never hold `|`, so the triple reads back unambiguously. */
@@ -45,10 +45,9 @@ export class RefundExternalRefs {
     }>,
   ): Promise<void> {
     await this.model.init();
-    const markers = this.model.db.collection<{ _id: string; at: Date }>(BACKFILL_COLLECTION);
-    if (await markers.findOne({ _id: COLLECTION })) return;
-    for await (const r of refunds()) await this.claim(r.merchantId, r.payinId, r.externalReference, r.id);
-    await markers.updateOne({ _id: COLLECTION }, { $set: { at: new Date() } }, { upsert: true });
+    await backfillOnce(this.model.db.db!, COLLECTION, async () => {
+      for await (const r of refunds()) await this.claim(r.merchantId, r.payinId, r.externalReference, r.id);
+    });
   }
 
   /** The refund id holding the triple: `refundId` if this claim won (or it held it already). */

@@ -1,6 +1,7 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { EventType } from '../events/catalogue';
 import { ReadChains } from '../persistence/read-chains';
+import { backfillOnce } from '../persistence/backfill-once';
 
 // Every delivery attempt, successful or not: what GET /v1/webhooks/{id}/deliveries lists. Stored
 // under `_id` = `<deliveryId>:<attempt>`, so an activity finds its own attempt by `_id` alone (the
@@ -38,7 +39,6 @@ type AttemptDoc = DeliveryAttempt & { _id: string; listed?: boolean };
  */
 type OutcomeDoc = { _id: string; deliveredAt: Date };
 const OUTCOMES = 'webhook_delivered';
-const BACKFILL_COLLECTION = 'read_model_backfills';
 const outcomeId = (eventId: string, endpointId: string) => `${eventId}:${endpointId}`;
 
 /** Most chain positions one listing with an `eventId` filter reads; its cursor goes on from there. */
@@ -117,11 +117,11 @@ export class DeliveryLog {
    * so events delivered before the upgrade are not listed as undelivered.
    */
   private async backfillOutcomes(): Promise<void> {
-    const markers = this.conn.db!.collection<{ _id: string; at: Date }>(BACKFILL_COLLECTION);
-    if (await markers.findOne({ _id: OUTCOMES })) return;
-    const cursor = this.model.find({ succeeded: true }).lean<AttemptDoc[]>().cursor();
-    for await (const a of cursor) await this.markDelivered(a.eventId, a.endpointId, new Date(a.attemptedAt));
-    await markers.updateOne({ _id: OUTCOMES }, { $set: { at: new Date() } }, { upsert: true });
+    await backfillOnce(this.conn.db!, OUTCOMES, async () => {
+      const cursor = this.model.find({ succeeded: true }).lean<AttemptDoc[]>().cursor();
+      for await (const a of cursor)
+        await this.markDelivered(a.eventId, a.endpointId, new Date(a.attemptedAt));
+    });
   }
 
   private async markDelivered(eventId: string, endpointId: string, at: Date): Promise<void> {

@@ -6,6 +6,7 @@ import { ReadChains } from '../../src/persistence/read-chains';
 import { EventStore, eventIdOf } from '../../src/events/event-store';
 import { RefundStore } from '../../src/persistence/refunds';
 import { Ledger } from '../../src/ledger';
+import { backfillOnce } from '../../src/persistence/backfill-once';
 
 // The read models behind bounded lists (issue 16), on the real FerretDB: appends race and retry
 // without gaps or doubles, data stored before the read models is filled in at start, and the
@@ -105,6 +106,27 @@ describe('read chains', () => {
     expect(audit.result.all.map((x) => x.id)).toEqual(['acc_old']);
     expect(audit.result.none).toBeNull();
     expect(audit.scans).toEqual([]);
+  });
+
+  it('starts processes together on a database whose backfills were never marked', async () => {
+    // Each finds no marker, backfills (idempotent) and marks it: concurrent upserts of one marker
+    // lose their insert to each other on FerretDB (a duplicate key). Two workers starting together
+    // crashed on it (the production bench's). Eight processes, ten backfills: the race shows.
+    const processes = Array.from({ length: 8 }, () => a.useDb(a.name, { useCache: false }));
+    for (let round = 0; round < 10; round++) {
+      const name = `race_${randomUUID()}`;
+      let arrived = 0;
+      let release!: () => void;
+      const allIn = new Promise<void>((resolve) => (release = resolve));
+      const backfill = async () => {
+        if (++arrived === processes.length) release();
+        await allIn;
+      };
+      const started = await Promise.allSettled(processes.map((p) => backfillOnce(p.db!, name, backfill)));
+      expect(started.filter((s) => s.status === 'rejected')).toEqual([]);
+      // Marked: the next start skips it.
+      await backfillOnce(a.db!, name, () => Promise.reject(new Error('backfilled twice')));
+    }
   });
 
   it('lets one refund hold an externalReference when two race, and finds it by _id', async () => {
