@@ -2,7 +2,9 @@ import { createPayinActivities, type PayinActivityDeps } from './payin-activitie
 import { createPayinOutcomeActivities } from './payin-outcome-activities';
 import { createEventActivities, type EventActivityDeps } from './event-activities';
 import { createPayoutActivities, type PayoutActivityDeps } from './payout-activities';
+import { createPayoutOutcomeActivities } from './payout-outcome-activities';
 import { createRefundActivities, type RefundActivityDeps } from './refund-activities';
+import { createRefundOutcomeActivities } from './refund-outcome-activities';
 import { createReconciliationActivities, type ReconciliationActivityDeps } from './reconciliation-activities';
 import { createRecoveryActivities, type RecoveryActivityDeps } from '../src/recovery/activities';
 import { createOperatorActivities, type OperatorActivityDeps } from './operator-activities';
@@ -28,7 +30,9 @@ export function createActivities(deps: ActivityDeps) {
     ...createPayinOutcomeActivities(deps),
     ...createEventActivities(deps),
     ...createPayoutActivities(deps),
+    ...createPayoutOutcomeActivities(deps),
     ...createRefundActivities(deps),
+    ...createRefundOutcomeActivities(deps),
     ...createReconciliationActivities(deps),
     ...createRecoveryActivities(deps),
     ...createOperatorActivities(deps),

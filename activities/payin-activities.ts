@@ -3,7 +3,7 @@ import type { CollectionRequest, OperatorGateway, OperatorStatus } from '../src/
 import type { OtpStore } from '../src/persistence/otp-store';
 import type { TransactionStore } from '../src/persistence/transactions';
 import type { Transaction } from '../src/domain/transaction';
-import type { Country, OperatorCode } from '../src/domain/operators';
+import { providerName, type Country, type OperatorCode } from '../src/domain/operators';
 import type { Ledger } from '../src/ledger';
 import { missingRecord } from '../src/temporal/permanent-errors';
 import { creditPayin } from '../src/ledger/postings';
@@ -50,12 +50,19 @@ export function createPayinActivities({ transactions, operators, ledger, otps }:
      */
     async requestCollection(
       req: PayinCollection,
-      opts: { sentBefore?: boolean; pendingSeq?: number } = {},
+      opts: { sentBefore?: boolean; pendingSeq?: number; recordsCustomer?: boolean } = {},
     ): Promise<OperatorStatus> {
       const { otpId, ...request } = req;
-      // Merged write (change payin-closes-at-final-status): the record says `pending` before we ask.
+      // Merged write (change payin-closes-at-final-status): the record says `pending` before we ask;
+      // a session's with the provider and phone its customer chose (change
+      // payin-session-request-records-customer).
       if (opts.pendingSeq !== undefined)
-        await transactions.applyState(req.transactionId, opts.pendingSeq, { confirmationStatus: 'pending' });
+        await transactions.applyState(req.transactionId, opts.pendingSeq, {
+          confirmationStatus: 'pending',
+          ...(opts.recordsCustomer
+            ? { provider: providerName(req.operator, req.country), 'customer.phoneNumber': req.msisdn }
+            : {}),
+        });
       if (otpId === undefined) return operators.requestCollection(request);
       const otp = await otps.read(otpId);
       if (otp !== null) return operators.requestCollection({ ...request, otp });

@@ -5,7 +5,9 @@ import type { createOperatorActivities } from '../activities/operator-activities
 import type { createPayinActivities } from '../activities/payin-activities';
 import type { createPayinOutcomeActivities } from '../activities/payin-outcome-activities';
 import type { createPayoutActivities } from '../activities/payout-activities';
+import type { createPayoutOutcomeActivities } from '../activities/payout-outcome-activities';
 import type { createRefundActivities } from '../activities/refund-activities';
+import type { createRefundOutcomeActivities } from '../activities/refund-outcome-activities';
 
 // The two ways every transaction workflow calls its activities, and how it polls an operator.
 // Each workflow proxies the activities of the factories it uses (temporalio/samples-typescript,
@@ -17,7 +19,9 @@ export type OperatorActivities = ReturnType<typeof createOperatorActivities>;
 export type PayinActivities = ReturnType<typeof createPayinActivities>;
 export type PayinOutcomeActivities = ReturnType<typeof createPayinOutcomeActivities>;
 export type PayoutActivities = ReturnType<typeof createPayoutActivities>;
+export type PayoutOutcomeActivities = ReturnType<typeof createPayoutOutcomeActivities>;
 export type RefundActivities = ReturnType<typeof createRefundActivities>;
+export type RefundOutcomeActivities = ReturnType<typeof createRefundOutcomeActivities>;
 
 /**
  * Ledger and record activities: retried until they apply (each money movement has a fixed

@@ -45,6 +45,13 @@ const outcomes = recordActivities<Pick<PayinOutcomeActivities, 'recordPayinOutco
  */
 export const CLOSES_AT_FINAL_PATCH = 'payin-closes-at-final-status';
 
+/**
+ * Patch (on top of CLOSES_AT_FINAL_PATCH): a session's provider and phone are written by the
+ * request's `pending` write, not by an activity of their own. Asked in the run's first workflow task,
+ * where the marker costs no billable action of its own (markers count once per task).
+ */
+export const SESSION_CUSTOMER_BY_REQUEST_PATCH = 'payin-session-request-records-customer';
+
 export interface PayinRun {
   readonly input: PayinWorkflowInput;
   /** Change CLOSES_AT_FINAL_PATCH: lighter writes, and no refund window in this workflow. */
@@ -62,6 +69,8 @@ export interface PayinRun {
   requestSent: boolean;
   /** The status read that found the success recorded it (change CLOSES_AT_FINAL_PATCH). */
   successRecorded: boolean;
+  /** A session's provider and phone go with the request's `pending` write (workflows/payin-steps.ts). */
+  customerByRequest: boolean;
   /** The last state-write sequence number (carried across continue-as-new). */
   seq(): number;
   /** Runs `fn` with the next sequence number once every earlier write is stored. */
@@ -123,6 +132,11 @@ export function startPayinRun(input: PayinWorkflowInput): PayinRun {
     customer: { confirmation: null, declined: false },
     requestSent: input.resume !== undefined,
     successRecorded: false,
+    customerByRequest:
+      closesAtFinal &&
+      input.flow === 'session' &&
+      !input.resume &&
+      patched(SESSION_CUSTOMER_BY_REQUEST_PATCH),
     seq: () => seq,
     write,
     async record(changes) {

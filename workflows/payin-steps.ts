@@ -49,7 +49,7 @@ export async function sessionWait(run: PayinRun): Promise<PayinCollection | null
   const choice: SessionConfirmation = customer.confirmation;
   const provider = providerName(choice.provider, input.country);
   upsertSearchAttributes([{ key: saProvider, value: provider }]);
-  await run.record({ provider, customerPhone: choice.msisdn });
+  if (!run.customerByRequest) await run.record({ provider, customerPhone: choice.msisdn });
   return {
     transactionId: input.transactionId,
     operator: choice.provider,
@@ -92,7 +92,8 @@ export async function collect(
   const writesPending = !input.resume && run.closesAtFinal;
   const send = async (opts: { sentBefore?: boolean }) => {
     if (!writesPending || sentBefore) return operator.requestCollection(req, opts);
-    return run.write((n) => operator.requestCollection(req, { ...opts, pendingSeq: n }));
+    const customer = run.customerByRequest ? { recordsCustomer: true } : {};
+    return run.write((n) => operator.requestCollection(req, { ...opts, pendingSeq: n, ...customer }));
   };
   return askOperator({
     request: async () => {

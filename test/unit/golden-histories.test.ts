@@ -27,6 +27,13 @@ const files = readdirSync(goldenDir)
 /** The proto JSON a file holds (test/helpers/history-json.ts), as Temporal's tools write it. */
 type JsonHistory = { events: Record<string, any>[] };
 const read = (file: string): JsonHistory => JSON.parse(readFileSync(join(goldenDir, file), 'utf8'));
+/** The ids of the `patched()` markers in a history. */
+const patchesOf = (events: JsonHistory['events']): string[] =>
+  events
+    .flatMap((e) => e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads ?? [])
+    .map(
+      (p: { data: string }) => (JSON.parse(Buffer.from(p.data, 'base64').toString()) as { id: string }).id,
+    );
 
 beforeAll(() => {
   try {
@@ -162,16 +169,32 @@ describe('golden workflow histories', () => {
     // Each carries the change's marker, and never the refund window's 7-day timer.
     for (const f of closes.filter((name) => name.startsWith('payinWorkflow-'))) {
       const events = read(f).events;
-      const patches = events
-        .flatMap((e) => e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads ?? [])
-        .map(
-          (p: { data: string }) =>
-            (JSON.parse(Buffer.from(p.data, 'base64').toString()) as { id: string }).id,
-        );
-      expect(patches).toContain('payin-closes-at-final-status');
+      expect(patchesOf(events)).toContain('payin-closes-at-final-status');
       expect(events.filter((e) => e.timerStartedEventAttributes?.startToFireTimeout === '604800s')).toEqual(
         [],
       );
+    }
+  });
+
+  // Changes `payout-records-in-fewer-steps`, `refund-records-in-fewer-steps` and
+  // `payin-session-request-records-customer` (issue 20): the same writes in fewer activities.
+  // Recorded by scripts/record-golden-histories.ts --suffix -fewer; the counts are docs/scaling.md's.
+  it('cover payouts, refunds and the session payin in fewer steps', () => {
+    const fewer: Record<string, { patch: string; maxEvents: number }> = {
+      'payoutWorkflow-completed': { patch: 'payout-records-in-fewer-steps', maxEvents: 46 },
+      'payoutWorkflow-failed-reversed': { patch: 'payout-records-in-fewer-steps', maxEvents: 52 },
+      'payoutWorkflow-held-cancelled': { patch: 'payout-records-in-fewer-steps', maxEvents: 29 },
+      'refundWorkflow-completed': { patch: 'refund-records-in-fewer-steps', maxEvents: 34 },
+      'refundWorkflow-failed-reversed': { patch: 'refund-records-in-fewer-steps', maxEvents: 40 },
+      'payinWorkflow-session-success': { patch: 'payin-session-request-records-customer', maxEvents: 36 },
+    };
+    for (const [name, { patch, maxEvents }] of Object.entries(fewer)) {
+      const events = read(`${name}-fewer.json`).events;
+      expect({ name, patches: patchesOf(events) }).toEqual({
+        name,
+        patches: expect.arrayContaining([patch]),
+      });
+      expect({ name, withinCount: events.length <= maxEvents }).toEqual({ name, withinCount: true });
     }
   });
 

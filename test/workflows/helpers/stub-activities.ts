@@ -4,6 +4,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import type { Activities } from '../../../activities';
+import { mergePayoutSteps, type PayoutStepActivities } from '../../../activities/payout-outcome-activities';
+import { mergeRefundSteps, type RefundStepActivities } from '../../../activities/refund-outcome-activities';
 import type { OperatorStatus } from '../../../src/operators/gateway';
 import type { payinWorkflow } from '../../../workflows';
 import { configSchema } from '../../../src/config';
@@ -95,6 +97,14 @@ function defaults(): Typed {
     // Replaced in stubActivities by the three steps it stands for (each scripted and recorded).
     recordPayinOutcome: async () => undefined,
     readCollectionAndSettle: async () => ({ ...pending(), settled: false }),
+    // Replaced in stubActivities by the payout's and refund's merged steps over the stubbed ones.
+    recordPayoutStep: async () => undefined,
+    beginPayout: async () => ({ state: 'operational', retryAfterSeconds: null }),
+    recordPayoutEnd: async () => undefined,
+    emitRefundEvent: async () => ({ eventId: 'evt_1' }),
+    recordRefundEnd: async () => undefined,
+    readDisbursementAndSettle: async () => ({ ...pending(), settled: false }),
+    readRefundAndSettle: async () => ({ ...pending(), settled: false }),
     openRefundDesk: async (payinId) => ({
       payin: {
         merchantId: 'm_1',
@@ -188,6 +198,13 @@ export function stubActivities(script: Script = {}): Stubs {
       return fn(...args);
     };
   }
+  // The merged steps of payouts and refunds, the production code over the stubbed single steps:
+  // tests see (and script) the steps.
+  const merged = {
+    ...mergePayoutSteps(activities as unknown as PayoutStepActivities),
+    ...mergeRefundSteps(activities as unknown as RefundStepActivities),
+  };
+  for (const [name, fn] of Object.entries(merged)) if (!(name in script)) activities[name] = fn;
   // A payin's final answer is one activity made of three steps: tests see (and script) the steps.
   if (!script.recordPayinOutcome)
     activities.recordPayinOutcome = async (...args: unknown[]) => {
