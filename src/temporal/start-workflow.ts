@@ -1,4 +1,4 @@
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Transaction } from '../domain/transaction';
 import { saKind, saMerchantId, saProvider, saReference, saStatus } from './search-attributes';
 import { startOnce, type StartResult } from './start-once';
@@ -64,11 +64,11 @@ export async function startTransactionWorkflow(
 }
 
 /**
- * A refund request to the refund desk of a payin whose workflow closed at its final status: starts
- * the desk if none runs (conflict policy USE_EXISTING: one desk per payin), then sends the Update and
- * waits for its answer. A desk that closed between the two (it had just answered the one before) is
- * started again (update-with-start would make it one call: docs/decisions.md). `updateId` makes a
- * retry attach to the same Update.
+ * A refund request to the refund desk of a payin whose workflow closed at its final status: one
+ * update-with-start, which starts the desk if none runs (one per payin: USE_EXISTING) and waits for
+ * its answer. A desk that closed as the call reached it (it had just answered the one before) is
+ * asked again, which starts a new one. `updateId` makes a retry attach to the Update its first
+ * attempt sent.
  */
 export async function askRefundDesk(
   client: Client,
@@ -77,23 +77,23 @@ export async function askRefundDesk(
   ask: RefundAsk,
   updateId?: string,
 ): Promise<{ refundId: string }> {
-  const workflowId = refundDeskWorkflowId(payin.merchantId, payin.id);
   for (let attempt = 0; ; attempt++) {
-    await client.workflow.start(payinRefundDeskWorkflow, {
-      workflowId,
-      taskQueue,
-      args: [{ merchantId: payin.merchantId, payinId: payin.id }],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      typedSearchAttributes: [
-        { key: saMerchantId, value: payin.merchantId },
-        { key: saKind, value: 'refund-desk' },
-        { key: saReference, value: payin.id },
-      ],
-    });
     try {
-      return await client.workflow
-        .getHandle(workflowId)
-        .executeUpdate(requestRefundUpdate, { args: [ask], ...(updateId ? { updateId } : {}) });
+      return await client.workflow.executeUpdateWithStart(requestRefundUpdate, {
+        args: [ask],
+        ...(updateId ? { updateId } : {}),
+        startWorkflowOperation: new WithStartWorkflowOperation(payinRefundDeskWorkflow, {
+          workflowId: refundDeskWorkflowId(payin.merchantId, payin.id),
+          taskQueue,
+          args: [{ merchantId: payin.merchantId, payinId: payin.id }],
+          workflowIdConflictPolicy: 'USE_EXISTING',
+          typedSearchAttributes: [
+            { key: saMerchantId, value: payin.merchantId },
+            { key: saKind, value: 'refund-desk' },
+            { key: saReference, value: payin.id },
+          ],
+        }),
+      });
     } catch (err) {
       if (!(err instanceof WorkflowNotFoundError) || attempt >= 2) throw err;
     }
