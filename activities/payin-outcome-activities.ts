@@ -1,6 +1,6 @@
 import type { EventType } from '../src/events/catalogue';
 import type { Country, OperatorCode } from '../src/domain/operators';
-import type { OperatorStatus } from '../src/operators/gateway';
+import { settleOnCompleted, type SettledStatus } from './settle-on-completed';
 import { createEventActivities, type EventActivityDeps } from './event-activities';
 import { createPayinActivities, type PayinActivityDeps, type PayinStateUpdate } from './payin-activities';
 
@@ -32,22 +32,17 @@ export function createPayinOutcomeActivities(deps: PayinActivityDeps & EventActi
   return {
     recordPayinOutcome,
 
-    /**
-     * Reads the collection's status and, only when the operator answers `completed`, records
-     * `onCompleted` (the success the workflow prepared: credit, state, event) in the same activity.
-     * Any other answer, or none, changes nothing: the workflow decides what comes next. A retry after
-     * a lost answer finds `completed` again (final at the operator) and applies nothing twice.
-     */
+    /** The status read that records the success the workflow prepared (settle-on-completed.ts). */
     async readCollectionAndSettle(
       transactionId: string,
       operator: OperatorCode,
       country: Country,
       onCompleted: PayinOutcome,
-    ): Promise<OperatorStatus & { settled: boolean }> {
-      const status = await payin.readCollectionStatus(transactionId, operator, country);
-      if (status.outcome !== 'completed') return { ...status, settled: false };
-      await recordPayinOutcome(transactionId, onCompleted);
-      return { ...status, settled: true };
+    ): Promise<SettledStatus> {
+      return settleOnCompleted(
+        () => payin.readCollectionStatus(transactionId, operator, country),
+        () => recordPayinOutcome(transactionId, onCompleted),
+      );
     },
   };
 }

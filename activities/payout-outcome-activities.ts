@@ -1,5 +1,5 @@
 import type { Country, OperatorCode } from '../src/domain/operators';
-import type { OperatorStatus } from '../src/operators/gateway';
+import { settleOnCompleted, type SettledStatus } from './settle-on-completed';
 import { createEventActivities, type EventActivityDeps } from './event-activities';
 import {
   createPayoutActivities,
@@ -72,22 +72,25 @@ export function mergePayoutSteps(payout: PayoutStepActivities) {
     recordPayoutEnd,
 
     /**
-     * Reads the transfer's status and, only when the operator answers `completed`, records the end
-     * the workflow prepared (`onCompleted`, its operator reference taken from this answer) in the
-     * same activity. Any other answer, or none, changes nothing: the workflow decides what comes
-     * next. A retry after a lost answer finds `completed` again and applies nothing twice.
+     * The status read that records the completion the workflow prepared, its operator reference
+     * taken from this answer (settle-on-completed.ts).
      */
     async readDisbursementAndSettle(
       transactionId: string,
       operator: OperatorCode,
       country: Country,
       onCompleted: PayoutStep,
-    ): Promise<OperatorStatus & { settled: boolean }> {
-      const status = await payout.readDisbursementStatus(transactionId, operator, country);
-      if (status.outcome !== 'completed') return { ...status, settled: false };
-      const update = { ...onCompleted.update, operatorReference: status.operatorReference };
-      await recordPayoutEnd(transactionId, { outcome: 'completed', completed: { ...onCompleted, update } });
-      return { ...status, settled: true };
+    ): Promise<SettledStatus> {
+      return settleOnCompleted(
+        () => payout.readDisbursementStatus(transactionId, operator, country),
+        (status) => {
+          const update = { ...onCompleted.update, operatorReference: status.operatorReference };
+          return recordPayoutEnd(transactionId, {
+            outcome: 'completed',
+            completed: { ...onCompleted, update },
+          });
+        },
+      );
     },
 
     /**

@@ -1,6 +1,6 @@
 import type { EventType } from '../src/events/catalogue';
 import type { Country, OperatorCode } from '../src/domain/operators';
-import type { OperatorStatus } from '../src/operators/gateway';
+import { settleOnCompleted, type SettledStatus } from './settle-on-completed';
 import { createEventActivities, type EventActivityDeps } from './event-activities';
 import { createRefundActivities, type RefundActivityDeps } from './refund-activities';
 
@@ -50,22 +50,17 @@ export function mergeRefundSteps(refund: RefundStepActivities) {
     emitRefundEvent,
     recordRefundEnd,
 
-    /**
-     * Reads the refund's status and, only when the operator answers `completed`, records the
-     * refund's completion (dated `processedAt`, workflow time) in the same activity. Any other
-     * answer, or none, changes nothing. A retry after a lost answer finds `completed` again and
-     * applies nothing twice.
-     */
+    /** The status read that records the refund's completion, dated `processedAt` (settle-on-completed.ts). */
     async readRefundAndSettle(
       refundId: string,
       operator: OperatorCode,
       country: Country,
       processedAt: string,
-    ): Promise<OperatorStatus & { settled: boolean }> {
-      const status = await refund.readRefundStatus(refundId, operator, country);
-      if (status.outcome !== 'completed') return { ...status, settled: false };
-      await recordRefundEnd(refundId, { outcome: 'completed', processedAt });
-      return { ...status, settled: true };
+    ): Promise<SettledStatus> {
+      return settleOnCompleted(
+        () => refund.readRefundStatus(refundId, operator, country),
+        () => recordRefundEnd(refundId, { outcome: 'completed', processedAt }),
+      );
     },
   };
 }
