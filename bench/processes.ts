@@ -168,3 +168,35 @@ export function cpuMeter(
 }
 
 export type CpuMeter = ReturnType<typeof cpuMeter>;
+
+/**
+ * Mean execution time per activity type over the run, from each worker's Temporal Prometheus
+ * exporter (`temporal_activity_execution_latency`, milliseconds), summed over the workers: where an
+ * activity's time goes when the CPU is not busy.
+ */
+export async function activityLatencies(
+  metricsAddresses: string[],
+): Promise<Record<string, { executions: number; meanMs: number }>> {
+  const sums = new Map<string, { sum: number; count: number }>();
+  for (const address of metricsAddresses) {
+    const text = await fetch(`http://${address}/metrics`)
+      .then((r) => r.text())
+      .catch(() => '');
+    for (const line of text.split('\n')) {
+      const m =
+        /^temporal_activity_execution_latency_(sum|count)\{[^}]*activity_type="([^"]+)"[^}]*\} ([\d.e+]+)/.exec(
+          line,
+        );
+      if (!m) continue;
+      const entry = sums.get(m[2]!) ?? { sum: 0, count: 0 };
+      entry[m[1] === 'sum' ? 'sum' : 'count'] += Number(m[3]);
+      sums.set(m[2]!, entry);
+    }
+  }
+  return Object.fromEntries(
+    [...sums]
+      .filter(([, e]) => e.count > 0)
+      .sort(([, a], [, b]) => b.sum - a.sum)
+      .map(([type, e]) => [type, { executions: e.count, meanMs: round(e.sum / e.count) }]),
+  );
+}

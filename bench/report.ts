@@ -26,6 +26,7 @@ export function printTable(r: {
   };
   ledger: { hotAccount: { transfersPerSecond: number }; spread100: { transfersPerSecond: number } };
   cpu: Record<'e2e' | 'bound' | 'minimal', Record<string, number | null>> & { loadAverage: number[] };
+  activities: Record<string, { executions: number; meanMs: number }>;
 }): void {
   const cpuRow = (phase: 'e2e' | 'bound' | 'minimal'): [string, string] => {
     const { wallSeconds, ...perProcess } = r.cpu[phase];
@@ -74,6 +75,13 @@ export function printTable(r: {
     cpuRow('bound'),
     cpuRow('minimal'),
     ['load average at the end (1, 5, 15 min)', r.cpu.loadAverage.join(', ')],
+    [
+      'activity mean ms (executions), the 6 longest in total',
+      Object.entries(r.activities)
+        .slice(0, 6)
+        .map(([type, a]) => `${type} ${a.meanMs} (${a.executions})`)
+        .join(', '),
+    ],
   ];
   const w = Math.max(...rows.map(([k]) => k.length));
   console.log('');

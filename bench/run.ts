@@ -38,7 +38,14 @@ import { startSimulator } from '../src/simulator/server';
 import { ApiClient } from '../test/helpers/http';
 import { startReceiver } from '../test/helpers/webhook-receiver';
 import { payin, percentile, profile, resultsDir, round, sizes, waitFor } from './common';
-import { cpuMeter, nodeProcess, stopProcess, topFunctions, waitForPoller } from './processes';
+import {
+  activityLatencies,
+  cpuMeter,
+  nodeProcess,
+  stopProcess,
+  topFunctions,
+  waitForPoller,
+} from './processes';
 import { ledgerBench } from './phases/ledger';
 import { readBench, storeSynthetic } from './phases/reads';
 import { measureCost as measureTemporalCost, timeline } from './phases/temporal-cost';
@@ -139,11 +146,14 @@ async function main(): Promise<void> {
     // behind a proxy (bench/proxy.ts) on apiPort. Named for the CPU table.
     const service: Record<string, ChildProcess> = {};
     const metricsPort = async () => `127.0.0.1:${await freePort()}`;
+    // Each worker's Temporal exporter, read at the end for the time per activity type.
+    const workerMetrics = [common.TEMPORAL_METRICS_ADDRESS!];
     service.worker = nodeProcess('src/main/worker.ts', common, 'worker');
     if (production) {
+      workerMetrics.push(await metricsPort());
       service['worker 2'] = nodeProcess(
         'src/main/worker.ts',
-        { ...common, TEMPORAL_METRICS_ADDRESS: await metricsPort() },
+        { ...common, TEMPORAL_METRICS_ADDRESS: workerMetrics[1] },
         'worker-2',
       );
       const ports = [await freePort(), await freePort()];
@@ -387,6 +397,8 @@ async function main(): Promise<void> {
       reads: { at1k: reads1k, atStored: readsBig, ratio: round(readsBig.perSecond / reads1k.perSecond) },
       ledger: ledgerFigures,
       timelines,
+      /** Mean execution time per activity type over the whole run, all workers. */
+      activities: await activityLatencies(workerMetrics),
       profiles: {} as Record<string, unknown>,
     };
 
