@@ -111,7 +111,8 @@ export async function refundWorkflow(input: RefundWorkflowInput): Promise<Refund
       return continueAsNew<typeof refundWorkflow>({ ...input, resume: { ask: answer.state, deadline } });
     }
     const processedAt = new Date().toISOString(); // workflow time: deterministic
-    // Each status is shown in the Temporal UI with the command that records it, not after it.
+    // Each status is shown in the Temporal UI with the command that records it, not after it; a
+    // completion the status read recorded (change REFUND_FEWER_STEPS_PATCH), in the task right after.
     if (answer.outcome === 'completed') {
       showStatus('completed');
       if (fewerSteps) {

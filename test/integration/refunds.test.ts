@@ -110,10 +110,15 @@ describe('refunds', () => {
     expect(done.body.failure).toBeNull();
     expect(await balance()).toBe(0);
 
-    // Ops find the refund in the Temporal UI by merchant, kind, reference and status.
-    const child = await stack.env.client.workflow
-      .getHandle(refundWorkflowId(merchant.merchantId, record.reference))
-      .describe();
+    // Ops find the refund in the Temporal UI by merchant, kind, reference and status. A completion
+    // recorded by the status read that found it is shown in the workflow task right after it.
+    const child = await eventually(
+      () =>
+        stack.env.client.workflow
+          .getHandle(refundWorkflowId(merchant.merchantId, record.reference))
+          .describe(),
+      (d) => d.typedSearchAttributes.get(saStatus) === 'completed',
+    );
     expect(child.typedSearchAttributes.get(saKind)).toBe('refund');
     expect(child.typedSearchAttributes.get(saMerchantId)).toBe(merchant.merchantId);
     expect(child.typedSearchAttributes.get(saReference)).toBe(record.reference);
