@@ -1,5 +1,6 @@
 import type { EventType } from '../src/events/catalogue';
 import type { Country, OperatorCode } from '../src/domain/operators';
+import type { OperatorStatus, RefundRequest } from '../src/operators/gateway';
 import { settleOnCompleted, type SettledStatus } from './settle-on-completed';
 import { createEventActivities, type EventActivityDeps } from './event-activities';
 import { createRefundActivities, type RefundActivityDeps } from './refund-activities';
@@ -12,7 +13,12 @@ export type RefundEnd =
 /** The single steps the merged ones are made of (stubbed one by one in workflow tests). */
 export type RefundStepActivities = Pick<
   ReturnType<typeof createRefundActivities>,
-  'completeRefund' | 'failRefund' | 'reverseRefund' | 'refundEventInput' | 'readRefundStatus'
+  | 'completeRefund'
+  | 'failRefund'
+  | 'reverseRefund'
+  | 'refundEventInput'
+  | 'readRefundStatus'
+  | 'requestRefund'
 > &
   Pick<ReturnType<typeof createEventActivities>, 'recordEvent'>;
 
@@ -49,6 +55,17 @@ export function mergeRefundSteps(refund: RefundStepActivities) {
     /** The event of a refund's state change, its data the refund as the API shows it. */
     emitRefundEvent,
     recordRefundEnd,
+
+    /**
+     * `refund.processing`, then the operator asked (change `refund-announced-by-request`): the
+     * event goes out before the operator can answer, and every send announces, so a send whose
+     * event could not be written (the request not sent either) is followed by one that writes it.
+     * The event's emission key makes the repeats no-ops.
+     */
+    async announceAndRequestRefund(req: RefundRequest): Promise<OperatorStatus> {
+      await emitRefundEvent(req.refundId, 'refund.processing');
+      return refund.requestRefund(req);
+    },
 
     /** The status read that records the refund's completion, dated `processedAt` (settle-on-completed.ts). */
     async readRefundAndSettle(

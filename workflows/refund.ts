@@ -31,7 +31,8 @@ const acts = recordActivities<
 >();
 const operator = operatorActivities<RefundActivities & Pick<OperatorActivities, 'cancelAtOperator'>>();
 const outcomes = recordActivities<RefundOutcomeActivities>();
-const settling = operatorActivities<Pick<RefundOutcomeActivities, 'readRefundAndSettle'>>();
+const operatorSteps =
+  operatorActivities<Pick<RefundOutcomeActivities, 'readRefundAndSettle' | 'announceAndRequestRefund'>>();
 
 /**
  * Patch (Temporal's `patched()`): an event is one activity (it was two), and the refund's end one
@@ -39,6 +40,12 @@ const settling = operatorActivities<Pick<RefundOutcomeActivities, 'readRefundAnd
  * once; a completion is recorded by the status read that finds it. Histories without it take each step apart. docs/scaling.md.
  */
 export const REFUND_FEWER_STEPS_PATCH = 'refund-records-in-fewer-steps';
+
+/**
+ * Patch: the request to the operator emits `refund.processing` first (one activity where there
+ * were two). Asked in the first workflow task, so its marker costs no billable action.
+ */
+export const REFUND_ANNOUNCED_BY_REQUEST_PATCH = 'refund-announced-by-request';
 
 /** A refund the operator leaves pending this long is asked to be cancelled. */
 export const REFUND_OPERATOR_DEADLINE_MS = 48 * 3_600_000;
@@ -58,6 +65,8 @@ export async function refundWorkflow(input: RefundWorkflowInput): Promise<Refund
   });
   const stop = watchStopRequest();
   const fewerSteps = patched(REFUND_FEWER_STEPS_PATCH);
+  // A resumed run asks too: its re-sends announce (a no-op once the event exists).
+  const announcedByRequest = fewerSteps && patched(REFUND_ANNOUNCED_BY_REQUEST_PATCH);
   const emit = async (type: EventType) =>
     fewerSteps
       ? outcomes.emitRefundEvent(input.refundId, type)
@@ -70,7 +79,7 @@ export async function refundWorkflow(input: RefundWorkflowInput): Promise<Refund
     if (!fewerSteps) return operator.readRefundStatus(input.refundId, input.operator, input.country);
     // Applied by the activity only if the operator answers `completed`; dated with workflow time.
     const processedAt = new Date().toISOString();
-    const status = await settling.readRefundAndSettle(
+    const status = await operatorSteps.readRefundAndSettle(
       input.refundId,
       input.operator,
       input.country,
@@ -81,19 +90,22 @@ export async function refundWorkflow(input: RefundWorkflowInput): Promise<Refund
   };
 
   return CancellationScope.nonCancellable(async () => {
-    if (!input.resume) await emit('refund.processing');
+    if (!input.resume && !announcedByRequest) await emit('refund.processing');
     const deadline = input.resume?.deadline ?? Date.now() + REFUND_OPERATOR_DEADLINE_MS;
+    const request = {
+      refundId: input.refundId,
+      transactionId: input.payinId,
+      operator: input.operator,
+      country: input.country,
+      amount: input.amount,
+      currency: input.currency,
+      sandboxScenario: input.sandboxScenario,
+    };
     const answer = await askOperator({
       request: () =>
-        operator.requestRefund({
-          refundId: input.refundId,
-          transactionId: input.payinId,
-          operator: input.operator,
-          country: input.country,
-          amount: input.amount,
-          currency: input.currency,
-          sandboxScenario: input.sandboxScenario,
-        }),
+        announcedByRequest
+          ? operatorSteps.announceAndRequestRefund(request)
+          : operator.requestRefund(request),
       read,
       cancel: () => operator.cancelAtOperator('refund', input.refundId, input.operator, input.country),
       deadline,

@@ -198,6 +198,28 @@ describe('golden workflow histories', () => {
     }
   });
 
+  // Change `refund-announced-by-request`: `refund.processing` emitted by the request's activity.
+  // Recorded by scripts/record-golden-histories.ts --suffix -announced (refund histories only).
+  it('cover the refund announced by its request', () => {
+    const announced: Record<string, number> = {
+      'refundWorkflow-completed': 30,
+      'refundWorkflow-failed-reversed': 36,
+      'refundWorkflow-concurrent-completed': 30,
+    };
+    for (const [name, maxEvents] of Object.entries(announced)) {
+      const events = read(`${name}-announced.json`).events;
+      expect({ name, patches: patchesOf(events), withinCount: events.length <= maxEvents }).toEqual({
+        name,
+        patches: expect.arrayContaining(['refund-records-in-fewer-steps', 'refund-announced-by-request']),
+        withinCount: true,
+      });
+      const first = events.find((e) => e.activityTaskScheduledEventAttributes);
+      expect(first?.activityTaskScheduledEventAttributes?.activityType?.name).toBe(
+        'announceAndRequestRefund',
+      );
+    }
+  });
+
   // The payout held for its provider (change `payout-holds-for-provider`): sent at once when the
   // provider is operational, held then cancelled when it is closed.
   it('cover the payout hold path', () => {

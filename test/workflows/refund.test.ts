@@ -71,6 +71,39 @@ test('refund completed: the operator credits the customer -> completed, no rever
   expect(stubs.count('recordEvent')).toBe(2);
 });
 
+test('refund.processing goes out with the request, in one activity; an event not written keeps the request unsent', async () => {
+  const storeDown = new Error('event store unreachable');
+  const stubs = stubActivities({
+    // Every attempt of the first send fails on the event (the operator-call policy gives up after 5).
+    recordEvent: replies(storeDown, storeDown, storeDown, storeDown, storeDown, { eventId: 'evt_1' }),
+    readRefundStatus: replies(unknown(), completed()),
+  });
+  const input = refundInput();
+  const types = await t.withStubs(stubs, async (taskQueue) => {
+    const handle = await t.env.client.workflow.start(refundWorkflow, {
+      args: [input],
+      taskQueue,
+      workflowId: `refund:m_1:${input.refundId}`,
+    });
+    expect(await handle.result()).toBe('completed');
+    const history = await handle.fetchHistory();
+    return (history.events ?? []).flatMap((e) => {
+      const name = e.activityTaskScheduledEventAttributes?.activityType?.name;
+      return name ? [name] : [];
+    });
+  });
+  // Change refund-announced-by-request: no event step of its own before the request.
+  expect(types.slice(0, 2)).toEqual(['announceAndRequestRefund', 'readRefundAndSettle']);
+  expect(types.filter((n) => n === 'emitRefundEvent')).toEqual([]);
+  // The operator is asked only once the event exists: the first send never reached it.
+  expect(stubs.count('requestRefund')).toBe(1);
+  const names = stubs.names();
+  expect(names.lastIndexOf('recordEvent', names.indexOf('requestRefund'))).toBeGreaterThan(
+    names.indexOf('readRefundStatus'),
+  );
+  expect(events(stubs)).toEqual(['refund.processing', 'refund.processing', 'refund.completed']);
+});
+
 test('refund failed -> reversed: the operator refuses -> failed with its code, the merchant credited back once', async () => {
   const stubs = stubActivities({ readRefundStatus: replies(failed('REFUND_REJECTED', 'Refused')) });
   const { result, input } = await run(stubs);

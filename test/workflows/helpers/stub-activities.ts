@@ -105,6 +105,7 @@ function defaults(): Typed {
     recordRefundEnd: async () => undefined,
     readDisbursementAndSettle: async () => ({ ...pending(), settled: false }),
     readRefundAndSettle: async () => ({ ...pending(), settled: false }),
+    announceAndRequestRefund: async () => pending(),
     openRefundDesk: async (payinId) => ({
       payin: {
         merchantId: 'm_1',
