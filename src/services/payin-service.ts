@@ -148,7 +148,7 @@ export class PayinService {
     if (!stored.created) assertSameRequest(stored.transaction, idempotencyKey, requestFingerprint);
     const tx = stored.transaction;
     const otpId = payin.otp ? await this.storeOtp(payin.otp) : undefined;
-    const started = await this.workflows.startPayin(tx, { otpId });
+    const started = await this.workflows.startPayin(tx, { otpId, answerFirst: true });
     // Not taken by a workflow (a retry finding it running or ended): nobody else will delete it. A
     // failed start keeps it, as the start may have happened; its expiry or the next put removes it.
     if (otpId && started !== 'started') await this.deps.otps!.forget(otpId).catch(() => undefined);
@@ -231,7 +231,7 @@ export class PayinService {
     const stored = await this.deps.transactions.insertOrGet(draft);
     // Same rule as the direct flow: only this very request (its retry) may get the stored one back.
     if (!stored.created) assertSameRequest(stored.transaction, opts.idempotencyKey, opts.requestFingerprint);
-    await this.workflows.startPayin(stored.transaction);
+    await this.workflows.startPayin(stored.transaction, { answerFirst: true });
     return stored;
   }
 

@@ -225,7 +225,7 @@ export class PayoutService {
 
   /** The API's debit, then the workflow; nothing for a final payout (it ran once already). */
   private async debitAndStart(tx: Transaction): Promise<Transaction> {
-    if ((await this.workflows.startPayout(tx)) === 'refused') throw insufficient();
+    if ((await this.workflows.startPayout(tx, { answerFirst: true })) === 'refused') throw insufficient();
     return tx;
   }
 

@@ -89,6 +89,15 @@ export function directCollectionOf(tx: Transaction, otpId?: string): PayinCollec
   };
 }
 
+export interface StartOptions {
+  /**
+   * The API's requests: answer without waiting for the start marker's removal (one store round trip
+   * off the creation's latency). A removal that never lands leaves a marker of a running workflow,
+   * which the sweep removes when it finds the workflow (src/recovery/sweep.ts).
+   */
+  answerFirst?: boolean;
+}
+
 export class TransactionWorkflows {
   constructor(private readonly deps: TransactionWorkflowsDeps) {}
 
@@ -159,14 +168,17 @@ export class TransactionWorkflows {
    * payin's collection is rebuilt from the record, with the id of its stored OTP if any (the sweep:
    * none).
    */
-  async startPayin(tx: Transaction, opts: { otpId?: string | undefined } = {}): Promise<StartOutcome> {
+  async startPayin(
+    tx: Transaction,
+    opts: StartOptions & { otpId?: string | undefined } = {},
+  ): Promise<StartOutcome> {
     if (isFinal(tx)) {
       await this.unmark(tx.workflowId);
       return 'final';
     }
     const collection = tx.flow === 'session' ? null : directCollectionOf(tx, opts.otpId);
     const outcome = await this.start(tx, { kind: 'payin', input: await this.payinInput(tx, collection) });
-    await this.unmark(tx.workflowId);
+    await this.unmarkStarted(tx.workflowId, opts);
     return outcome;
   }
 
@@ -175,7 +187,7 @@ export class TransactionWorkflows {
    * workflow; nothing for a final one. A debit the balance does not cover removes the record (the
    * payout never happened) and answers `refused`.
    */
-  async startPayout(tx: Transaction): Promise<StartOutcome> {
+  async startPayout(tx: Transaction, opts: StartOptions = {}): Promise<StartOutcome> {
     if (isFinal(tx)) {
       await this.unmark(tx.workflowId);
       return 'final';
@@ -193,8 +205,14 @@ export class TransactionWorkflows {
       }
     }
     const outcome = await this.start(tx, { kind: 'payout', input: this.payoutInput(tx) });
-    await this.unmark(tx.workflowId);
+    await this.unmarkStarted(tx.workflowId, opts);
     return outcome;
+  }
+
+  /** The marker of a workflow that runs: removed before answering, or meanwhile (`answerFirst`). */
+  private async unmarkStarted(workflowId: string, opts: StartOptions): Promise<void> {
+    const cleared = this.unmark(workflowId);
+    if (!opts.answerFirst) await cleared;
   }
 
   private start(tx: Transaction, start: TransactionStart): Promise<StartResult> {
