@@ -63,14 +63,14 @@ const recipientConnectors = (ops: Operators) => ({
 /** A merchant's own refund window (settings.refundWindowDays), which wins over REFUND_WINDOW. */
 function refundWindowOf(merchants: MerchantService): PayinTiming['refundWindowMsOf'] {
   return async (merchantId) => {
-    const days = (await merchants.getMerchant(merchantId))?.settings?.refundWindowDays;
+    const days = (await merchants.settingsOf(merchantId))?.refundWindowDays;
     return typeof days === 'number' ? days * 86_400_000 : null;
   };
 }
 
 /** Who pays payin fees by the merchant's setting, when a request does not say (docs/fees.md). */
 function payFeeOf(merchants: MerchantService): (merchantId: string) => Promise<boolean> {
-  return async (merchantId) => (await merchants.getMerchant(merchantId))?.settings?.payFee ?? true;
+  return async (merchantId) => (await merchants.settingsOf(merchantId))?.payFee ?? true;
 }
 
 /** How payins run, as the API and the recovery sweep both start them. */

@@ -93,6 +93,8 @@ function putBounded<K, V>(map: Map<K, V>, key: K, value: V): void {
 export class MerchantService {
   private readonly keys = new Map<string, CachedKey>();
   private readonly merchantStatus = new Map<string, CachedMerchant>();
+  /** Settings read for new transactions (fee payer, refund window), by merchant id. */
+  private readonly settingsRead = new Map<string, { settings: MerchantSettings | null; expiresAt: number }>();
   /** When this process last wrote each key's usage. */
   private readonly usageWrittenAt = new Map<string, number>();
   private readonly keyMode: KeyMode;
@@ -172,6 +174,26 @@ export class MerchantService {
       .exec();
   }
 
+  /**
+   * The settings a new transaction takes, or null for no such merchant. Every creation reads them
+   * (who pays the fee, the refund window), so a read is reused for `authCacheTtlMs`, as the
+   * merchant's status is: a change made in another process (the CLI) applies here within that
+   * time; one made in this process applies at once.
+   */
+  async settingsOf(merchantId: string, now = Date.now()): Promise<MerchantSettings | null> {
+    const id = merchantOfScope(merchantId);
+    const cached = this.settingsRead.get(id);
+    if (cached && cached.expiresAt > now) return cached.settings;
+    const doc = await this.merchants
+      .findOne({ _id: id }, { _id: 0, settings: 1 })
+      .lean<Pick<Merchant, 'settings'>>()
+      .exec();
+    const settings = doc ? (doc.settings ?? null) : null;
+    if (this.cacheTtlMs > 0)
+      putBounded(this.settingsRead, id, { settings, expiresAt: now + this.cacheTtlMs });
+    return settings;
+  }
+
   /** Active and revoked pairs of a merchant, without their hashes. */
   async listKeys(scopeOrId: string): Promise<(Omit<ApiCredential, 'secretHash'> & { mode: Mode })[]> {
     const merchantId = merchantOfScope(scopeOrId);
@@ -207,6 +229,7 @@ export class MerchantService {
     const current = await this.requireMerchant(id);
     const settings = merchantSettingsSchema.parse({ ...current.settings, ...change });
     await this.merchants.updateOne({ _id: id }, { $set: { settings, updatedAt: new Date() } }).exec();
+    this.settingsRead.delete(id);
     return (await this.getMerchant(id)) ?? current;
   }
 

@@ -201,9 +201,21 @@ describe('merchant operations', () => {
         });
       expect((await session(false)).body).toMatchObject({ payFee: false, chargedAmount: 2030 });
       expect((await session()).body).toMatchObject({ payFee: true, chargedAmount: 2000 });
+      // Changed from another process, as the CLI does: the API reads settings again within
+      // AUTH_CACHE_TTL (MerchantService.settingsOf), not necessarily at the next request.
       const merchants = MerchantService.on(stack.mongo);
       await merchants.configure(merchantOfScope(merchant.merchantId), { payFee: false });
-      expect((await session()).body).toMatchObject({ payFee: false, chargedAmount: 2030 });
+      const pause = () => new Promise((r) => setTimeout(r, 1_000));
+      const changed = await eventually(
+        async () => {
+          const r = await session();
+          if (r.body.payFee !== false) await pause();
+          return r;
+        },
+        (r) => r.body.payFee === false,
+        15_000,
+      );
+      expect(changed.body).toMatchObject({ payFee: false, chargedAmount: 2030 });
       expect((await session(true)).body).toMatchObject({ payFee: true, chargedAmount: 2000 });
     });
   });

@@ -184,6 +184,23 @@ describe('merchants: authentication cache', () => {
     await expect(api.authenticate(second.apiKey, second.apiClient)).resolves.toBeNull();
   });
 
+  it("reuses a merchant's settings for new transactions within the TTL; its own changes at once", async () => {
+    const ttlMs = 3_000;
+    const api = MerchantService.on(stack.mongo, { authCacheTtlMs: ttlMs });
+    const cli = MerchantService.on(stack.mongo);
+    const { merchantId } = await cli.createMerchant('Settings');
+    expect((await api.settingsOf(merchantId))?.payFee).toBe(true);
+    // Changed elsewhere (the CLI): this process reads it again once the TTL ends.
+    await cli.configure(merchantId, { payFee: false });
+    expect((await api.settingsOf(scopeOf(merchantId, 'live')))?.payFee).toBe(true);
+    await new Promise((r) => setTimeout(r, ttlMs + 50));
+    expect((await api.settingsOf(merchantId))?.payFee).toBe(false);
+    // Changed here: at once.
+    await api.configure(merchantId, { refundWindowDays: 3 });
+    expect(await api.settingsOf(merchantId)).toMatchObject({ payFee: false, refundWindowDays: 3 });
+    await expect(api.settingsOf('mer_unknown')).resolves.toBeNull();
+  });
+
   it('records when a key was last used', async () => {
     const svc = MerchantService.on(stack.mongo);
     const { merchantId, apiKey, apiClient } = await svc.createMerchant('Used');
