@@ -143,10 +143,20 @@ export class ReadChains<T> {
   async append(stream: string, member: string, at: Date, doc: T): Promise<number> {
     const known = await this.position(stream, member);
     if (known !== null) return known;
-    return this.serialized(stream, () => this.appendNow(stream, member, at, doc));
+    const placed = await this.serialized(stream, () => this.place(stream, member, at, doc));
+    // Outside the stream's queue: the next append of this process needs only its memory of the
+    // head, so a burst on one stream waits for one insert each, not for three writes.
+    if (placed.inserted) await this.writeHint(stream, placed.seq);
+    return this.writePosition(stream, member, placed.seq);
   }
 
-  private async appendNow(stream: string, member: string, at: Date, doc: T): Promise<number> {
+  /** The member's entry at the head (or the one an earlier attempt wrote); no position written yet. */
+  private async place(
+    stream: string,
+    member: string,
+    at: Date,
+    doc: T,
+  ): Promise<{ seq: number; inserted: boolean }> {
     // From the head this process last saw, without probing: if another process appended since, the
     // insert fails and the loop moves on, one `_id` read per position it learns of.
     const known = this.knownHeads.get(stream);
@@ -162,13 +172,11 @@ export class ReadChains<T> {
           doc,
         } as never);
         this.remember(stream, seq);
-        await this.writeHint(stream, seq);
-        await this.writePosition(stream, member, seq);
-        return seq;
+        return { seq, inserted: true };
       } catch (err) {
         if (!duplicateKey(err)) throw err;
         const there = await this.at(stream, seq);
-        if (there?.member === member) return this.writePosition(stream, member, seq);
+        if (there?.member === member) return { seq, inserted: false };
         if (there) {
           seq++; // another member won this position: try the next
           continue;
@@ -178,7 +186,7 @@ export class ReadChains<T> {
         // FerretDB, an index read on MongoDB.
         const earlier = await this.entries.findOne({ stream, member }).lean<ChainEntry<T>>().exec();
         if (!earlier) throw err;
-        return this.writePosition(stream, member, earlier.seq);
+        return { seq: earlier.seq, inserted: false };
       }
     }
     throw new Error(`read chain ${stream}: too many lost races`);
