@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Schema, mongo, type Connection, type Model } from 'mongoose';
 import { toPublicEvent, type EventType, type PublicEvent, type StoredEvent } from './catalogue';
-import { ReadChains, type ChainEntry } from '../persistence/read-chains';
+import { ReadChains, type AppendOptions, type ChainEntry } from '../persistence/read-chains';
 import { backfillOnce } from '../persistence/backfill-once';
 
 // The durable event record (the outbox) and its capped mirror, the feed that API processes tail
@@ -145,14 +145,14 @@ export class EventStore {
    * Appends to the merchant's three chains (each append idempotent: an activity retry is harmless).
    * The type and reference chains first: an event listed unfiltered is listed by its filters too.
    */
-  private async index(event: StoredEvent): Promise<void> {
+  private async index(event: StoredEvent, opts: AppendOptions = {}): Promise<void> {
     const at = new Date(event.createdAt);
     const { merchantId, type, reference } = event;
     await Promise.all([
-      this.chains.append(eventStreamOf(merchantId, { type }), event.id, at, event),
-      this.chains.append(eventStreamOf(merchantId, { reference }), event.id, at, event),
+      this.chains.append(eventStreamOf(merchantId, { type }), event.id, at, event, opts),
+      this.chains.append(eventStreamOf(merchantId, { reference }), event.id, at, event, opts),
     ]);
-    await this.chains.append(eventStreamOf(merchantId, {}), event.id, at, event);
+    await this.chains.append(eventStreamOf(merchantId, {}), event.id, at, event, opts);
   }
 
   /** Records once per emission key (a retry answers the stored event), then mirrors it to the feed. */
@@ -176,6 +176,7 @@ export class EventStore {
       createdAt,
       data: input.data,
     };
+    let fresh = true;
     try {
       await this.model.create({ _id: id, ...event });
       lastCreatedAt.delete(input.subjectId);
@@ -183,12 +184,14 @@ export class EventStore {
       if (lastCreatedAt.size > LAST_CREATED_AT_KEPT) lastCreatedAt.delete(lastCreatedAt.keys().next().value!);
     } catch (err) {
       if ((err as { code?: number }).code !== 11000) throw err;
+      fresh = false;
       // Recorded before (an activity retry): the stored event, as it was first recorded.
       event = await this.model.findOne({ _id: id }, { _id: 0 }).lean<StoredEvent>().exec();
       if (!event) throw err;
     }
-    // Before the feed: a WebSocket client resuming from this event finds its position.
-    await this.index(event);
+    // Before the feed: a WebSocket client resuming from this event finds its position. Created
+    // just now, it was never listed: no position to look up first.
+    await this.index(event, { fresh });
     await this.publish(event);
     return event;
   }

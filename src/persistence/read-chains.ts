@@ -12,6 +12,14 @@ import { Schema, type Connection, type Model } from 'mongoose';
 // a member's place by `_id` (a WebSocket resume). The head comes from this process's memory or a
 // best-effort hint (`<name>_heads`), then is probed forward by `_id`.
 
+export interface AppendOptions {
+  /**
+   * The member was created by this very call's caller (its own unique insert just succeeded), so no
+   * earlier attempt can have appended it: its position need not be looked up first.
+   */
+  fresh?: boolean;
+}
+
 export interface ChainEntry<T> {
   _id: string;
   stream: string;
@@ -140,14 +148,18 @@ export class ReadChains<T> {
    * Appends `member` once: a retry, or a racing attempt of the same member, answers the position it
    * already holds. Writers of one stream in this process queue behind each other (fewer lost races).
    */
-  async append(stream: string, member: string, at: Date, doc: T): Promise<number> {
-    const known = await this.position(stream, member);
+  async append(stream: string, member: string, at: Date, doc: T, opts: AppendOptions = {}): Promise<number> {
+    const known = opts.fresh ? null : await this.position(stream, member);
     if (known !== null) return known;
     const placed = await this.serialized(stream, () => this.place(stream, member, at, doc));
     // Outside the stream's queue: the next append of this process needs only its memory of the
-    // head, so a burst on one stream waits for one insert each, not for three writes.
-    if (placed.inserted) await this.writeHint(stream, placed.seq);
-    return this.writePosition(stream, member, placed.seq);
+    // head, so a burst on one stream waits for one insert each, not for three writes. The hint and
+    // the position are independent documents.
+    const [seq] = await Promise.all([
+      this.writePosition(stream, member, placed.seq),
+      placed.inserted ? this.writeHint(stream, placed.seq) : undefined,
+    ]);
+    return seq;
   }
 
   /** The member's entry at the head (or the one an earlier attempt wrote); no position written yet. */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Connection } from 'mongoose';
-import { ReadChains, type ChainEntry, type WalkResult } from './read-chains';
+import { ReadChains, type AppendOptions, type ChainEntry, type WalkResult } from './read-chains';
 import type { Metadata } from '../domain/metadata';
 
 // The read model of GET /v1/transactions: one read chain (src/persistence/read-chains.ts) per list a
@@ -76,11 +76,11 @@ export class TransactionIndex {
   }
 
   /** Joins every list of the member (or only `lists`): idempotent, in parallel. */
-  async add(x: Indexable, lists: IndexList[] = listsOf(x)): Promise<void> {
+  async add(x: Indexable, lists: IndexList[] = listsOf(x), opts: AppendOptions = {}): Promise<void> {
     const member: IndexMember = { kind: x.kind, id: x.id };
     await Promise.all(
       lists.map((l) =>
-        this.chains.append(streamOf(x.merchantId, l), `${x.kind}:${x.id}`, x.createdAt, member),
+        this.chains.append(streamOf(x.merchantId, l), `${x.kind}:${x.id}`, x.createdAt, member, opts),
       ),
     );
   }

@@ -119,8 +119,9 @@ export class TransactionStore {
     await Promise.all([this.model.init(), this.refs.init(), this.index.init()]);
   }
 
-  private join(tx: Transaction): Promise<void> {
-    return this.index.add({ ...tx, kind: tx.kind });
+  /** Lists it; `fresh`: its id was just claimed, so no earlier attempt listed it. */
+  private join(tx: Transaction, fresh = false): Promise<void> {
+    return this.index.add({ ...tx, kind: tx.kind }, undefined, { fresh });
   }
 
   /**
@@ -130,9 +131,11 @@ export class TransactionStore {
    */
   async insertOrGet(tx: Transaction): Promise<{ created: boolean; transaction: Transaction }> {
     let id = tx.id;
+    let fresh = true;
     try {
       await this.refs.create({ _id: refKey(tx.merchantId, tx.kind, tx.reference), id });
     } catch (err) {
+      fresh = false;
       if (!isDuplicateKey(err)) throw err;
       const claim = await this.refs
         .findOne({ _id: refKey(tx.merchantId, tx.kind, tx.reference) })
@@ -150,7 +153,7 @@ export class TransactionStore {
     const stored: Transaction = { ...tx, id };
     // Listed before it is stored: a crash in between leaves a member readers skip, never a
     // transaction no search finds.
-    await this.join(stored);
+    await this.join(stored, fresh);
     try {
       await this.model.create({ ...stored, _id: id });
       return { created: true, transaction: stored };

@@ -51,6 +51,28 @@ describe('read chains', () => {
     expect(await one.walkDown(stream, { before: 1, limit: 2 })).toEqual({ entries: [], next: null });
   });
 
+  it('appends a fresh member without looking up its position; a burst waits on inserts only', async () => {
+    const chains = new ReadChains<{ n: number }>(a, 'test_chains');
+    await chains.init();
+    const stream = `f-${randomUUID()}`;
+    const audit = await auditQueries(a, () =>
+      Promise.all(
+        Array.from({ length: 10 }, (_, n) =>
+          chains.append(stream, `m${n}`, new Date(), { n }, { fresh: true }),
+        ),
+      ),
+    );
+    expect([...audit.result].sort((x, y) => x - y)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+    const reads = audit.commands.filter((c) => c.name === 'find' && c.collection === 'test_chains_positions');
+    expect(reads).toEqual([]);
+    // Each member has its position; another process finds the head.
+    for (const [n, seq] of audit.result.entries()) expect(await chains.position(stream, `m${n}`)).toBe(seq);
+    const other = new ReadChains<{ n: number }>(b, 'test_chains');
+    expect(await other.head(stream)).toBe(10);
+    // Not fresh (a retry): the position it holds.
+    expect(await chains.append(stream, 'm3', new Date(), { n: 3 })).toBe(audit.result[3]);
+  });
+
   it('lists events stored before the chains once init() ran, newest first', async () => {
     const merchantId = `mer_${randomUUID().slice(0, 8)}`;
     const db = a.useDb(`${a.name}_old`, { useCache: false });
