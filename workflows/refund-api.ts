@@ -1,6 +1,7 @@
 import { defineUpdate } from '@temporalio/workflow';
 import type { Country, OperatorCode } from '../src/domain/operators';
 import type { SandboxScenario } from '../src/domain/transaction';
+import type { RefundRequest } from '../src/operators/gateway';
 import type { AskState } from './ask-operator';
 
 // The messages of refunds: the payin workflow's `requestRefund` Update, which serialises every
@@ -54,6 +55,17 @@ export interface RefundWorkflowInput {
   /** Set when the workflow continued as new while asking the operator. */
   resume?: { ask: AskState; deadline: number };
 }
+
+/** What the refund's workflow asks the operator (our refund id its idempotency key). */
+export const refundRequestOf = (input: RefundWorkflowInput): RefundRequest => ({
+  refundId: input.refundId,
+  transactionId: input.payinId,
+  operator: input.operator,
+  country: input.country,
+  amount: input.amount,
+  currency: input.currency,
+  sandboxScenario: input.sandboxScenario,
+});
 
 /** `reversed`: the operator refused, the merchant was credited back, the remainder is free again. */
 export type RefundOutcome = 'completed' | 'reversed';

@@ -8,7 +8,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { EventType } from '../src/events/catalogue';
-import type { RefundOutcome, RefundWorkflowInput } from './refund-api';
+import { refundRequestOf, type RefundOutcome, type RefundWorkflowInput } from './refund-api';
 import { operatorCallbackSignal } from './signals';
 import {
   operatorActivities,
@@ -92,15 +92,7 @@ export async function refundWorkflow(input: RefundWorkflowInput): Promise<Refund
   return CancellationScope.nonCancellable(async () => {
     if (!input.resume && !announcedByRequest) await emit('refund.processing');
     const deadline = input.resume?.deadline ?? Date.now() + REFUND_OPERATOR_DEADLINE_MS;
-    const request = {
-      refundId: input.refundId,
-      transactionId: input.payinId,
-      operator: input.operator,
-      country: input.country,
-      amount: input.amount,
-      currency: input.currency,
-      sandboxScenario: input.sandboxScenario,
-    };
+    const request = refundRequestOf(input);
     const answer = await askOperator({
       request: () =>
         announcedByRequest

@@ -1,7 +1,7 @@
 import { condition, log, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { OperatorStatus } from '../../src/operators/gateway';
 import type { EventType } from '../../src/events/catalogue';
-import type { RefundOutcome, RefundWorkflowInput } from '../refund-api';
+import { refundRequestOf, type RefundOutcome, type RefundWorkflowInput } from '../refund-api';
 import { operatorCallbackSignal } from '../signals';
 import { acts, operator, pollDelayMs } from '../activity-proxies';
 import { hasChange } from '../code-revision';
@@ -33,15 +33,7 @@ export async function legacyRefundWorkflow(input: RefundWorkflowInput): Promise<
   await emit('refund.processing');
   let answer: OperatorStatus | null;
   try {
-    answer = await operator.requestRefund({
-      refundId: input.refundId,
-      transactionId: input.payinId,
-      operator: input.operator,
-      country: input.country,
-      amount: input.amount,
-      currency: input.currency,
-      sandboxScenario: input.sandboxScenario,
-    });
+    answer = await operator.requestRefund(refundRequestOf(input));
   } catch (err) {
     log.warn('refund request failed', { error: String(err) });
     answer = null;
