@@ -44,6 +44,8 @@ export async function latencyBench({ apiUrl, bareUrl, credentials, prefix }: Lat
     return performance.now() - t0;
   };
   const sequential = { api: [] as number[], bare: [] as number[] };
+  /** Answers other than 201 at 16 clients, by status (their payins may not exist). */
+  const refused = new Map<number, number>();
   for (let done = 0; done < n; done += 20) {
     for (let i = 0; i < 20; i++) sequential.api.push(await timed(`${apiUrl}/v1/direct/payin`, apiRequest()));
     for (let i = 0; i < 20; i++)
@@ -66,7 +68,10 @@ export async function latencyBench({ apiUrl, bareUrl, credentials, prefix }: Lat
         { url, connections: 16, amount, requests: [{ setupRequest: (req) => ({ ...req, ...build() }) }] },
         (err) => (err ? reject(err as Error) : resolve()),
       );
-      run.on('response', (_c, _s, _b, ms) => latencies.push(ms));
+      run.on('response', (_c, status, _b, ms) => {
+        latencies.push(ms);
+        if (status !== 201) refused.set(status, (refused.get(status) ?? 0) + 1);
+      });
     });
     return latencies;
   };
@@ -90,6 +95,9 @@ export async function latencyBench({ apiUrl, bareUrl, credentials, prefix }: Lat
     const b = stats(bare);
     return { api: a, bareRoute: b, ratioP50: ratio(a.p50, b.p50), ratioP99: ratio(a.p99, b.p99) };
   };
+  if (refused.size)
+    console.log(`latency: answers other than 201 at 16 clients: ${JSON.stringify([...refused])}`);
+  console.log(`latency: ${seq} payin requests built`);
   return {
     requests: n,
     oneClient: side(sequential.api, sequential.bare),
