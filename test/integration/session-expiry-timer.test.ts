@@ -8,11 +8,12 @@ import { connectTestMongo, startTimeSkippingEnv } from '../helpers/stack';
 import { configSchema } from '../../src/config';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server';
 import { directPayinInput, storedDirectPayin } from '../helpers/payin-input';
-import { payinStateQuery } from '../../workflows/payin-api';
 import { eventually } from '../helpers/http';
 import { TransactionStore } from '../../src/persistence/transactions';
 
-// The payin workflow keeps a 7-day refund-window timer after success; time skipping passes it fast.
+// A session payin waits for its customer until its session expires: the longest timer a new payin
+// keeps (its refund window is a stored date since `payin-closes-at-final-status`). Time skipping
+// passes it fast.
 describe('time skipping', () => {
   let env: TestWorkflowEnvironment;
   let mongo: Connection;
@@ -48,41 +49,50 @@ describe('time skipping', () => {
     await simulator?.stop();
   });
 
-  it('passes a 7-day timer in under 5 seconds of wall time', async () => {
-    const input = directPayinInput({
+  it('passes a 24-hour session wait in under 5 seconds of wall time', async () => {
+    const sessionExpiryMs = 24 * 3_600_000;
+    const direct = directPayinInput({
       id: 'pr_timer',
       merchantId: 'mer_timer_test',
       reference: 'timer-1',
       refundWindowMs: 7 * 24 * 3_600_000,
     });
-    // The workflow's activities read and update the stored payin, as they do for a real one.
-    await TransactionStore.on(mongo).insertOrGet(
-      storedDirectPayin({
+    const input = {
+      ...direct,
+      flow: 'session' as const,
+      collection: null,
+      timing: { ...direct.timing, sessionExpiryMs },
+    };
+    // The workflow's activities update the stored payin, as they do for a real one.
+    await TransactionStore.on(mongo).insertOrGet({
+      ...storedDirectPayin({
         id: 'pr_timer',
         merchantId: 'mer_timer_test',
         reference: 'timer-1',
         workflowId: `timer-${taskQueue}`,
       }),
-    );
+      flow: 'session',
+      provider: null,
+      paymentUrl: 'https://pay.example.test/pr_timer',
+    });
+    // Time skips only while the test waits for a result, so nothing has run ahead before this read.
+    const before = await env.currentTimeMs();
     const result = await worker.runUntil(async () => {
       const handle = await env.client.workflow.start('payinWorkflow', {
         taskQueue,
         workflowId: `timer-${taskQueue}`,
         args: [input],
       });
-      // Reach success first (operator, ledger, events: real work, real time)...
-      await eventually(
-        () => handle.query(payinStateQuery),
-        (s) => s.status === 'success',
-      );
-      // ...then time only the refund window's 7-day timer.
-      const before = await env.currentTimeMs();
       const started = Date.now();
       const state = await handle.result();
       return { state, wallMs: Date.now() - started, skippedMs: (await env.currentTimeMs()) - before };
     });
-    expect(result.state).toMatchObject({ status: 'success' });
-    expect(result.skippedMs).toBeGreaterThanOrEqual(7 * 24 * 3_600_000 - 60_000);
+    expect(result.state).toMatchObject({ status: 'expired', awaitingCustomer: false });
+    await eventually(
+      () => TransactionStore.on(mongo).findById('pr_timer'),
+      (stored) => stored?.status === 'expired',
+    );
+    expect(result.skippedMs).toBeGreaterThanOrEqual(sessionExpiryMs);
     expect(result.wallMs).toBeLessThan(5_000);
   });
 });
