@@ -163,7 +163,35 @@ export async function startTemporalDevServer(opts: {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, TEMPORAL_VERSION_CHECK_DISABLED: '1' },
   });
-  return started(track('Temporal dev server', proc, logs), opts.port, 60_000, logs);
+  const deadline = Date.now() + 90_000;
+  const server = await started(track('Temporal dev server', proc, logs), opts.port, 60_000, logs);
+  // Its port opens before it serves: on a loaded machine a client connecting at once could meet
+  // gRPC's connect deadline. Started means it answers for its namespace.
+  for (;;) {
+    try {
+      const connection = await Connection.connect({
+        address: `127.0.0.1:${opts.port}`,
+        connectTimeout: '5s',
+      });
+      try {
+        await connection.workflowService.describeNamespace({ namespace: opts.namespace });
+        return server;
+      } finally {
+        await connection.close();
+      }
+    } catch (err) {
+      if (Date.now() > deadline || proc.exitCode !== null) {
+        await server.stop();
+        throw new Error(
+          `Temporal dev server does not answer: ${(err as Error).message}\n${logs.join('').slice(-2000)}`,
+          {
+            cause: err,
+          },
+        );
+      }
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
 }
 
 // ---- The production topology (bench --topology production): PostgreSQL, a Temporal server on it,
