@@ -65,8 +65,10 @@ interface CachedKey {
   expiresAt: number;
 }
 
+/** One read of a merchant: its status (authentication) and settings (new transactions). */
 interface CachedMerchant {
   active: boolean;
+  settings: MerchantSettings | null;
   readAt: number;
   expiresAt: number;
 }
@@ -92,9 +94,8 @@ function putBounded<K, V>(map: Map<K, V>, key: K, value: V): void {
 
 export class MerchantService {
   private readonly keys = new Map<string, CachedKey>();
-  private readonly merchantStatus = new Map<string, CachedMerchant>();
-  /** Settings read for new transactions (fee payer, refund window), by merchant id. */
-  private readonly settingsRead = new Map<string, { settings: MerchantSettings | null; expiresAt: number }>();
+  /** By merchant id: a request authenticates and then creates from the same read. */
+  private readonly merchantRead = new Map<string, CachedMerchant>();
   /** When this process last wrote each key's usage. */
   private readonly usageWrittenAt = new Map<string, number>();
   private readonly keyMode: KeyMode;
@@ -182,16 +183,9 @@ export class MerchantService {
    */
   async settingsOf(merchantId: string, now = Date.now()): Promise<MerchantSettings | null> {
     const id = merchantOfScope(merchantId);
-    const cached = this.settingsRead.get(id);
+    const cached = this.merchantRead.get(id);
     if (cached && cached.expiresAt > now) return cached.settings;
-    const doc = await this.merchants
-      .findOne({ _id: id }, { _id: 0, settings: 1 })
-      .lean<Pick<Merchant, 'settings'>>()
-      .exec();
-    const settings = doc ? (doc.settings ?? null) : null;
-    if (this.cacheTtlMs > 0)
-      putBounded(this.settingsRead, id, { settings, expiresAt: now + this.cacheTtlMs });
-    return settings;
+    return (await this.readMerchant(id, now)).settings;
   }
 
   /** Active and revoked pairs of a merchant, without their hashes. */
@@ -229,7 +223,7 @@ export class MerchantService {
     const current = await this.requireMerchant(id);
     const settings = merchantSettingsSchema.parse({ ...current.settings, ...change });
     await this.merchants.updateOne({ _id: id }, { $set: { settings, updatedAt: new Date() } }).exec();
-    this.settingsRead.delete(id);
+    this.merchantRead.delete(id);
     return (await this.getMerchant(id)) ?? current;
   }
 
@@ -326,16 +320,25 @@ export class MerchantService {
 
   /** Whether the merchant exists and is active (cached for the positive TTL either way). */
   private async merchantActive(merchantId: string, now: number, maxAgeMs: number): Promise<boolean> {
-    const cached = this.merchantStatus.get(merchantId);
+    const cached = this.merchantRead.get(merchantId);
     if (cached && cached.expiresAt > now && now - cached.readAt < maxAgeMs) return cached.active;
+    return (await this.readMerchant(merchantId, now)).active;
+  }
+
+  /** Reads what both caches above take (one `_id` lookup) and keeps it for the positive TTL. */
+  private async readMerchant(merchantId: string, now: number): Promise<CachedMerchant> {
     const doc = await this.merchants
-      .findOne({ _id: merchantId }, { _id: 0, status: 1 })
-      .lean<Pick<Merchant, 'status'>>()
+      .findOne({ _id: merchantId }, { _id: 0, status: 1, settings: 1 })
+      .lean<Pick<Merchant, 'status' | 'settings'>>()
       .exec();
-    const active = doc?.status === 'active';
-    if (this.cacheTtlMs > 0)
-      putBounded(this.merchantStatus, merchantId, { active, readAt: now, expiresAt: now + this.cacheTtlMs });
-    return active;
+    const read = {
+      active: doc?.status === 'active',
+      settings: doc ? (doc.settings ?? null) : null,
+      readAt: now,
+      expiresAt: now + this.cacheTtlMs,
+    };
+    if (this.cacheTtlMs > 0) putBounded(this.merchantRead, merchantId, read);
+    return read;
   }
 
   /**
@@ -383,7 +386,7 @@ export class MerchantService {
     const updated = await this.getMerchant(merchantId);
     if (!updated) throw new MerchantNotFoundError(merchantId);
     // Forget the merchant's cached status, so the change applies at once in this process.
-    this.merchantStatus.delete(merchantId);
+    this.merchantRead.delete(merchantId);
     return updated;
   }
 }

@@ -201,6 +201,16 @@ describe('merchants: authentication cache', () => {
     await expect(api.settingsOf('mer_unknown')).resolves.toBeNull();
   });
 
+  it('takes the settings from the read that authenticated the request', async () => {
+    const api = MerchantService.on(stack.mongo, { authCacheTtlMs: 60_000 });
+    const cli = MerchantService.on(stack.mongo);
+    const { merchantId, apiKey, apiClient } = await cli.createMerchant('One read');
+    await expect(api.authenticate(apiKey, apiClient)).resolves.not.toBeNull();
+    // Changed elsewhere after the authentication: the creation that follows reads no merchant again.
+    await cli.configure(merchantId, { payFee: false });
+    expect((await api.settingsOf(merchantId))?.payFee).toBe(true);
+  });
+
   it('records when a key was last used', async () => {
     const svc = MerchantService.on(stack.mongo);
     const { merchantId, apiKey, apiClient } = await svc.createMerchant('Used');
