@@ -55,9 +55,11 @@ describe('Temporal wiring', () => {
       'MTN_CI',
     ]);
     expect(sa.get(saStatus)).toBeDefined();
-    // Started by the helper again (a retry, the sweep) once its run closed: REJECT_DUPLICATE keeps
-    // the id taken for good (the default policy would start a second run).
-    await handle.terminate('test: closed before a second start');
+    // Started by the helper again (a retry, the sweep) once its run closed (a payin closes at its
+    // final status): REJECT_DUPLICATE keeps the id taken for good (the default policy would start a
+    // second run).
+    await handle.result();
+    expect((await handle.describe()).status.name).toBe('COMPLETED');
     expect(
       await startTransactionWorkflow(stack.env.client, stack.taskQueue, tx, {
         kind: 'payin',
