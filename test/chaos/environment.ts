@@ -47,6 +47,12 @@ export class ChaosEnvironment {
   // Set by stop(): no worker is (re)started after teardown, even if the test body still runs.
   tornDown = false;
 
+  /** The operator simulator, whose books the suite checks against. */
+  get operatorUrl(): string {
+    if (!this.simulator) throw new Error('not started');
+    return this.simulator.url;
+  }
+
   /** Where the API listens. */
   get apiUrl(): string {
     return `http://127.0.0.1:${(this.server!.address() as { port: number }).port}`;

@@ -44,6 +44,11 @@ export function planTransactions(count: number): Planned[] {
   });
 }
 
+/** The operator a planned payin goes to (all in CI). */
+export function payinOperator(p: Extract<Planned, { kind: 'payin' }>): 'ORANGE' | 'WAVE' | 'MTN' {
+  return p.variant === 'orange' ? 'ORANGE' : p.variant === 'wave' ? 'WAVE' : 'MTN';
+}
+
 export function payinBody(p: Extract<Planned, { kind: 'payin' }>) {
   const msisdn = {
     completed: '+2250500001001',
@@ -55,7 +60,7 @@ export function payinBody(p: Extract<Planned, { kind: 'payin' }>) {
     orange: '+2250700001001',
     wave: '+2250100001001',
   }[p.variant];
-  const provider = p.variant === 'orange' ? 'ORANGE' : p.variant === 'wave' ? 'WAVE' : 'MTN';
+  const provider = payinOperator(p);
   return {
     reference: p.reference,
     sandboxScenario: p.variant === 'failed' ? 'failed' : p.variant === 'pending' ? 'pending' : 'completed',

@@ -8,7 +8,15 @@ import { splitFee } from '../../src/domain/fees';
 import { ChaosEnvironment } from '../chaos/environment';
 import { PatientClient, pool } from '../chaos/client';
 import { DeliveryCheck } from '../chaos/deliveries';
-import { expectedPayinStatus, payinBody, payoutBody, planTransactions, type Planned } from '../chaos/plan';
+import {
+  expectedPayinStatus,
+  payinBody,
+  payinOperator,
+  payoutBody,
+  planTransactions,
+  type Planned,
+} from '../chaos/plan';
+import { HttpOperatorGateway } from '../../src/operators/http-gateway';
 
 // The reliability suite: mixed transactions in flight while the worker (a child process) is killed
 // with SIGKILL at random moments and restarted, and FerretDB is killed and restarted once. Then no
@@ -142,10 +150,10 @@ const enabled = process.env.CHAOS_TRANSACTIONS !== undefined;
             .filter((p) => {
               const status = records.get(p.reference)?.status as string;
               if (p.kind === 'payout') return !finalOther(status);
-              // A refusal the workflow could not read before the payin's deadline (20 s here; a
-              // FerretDB restart delays the request, whose first attempt writes `pending`) ends in the
-              // operator's confirmed cancellation: `expired`, nothing collected either way.
-              if (p.variant === 'failed' && status === 'expired') return false;
+              // A payin whose answer came too late for its deadline (20 s here; a FerretDB restart or
+              // a killed worker delays its request, whose first attempt writes `pending`) ends in the
+              // operator's confirmed cancellation: `expired` is final, checked against its books below.
+              if (status === 'expired') return false;
               return status !== expectedPayinStatus[p.variant];
             })
             .map((p) => `${p.reference}=${records.get(p.reference)?.status}`);
@@ -176,14 +184,23 @@ const enabled = process.env.CHAOS_TRANSACTIONS !== undefined;
         expect(client.statuses.filter((s) => s >= 500 && s !== 503)).toEqual([]);
 
         // Outcomes as planned, and money conserved against them.
+        const operator = new HttpOperatorGateway({ baseUrl: env.operatorUrl, timeoutMs: 5_000 });
         let expectedBalance = FUNDING;
         let expectedFees = 0;
         for (const p of planned) {
           const rec = records.get(p.reference);
           if (p.kind === 'payin') {
-            // A refusal read too late ends `expired` (see `unfinished` above): nothing collected.
-            const refusedLate = p.variant === 'failed' && rec.status === 'expired';
-            expect(refusedLate ? 'failed' : rec.status).toBe(expectedPayinStatus[p.variant]);
+            // Expired at its deadline (see `unfinished` above): only if the operator holds it as
+            // not collected, as its confirmed cancellation says.
+            if (rec.status === 'expired' && expectedPayinStatus[p.variant] !== 'expired') {
+              const books = await operator.collectionStatus(rec.id, payinOperator(p), 'CI');
+              expect({ reference: p.reference, outcome: books.outcome }).toEqual({
+                reference: p.reference,
+                outcome: 'failed',
+              });
+              continue;
+            }
+            expect(rec.status).toBe(expectedPayinStatus[p.variant]);
             if (rec.status === 'success') {
               expectedBalance += splitFee('payin', rec.amount, rec.fee, rec.payFee).merchantDelta;
               expectedFees += rec.fee;
