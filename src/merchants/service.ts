@@ -325,7 +325,7 @@ export class MerchantService {
     return (await this.readMerchant(merchantId, now)).active;
   }
 
-  /** Reads what both caches above take (one `_id` lookup) and keeps it for the positive TTL. */
+  /** One `_id` lookup for the status check and the settings, kept for the positive TTL. */
   private async readMerchant(merchantId: string, now: number): Promise<CachedMerchant> {
     const doc = await this.merchants
       .findOne({ _id: merchantId }, { _id: 0, status: 1, settings: 1 })
@@ -385,7 +385,7 @@ export class MerchantService {
     if (matchedCount === 0) throw new MerchantNotFoundError(merchantId);
     const updated = await this.getMerchant(merchantId);
     if (!updated) throw new MerchantNotFoundError(merchantId);
-    // Forget the merchant's cached status, so the change applies at once in this process.
+    // Forget the merchant's cached read, so the change applies at once in this process.
     this.merchantRead.delete(merchantId);
     return updated;
   }
