@@ -70,7 +70,6 @@ interface CachedMerchant {
   active: boolean;
   settings: MerchantSettings | null;
   readAt: number;
-  expiresAt: number;
 }
 
 /** Whether an open connection may go on (see stillAllowed). */
@@ -184,7 +183,7 @@ export class MerchantService {
   async settingsOf(merchantId: string, now = Date.now()): Promise<MerchantSettings | null> {
     const id = merchantOfScope(merchantId);
     const cached = this.merchantRead.get(id);
-    if (cached && cached.expiresAt > now) return cached.settings;
+    if (cached && now - cached.readAt < this.cacheTtlMs) return cached.settings;
     return (await this.readMerchant(id, now)).settings;
   }
 
@@ -321,7 +320,7 @@ export class MerchantService {
   /** Whether the merchant exists and is active (cached for the positive TTL either way). */
   private async merchantActive(merchantId: string, now: number, maxAgeMs: number): Promise<boolean> {
     const cached = this.merchantRead.get(merchantId);
-    if (cached && cached.expiresAt > now && now - cached.readAt < maxAgeMs) return cached.active;
+    if (cached && now - cached.readAt < Math.min(maxAgeMs, this.cacheTtlMs)) return cached.active;
     return (await this.readMerchant(merchantId, now)).active;
   }
 
@@ -335,7 +334,6 @@ export class MerchantService {
       active: doc?.status === 'active',
       settings: doc ? (doc.settings ?? null) : null,
       readAt: now,
-      expiresAt: now + this.cacheTtlMs,
     };
     if (this.cacheTtlMs > 0) putBounded(this.merchantRead, merchantId, read);
     return read;
