@@ -168,29 +168,30 @@ export async function startTemporalDevServer(opts: {
   // Its port opens before it serves: on a loaded machine a client connecting at once could meet
   // gRPC's connect deadline. Started means it answers for its namespace.
   for (;;) {
-    try {
-      const connection = await Connection.connect({
-        address: `127.0.0.1:${opts.port}`,
-        connectTimeout: '5s',
+    const err = await namespaceUnanswered(opts.port, opts.namespace);
+    if (!err) return server;
+    if (Date.now() > deadline || proc.exitCode !== null) {
+      await server.stop();
+      throw new Error(`Temporal dev server does not answer: ${err.message}\n${logs.join('').slice(-2000)}`, {
+        cause: err,
       });
-      try {
-        await connection.workflowService.describeNamespace({ namespace: opts.namespace });
-        return server;
-      } finally {
-        await connection.close();
-      }
-    } catch (err) {
-      if (Date.now() > deadline || proc.exitCode !== null) {
-        await server.stop();
-        throw new Error(
-          `Temporal dev server does not answer: ${(err as Error).message}\n${logs.join('').slice(-2000)}`,
-          {
-            cause: err,
-          },
-        );
-      }
-      await new Promise((r) => setTimeout(r, 500));
     }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+/** Null once a Temporal server on this port answers for the namespace, else why not. */
+async function namespaceUnanswered(port: number, namespace: string): Promise<Error | null> {
+  try {
+    const connection = await Connection.connect({ address: `127.0.0.1:${port}`, connectTimeout: '5s' });
+    try {
+      await connection.workflowService.describeNamespace({ namespace });
+      return null;
+    } finally {
+      await connection.close();
+    }
+  } catch (err) {
+    return err as Error;
   }
 }
 
