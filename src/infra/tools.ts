@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 
@@ -22,6 +22,19 @@ export function toolsCacheDir(): string {
   return join(base, 'tools');
 }
 
+/** The names scripts/provision gives its tools (`provision list TARGET`). */
+export type ProvisionedTool =
+  'temporal-cli' | 'ferretdb' | 'temporal-test-server' | 'temporal-server' | 'postgres' | 'chromium';
+
+/**
+ * Notes that a run used a provisioned tool, when MOMO_TOOLS_USED names a log (the test runs set it):
+ * their teardown checks each one against what their provision target builds on a new machine.
+ */
+export function noteToolUsed(tool: ProvisionedTool): void {
+  const log = process.env.MOMO_TOOLS_USED;
+  if (log) appendFileSync(log, `${tool}\n`);
+}
+
 function onPath(name: string): string | undefined {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
     const candidate = join(dir, name);
@@ -37,6 +50,7 @@ function resolveTool(override: string | undefined, name: string, cached: string)
 }
 
 export function temporalCliPath(): string {
+  noteToolUsed('temporal-cli');
   const v = versions().TEMPORAL_CLI_VERSION;
   return resolveTool(
     process.env.TEMPORAL_CLI_BIN,
@@ -46,6 +60,7 @@ export function temporalCliPath(): string {
 }
 
 export function ferretdbPath(): string {
+  noteToolUsed('ferretdb');
   const { FERRETDB_VERSION: v, FERRETDB_BUILD: build } = versions();
   return resolveTool(
     process.env.FERRETDB_BIN,
@@ -59,6 +74,7 @@ export const testServerWrapper = join(repoRoot, 'scripts/test-server/temporal-te
 
 /** The Temporal server and its SQL tool of the production topology (scripts/provision production). */
 export function temporalServerDir(): string {
+  noteToolUsed('temporal-server');
   const dir = join(toolsCacheDir(), `temporal-server-${versions().TEMPORAL_SERVER_VERSION}`);
   if (!existsSync(join(dir, 'temporal-server')))
     throw new Error(
@@ -69,6 +85,7 @@ export function temporalServerDir(): string {
 
 /** Debian's PostgreSQL binaries (initdb, pg_ctl, postgres): PG_BIN, else the newest installed. */
 export function postgresBinDir(): string {
+  noteToolUsed('postgres');
   if (process.env.PG_BIN) return process.env.PG_BIN;
   const root = '/usr/lib/postgresql';
   const found = existsSync(root)

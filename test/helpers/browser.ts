@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
+import { noteToolUsed } from '../../src/infra/tools';
 
 // Debian's chromium (scripts/provision-browser) driven by playwright-core, with the flags that keep
 // it off the network here (no background requests, no component updates), in a fresh profile.
@@ -17,6 +18,7 @@ export interface TestBrowser {
 export async function launchBrowser(
   options: Parameters<typeof chromium.launchPersistentContext>[1] = {},
 ): Promise<TestBrowser> {
+  noteToolUsed('chromium');
   mkdirSync(screenshotDir, { recursive: true });
   const profile = mkdtempSync(join(tmpdir(), 'chromium-'));
   const context = await chromium.launchPersistentContext(profile, {

@@ -26,4 +26,5 @@ export default async function globalSetup(): Promise<void> {
   // Inherited by jest's worker processes, started after this.
   process.env.TEST_MONGODB_URL = `mongodb://127.0.0.1:${port}`;
   process.env.TEST_WORKFLOW_BUNDLE = bundlePath;
+  process.env.MOMO_TOOLS_USED = join(dir, 'tools-used.log');
 }
