@@ -131,7 +131,7 @@ async function main(): Promise<void> {
     const ledger = Ledger.on(s.mongo);
     await ledger.transfer({
       sourceRef: `fund:${randomUUID()}`,
-      fromAccountId: (await ledger.systemAccount('sandbox-funding', 'XOF')).id,
+      fromAccountId: (await ledger.systemAccount('sandbox-funding', 'XOF', 'test')).id,
       toAccountId: (await ledger.mainAccount(merchant.merchantId, 'XOF')).id,
       amount: 100_000,
       reason: 'golden histories funding',

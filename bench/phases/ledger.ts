@@ -9,7 +9,7 @@ import { pool, round } from '../common';
 export async function ledgerBench(mongo: Connection, postings: number, width: number) {
   const ledger = Ledger.on(mongo);
   const owner = `mer_bench_${randomUUID().slice(0, 8)}`;
-  const funding = await ledger.systemAccount('sandbox-funding', 'XOF');
+  const funding = await ledger.systemAccount('sandbox-funding', 'XOF', 'test');
   // Set-up, not measured: one at a time (100 concurrent inserts overrun FerretDB's SQLite writer).
   const accounts: Account[] = [];
   for (let i = 0; i < 100; i++) accounts.push(await ledger.createSubAccount(owner, 'XOF', `a${i}`));

@@ -147,7 +147,7 @@ async function fund(mongo: Connection, merchantId: string): Promise<void> {
   const ledger = Ledger.on(mongo);
   await ledger.transfer({
     sourceRef: `fund:${randomUUID()}`,
-    fromAccountId: (await ledger.systemAccount('sandbox-funding', 'XOF')).id,
+    fromAccountId: (await ledger.systemAccount('sandbox-funding', 'XOF', 'test')).id,
     toAccountId: (await ledger.mainAccount(merchantId, 'XOF')).id,
     amount: 10_000_000,
     reason: 'bench funding',

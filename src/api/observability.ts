@@ -3,7 +3,7 @@ import { Router, type Request, type RequestHandler, type Response } from 'expres
 import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
 import { logContext, type LogContext } from '../infra/log-context';
-import { maskPhonesInText } from '../infra/log-masking';
+import { maskText } from '../infra/log-masking';
 import {
   httpRequestDuration,
   metricsContentType,
@@ -89,11 +89,12 @@ export function observability(logger: Logger, internal: InternalAccess): Router 
       customAttributeKeys: { reqId: 'requestId' },
       customProps: (req) => ({ merchantId: (req as Request).merchantId }),
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
-      // Headers are never logged (Authorization); query strings may hold a phone number.
+      // Headers are never logged (Authorization); a query string may hold a phone number or a
+      // credential (a statement link's signature, MTN's callback sig): masked, and redacted.
       serializers: {
         req: (req: { method: string; url: string }) => ({
           method: req.method,
-          url: maskPhonesInText(req.url),
+          url: maskText(req.url),
         }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       },

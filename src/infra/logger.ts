@@ -1,6 +1,6 @@
 import pino, { type Logger } from 'pino';
 import { logContext } from './log-context';
-import { censor, maskPhonesInText, redactPaths } from './log-masking';
+import { censor, maskText, redactPaths } from './log-masking';
 
 // Structured JSON logs. Secrets, OTPs and credentials never reach a log line; phone numbers are
 // masked. Every line written while serving a request carries its request id (and merchant and
@@ -17,11 +17,11 @@ export function createLogger(
       redact: { paths: [...redactPaths, 'req.headers.authorization', 'headers.authorization'], censor },
       mixin: () => ({ ...logContext.getStore() }),
       hooks: {
-        // Free text (messages, error strings) may quote a number: mask it too.
+        // Free text (messages, error strings) may quote a number or a URL with a credential.
         logMethod(args, method) {
           method.apply(
             this,
-            args.map((a) => (typeof a === 'string' ? maskPhonesInText(a) : a)) as Parameters<typeof method>,
+            args.map((a) => (typeof a === 'string' ? maskText(a) : a)) as Parameters<typeof method>,
           );
         },
       },

@@ -1,5 +1,6 @@
 import type { Connection } from 'mongoose';
 import { newId } from '../domain/ids';
+import type { Mode } from '../domain/modes';
 import type { Currency } from '../domain/money';
 import { ReadChains } from '../persistence/read-chains';
 import { backfillOnce } from '../persistence/backfill-once';
@@ -24,27 +25,64 @@ type AccountSpec = Omit<AccountDoc, 'id' | 'createdAt'>;
 const knownAccounts = new WeakMap<Connection, Map<string, AccountDoc>>();
 const knownKeys = new WeakMap<Connection, Map<string, AccountDoc>>();
 
+/**
+ * Every account's key (its `_id` in ledger_accounts): built here and nowhere else. System accounts
+ * are the platform's own, one per mode, name and currency: test money and live money never meet.
+ */
+export const accountKeys = {
+  main: (merchantId: string, currency: Currency) => `main:${merchantId}:${currency}`,
+  sub: (merchantId: string, currency: Currency, name: string) => `sub:${merchantId}:${currency}:${name}`,
+  system: (mode: Mode, name: SystemAccountName, currency: Currency) => `system:${mode}:${name}:${currency}`,
+  /**
+   * A system account shared by both modes, as stored before they were keyed by mode: nothing posts
+   * to it any more, and the split (./mode-split.ts) moves what it holds to the accounts of each mode.
+   */
+  sharedSystem: (name: SystemAccountName, currency: Currency) => `system:${name}:${currency}`,
+};
+
+/** What an account key names; `mode` null: a shared system account of before the split. */
+export type ParsedAccountKey =
+  | { kind: 'main'; merchantId: string; currency: string }
+  | { kind: 'sub'; merchantId: string; currency: string; name: string }
+  | { kind: 'system'; mode: Mode | null; name: string; currency: string };
+
+/** The parts of an account key (accountKeys), or null when it is not one. */
+export function parseAccountKey(key: string): ParsedAccountKey | null {
+  const parts = key.split(':');
+  const [kind] = parts;
+  if (kind === 'main' && parts.length === 3) return { kind, merchantId: parts[1]!, currency: parts[2]! };
+  if (kind === 'sub' && parts.length >= 4)
+    return { kind, merchantId: parts[1]!, currency: parts[2]!, name: parts.slice(3).join(':') };
+  if (kind === 'system' && parts.length === 3)
+    return { kind, mode: null, name: parts[1]!, currency: parts[2]! };
+  if (kind === 'system' && parts.length === 4 && (parts[1] === 'test' || parts[1] === 'live'))
+    return { kind, mode: parts[1], name: parts[2]!, currency: parts[3]! };
+  return null;
+}
+
 export const mainSpec = (merchantId: string, currency: Currency): AccountSpec => ({
-  key: `main:${merchantId}:${currency}`,
+  key: accountKeys.main(merchantId, currency),
   merchantId,
   currency,
   kind: 'main',
   name: 'main',
 });
 
-export const systemSpec = (name: SystemAccountName, currency: Currency): AccountSpec => ({
-  key: `system:${name}:${currency}`,
+/** `name` is the bare name (`payout-holds`…): rules about a system account go by it, in both modes. */
+export const systemSpec = (mode: Mode, name: SystemAccountName, currency: Currency): AccountSpec => ({
+  key: accountKeys.system(mode, name, currency),
   merchantId: null,
   currency,
   kind: 'system',
   name,
+  mode,
 });
 
 export function subSpec(merchantId: string, currency: Currency, name: string): AccountSpec {
   const trimmed = name.trim();
   if (!trimmed || trimmed === 'main') throw new LedgerError(`invalid sub-account name: "${name}"`);
   return {
-    key: `sub:${merchantId}:${currency}:${trimmed}`,
+    key: accountKeys.sub(merchantId, currency, trimmed),
     merchantId,
     currency,
     kind: 'sub',
@@ -120,6 +158,18 @@ export class Accounts {
         a.currency.localeCompare(b.currency) ||
         a.createdAt.getTime() - b.createdAt.getTime(),
     );
+  }
+
+  /** The account stored under `key`, or null: never creates one (the mode split reads old accounts). */
+  async findByKey(key: string): Promise<AccountDoc | null> {
+    const known = this.accountKeys.get(key);
+    if (known) return known;
+    const doc = await this.m.accounts.findOne({ _id: key }, { _id: 0 }).lean<AccountDoc>().exec();
+    if (!doc) return null;
+    await this.indexAccount(doc);
+    this.accountKeys.set(key, doc);
+    this.accountDocs.set(doc.id, doc);
+    return doc;
   }
 
   /** The account stored under `spec.key` (its `_id`), created if absent; one winner under concurrency. */

@@ -16,3 +16,5 @@ export {
   type TransferResult,
 } from './types';
 export type { TransferDoc } from './models';
+export { accountKeys, parseAccountKey, type ParsedAccountKey } from './accounts';
+export type { ModeSplitReport, ScopeOfTransaction } from './mode-split';

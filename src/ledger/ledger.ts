@@ -1,10 +1,12 @@
 import { ledgerPostings } from '../infra/metrics';
 import type { Connection } from 'mongoose';
 import { newId } from '../domain/ids';
+import type { Mode } from '../domain/modes';
 import type { Currency } from '../domain/money';
 import { Accounts, mainSpec, subSpec, systemSpec } from './accounts';
 import { Chains } from './chain';
 import { LedgerError, SourceRefConflictError } from './errors';
+import { splitSharedSystemAccounts, type ModeSplitReport, type ScopeOfTransaction } from './mode-split';
 import { ledgerModels, type EntryDoc, type LedgerModels, type TransferDoc } from './models';
 import { duplicateKey, insertRaw } from './raw';
 import { periodEntries, statement, verifyAccount, type EntriesQuery } from './statements';
@@ -38,7 +40,7 @@ export class Ledger {
 
   constructor(
     private readonly m: LedgerModels,
-    conn: Connection,
+    private readonly conn: Connection,
     options: LedgerOptions = {},
   ) {
     this.chains = new Chains(
@@ -81,13 +83,33 @@ export class Ledger {
     return this.accounts.withBalance(await this.accounts.accountByKey(subSpec(merchantId, currency, name)));
   }
 
-  async systemAccount(name: SystemAccountName, currency: Currency): Promise<Account> {
-    return this.accounts.withBalance(await this.accounts.accountByKey(systemSpec(name, currency)));
+  /** The platform's own account of one mode: test money and live money never share one. */
+  async systemAccount(name: SystemAccountName, currency: Currency, mode: Mode): Promise<Account> {
+    return this.accounts.withBalance(await this.accounts.accountByKey(systemSpec(mode, name, currency)));
   }
 
   /** The id of systemAccount() without reading its balance: all a transfer needs. */
-  async systemAccountId(name: SystemAccountName, currency: Currency): Promise<string> {
-    return (await this.accounts.accountByKey(systemSpec(name, currency))).id;
+  async systemAccountId(name: SystemAccountName, currency: Currency, mode: Mode): Promise<string> {
+    return (await this.accounts.accountByKey(systemSpec(mode, name, currency))).id;
+  }
+
+  /**
+   * Moves what the system accounts shared by both modes (before they were keyed by mode) hold to the
+   * account of each mode, once (./mode-split.ts). Run at every start: cheap when done, and it moves
+   * what a process of the previous version posted there meanwhile.
+   */
+  async splitSharedSystemAccounts(scopeOfTransaction: ScopeOfTransaction): Promise<ModeSplitReport> {
+    return splitSharedSystemAccounts(
+      {
+        m: this.m,
+        conn: this.conn,
+        accounts: this.accounts,
+        chains: this.chains,
+        transfer: (req) => this.transfer(req),
+        systemAccountId: (name, currency, mode) => this.systemAccountId(name, currency, mode),
+      },
+      scopeOfTransaction,
+    );
   }
 
   async getAccount(accountId: string): Promise<Account | null> {

@@ -1,4 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
+import type { Mode } from '../domain/modes';
 import type { Currency } from '../domain/money';
 import type { AccountKind, LedgerEntry } from './types';
 
@@ -11,12 +12,14 @@ import type { AccountKind, LedgerEntry } from './types';
 
 export interface AccountDoc {
   id: string;
-  /** Identity for get-or-create: main:<merchant>:<currency>, system:<name>:<currency>, sub:<merchant>:<currency>:<name>. */
+  /** Identity for get-or-create: accountKeys in ./accounts.ts (main, sub, system by mode). */
   key: string;
   merchantId: string | null;
   currency: Currency;
   kind: AccountKind;
   name: string;
+  /** System accounts: the mode whose money it holds. Absent: a shared one of before the split. */
+  mode?: Mode | null;
   createdAt: Date;
 }
 
@@ -62,6 +65,7 @@ const accountSchema = new Schema<AccountDoc & { _id: string }>(
     currency: { type: String, required: true },
     kind: { type: String, required: true },
     name: { type: String, required: true },
+    mode: { type: String, default: null },
     createdAt: { type: Date, required: true },
   },
   { versionKey: false, collection: 'ledger_accounts' },

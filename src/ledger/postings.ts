@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { modeOfScope } from '../domain/modes';
 import type { Currency, MinorAmount } from '../domain/money';
 import type { Refund } from '../domain/refund';
 import type { Transaction } from '../domain/transaction';
@@ -22,6 +23,9 @@ import type { TransferResult } from './types';
 //
 // A reconciliation correction (the operator's books say a payin we ended was collected) is the
 // payin's own credit, under the same references: creditPayin.
+//
+// The system accounts (clearing, fees, sandbox funding) are those of the flow's mode (its merchant
+// scope, src/domain/modes.ts): test money and live money never meet in the platform's books.
 //
 // The debits are the only movements that can be refused: they throw InsufficientFundsError and
 // apply nothing (the other movements leave system accounts, which may go below zero).
@@ -67,7 +71,7 @@ export async function creditPayin(
   tx: Transaction,
 ): Promise<{ credited: MinorAmount; fee: MinorAmount }> {
   const refs = sourceRefs.payin(tx.id);
-  const clearing = await ledger.systemAccountId('operator-clearing', tx.currency);
+  const clearing = await ledger.systemAccountId('operator-clearing', tx.currency, modeOfScope(tx.merchantId));
   const main = await ledger.mainAccountId(tx.merchantId, tx.currency);
   const net = payinNet(tx);
   if (net > 0) {
@@ -81,7 +85,7 @@ export async function creditPayin(
     });
   }
   if (tx.fee > 0) {
-    const fees = await ledger.systemAccountId('fees', tx.currency);
+    const fees = await ledger.systemAccountId('fees', tx.currency, modeOfScope(tx.merchantId));
     await ledger.transfer({
       sourceRef: refs.fee,
       fromAccountId: clearing,
@@ -108,7 +112,7 @@ function payoutAccountOf(tx: Transaction): string {
  * InsufficientFundsError (nothing applied) when the account does not cover it.
  */
 export async function debitPayout(ledger: Ledger, tx: Transaction): Promise<TransferResult> {
-  const clearing = await ledger.systemAccountId('operator-clearing', tx.currency);
+  const clearing = await ledger.systemAccountId('operator-clearing', tx.currency, modeOfScope(tx.merchantId));
   return ledger.transfer({
     sourceRef: sourceRefs.payout(tx.id).debit,
     fromAccountId: tx.payout?.fundedFrom ?? payoutAccountOf(tx),
@@ -123,8 +127,8 @@ export async function debitPayout(ledger: Ledger, tx: Transaction): Promise<Tran
 export async function settlePayoutFee(ledger: Ledger, tx: Transaction): Promise<TransferResult | null> {
   if (tx.fee <= 0) return null;
   const [clearing, fees] = await Promise.all([
-    ledger.systemAccountId('operator-clearing', tx.currency),
-    ledger.systemAccountId('fees', tx.currency),
+    ledger.systemAccountId('operator-clearing', tx.currency, modeOfScope(tx.merchantId)),
+    ledger.systemAccountId('fees', tx.currency, modeOfScope(tx.merchantId)),
   ]);
   return ledger.transfer({
     sourceRef: sourceRefs.payout(tx.id).fee,
@@ -138,7 +142,7 @@ export async function settlePayoutFee(ledger: Ledger, tx: Transaction): Promise<
 
 /** The gross amount (chargedAmount, fees included) back to the account debited: failed or expired. */
 export async function reversePayout(ledger: Ledger, tx: Transaction): Promise<TransferResult> {
-  const clearing = await ledger.systemAccountId('operator-clearing', tx.currency);
+  const clearing = await ledger.systemAccountId('operator-clearing', tx.currency, modeOfScope(tx.merchantId));
   return ledger.transfer({
     sourceRef: sourceRefs.payout(tx.id).reversal,
     fromAccountId: clearing,
@@ -163,7 +167,7 @@ export type RefundMoney = Pick<
  */
 export async function debitRefund(ledger: Ledger, r: RefundMoney): Promise<TransferResult> {
   const main = await ledger.mainAccountId(r.merchantId, r.currency);
-  const clearing = await ledger.systemAccountId('operator-clearing', r.currency);
+  const clearing = await ledger.systemAccountId('operator-clearing', r.currency, modeOfScope(r.merchantId));
   return ledger.transfer({
     sourceRef: sourceRefs.refund(r.id).debit,
     fromAccountId: main,
@@ -179,8 +183,8 @@ export async function settleRefundFee(ledger: Ledger, r: RefundMoney): Promise<T
   if (r.fee <= 0) return null;
   return ledger.transfer({
     sourceRef: sourceRefs.refund(r.id).fee,
-    fromAccountId: await ledger.systemAccountId('operator-clearing', r.currency),
-    toAccountId: await ledger.systemAccountId('fees', r.currency),
+    fromAccountId: await ledger.systemAccountId('operator-clearing', r.currency, modeOfScope(r.merchantId)),
+    toAccountId: await ledger.systemAccountId('fees', r.currency, modeOfScope(r.merchantId)),
     amount: r.fee,
     reason: `refund fee ${r.externalReference}`,
     transactionId: r.id,
@@ -191,7 +195,7 @@ export async function settleRefundFee(ledger: Ledger, r: RefundMoney): Promise<T
 export async function reverseRefund(ledger: Ledger, r: RefundMoney): Promise<TransferResult> {
   return ledger.transfer({
     sourceRef: sourceRefs.refund(r.id).reversal,
-    fromAccountId: await ledger.systemAccountId('operator-clearing', r.currency),
+    fromAccountId: await ledger.systemAccountId('operator-clearing', r.currency, modeOfScope(r.merchantId)),
     toAccountId: await ledger.mainAccountId(r.merchantId, r.currency),
     amount: r.amount + r.fee,
     reason: `reversal of failed refund ${r.externalReference}`,
@@ -219,7 +223,7 @@ export async function fundFromSandbox(
   const sourceRef = sourceRefs.sandboxFunding();
   const result = await ledger.transfer({
     sourceRef,
-    fromAccountId: await ledger.systemAccountId('sandbox-funding', f.currency),
+    fromAccountId: await ledger.systemAccountId('sandbox-funding', f.currency, modeOfScope(f.merchantId)),
     toAccountId: accountId,
     amount: f.amount,
     reason: f.reason,

@@ -108,6 +108,7 @@ export async function buildApi(opts: {
   await Promise.all([refunds.init(), refundAudit.init()]);
   const ledger = Ledger.on(opts.mongo);
   await ledger.init();
+  await splitSystemAccountsByMode(ledger, transactions, refunds, opts.logger);
   const statements = StatementStore.on(opts.mongo);
   await statements.init();
   const payoutBatches = PayoutBatchStore.on(opts.mongo);
@@ -253,6 +254,35 @@ export async function buildApi(opts: {
     },
   });
   return app;
+}
+
+/**
+ * The system accounts once shared by test and live money, moved to those of each mode (src/ledger/
+ * mode-split.ts): at every API start, a few `_id` reads once done. Each legacy entry's mode is its
+ * merchant counterparty's, else its transaction's (a payin or payout, else a refund).
+ */
+async function splitSystemAccountsByMode(
+  ledger: Ledger,
+  transactions: TransactionStore,
+  refunds: RefundStore,
+  logger: Logger,
+): Promise<void> {
+  const report = await ledger.splitSharedSystemAccounts(
+    async (id) =>
+      (await transactions.findById(id))?.merchantId ?? (await refunds.findById(id))?.merchantId ?? null,
+  );
+  if (report.accounts.length === 0) return;
+  const moved = report.moved.filter((m) => m.amount !== 0);
+  if (moved.length > 0 || report.unresolvedEntries > 0 || report.refused.length > 0)
+    logger.warn(
+      {
+        accounts: report.accounts,
+        moved,
+        unresolvedEntries: report.unresolvedEntries,
+        refused: report.refused,
+      },
+      'ledger: system accounts shared by both modes split by mode',
+    );
 }
 
 export async function buildActivityDeps(opts: { mongo: Connection; config: Config }): Promise<ActivityDeps> {

@@ -11,6 +11,7 @@ import type {
 } from '../persistence/payout-batches';
 import type { Transaction } from '../domain/transaction';
 import { idOfKey } from '../domain/ids';
+import { modeOfScope } from '../domain/modes';
 import { ApiProblem, type ProblemCode } from '../contract/problems';
 import { duplicateInBatch, duplicateReference } from '../contract/field-messages';
 import {
@@ -150,7 +151,11 @@ export class PayoutBatchService {
         await this.deps.ledger.transfer({
           sourceRef: holdRef(batch.id, hold.accountId),
           fromAccountId: hold.accountId,
-          toAccountId: await this.deps.ledger.systemAccountId('payout-holds', hold.currency),
+          toAccountId: await this.deps.ledger.systemAccountId(
+            'payout-holds',
+            hold.currency,
+            modeOfScope(batch.merchantId),
+          ),
           amount: hold.amount,
           reason: `bulk payout ${batch.id}: hold`,
         });
@@ -172,7 +177,10 @@ export class PayoutBatchService {
     const results: StoredItemResult[] = [];
     const funds = new Map<string, string>();
     for (const hold of batch.held)
-      funds.set(hold.accountId, await this.deps.ledger.systemAccountId('payout-holds', hold.currency));
+      funds.set(
+        hold.accountId,
+        await this.deps.ledger.systemAccountId('payout-holds', hold.currency, modeOfScope(batch.merchantId)),
+      );
     const spent = new Map<string, number>();
     for (const checked of this.parseAll(batch)) {
       if ('problem' in checked) {
@@ -227,7 +235,11 @@ export class PayoutBatchService {
       if (hold.amount <= 0) continue;
       await this.deps.ledger.transfer({
         sourceRef: releaseRef(batch.id, hold.accountId),
-        fromAccountId: await this.deps.ledger.systemAccountId('payout-holds', hold.currency),
+        fromAccountId: await this.deps.ledger.systemAccountId(
+          'payout-holds',
+          hold.currency,
+          modeOfScope(batch.merchantId),
+        ),
         toAccountId: hold.accountId,
         amount: hold.amount,
         reason: `bulk payout ${batch.id}: release`,

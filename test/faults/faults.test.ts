@@ -94,7 +94,7 @@ const enabled = process.env.FAULT_TRANSACTIONS !== undefined;
         const main = await ledger.mainAccount(merchant.merchantId, 'XOF');
         await ledger.transfer({
           sourceRef: `fund:${randomUUID()}`,
-          fromAccountId: (await ledger.systemAccount('sandbox-funding', 'XOF')).id,
+          fromAccountId: (await ledger.systemAccount('sandbox-funding', 'XOF', 'test')).id,
           toAccountId: main.id,
           amount: FUNDING,
           reason: 'fault suite funding',

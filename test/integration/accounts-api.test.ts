@@ -18,7 +18,7 @@ describe('accounts API', () => {
   let usd: Account;
 
   const fund = async (to: Account, amount: number, reason = 'sandbox funding') => {
-    const funding = await ledger.systemAccount('sandbox-funding', to.currency);
+    const funding = await ledger.systemAccount('sandbox-funding', to.currency, 'test');
     await ledger.transfer({
       sourceRef: `fund:${randomBytes(6).toString('hex')}`,
       fromAccountId: funding.id,
@@ -43,7 +43,7 @@ describe('accounts API', () => {
       await new Promise((r) => setTimeout(r, 5)); // distinct timestamps for the date filter
     }
     // A payout-like debit to the fees account, and 12.34 USD held in cents.
-    const fees = await ledger.systemAccount('fees', 'XOF');
+    const fees = await ledger.systemAccount('fees', 'XOF', 'test');
     await ledger.transfer({
       sourceRef: 'pr_demo:debit',
       fromAccountId: xof.id,
@@ -131,7 +131,7 @@ describe('accounts API', () => {
       });
     }
     // A system account has no merchant: no caller can read it either.
-    const fees = await ledger.systemAccount('fees', 'XOF');
+    const fees = await ledger.systemAccount('fees', 'XOF', 'test');
     expect((await api.get(`/v1/accounts/${fees.id}/entries`)).status).toBe(404);
   });
 

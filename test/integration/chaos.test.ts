@@ -60,7 +60,7 @@ const enabled = process.env.CHAOS_TRANSACTIONS !== undefined;
         const main = await ledger.mainAccount(merchant.merchantId, 'XOF');
         await ledger.transfer({
           sourceRef: `fund:${randomUUID()}`,
-          fromAccountId: (await ledger.systemAccount('sandbox-funding', 'XOF')).id,
+          fromAccountId: (await ledger.systemAccount('sandbox-funding', 'XOF', 'test')).id,
           toAccountId: main.id,
           amount: FUNDING,
           reason: 'chaos funding',
@@ -242,7 +242,7 @@ const enabled = process.env.CHAOS_TRANSACTIONS !== undefined;
         // Double entry: everything that moved came from somewhere in the ledger.
         expect(sumAll).toBe(0);
         expect((await ledger.verify(main.id)).balance).toBe(expectedBalance);
-        const fees = await ledger.systemAccount('fees', 'XOF');
+        const fees = await ledger.systemAccount('fees', 'XOF', 'test');
         expect((await ledger.verify(fees.id)).balance).toBe(expectedFees);
         // No entry missing or doubled: every transfer has exactly its two legs, one each.
         const transfers = await m.transfers.find({}).lean().exec();

@@ -77,7 +77,7 @@ describe('ledger under random interleavings (FerretDB)', () => {
             [0, 1, 2].map((i) => ledger.createSubAccount(`mer_${run}`, currency, `a${i}`)),
           );
           const fees = await ledger.createSubAccount(`sys_${run}`, currency, 'fees');
-          const source = await ledger.systemAccount('sandbox-funding', currency);
+          const source = await ledger.systemAccount('sandbox-funding', currency, 'test');
           const accounts = [...merchants, fees];
           // Account 3 stands for a platform account: funded generously so it never refuses.
           for (const [i, amt] of [...funding, 100_000].entries())

@@ -14,6 +14,7 @@ import {
   type RefundMoney,
 } from '../../src/ledger/postings';
 import type { Transaction } from '../../src/domain/transaction';
+import { modeOfScope } from '../../src/domain/modes';
 
 // Every movement of src/ledger/postings.ts against the real FerretDB, found again under its source
 // reference written out literally here: existing ledgers, reconciliation and running histories
@@ -37,9 +38,9 @@ describe('ledger postings: each movement under its fixed source reference', () =
   const hex = () => randomBytes(6).toString('hex');
   const ids = async (merchantId: string) => ({
     main: await ledger.mainAccountId(merchantId, 'XOF'),
-    clearing: await ledger.systemAccountId('operator-clearing', 'XOF'),
-    fees: await ledger.systemAccountId('fees', 'XOF'),
-    funding: await ledger.systemAccountId('sandbox-funding', 'XOF'),
+    clearing: await ledger.systemAccountId('operator-clearing', 'XOF', modeOfScope(merchantId)),
+    fees: await ledger.systemAccountId('fees', 'XOF', modeOfScope(merchantId)),
+    funding: await ledger.systemAccountId('sandbox-funding', 'XOF', modeOfScope(merchantId)),
   });
   /** The movement stored under `sourceRef`, with only the fields that say what moved. */
   const movement = async (sourceRef: string) => {

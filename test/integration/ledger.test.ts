@@ -40,7 +40,7 @@ describe('ledger on FerretDB', () => {
   const ref = (label: string) => `${label}:${randomBytes(6).toString('hex')}`;
 
   async function fund(account: Account, amount: number): Promise<void> {
-    const funding = await ledger.systemAccount('sandbox-funding', account.currency);
+    const funding = await ledger.systemAccount('sandbox-funding', account.currency, 'live');
     await ledger.transfer({
       sourceRef: ref('fund'),
       fromAccountId: funding.id,
@@ -75,8 +75,8 @@ describe('ledger on FerretDB', () => {
   it('keeps one account under 200 concurrent debits and credits: no overdraft, nothing lost or doubled', async () => {
     const m = merchant();
     const account = await ledger.mainAccount(m, 'XOF');
-    const fees = await ledger.systemAccount('fees', 'XOF');
-    const funding = await ledger.systemAccount('sandbox-funding', 'XOF');
+    const fees = await ledger.systemAccount('fees', 'XOF', 'live');
+    const funding = await ledger.systemAccount('sandbox-funding', 'XOF', 'live');
     await fund(account, 1_000);
 
     // 130 debits of 20 (2,600) and 70 credits of 10 (700): far more debits than the balance allows.
@@ -134,7 +134,7 @@ describe('ledger on FerretDB', () => {
 
   it('applies a transfer once however often its sourceRef is replayed, also 20 at a time', async () => {
     const account = await ledger.mainAccount(merchant(), 'XAF');
-    const funding = await ledger.systemAccount('sandbox-funding', 'XAF');
+    const funding = await ledger.systemAccount('sandbox-funding', 'XAF', 'live');
     const req: TransferRequest = {
       sourceRef: ref('pr_x:credit'),
       fromAccountId: funding.id,
@@ -168,7 +168,7 @@ describe('ledger on FerretDB', () => {
 
   it('completes a transfer killed between its legs exactly once on retry', async () => {
     const account = await ledger.mainAccount(merchant(), 'XOF');
-    const fees = await ledger.systemAccount('fees', 'XOF');
+    const fees = await ledger.systemAccount('fees', 'XOF', 'live');
     await fund(account, 3_000);
     const req: TransferRequest = {
       sourceRef: ref('po_1:debit'),
@@ -208,7 +208,7 @@ describe('ledger on FerretDB', () => {
 
   it('finds the real head behind a stale or missing head hint, and brings the hint forward', async () => {
     const account = await ledger.mainAccount(merchant(), 'XOF');
-    const fees = await ledger.systemAccount('fees', 'XOF');
+    const fees = await ledger.systemAccount('fees', 'XOF', 'live');
     const heads = ledgerModels(conns[0]!).heads;
     const hint = () => heads.findOne({ _id: account.id }, { _id: 0, seq: 1, balanceAfter: 1 }).lean().exec();
     const debit = (amount: number) => ({
@@ -269,7 +269,7 @@ describe('ledger on FerretDB', () => {
 
   it('refuses an overdraft and applies nothing; system accounts may go negative', async () => {
     const account = await ledger.mainAccount(merchant(), 'USD');
-    const fees = await ledger.systemAccount('fees', 'USD');
+    const fees = await ledger.systemAccount('fees', 'USD', 'live');
     await fund(account, 1_050);
     const req: TransferRequest = {
       sourceRef: ref('po_3:debit'),
@@ -284,7 +284,7 @@ describe('ledger on FerretDB', () => {
     expect(await ledger.verify(account.id)).toEqual({ balance: 1_050, sumOfEntries: 1_050, entries: 1 });
     expect(await ledgerModels(conns[0]!).entries.countDocuments({ sourceRef: req.sourceRef }).exec()).toBe(0);
 
-    const funding = await ledger.systemAccount('sandbox-funding', 'USD');
+    const funding = await ledger.systemAccount('sandbox-funding', 'USD', 'live');
     expect((await ledger.getAccount(funding.id))!.balance).toBe(-1_050);
     await expect(
       ledger.transfer({

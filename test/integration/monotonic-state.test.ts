@@ -369,7 +369,7 @@ describe('monotonic status writes', () => {
     const payin = await storePayin({ status: 'success', refundIds: [] });
     await deps.ledger.transfer({
       sourceRef: `fund:${payin.id}`,
-      fromAccountId: await deps.ledger.systemAccountId('sandbox-funding', 'XOF'),
+      fromAccountId: await deps.ledger.systemAccountId('sandbox-funding', 'XOF', 'test'),
       toAccountId: await deps.ledger.mainAccountId(payin.merchantId, 'XOF'),
       amount: 10_000,
       reason: 'test funding',

@@ -65,7 +65,7 @@ describe('operator ambiguity', () => {
   async function fund(amount: number) {
     await ledger.transfer({
       sourceRef: `fund:${randomUUID()}`,
-      fromAccountId: (await ledger.systemAccount('sandbox-funding', 'XOF')).id,
+      fromAccountId: (await ledger.systemAccount('sandbox-funding', 'XOF', 'test')).id,
       toAccountId: (await ledger.mainAccount(merchant.merchantId, 'XOF')).id,
       amount,
       reason: 'test funding',

@@ -30,7 +30,7 @@ describe('a payin keeps the list of its refunds', () => {
     await deps.transactions.insertOrGet({ ...payin, status: 'success' });
     await deps.ledger.transfer({
       sourceRef: `fund:${id}`,
-      fromAccountId: await deps.ledger.systemAccountId('sandbox-funding', 'XOF'),
+      fromAccountId: await deps.ledger.systemAccountId('sandbox-funding', 'XOF', 'test'),
       toAccountId: await deps.ledger.mainAccountId(merchantId, 'XOF'),
       amount: 10_000,
       reason: 'test funding',

@@ -49,7 +49,7 @@ describe('payouts', () => {
     return m;
   }
   async function fund(accountId: string, amount: number): Promise<void> {
-    const source = await ledger.systemAccount('sandbox-funding', 'XOF');
+    const source = await ledger.systemAccount('sandbox-funding', 'XOF', 'test');
     await ledger.transfer({
       sourceRef: `fund:${randomUUID()}`,
       fromAccountId: source.id,

@@ -42,7 +42,7 @@ describe('reconciliation against the operator books', () => {
     api = new ApiClient(stack.baseUrl, merchant.credentials);
     ledger = Ledger.on(stack.mongo);
     gateway = new HttpOperatorGateway({ baseUrl: stack.simulator.url, timeoutMs: 5_000 });
-    const funding = await ledger.systemAccount('sandbox-funding', 'XOF');
+    const funding = await ledger.systemAccount('sandbox-funding', 'XOF', 'test');
     await ledger.transfer({
       sourceRef: `fund:${randomUUID()}`,
       fromAccountId: funding.id,

@@ -26,8 +26,8 @@ describe('refunds', () => {
   afterEach(async () => {
     const accounts = [
       await ledger.mainAccount(merchant.merchantId, 'XOF'),
-      await ledger.systemAccount('operator-clearing', 'XOF'),
-      await ledger.systemAccount('fees', 'XOF'),
+      await ledger.systemAccount('operator-clearing', 'XOF', 'test'),
+      await ledger.systemAccount('fees', 'XOF', 'test'),
     ];
     for (const account of accounts) {
       const v = await ledger.verify(account.id);
@@ -40,7 +40,7 @@ describe('refunds', () => {
   const fund = async (amount: number) =>
     ledger.transfer({
       sourceRef: `fund:${randomUUID()}`,
-      fromAccountId: (await ledger.systemAccount('sandbox-funding', 'XOF')).id,
+      fromAccountId: (await ledger.systemAccount('sandbox-funding', 'XOF', 'test')).id,
       toAccountId: (await ledger.mainAccount(merchant.merchantId, 'XOF')).id,
       amount,
       reason: 'test funding',

@@ -30,7 +30,7 @@
 //     no funds have been deposited"; provider replaces correspondent.
 // What the docs leave unclear, and how this connector reads it: docs/connectors/pawapay.md.
 
-import type { KeyObject } from 'node:crypto';
+import { createHash, type KeyObject } from 'node:crypto';
 import type { z } from 'zod';
 import type { Country, OperatorCode } from '../../../domain/operators';
 import { fromProviderUuid, toProviderUuid } from '../../provider-ids';
@@ -142,7 +142,7 @@ export class PawapayConnector implements Connector {
   private readonly baseUrl: string;
   private readonly authority: string;
   private readonly now: () => number;
-  /** Callback signatures already accepted (label:signature → expiry ms): a resend is a replay. */
+  /** Callbacks already accepted (sha-256 of the signature base → expiry ms): a resend is a replay. */
   private readonly seen = new Map<string, number>();
   private conf: { value: ActiveConf; until: number } | null = null;
   private confFailedUntil = 0;
@@ -328,31 +328,31 @@ export class PawapayConnector implements Connector {
     if (!digestMatches(cb.headers['content-digest'], cb.rawBody)) return null;
     const signatures = parseSignature(cb.headers.signature);
     const nowMs = this.now();
-    const accepted = parseSignatureInput(cb.headers['signature-input']).find((p) => {
+    // The replay memory keeps what was signed (the signature base), never the Signature bytes: one
+    // ECDSA signature has several encodings (DER, r||s) and a second valid value (s and n − s).
+    let signedBase: string | null = null;
+    for (const p of parseSignatureInput(cb.headers['signature-input'])) {
       const sig = signatures.get(p.label);
-      if (!sig) return false;
-      for (const required of ['@method', '@path', 'content-digest'])
-        if (!p.components.includes(required)) return false;
-      if (this.opts.callbackKeyId !== null && p.keyid !== this.opts.callbackKeyId) return false;
-      if (
-        !this.fresh(
-          p.created,
-          p.expires,
-          p.components.includes('signature-date') ? cb.headers['signature-date'] : undefined,
-          nowMs,
-        )
-      )
-        return false;
+      if (!sig) continue;
+      if (!['@method', '@path', 'content-digest'].every((c) => p.components.includes(c))) continue;
+      if (this.opts.callbackKeyId !== null && p.keyid !== this.opts.callbackKeyId) continue;
+      const signatureDate = p.components.includes('signature-date')
+        ? cb.headers['signature-date']
+        : undefined;
+      if (!this.fresh(p.created, p.expires, signatureDate, nowMs)) continue;
       const base = signatureBase(
         { method: cb.method, authority: cb.headers.host ?? '', target: cb.path, headers: cb.headers },
         p.components,
         p.serialized,
       );
-      return base !== null && verifyWith(key, p.alg, base, sig);
-    });
-    if (!accepted) return null;
+      if (base !== null && verifyWith(key, p.alg, base, sig)) {
+        signedBase = base;
+        break;
+      }
+    }
+    if (signedBase === null) return null;
     this.forgetExpired(nowMs);
-    const seenKey = `${accepted.label}:${cb.headers.signature ?? ''}`;
+    const seenKey = createHash('sha256').update(signedBase).digest('base64');
     if (this.seen.has(seenKey)) return null;
     let body: Payment;
     try {

@@ -123,20 +123,22 @@ export function signatureBase(msg: MessageParts, components: string[], serialize
 
 /**
  * Verifies `signature` over `base` with the public key and the algorithm named in Signature-Input.
- * ECDSA signatures are accepted in both encodings: RFC 9421 says r||s (64 bytes), pawaPay's own
- * sample code (signatures-node-example) produces Node's default DER.
+ * The key must be of the kind the algorithm names (an EC key announced as RSA-PSS is refused, not
+ * checked as ECDSA over SHA-512). ECDSA signatures are accepted in both encodings: RFC 9421 says
+ * r||s (64 bytes), pawaPay's own sample code (signatures-node-example) produces Node's default DER.
  */
 export function verifyWith(key: KeyObject, alg: string | null, base: string, signature: Buffer): boolean {
   const data = Buffer.from(base, 'utf8');
+  const named = alg ?? defaultAlg(key);
+  if (!keyFits(key, named)) return false;
   try {
-    switch (alg ?? defaultAlg(key)) {
+    switch (named) {
       case 'ecdsa-p256-sha256':
-        if (key.asymmetricKeyType !== 'ec') return false;
         return signature.length === 64
           ? verifyRaw('sha256', data, { key, dsaEncoding: 'ieee-p1363' }, signature)
           : createVerify('SHA256').update(data).verify(key, signature);
       case 'rsa-v1_5-sha256':
-        return key.asymmetricKeyType === 'rsa' && createVerify('SHA256').update(data).verify(key, signature);
+        return createVerify('SHA256').update(data).verify(key, signature);
       case 'rsa-pss-sha512':
         return verifyRaw(
           'sha512',
@@ -145,12 +147,28 @@ export function verifyWith(key: KeyObject, alg: string | null, base: string, sig
           signature,
         );
       case 'ed25519':
-        return key.asymmetricKeyType === 'ed25519' && verifyRaw(null, data, key, signature);
+        return verifyRaw(null, data, key, signature);
       default:
         return false;
     }
   } catch {
     return false;
+  }
+}
+
+/** True when `key` is of the kind RFC 9421's algorithm `alg` is defined for. */
+function keyFits(key: KeyObject, alg: string): boolean {
+  switch (alg) {
+    case 'ecdsa-p256-sha256':
+      return key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1';
+    case 'rsa-v1_5-sha256':
+      return key.asymmetricKeyType === 'rsa';
+    case 'rsa-pss-sha512':
+      return key.asymmetricKeyType === 'rsa' || key.asymmetricKeyType === 'rsa-pss';
+    case 'ed25519':
+      return key.asymmetricKeyType === 'ed25519';
+    default:
+      return false;
   }
 }
 
