@@ -10,6 +10,7 @@ import type { CorrectionLog } from '../src/reconciliation/corrections';
 import type { OperatorAsk, OperatorAskIndex } from '../src/reconciliation/operator-asks';
 import type { ReconciliationReportStore } from '../src/reconciliation/report-store';
 import type { ReportTotals } from '../src/reconciliation/types';
+import type { RecoveryDeps } from '../src/recovery/activities';
 
 export interface ReconciliationActivityDeps extends EventActivityDeps {
   operators: OperatorGateway;
@@ -19,6 +20,8 @@ export interface ReconciliationActivityDeps extends EventActivityDeps {
     reports: ReconciliationReportStore;
     corrections: CorrectionLog;
   };
+  /** The payin timing the API starts payins with: a corrected payin gets the same refund window. */
+  recovery: Pick<RecoveryDeps, 'payin'>;
 }
 
 /** What the workflow keeps of a run (the report itself is stored; history stays small). */
@@ -42,6 +45,8 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
           ...deps,
           ...deps.reconciliation,
           workflows: temporalProbe(() => Promise.resolve(ctx.client)),
+          refundWindowMs: async (merchantId) =>
+            (await deps.recovery.payin.refundWindowMsOf?.(merchantId)) ?? deps.recovery.payin.refundWindowMs,
           // As the payin workflow sends it: the event, and its first webhook attempts right here.
           notify: {
             payinCorrected: async (id) => {

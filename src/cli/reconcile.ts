@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { z } from 'zod';
 import { operatorCodes, type OperatorCode } from '../domain/operators';
 import { Ledger } from '../ledger';
+import { MerchantService } from '../merchants';
 import { HttpOperatorGateway } from '../operators/http-gateway';
 import { RefundStore } from '../persistence/refunds';
 import { TransactionStore } from '../persistence/transactions';
@@ -68,6 +69,7 @@ export function reconcileCommand(ctx: CliContext, h: Helpers): Command {
       const refunds = RefundStore.on(conn);
       const ledger = Ledger.on(conn);
       await ledger.init();
+      const merchants = MerchantService.on(conn);
       const report = await reconcileOperatorDay(
         {
           // The operator endpoint the worker uses (the embedded simulator unless OPERATOR_BASE_URL is set).
@@ -80,6 +82,11 @@ export function reconcileCommand(ctx: CliContext, h: Helpers): Command {
           ledger,
           ...stores,
           workflows: temporalProbe(temporal),
+          // As the worker's: the merchant's own window (settings.refundWindowDays), else REFUND_WINDOW.
+          refundWindowMs: async (merchantId) => {
+            const days = (await merchants.settingsOf(merchantId))?.refundWindowDays;
+            return typeof days === 'number' ? days * 86_400_000 : config.REFUND_WINDOW;
+          },
           notify: eventNotifier({ transactions, refunds, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE }),
         },
         { operator, date: opts.date, trigger: 'cli' },

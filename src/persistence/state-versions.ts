@@ -113,6 +113,22 @@ export class StateVersions {
   }
 
   /**
+   * As read(), with the seq of the state read: versions are immutable, so that state is exactly the
+   * one after write `seq` (a writer deciding from it takes `seq + 1`, and loses to any other).
+   */
+  async readWithSeq<T extends object>(
+    recordId: string,
+    doc: (T & { stateSeq?: number }) | null,
+  ): Promise<{ value: T; seq: number } | null> {
+    if (!doc) return null;
+    const { stateSeq, ...rest } = doc;
+    const newer = await this.newest(recordId, (stateSeq ?? 0) + 1);
+    return newer
+      ? { value: overlay(rest as T, newer.state), seq: newer.seq }
+      : { value: rest as T, seq: stateSeq ?? 0 };
+  }
+
+  /**
    * Applies write `seq` on top of the latest state; `hint` is the document's `stateSeq` as just read
    * (0 when absent) and `writeHint` copies a version onto the document. Answers whether this call
    * applied it: false for a retry of an applied seq or a late attempt overtaken by a newer seq.

@@ -179,6 +179,17 @@ export class TransactionStore {
     return this.versions.read<Transaction>(id, doc);
   }
 
+  /**
+   * The latest state and the seq of its last write, read together: a writer other than the workflow
+   * (reconciliation's correction) decides from this state and writes `seq + 1`, so that if anyone
+   * wrote after it, its insert loses and nothing it decided from a stale state lands.
+   */
+  async findWithSeq(id: string): Promise<{ transaction: Transaction; seq: number } | null> {
+    const doc = await this.model.findOne({ _id: id }, { _id: 0 }).lean<StoredTransaction>().exec();
+    const read = await this.versions.readWithSeq<Transaction>(id, doc);
+    return read && { transaction: read.value, seq: read.seq };
+  }
+
   /** Removes a transaction nothing happened to yet (a payout whose debit was refused). */
   async removeUnstarted(id: string): Promise<void> {
     const tx = await this.findById(id);

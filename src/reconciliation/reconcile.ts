@@ -39,6 +39,8 @@ export interface ReconciliationDeps {
   corrections: CorrectionLog;
   workflows: WorkflowProbe;
   notify: CorrectionNotifier;
+  /** The refund window a payin of this merchant gets (its own setting, else REFUND_WINDOW), in ms. */
+  refundWindowMs: (merchantId: string) => Promise<number>;
   now?: () => Date;
 }
 
@@ -177,8 +179,8 @@ async function examineCollection(
 
 /**
  * The payin workflow's own ending for a collected payin: the same credit (same sourceRefs: it applies
- * once), success, and `payin.corrected`. A payin already success (credited by nobody) only gets
- * the credit: its merchant was told of the success.
+ * once), success with its refund window, and `payin.corrected`. A payin already success (credited by
+ * nobody) only gets the credit: its merchant was told of the success.
  */
 async function correctPayin(
   deps: ReconciliationDeps,
@@ -199,8 +201,7 @@ async function correctPayin(
       'credited',
       `The payin was success but not credited: ${credit}.`,
     );
-  await deps.transactions.update(tx.id, { status: 'success', confirmationStatus: 'accepted', failure: null });
-  const stored = await deps.transactions.findById(tx.id);
+  const stored = await recordCorrection(deps, tx.id);
   if (stored?.status !== 'success')
     return finding(
       'collected_not_credited',
@@ -217,6 +218,36 @@ async function correctPayin(
     'credited',
     `The operator collected after the payin ended ${tx.status}: ${credit}, the payin is now success and payin.corrected was sent.`,
   );
+}
+
+/** A few rounds are plenty: after the workflow ended only a late attempt of one of its writes can come between. */
+const CORRECTION_ROUNDS = 3;
+
+/**
+ * Records the correction as the payin record's next state version (docs/decisions/reconciliation-correction.md):
+ * success, failure null, confirmation accepted, and the refund window from now, written as seq n+1
+ * over the `failed`|`expired` state n it was decided from. The unique version `_id` makes it one
+ * decision: a second run (or any other writer) at n+1 wins or loses whole, and every later versioned
+ * write (a late attempt of the payin workflow, its refund desk) builds on it, so the old status can
+ * never come back. Answers the record as it then reads.
+ */
+async function recordCorrection(deps: ReconciliationDeps, payinId: string): Promise<Transaction | null> {
+  const now = deps.now ?? (() => new Date());
+  for (let round = 0; ; round++) {
+    const read = await deps.transactions.findWithSeq(payinId);
+    if (!read) return null;
+    const current = read.transaction;
+    // Another run's correction won (success), or something a person must look at.
+    if ((current.status !== 'failed' && current.status !== 'expired') || round === CORRECTION_ROUNDS)
+      return current;
+    const windowMs = await deps.refundWindowMs(current.merchantId);
+    await deps.transactions.applyState(payinId, read.seq + 1, {
+      status: 'success',
+      confirmationStatus: 'accepted',
+      failure: null,
+      refundableUntil: new Date(now().getTime() + windowMs),
+    });
+  }
 }
 
 async function notifyCorrection(deps: ReconciliationDeps, payinId: string): Promise<void> {
