@@ -38,6 +38,7 @@ import {
 import {
   StatementsNotOfferedError,
   type Connector,
+  type ConnectorRules,
   type IncomingCallback,
   type VerifiedCallback,
 } from '../connector';
@@ -98,6 +99,11 @@ type Answer = ProviderAnswer;
 export class WaveConnector implements Connector {
   readonly name = 'wave' as const;
   readonly serves = [{ operator: 'WAVE' as OperatorCode, country: 'CI' as Country }];
+  /**
+   * Wave redirects the customer only to https addresses (success_url, error_url), and its checkout
+   * refund returns the whole payment (no amount): both are refused when the request arrives.
+   */
+  readonly rules: ConnectorRules = { httpsReturnUrls: true, fullRefundsOnly: true };
   private readonly baseUrl: string;
   /** Signatures already accepted (t,v1 → expiry ms): an identical resend is a replay. */
   private readonly seen = new Map<string, number>();
