@@ -51,11 +51,16 @@ export function buildOperators(
     ...common,
   });
   const connectors = new Map<ConnectorName, Connector>([['simulator', sandbox]]);
+  // Where a session's customer returns from a provider's own page (Wave): our checkout page.
+  const publicBase = config.PUBLIC_BASE_URL?.replace(/\/+$/, '');
   const live = [
     buildPawapayConnector(config, common),
     buildMtnConnector(config, common),
     buildWaveConnector(config, {
       ...common,
+      ...(publicBase?.startsWith('https://')
+        ? { checkoutPage: (id: string) => `${publicBase}/checkout/${id}` }
+        : {}),
       ...(records.payinOfRefund ? { refundOrigin: records.payinOfRefund } : {}),
     }),
   ];

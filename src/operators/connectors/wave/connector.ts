@@ -64,6 +64,8 @@ export interface WaveConnectorOptions {
   errorUrl: string | null;
   timeoutMs: number;
   refundOrigin: ((refundId: string) => Promise<string | null>) | null;
+  /** Our hosted checkout page of a session, where its customer returns (null: none in https). */
+  checkoutPage: ((transactionId: string) => string | null) | null;
   webhookToleranceSeconds: number;
 }
 
@@ -116,8 +118,13 @@ export class WaveConnector implements Connector {
 
   async requestCollection(req: CollectionRequest): Promise<OperatorStatus> {
     this.checkServed(req.operator, req.country, req.currency);
-    const successUrl = req.successUrl ?? this.opts.successUrl;
-    const errorUrl = req.failureUrl ?? this.opts.errorUrl;
+    // A direct payin names its URLs (the API made sure they are https); a session names none: its
+    // customer comes back to our checkout page, which leaves for the merchant's URLs; else the
+    // configured defaults.
+    const page =
+      req.successUrl || req.failureUrl ? null : (this.opts.checkoutPage?.(req.transactionId) ?? null);
+    const successUrl = req.successUrl ?? page ?? this.opts.successUrl;
+    const errorUrl = req.failureUrl ?? page ?? this.opts.errorUrl;
     if (!successUrl || !errorUrl)
       throw new OperatorRejectedError('wave: a checkout needs success and error URLs (none configured)');
     // A retry after a lost answer finds the session the first attempt made (client_reference is
