@@ -97,8 +97,12 @@ export function buildOperatorGateway(
     refundScope: async (id) => (await records.refunds.findById(id))?.merchantId ?? null,
     modeOfScope,
   });
-  // What a live customer sees of a payment: the merchant's name and reference, never our ids.
-  const described = new CustomerTextGateway(operators.live, async (kind, id) => {
+  const measured: OperatorGateway = recorder
+    ? new MeasuringGateway(operators.live, 'live', recorder)
+    : operators.live;
+  // What a live customer sees of a payment: the merchant's name and reference, never our ids. Read
+  // outside the measures: provider health times the provider, not our own records.
+  const live = new CustomerTextGateway(measured, async (kind, id) => {
     const tx =
       kind === 'refund'
         ? await records.transactions.findById((await records.refunds.findById(id))?.payinId ?? '')
@@ -106,7 +110,6 @@ export function buildOperatorGateway(
     if (!tx) return null;
     return { merchant: (await records.merchantName?.(tx.merchantId)) ?? null, reference: tx.reference };
   });
-  const live: OperatorGateway = recorder ? new MeasuringGateway(described, 'live', recorder) : described;
   return new ModeGateway(new AskRecordingGateway(operators.sandbox, records.asks), live, modeOf);
 }
 
