@@ -45,6 +45,22 @@ export const fieldMessages = {
     en: `Must be between ${min} and ${max} for ${operator} in ${country}.`,
     fr: `Doit être compris entre ${min} et ${max} pour ${operator} en ${country}.`,
   }),
+  /**
+   * Rules of the provider a live request is routed to (the connector's declared rules,
+   * src/operators/connectors/connector.ts `ConnectorRules`).
+   */
+  httpsReturnUrl: (operator: string, country: string): Text => ({
+    en: `${operator} in ${country} sends the customer back to https addresses only; use an https URL.`,
+    fr: `${operator} en ${country} ne renvoie le client que vers des adresses https ; utilisez une URL https.`,
+  }),
+  fullRefundOnly: (operator: string, full: number, currency: string): Text => ({
+    en: `${operator} refunds a payment in full only: leave amount out, or send ${full} ${currency}.`,
+    fr: `${operator} ne rembourse un paiement qu'en totalité : omettez amount, ou envoyez ${full} ${currency}.`,
+  }),
+  fullRefundOfFeeInclusive: (operator: string): Text => ({
+    en: `${operator} refunds everything the customer paid, fee included, and this payment's customer paid the fee: it cannot be refunded through ${operator}.`,
+    fr: `${operator} rembourse tout ce que le client a payé, frais compris, et le client de ce paiement a payé les frais : il ne peut pas être remboursé par ${operator}.`,
+  }),
   /** A session: the operator is chosen later, so the bounds are those of every operator of the country. */
   amountOutOfCountryRange: (min: number, max: number, country: string): Text => ({
     en: `Must be between ${min} and ${max} in ${country}.`,

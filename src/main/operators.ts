@@ -21,6 +21,7 @@ import { AskRecordingGateway, type OperatorAskIndex } from '../reconciliation';
 import type { Connection } from 'mongoose';
 import { MeasuringGateway, ProviderHealth, type HealthRecorder } from '../operators/health';
 import type { PublishedAvailability } from '../operators/connectors/connector';
+import { CustomerTextGateway } from '../operators/connectors/customer-text';
 
 // The operators a process talks to: the sandbox simulator for test mode, and live mode's connectors
 // by route (OPERATOR_ROUTES). Built the same way by the API (callbacks, recipient checks, provider
@@ -50,11 +51,16 @@ export function buildOperators(
     ...common,
   });
   const connectors = new Map<ConnectorName, Connector>([['simulator', sandbox]]);
+  // Where a session's customer returns from a provider's own page (Wave): our checkout page.
+  const publicBase = config.PUBLIC_BASE_URL?.replace(/\/+$/, '');
   const live = [
     buildPawapayConnector(config, common),
     buildMtnConnector(config, common),
     buildWaveConnector(config, {
       ...common,
+      ...(publicBase?.startsWith('https://')
+        ? { checkoutPage: (id: string) => `${publicBase}/checkout/${id}` }
+        : {}),
       ...(records.payinOfRefund ? { refundOrigin: records.payinOfRefund } : {}),
     }),
   ];
@@ -72,7 +78,13 @@ export function buildOperators(
  */
 export function buildOperatorGateway(
   operators: Operators,
-  records: { transactions: TransactionStore; refunds: RefundStore; asks: OperatorAskIndex },
+  records: {
+    transactions: TransactionStore;
+    refunds: RefundStore;
+    asks: OperatorAskIndex;
+    /** The merchant's name (by scope), which live customers read with the reference. */
+    merchantName?: (scope: string) => Promise<string | null>;
+  },
   /**
    * Provider states' measures (src/operators/health); omitted, nothing is measured. Only live mode
    * is measured: test mode's timeouts and failures are merchants' chosen scenarios, and must not
@@ -85,9 +97,19 @@ export function buildOperatorGateway(
     refundScope: async (id) => (await records.refunds.findById(id))?.merchantId ?? null,
     modeOfScope,
   });
-  const live: OperatorGateway = recorder
+  const measured: OperatorGateway = recorder
     ? new MeasuringGateway(operators.live, 'live', recorder)
     : operators.live;
+  // What a live customer sees of a payment: the merchant's name and reference, never our ids. Read
+  // outside the measures: provider health times the provider, not our own records.
+  const live = new CustomerTextGateway(measured, async (kind, id) => {
+    const tx =
+      kind === 'refund'
+        ? await records.transactions.findById((await records.refunds.findById(id))?.payinId ?? '')
+        : await records.transactions.findById(id);
+    if (!tx) return null;
+    return { merchant: (await records.merchantName?.(tx.merchantId)) ?? null, reference: tx.reference };
+  });
   return new ModeGateway(new AskRecordingGateway(operators.sandbox, records.asks), live, modeOf);
 }
 

@@ -22,6 +22,7 @@ import { PayoutService } from '../services/payout-service';
 import { CheckoutService } from '../checkout/service';
 import { pingTemporal } from '../temporal/connection';
 import { buildOperatorGateway, buildOperators, providerHealthOf, type Operators } from './operators';
+import type { RulesOf } from '../operators/connectors';
 import { operatorCallbackSignal } from '../../workflows/signals';
 import type { CallbackKind } from '../operators/wire';
 import { WorkflowNotFoundError } from '@temporalio/client';
@@ -133,6 +134,9 @@ export async function buildApi(opts: {
   };
   // Provider states (src/operators/health): a payin to a closed provider is refused with 503.
   const providerHealth = providerHealthOf(opts.mongo, opts.config, operators);
+  // A live request meets the rules of the connector it is routed to; the sandbox imposes none.
+  const rulesOf: RulesOf = (mode, operator, country, operation) =>
+    mode === 'live' ? operators.live.rulesFor(operator, country, operation) : {};
   const payouts = new PayoutService({
     transactions,
     starts,
@@ -219,6 +223,7 @@ export async function buildApi(opts: {
       temporal: opts.temporal,
       taskQueue: opts.config.TEMPORAL_TASK_QUEUE,
       decisionWaitMs: opts.config.REFUND_DECISION_WAIT,
+      rulesOf,
     }),
     payins: new PayinService({
       transactions,
@@ -232,6 +237,7 @@ export async function buildApi(opts: {
       otps,
       providerHealth,
       payFeeOf: payFeeOf(merchants),
+      rulesOf,
     }),
     checkout: new CheckoutService({
       transactions,
@@ -297,6 +303,7 @@ export async function buildActivityDeps(opts: { mongo: Connection; config: Confi
   const operators = buildOperators(opts.config, {
     payinOfRefund: async (id) => (await refunds.findById(id))?.payinId ?? null,
   });
+  const merchantNames = MerchantService.on(opts.mongo);
   // The worker measures live calls and flushes them every 10 s for every process to read.
   const providerHealth = providerHealthOf(opts.mongo, opts.config, operators);
   providerHealth.start();
@@ -316,7 +323,12 @@ export async function buildActivityDeps(opts: { mongo: Connection; config: Confi
     // Every sandbox id asked of an operator is listed by day first: reconciliation finds "unknown to the operator".
     operators: buildOperatorGateway(
       operators,
-      { transactions, refunds, asks: reconciliation.asks },
+      {
+        transactions,
+        refunds,
+        asks: reconciliation.asks,
+        merchantName: async (scope) => (await merchantNames.getMerchant(scope))?.name ?? null,
+      },
       providerHealth.recorder,
     ),
     // Payouts wait, unsent, while their provider is delayed or closed (docs/payouts.md).

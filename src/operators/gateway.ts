@@ -15,6 +15,16 @@ export type OperatorOutcome = 'completed' | 'failed' | 'pending' | 'unknown';
 /** The three kinds of operator transactions, each with its own id space at the operator. */
 export type OperatorKind = 'collection' | 'disbursement' | 'refund';
 
+/**
+ * What the customer recognises a payment by: the merchant's name and the merchant's reference (of
+ * the payin, the payout, or the payin a refund reverses). Connectors show it within their
+ * provider's limits (src/operators/connectors/customer-text.ts); never our own ids.
+ */
+export interface CustomerText {
+  merchant: string | null;
+  reference: string;
+}
+
 export interface CollectionRequest {
   /** Our transaction id: the operator's idempotency key, so a retried request collects once. */
   transactionId: string;
@@ -32,6 +42,7 @@ export interface CollectionRequest {
    */
   successUrl?: string;
   failureUrl?: string;
+  customerText?: CustomerText;
 }
 
 export interface DisbursementRequest {
@@ -44,6 +55,7 @@ export interface DisbursementRequest {
   amount: number;
   currency: string;
   sandboxScenario: SandboxScenario | null;
+  customerText?: CustomerText;
 }
 
 export interface RefundRequest {
@@ -57,6 +69,7 @@ export interface RefundRequest {
   amount: number;
   currency: string;
   sandboxScenario: SandboxScenario | null;
+  customerText?: CustomerText;
 }
 
 export interface OperatorStatus {

@@ -31,6 +31,8 @@ import { operatorAnswerUpdate } from '../../workflows/payin-api';
 import { TransactionWorkflows } from './transaction-workflows';
 import { fingerprintsDiffer } from '../security/request-fingerprint';
 import { refuseClosedPayin, refuseWhenAllClosed, type PayinStateReader } from '../operators/health/guard';
+import type { RulesOf } from '../operators/connectors/connector';
+import { modeOfScope } from '../domain/modes';
 
 export interface PayinServiceDeps {
   transactions: TransactionStore;
@@ -56,6 +58,8 @@ export interface PayinServiceDeps {
   providerHealth?: PayinStateReader | undefined;
   /** Who pays payin fees by the merchant's setting (a request's `payFee` wins). Unset: the merchant. */
   payFeeOf?: ((merchantId: string) => Promise<boolean>) | undefined;
+  /** The rules of the provider a request is routed to (live mode's connectors). Unset: none. */
+  rulesOf?: RulesOf | undefined;
 }
 
 export class PayinService {
@@ -110,6 +114,9 @@ export class PayinService {
     });
     if (broken)
       throw providerRuleProblem(broken, { operator: payin.provider, country: payin.country }, 'payin.');
+    // The routed provider's own rules, answered now rather than by a failure after the 201.
+    const rules = this.deps.rulesOf?.(modeOfScope(merchantId), payin.provider, payin.country, 'payin');
+    if (rules?.httpsReturnUrls) refuseNonHttpsReturn(body.action, payin.provider, payin.country);
     await refuseClosedPayin(this.deps.providerHealth, merchantId, payin.provider, payin.country);
     const currency = currencyByCountry[payin.country];
     const amount = toMinor(payin.amount, currency);
@@ -266,6 +273,19 @@ export class PayinService {
   async get(merchantId: string, reference: string): Promise<Transaction | null> {
     return this.deps.transactions.find(merchantId, 'payin', reference);
   }
+}
+
+/** Wave's checkout sends the customer back to https addresses only (docs/decisions/provider-rules-at-request.md). */
+function refuseNonHttpsReturn(
+  action: DirectPayinRequest['action'],
+  operator: OperatorCode,
+  country: Country,
+): void {
+  const message = fieldMessages.httpsReturnUrl(operator, country);
+  const errors = (['successUrl', 'failureUrl'] as const)
+    .filter((k) => new URL(action[k]).protocol !== 'https:')
+    .map((k) => ({ path: `action.${k}`, message }));
+  if (errors.length > 0) throw new ApiProblem('VALIDATION_ERROR', { detail: message, errors });
 }
 
 /**

@@ -11,7 +11,10 @@ import type { RefundAuditLog } from '../persistence/refund-audit';
 import type { RefundRequest } from '../contract/schemas/refund';
 import { ApiProblem, type ProblemCode } from '../contract/problems';
 import { fieldMessages, problemAt } from '../contract/field-messages';
-import { minorUnitDigits, toMinor } from '../domain/money';
+import { minorUnitDigits, toMajor, toMinor } from '../domain/money';
+import { modeOfScope } from '../domain/modes';
+import type { RulesOf } from '../operators/connectors/connector';
+import { operatorOf } from './transaction-workflows';
 import { newId } from '../domain/ids';
 import type { Transaction } from '../domain/transaction';
 import { refundedTotal, type Refund } from '../domain/refund';
@@ -30,6 +33,8 @@ export interface RefundServiceDeps {
   taskQueue: string;
   /** How long the API waits for the payin's workflow to decide before answering 503 (retry). */
   decisionWaitMs: number;
+  /** The rules of the provider a refund is routed to (live mode's connectors). Unset: none. */
+  rulesOf?: RulesOf | undefined;
 }
 
 /** Who asks: the merchant and the api_key it called with, and the request's idempotency key. */
@@ -85,9 +90,12 @@ export class RefundService {
         amount: payin && body.amount !== undefined ? toMinor(body.amount, payin.currency) : null,
         outcome,
       });
-    const refuse = async (code: ProblemCode): Promise<never> => {
+    const refuse = async (
+      code: ProblemCode,
+      extra?: ConstructorParameters<typeof ApiProblem>[1],
+    ): Promise<never> => {
       await log(code);
-      throw new ApiProblem(code);
+      throw new ApiProblem(code, extra);
     };
 
     const payin = await this.deps.transactions.find(caller.merchantId, 'payin', payinReference);
@@ -100,6 +108,27 @@ export class RefundService {
       await log('VALIDATION_ERROR');
       const digits = minorUnitDigits[payin.currency];
       throw problemAt('VALIDATION_ERROR', 'amount', fieldMessages.tooManyDecimals(payin.currency, digits));
+    }
+    // The routed provider's own rules, answered now rather than by a reversal after the 201.
+    const operator = payin.provider ? operatorOf(payin.provider) : null;
+    const rules = operator
+      ? this.deps.rulesOf?.(modeOfScope(caller.merchantId), operator, payin.country, 'refund')
+      : undefined;
+    if (operator && rules?.fullRefundsOnly) {
+      // The provider returns what it collected: the customer's fee too when the customer paid it,
+      // which is more than the merchant's payment a refund of ours reverses.
+      if (payin.chargedAmount !== payin.amount) {
+        const detail = fieldMessages.fullRefundOfFeeInclusive(operator);
+        return refuse('REFUND_NOT_ALLOWED', { detail });
+      }
+      if (body.amount !== undefined && toMinor(body.amount, payin.currency) !== payin.amount) {
+        const message = fieldMessages.fullRefundOnly(
+          operator,
+          toMajor(payin.amount, payin.currency),
+          payin.currency,
+        );
+        return refuse('INVALID_AMOUNT', { detail: message, errors: [{ path: 'amount', message }] });
+      }
     }
     // The externalReference is taken: by this very request (a retry after a crash) it is answered
     // again; by any other, refused. The workflow checks it again, race-free.

@@ -36,6 +36,7 @@ describe('live mode through each connector', () => {
   let merchant: TestMerchant;
   let live: ApiClient;
   let test: ApiClient;
+  let fakeUrls: { pawapay: string; mtn: string; wave: string };
 
   beforeAll(async () => {
     const port = await freePort();
@@ -65,6 +66,7 @@ describe('live mode through each connector', () => {
       }),
     ]);
     running.push(pawapay, mtn, wave);
+    fakeUrls = { pawapay: pawapay.url, mtn: mtn.url, wave: wave.url };
     stack = await startStack({
       PORT: String(port),
       OPERATOR_CALLBACK_BASE_URL: base,
@@ -83,7 +85,7 @@ describe('live mode through each connector', () => {
       WAVE_API_KEY: 'live-wave-key',
       WAVE_WEBHOOK_SECRET: 'live-wave-webhook-secret',
     });
-    merchant = await createTestMerchant(stack);
+    merchant = await createTestMerchant(stack, 'Boutique Côte & Fils');
     live = new ApiClient(stack.baseUrl, merchant.live.credentials);
     test = new ApiClient(stack.baseUrl, merchant.credentials);
   }, 120_000);
@@ -154,4 +156,139 @@ describe('live mode through each connector', () => {
       expect((await test.get(`/v1/direct/payout/${payoutRef}`)).status).toBe(404);
     },
   );
+
+  // Issue 28 §7: a rule the routed provider imposes is answered when the request is made, never
+  // after a 201; and what the customer reads names the merchant and its reference, not our ids.
+  describe("the routed provider's rules, answered at the request", () => {
+    const wave = routes[1];
+    const httpAction = { successUrl: 'http://shop.example/ok', failureUrl: 'https://shop.example/ko' };
+
+    it.each([
+      ['en', /https/],
+      ['fr', /adresses https/],
+    ])('a Wave payin with an http return URL is refused with a 400 (%s)', async (lang, wording) => {
+      const ref = `live-wave-http-${randomUUID()}`;
+      const res = await live.post(
+        '/v1/direct/payin',
+        {
+          reference: ref,
+          payin: { amount: 20_000, msisdn: wave.msisdn, provider: 'WAVE', country: 'CI' },
+          action: httpAction,
+        },
+        { 'accept-language': lang },
+      );
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('VALIDATION_ERROR');
+      expect(res.body.errors).toEqual([
+        { path: 'action.successUrl', message: expect.stringMatching(wording) },
+      ]);
+      expect(res.body.detail).toMatch(wording);
+      // Nothing was created.
+      expect((await live.get(`/v1/payin/${ref}`)).status).toBe(404);
+    });
+
+    it('an http return URL stays fine where the routed provider takes it (MTN) and in test mode', async () => {
+      const mtnPayin = await live.post('/v1/direct/payin', {
+        reference: `live-mtn-http-${randomUUID()}`,
+        payin: { amount: 20_000, msisdn: routes[0].msisdn, provider: 'MTN', country: 'CI' },
+        action: httpAction,
+      });
+      expect(mtnPayin.status).toBe(201);
+      const sandboxWave = await test.post('/v1/direct/payin', {
+        reference: `test-wave-http-${randomUUID()}`,
+        payin: { amount: 20_000, msisdn: wave.msisdn, provider: 'WAVE', country: 'CI' },
+        action: httpAction,
+      });
+      expect(sandboxWave.status).toBe(201);
+    });
+
+    it('a partial refund of a Wave payin is refused at the request; a full one goes through', async () => {
+      const ref = `live-wave-partial-${randomUUID()}`;
+      expect((await collect(wave, ref)).body.status).toBe('success');
+      // Funds the full refund below (the merchant bears the payin fee).
+      expect((await collect(wave, `${ref}-2`)).body.status).toBe('success');
+      for (const [lang, wording] of [
+        ['en', /in full only/],
+        ['fr', /qu'en totalité/],
+      ] as const) {
+        const partial = await live.post(
+          `/v1/payin/${ref}/refund`,
+          { amount: 5_000, reason: 'part', externalReference: `rf-part-${lang}-${ref}` },
+          { 'accept-language': lang },
+        );
+        expect(partial.status).toBe(400);
+        expect(partial.body.code).toBe('INVALID_AMOUNT');
+        expect(partial.body.detail).toMatch(wording);
+        expect(partial.body.errors).toEqual([{ path: 'amount', message: expect.stringMatching(wording) }]);
+      }
+      expect((await live.get(`/v1/payin/${ref}`)).body.refunds ?? []).toEqual([]);
+
+      const full = await live.post(`/v1/payin/${ref}/refund`, {
+        amount: 20_000,
+        reason: 'whole',
+        externalReference: `rf-full-${ref}`,
+      });
+      expect(full.status).toBe(201);
+      const done = await eventually(
+        () => live.get(`/v1/refunds/${full.body.reference}`),
+        (x) => x.body.status !== 'pending' && x.body.status !== 'processing',
+        30_000,
+      );
+      expect(done.body.status).toBe('completed');
+    });
+
+    it('a Wave payin whose customer paid the fee cannot be refunded through Wave: refused at the request', async () => {
+      const ref = `live-wave-payfee-${randomUUID()}`;
+      const created = await live.post('/v1/direct/payin', {
+        reference: ref,
+        payin: { amount: 20_000, msisdn: wave.msisdn, provider: 'WAVE', country: 'CI' },
+        action: { successUrl: 'https://shop.example/ok', failureUrl: 'https://shop.example/ko' },
+        payFee: false,
+      });
+      expect(created.status).toBe(201);
+      expect((await payinStatus(ref)).body.status).toBe('success');
+      const refund = await live.post(`/v1/payin/${ref}/refund`, {
+        reason: 'returned',
+        externalReference: `rf-${ref}`,
+      });
+      expect(refund.status).toBe(403);
+      expect(refund.body.code).toBe('REFUND_NOT_ALLOWED');
+      expect(refund.body.detail).toMatch(/fee/);
+    });
+
+    it('the customer reads the merchant and its reference, never our id (MTN, pawaPay)', async () => {
+      const mtnRef = `ord-${randomUUID().slice(0, 8)}`;
+      const moovRef = `ord-${randomUUID().slice(0, 8)}`;
+      expect((await collect(routes[0], mtnRef)).body.status).toBe('success');
+      expect((await collect(routes[2], moovRef)).body.status).toBe('success');
+
+      const mtnSent = (await (await fetch(`${fakeUrls.mtn}/__fake/requests`)).json()) as Array<{
+        method: string;
+        path: string;
+        body: { externalId?: string; payerMessage?: string; payeeNote?: string };
+      }>;
+      const rtp = mtnSent.find(
+        (r) =>
+          r.method === 'POST' && r.path.includes('requesttopay') && r.body.payerMessage?.includes(mtnRef),
+      );
+      expect(rtp?.body.payerMessage).toBe(`Boutique Cote Fils ${mtnRef}`);
+      expect(rtp?.body.payeeNote).toBe(`Boutique Cote Fils ${mtnRef}`);
+      expect(JSON.stringify([rtp?.body.payerMessage, rtp?.body.payeeNote])).not.toMatch(/pr_/);
+
+      const pawaSent = (await (await fetch(`${fakeUrls.pawapay}/__fake/received`)).json()) as Array<{
+        method: string;
+        path: string;
+        body: { clientReferenceId?: string; customerMessage?: string };
+      }>;
+      const deposit = pawaSent.find(
+        (r) =>
+          r.method === 'POST' &&
+          r.path === '/v2/deposits' &&
+          r.body.customerMessage?.includes(moovRef.slice(4)),
+      );
+      // 4 to 22 letters, digits or spaces: the reference whole, the name shortened.
+      expect(deposit?.body.customerMessage).toBe(`Boutique ${moovRef.replace('-', ' ')}`);
+      expect(deposit?.body.customerMessage).toMatch(/^[A-Za-z0-9 ]{4,22}$/);
+    });
+  });
 });

@@ -1,4 +1,5 @@
 import type { Country, OperatorCode } from '../../domain/operators';
+import type { Mode } from '../../domain/modes';
 import type { OperatorGateway, OperatorKind } from '../gateway';
 
 // A connector speaks one provider's published API (pawaPay, MTN MoMo, Wave, or the sandbox
@@ -50,8 +51,33 @@ export interface PublishedAvailability {
   status: 'operational' | 'delayed' | 'closed';
 }
 
+/**
+ * What a provider refuses that our interface allows, declared by the connector that speaks to it:
+ * the API consults the routed connector's rules when a request arrives and refuses it there, so a
+ * request we accept (201) is one the provider can take. One place per provider: its connector.
+ */
+export interface ConnectorRules {
+  /** The customer's return addresses (a payin's `action` URLs) must be https (Wave's checkout). */
+  httpsReturnUrls?: boolean;
+  /** A payin is refunded whole or not at all (Wave's checkout refund takes no amount). */
+  fullRefundsOnly?: boolean;
+}
+
+/**
+ * The rules a new request meets in a mode: live mode's are those of the connector routed for the
+ * operator × country × operation; test mode's sandbox simulator imposes none.
+ */
+export type RulesOf = (
+  mode: Mode,
+  operator: OperatorCode,
+  country: Country,
+  operation: 'payin' | 'payout' | 'refund',
+) => ConnectorRules;
+
 export interface Connector extends OperatorGateway {
   readonly name: ConnectorName;
+  /** The provider's rules a request must meet (none when absent). */
+  readonly rules?: ConnectorRules;
   /** The operator × country pairs this connector can serve (checked against the routes at start). */
   readonly serves: ReadonlyArray<{ operator: OperatorCode; country: Country }>;
   /**

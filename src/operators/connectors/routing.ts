@@ -13,7 +13,12 @@ import {
   type PartnerCheckResult,
   type RefundRequest,
 } from '../gateway';
-import { StatementsNotOfferedError, type Connector, type ConnectorName } from './connector';
+import {
+  StatementsNotOfferedError,
+  type Connector,
+  type ConnectorName,
+  type ConnectorRules,
+} from './connector';
 import { operationOfKind, routeOf, type Operation, type RouteTable } from './routes';
 
 /**
@@ -32,6 +37,11 @@ export class RoutedGateway implements OperatorGateway {
   connectorFor(operator: OperatorCode, country: Country, operation: Operation): Connector | null {
     const name = routeOf(this.table, operator, country, operation);
     return name ? (this.connectors.get(name) ?? null) : null;
+  }
+
+  /** The rules of the connector routed for a request (none without a route: the request is refused anyway). */
+  rulesFor(operator: OperatorCode, country: Country, operation: Operation): ConnectorRules {
+    return this.connectorFor(operator, country, operation)?.rules ?? {};
   }
 
   private forRequest(operator: OperatorCode, country: Country, operation: Operation): Connector {

@@ -277,6 +277,12 @@ export async function startPawapayFake(opts: PawapayFakeOptions): Promise<{
     if (typeof b.amount !== 'string' || !amountRe.test(b.amount))
       return invalid('INVALID_PARAMETER', 'amount');
     if (typeof b.currency !== 'string') return invalid('MISSING_PARAMETER', 'currency');
+    // customerMessage (optional): 4 to 22 letters, digits or spaces, as the API reference states.
+    if (
+      b.customerMessage !== undefined &&
+      (typeof b.customerMessage !== 'string' || !/^[A-Za-z0-9 ]{4,22}$/.test(b.customerMessage))
+    )
+      return invalid('INVALID_PARAMETER', 'customerMessage');
     const existing = store.get(`${kind}:${id}`);
     // Duplication logic relies upon the id alone (the documentation says so).
     if (existing)

@@ -555,3 +555,42 @@ describe('MTN connector: transfers, refunds, account holders', () => {
     expect((err as Error).message).not.toContain(number.slice(1));
   });
 });
+
+describe('MTN connector: what the customer reads (issue 28 §7)', () => {
+  type Sent = { method: string; path: string; body: Record<string, unknown> };
+  const notes = async (path: string, externalId: string) => {
+    const sent = (await look<Sent[]>('/__fake/requests')).find(
+      (r) => r.method === 'POST' && r.path === path && r.body.externalId === externalId,
+    )!;
+    return [sent.body.payerMessage, sent.body.payeeNote] as [string, string];
+  };
+
+  it('payerMessage and payeeNote carry the merchant and its reference within 160 plain characters, never our id', async () => {
+    const req = payin({
+      customerText: { merchant: 'Épicerie « Chez Awa » & Fils', reference: 'CMD-2024/0042' },
+    });
+    await mtn.requestCollection(req);
+    const [payerMessage, payeeNote] = await notes('/collection/v1_0/requesttopay', req.transactionId);
+    expect(payerMessage).toBe('Epicerie Chez Awa Fils CMD-2024/0042');
+    expect(payeeNote).toBe(payerMessage);
+
+    const long = payin({ customerText: { merchant: 'M'.repeat(300), reference: 'ORDER-1' } });
+    await mtn.requestCollection(long);
+    const [longMessage] = await notes('/collection/v1_0/requesttopay', long.transactionId);
+    expect(longMessage).toHaveLength(160);
+    expect(longMessage.endsWith(' ORDER-1')).toBe(true);
+  });
+
+  it('without a text (a direct use of the connector), a plain word: no pr_ or rf_ id on any side', async () => {
+    const req = payin();
+    await mtn.requestCollection(req);
+    expect(await notes('/collection/v1_0/requesttopay', req.transactionId)).toEqual(['Payment', 'Payment']);
+    const out = { ...payin(), operator: 'MTN' as const };
+    await mtn.disburse(out);
+    expect(await notes('/disbursement/v1_0/transfer', out.transactionId)).toEqual(['Payout', 'Payout']);
+    const all = JSON.stringify(
+      (await look<Sent[]>('/__fake/requests')).map((r) => [r.body?.payerMessage, r.body?.payeeNote]),
+    );
+    expect(all).not.toMatch(/pr_|rf_/);
+  });
+});

@@ -592,3 +592,41 @@ describe('pawaPay connector against the pawaPay fake', () => {
     }
   });
 });
+
+describe('pawaPay connector: what the customer reads (issue 28 §7)', () => {
+  const sentBody = async (path: string, idName: string, id: string) => {
+    const received = (await control('received', null)) as Array<{
+      path: string;
+      body: Record<string, unknown>;
+    }>;
+    return received.find((r) => r.path === path && r.body[idName] === toProviderUuid(id))?.body;
+  };
+
+  test('customerMessage: 4 to 22 letters, digits or spaces, the reference kept whole, never our id', async () => {
+    const req = collection(OK_CI, {
+      customerText: { merchant: 'Pâtisserie de la Côte d’Ivoire', reference: 'INV-0042' },
+    });
+    expect((await pawapay.requestCollection(req)).outcome).toBe('pending');
+    const body = await sentBody('/v2/deposits', 'depositId', req.transactionId);
+    expect(body?.customerMessage).toBe('Patisserie de INV 0042');
+    expect(body?.customerMessage).toMatch(/^[A-Za-z0-9 ]{4,22}$/);
+
+    const out = disbursement(OK_CI, {
+      operator: 'MTN',
+      customerText: { merchant: 'Shop', reference: 'PAYOUT-7' },
+    });
+    expect((await pawapay.disburse(out)).outcome).toBe('pending');
+    expect((await sentBody('/v2/payouts', 'payoutId', out.transactionId))?.customerMessage).toBe(
+      'Shop PAYOUT 7',
+    );
+  });
+
+  test('a text that cannot fit pawaPay’s rule is left out (pawaPay shows our company name)', async () => {
+    const req = collection(OK_CI, { customerText: { merchant: null, reference: '--' } });
+    expect((await pawapay.requestCollection(req)).outcome).toBe('pending');
+    const body = await sentBody('/v2/deposits', 'depositId', req.transactionId);
+    expect(body).toBeDefined();
+    expect(body).not.toHaveProperty('customerMessage');
+    expect(JSON.stringify(body)).not.toMatch(/"customerMessage"/);
+  });
+});

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { z } from 'zod';
 import {
   OperatorConflictError,
   OperatorRejectedError,
@@ -11,7 +12,7 @@ import {
 } from '../../../src/operators/gateway';
 import type { Connector, IncomingCallback } from '../../../src/operators/connectors/connector';
 import { StatementsNotOfferedError } from '../../../src/operators/connectors/connector';
-import { buildWaveConnector } from '../../../src/operators/connectors/wave/config';
+import { buildWaveConnector, waveConfigShape } from '../../../src/operators/connectors/wave/config';
 import type { WaveConnector } from '../../../src/operators/connectors/wave/connector';
 import { spawnFake, type FakeProcess } from '../../fakes/spawn';
 import { signWave } from '../../fakes/wave/server';
@@ -191,6 +192,46 @@ describe('wave connector: payins (checkout sessions)', () => {
     await expect(
       wave.requestCollection(collection('+2250700000000', { successUrl: 'http://insecure.example/ok' })),
     ).rejects.toBeInstanceOf(OperatorRejectedError);
+  });
+
+  it('a session’s customer (no URLs of its own) returns to our https checkout page, else to the configured defaults', async () => {
+    const withPage = buildWaveConnector(
+      {
+        WAVE_BASE_URL: fake.url,
+        WAVE_API_KEY: API_KEY,
+        WAVE_SUCCESS_URL: 'https://pay.example.com/wave/success',
+        WAVE_ERROR_URL: 'https://pay.example.com/wave/error',
+      },
+      { timeoutMs: 1500, checkoutPage: (id) => `https://pay.example.com/checkout/${id}` },
+    )!;
+    const session = collection('+2250700000022');
+    const direct = collection('+2250700000022', {
+      successUrl: 'https://merchant.example/ok',
+      failureUrl: 'https://merchant.example/ko',
+    });
+    const defaults = collection('+2250700000022');
+    await withPage.requestCollection(session);
+    await withPage.requestCollection(direct);
+    await wave.requestCollection(defaults);
+    const { sessions } = (await (await fetch(`${fake.url}/__fake/state`)).json()) as {
+      sessions: Array<{ client_reference: string; success_url: string; error_url: string }>;
+    };
+    const of = (id: string) => sessions.find((s) => s.client_reference === id);
+    expect(of(session.transactionId)).toMatchObject({
+      success_url: `https://pay.example.com/checkout/${session.transactionId}`,
+      error_url: `https://pay.example.com/checkout/${session.transactionId}`,
+    });
+    expect(of(direct.transactionId)).toMatchObject({ success_url: 'https://merchant.example/ok' });
+    expect(of(defaults.transactionId)).toMatchObject({ success_url: 'https://pay.example.com/wave/success' });
+  });
+
+  it('refuses http default return URLs at start: Wave takes https only', () => {
+    expect(
+      z.object(waveConfigShape).safeParse({ WAVE_SUCCESS_URL: 'http://pay.example.com/ok' }).success,
+    ).toBe(false);
+    expect(
+      z.object(waveConfigShape).safeParse({ WAVE_SUCCESS_URL: 'https://pay.example.com/ok' }).success,
+    ).toBe(true);
   });
 
   it('definitive refusal: the payment fails and the session expires → failed INSUFFICIENT_FUNDS', async () => {

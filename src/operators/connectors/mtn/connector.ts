@@ -47,8 +47,10 @@ import {
   type OperatorStatus,
   type PartnerCheckResult,
   type RefundRequest,
+  type CustomerText,
 } from '../../gateway';
 import { fromProviderUuid, toProviderUuid } from '../../provider-ids';
+import { customerLabel, type TextLimits } from '../customer-text';
 import {
   StatementsNotOfferedError,
   type Connector,
@@ -148,6 +150,22 @@ interface Token {
   refreshAt: number;
 }
 
+/**
+ * payerMessage and payeeNote: MTN's API reference gives them as strings written in the payer's and
+ * the payee's transaction history, without a published limit; integrations keep them within 160
+ * characters, and characters outside a plain set are known to be refused by some markets.
+ */
+export const mtnNoteLimits: TextLimits = { max: 160, allowed: /[A-Za-z0-9 .,:_#/-]/ };
+
+/** Both notes carry the customer's text (the same on both sides); without one, a plain word. */
+function notes(
+  text: CustomerText | undefined,
+  fallback: string,
+): { payerMessage: string; payeeNote: string } {
+  const label = customerLabel(text, mtnNoteLimits) ?? fallback;
+  return { payerMessage: label, payeeNote: label };
+}
+
 /** Accepted callbacks are remembered this long: an identical one within it is a replay. */
 const replayWindowMs = 24 * 3_600_000;
 const replayMemory = 10_000;
@@ -177,9 +195,9 @@ export class MtnConnector implements Connector {
       currency: this.wireCurrency(req.country, req.currency),
       externalId: req.transactionId,
       payer: { partyIdType: 'MSISDN', partyId: partyIdOf(req.msisdn) },
-      // Shown to the customer on the approval prompt and in statements: no personal data.
-      payerMessage: `Payment ${req.transactionId}`,
-      payeeNote: req.transactionId,
+      // Shown to the customer on the approval prompt and in its history (payerMessage), and in
+      // ours (payeeNote): what the customer recognises, never our id (externalId carries it).
+      ...notes(req.customerText, 'Payment'),
     };
     return this.submit('collection', req.country, '/collection/v1_0/requesttopay', req.transactionId, body);
   }
@@ -207,8 +225,8 @@ export class MtnConnector implements Connector {
       currency: this.wireCurrency(req.country, req.currency),
       externalId: req.transactionId,
       payee: { partyIdType: 'MSISDN', partyId: partyIdOf(req.msisdn) },
-      payerMessage: `Payout ${req.transactionId}`,
-      payeeNote: req.transactionId,
+      // The recipient reads payeeNote; payerMessage is our side's history.
+      ...notes(req.customerText, 'Payout'),
     };
     return this.submit('disbursement', req.country, '/disbursement/v1_0/transfer', req.transactionId, body);
   }
@@ -229,8 +247,7 @@ export class MtnConnector implements Connector {
       amount: this.major(req.amount, req.currency),
       currency: this.wireCurrency(req.country, req.currency),
       externalId: req.refundId,
-      payerMessage: `Refund ${req.refundId}`,
-      payeeNote: req.transactionId,
+      ...notes(req.customerText, 'Refund'),
       referenceIdToRefund: toProviderUuid(req.transactionId),
     };
     return this.submit('refund', req.country, '/disbursement/v2_0/refund', req.refundId, body);

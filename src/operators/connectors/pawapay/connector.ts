@@ -34,6 +34,7 @@ import { createHash, type KeyObject } from 'node:crypto';
 import type { z } from 'zod';
 import type { Country, OperatorCode } from '../../../domain/operators';
 import { fromProviderUuid, toProviderUuid } from '../../provider-ids';
+import { customerLabel, type TextLimits } from '../customer-text';
 import {
   OperatorConflictError,
   OperatorRejectedError,
@@ -46,6 +47,7 @@ import {
   type OperatorStatus,
   type PartnerCheckResult,
   type RefundRequest,
+  type CustomerText,
 } from '../../gateway';
 import {
   StatementsNotOfferedError,
@@ -165,6 +167,7 @@ export class PawapayConnector implements Connector {
       currency: req.currency,
       payer: { type: 'MMO', accountDetails: { phoneNumber: digits(req.msisdn), provider } },
       clientReferenceId: req.transactionId,
+      ...customerMessage(req.customerText),
       // Providers whose authType is PREAUTH take the customer's OTP here (Orange CI, CM).
       ...(req.otp ? { preAuthorisationCode: req.otp } : {}),
       // Providers whose authType is REDIRECT_AUTH (Wave) send the customer back to these; others
@@ -205,6 +208,7 @@ export class PawapayConnector implements Connector {
       currency: req.currency,
       recipient: { type: 'MMO', accountDetails: { phoneNumber: digits(req.msisdn), provider } },
       clientReferenceId: req.transactionId,
+      ...customerMessage(req.customerText),
     };
     return this.initiate(
       'PAYOUT',
@@ -231,6 +235,7 @@ export class PawapayConnector implements Connector {
       amount,
       currency: req.currency,
       clientReferenceId: req.refundId,
+      ...customerMessage(req.customerText),
     };
     return this.initiate('REFUND', refundId, body, (p) => sameTerms(p, amount, req.currency));
   }
@@ -549,6 +554,18 @@ export class PawapayConnector implements Connector {
     if (!parsed.success) throw new OperatorUnavailableError(`pawapay ${where}: unreadable answer`);
     return parsed.data;
   }
+}
+
+/**
+ * pawaPay's `customerMessage` ("a short narration … may be visible to the customer in the SMS
+ * receipt or within their transaction history"; defaults to our company name): 4 to 22 letters,
+ * digits or spaces. Without a text that fits, it is left out and pawaPay's default applies.
+ */
+export const pawapayMessageLimits: TextLimits = { min: 4, max: 22, allowed: /[A-Za-z0-9 ]/ };
+
+function customerMessage(text: CustomerText | undefined): { customerMessage?: string } {
+  const label = customerLabel(text, pawapayMessageLimits);
+  return label ? { customerMessage: label } : {};
 }
 
 function digits(msisdn: string): string {

@@ -2,6 +2,9 @@ import { z } from 'zod';
 import type { Connector } from '../connector';
 import { WaveConnector } from './connector';
 
+/** Wave redirects the customer to https addresses only: another is refused at start, not per payin. */
+const httpsUrl = z.url({ protocol: /^https$/, error: 'an https URL (Wave redirects to https only)' });
+
 /** Wave's env vars (the integrator merges them into src/config.ts). All optional: no key, no Wave. */
 export const waveConfigShape = {
   /** Base URL of Wave's API (https://api.wave.com); a fake's URL in tests. */
@@ -13,9 +16,9 @@ export const waveConfigShape = {
   /** Webhook signing secret of the Wave webhook pointing at /provider-callbacks/wave (Wave-Signature). */
   WAVE_WEBHOOK_SECRET: z.string().min(1).optional(),
   /** Where Wave sends the customer after paying, when the payin names no success URL (https). */
-  WAVE_SUCCESS_URL: z.string().url().optional(),
+  WAVE_SUCCESS_URL: httpsUrl.optional(),
   /** Where Wave sends the customer after a failed payment, when the payin names none (https). */
-  WAVE_ERROR_URL: z.string().url().optional(),
+  WAVE_ERROR_URL: httpsUrl.optional(),
 };
 
 export type WaveConfig = { [K in keyof typeof waveConfigShape]?: z.infer<(typeof waveConfigShape)[K]> };
@@ -30,6 +33,12 @@ export interface WaveDeps {
    * this to the refund records. Without it, refundStatus answers OperatorUnavailableError.
    */
   refundOrigin?: (refundId: string) => Promise<string | null>;
+  /**
+   * The hosted checkout page of a payin session (`<https PUBLIC_BASE_URL>/checkout/<id>`), or null
+   * when there is no https one: a session's customer who chose Wave comes back there, and the page
+   * then leaves for the merchant's own URLs (which may be http: it is our page that navigates).
+   */
+  checkoutPage?: (transactionId: string) => string | null;
   /** Webhook timestamps older than this are refused (default 300 s). */
   webhookToleranceSeconds?: number;
 }
@@ -46,6 +55,7 @@ export function buildWaveConnector(config: WaveConfig, deps: WaveDeps): Connecto
     errorUrl: config.WAVE_ERROR_URL ?? null,
     timeoutMs: deps.timeoutMs,
     refundOrigin: deps.refundOrigin ?? null,
+    checkoutPage: deps.checkoutPage ?? null,
     webhookToleranceSeconds: deps.webhookToleranceSeconds ?? 300,
   });
 }

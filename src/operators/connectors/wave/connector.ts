@@ -38,6 +38,7 @@ import {
 import {
   StatementsNotOfferedError,
   type Connector,
+  type ConnectorRules,
   type IncomingCallback,
   type VerifiedCallback,
 } from '../connector';
@@ -63,6 +64,8 @@ export interface WaveConnectorOptions {
   errorUrl: string | null;
   timeoutMs: number;
   refundOrigin: ((refundId: string) => Promise<string | null>) | null;
+  /** Our hosted checkout page of a session, where its customer returns (null: none in https). */
+  checkoutPage: ((transactionId: string) => string | null) | null;
   webhookToleranceSeconds: number;
 }
 
@@ -98,6 +101,11 @@ type Answer = ProviderAnswer;
 export class WaveConnector implements Connector {
   readonly name = 'wave' as const;
   readonly serves = [{ operator: 'WAVE' as OperatorCode, country: 'CI' as Country }];
+  /**
+   * Wave redirects the customer only to https addresses (success_url, error_url), and its checkout
+   * refund returns the whole payment (no amount): both are refused when the request arrives.
+   */
+  readonly rules: ConnectorRules = { httpsReturnUrls: true, fullRefundsOnly: true };
   private readonly baseUrl: string;
   /** Signatures already accepted (t,v1 → expiry ms): an identical resend is a replay. */
   private readonly seen = new Map<string, number>();
@@ -110,8 +118,13 @@ export class WaveConnector implements Connector {
 
   async requestCollection(req: CollectionRequest): Promise<OperatorStatus> {
     this.checkServed(req.operator, req.country, req.currency);
-    const successUrl = req.successUrl ?? this.opts.successUrl;
-    const errorUrl = req.failureUrl ?? this.opts.errorUrl;
+    // A direct payin names its URLs (the API made sure they are https); a session names none: its
+    // customer comes back to our checkout page, which leaves for the merchant's URLs; else the
+    // configured defaults.
+    const page =
+      req.successUrl || req.failureUrl ? null : (this.opts.checkoutPage?.(req.transactionId) ?? null);
+    const successUrl = req.successUrl ?? page ?? this.opts.successUrl;
+    const errorUrl = req.failureUrl ?? page ?? this.opts.errorUrl;
     if (!successUrl || !errorUrl)
       throw new OperatorRejectedError('wave: a checkout needs success and error URLs (none configured)');
     // A retry after a lost answer finds the session the first attempt made (client_reference is
