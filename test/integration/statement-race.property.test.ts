@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
+import { interleaving } from '../helpers/interleave';
 import { useStack } from '../helpers/use-stack';
 import { Ledger } from '../../src/ledger';
 import { buildActivityDeps } from '../../src/main/wiring';
@@ -19,20 +20,6 @@ import { createStatementActivities } from '../../activities/statement-activities
 
 /** Schedules per CI run, for each of the two properties. */
 const RUNS = 15;
-
-/** Every method of `target` (but `skip`) starts only when the scheduler lets it. */
-function gated<T extends object>(s: fc.Scheduler, target: T, label: string, skip: string[] = []): T {
-  return new Proxy(target, {
-    get(t, p) {
-      const v: unknown = Reflect.get(t, p, t);
-      if (typeof v !== 'function') return v;
-      const f = v as (...a: unknown[]) => unknown;
-      if (skip.includes(String(p))) return f.bind(t);
-      return (...a: unknown[]) =>
-        s.schedule(Promise.resolve(), `${label}.${String(p)}`).then(() => f.apply(t, a));
-    },
-  });
-}
 
 describe('statements asked and generated at once (fast-check scheduler)', () => {
   const { stack, merchant } = useStack({});
@@ -90,8 +77,9 @@ describe('statements asked and generated at once (fast-check scheduler)', () => 
         fc.boolean(),
         async (s, twins, entries, entryMeanwhile) => {
           const { acc, credit } = await account(entries);
+          const il = interleaving(s);
           const service = new StatementService({
-            statements: gated(s, store, 'statements', ['content']),
+            statements: il.gated(store, 'statements', ['content']),
             ledger,
             temporal: stack.env.client,
             taskQueue: stack.taskQueue,
@@ -102,10 +90,9 @@ describe('statements asked and generated at once (fast-check scheduler)', () => 
           const body = { accountId: acc.id, ...period(), format: 'json' as const };
           const asks = Array.from({ length: twins }, () => service.create(merchant.merchantId, body, key));
           const meanwhile: Promise<unknown> = entryMeanwhile
-            ? s.schedule(Promise.resolve(), 'ledger entry').then(() => credit(7))
+            ? il.gate('ledger entry', () => credit(7))()
             : Promise.resolve();
-          const answers = await s.waitFor(Promise.all(asks));
-          await s.waitFor(meanwhile);
+          const [answers] = await il.run(Promise.all([Promise.all(asks), meanwhile]));
 
           // One statement: every caller the same id and terms, exactly one of them the creator.
           const ids = new Set(answers.map((a) => a.statement.id));
@@ -154,9 +141,13 @@ describe('statements asked and generated at once (fast-check scheduler)', () => 
             failure: null,
           };
           await store.insertOrGet(st);
+          const il = interleaving(s);
+          // Each attempt's steps (its reads and writes of the statement, its read of the ledger) are
+          // placed by the scheduler, among a ledger entry landing in the period and a reader.
           const acts = createStatementActivities({
             ...deps,
-            statements: gated(s, store, 'statements', ['content']),
+            statements: il.gated(store, 'statements', ['content']),
+            ledger: il.gated(deps.ledger, 'ledger'),
           });
           // Attempts of the one activity at once; one may fail its check (an entry landed mid-read).
           const runs = Array.from({ length: attempts }, () =>
@@ -165,13 +156,17 @@ describe('statements asked and generated at once (fast-check scheduler)', () => 
               () => false,
             ),
           );
-          const landed = s.schedule(Promise.resolve(), 'ledger entry').then(() => credit(7));
-          // A reader in between: a statement it sees ready must read the same for ever after.
-          const seen = s.schedule(Promise.resolve(), 'reader').then(async () => {
-            const now = await store.findById(st.id);
-            return now?.status === 'ready' ? { st: now, doc: await fileOf(now) } : null;
-          });
-          await s.waitFor(Promise.all([...runs, landed, seen]));
+          const landed = il.gate('ledger entry', () => credit(7))();
+          // A reader all along: a statement it once sees ready must read the same for ever after.
+          const seen: { st: Statement; doc: StatementDocument }[] = [];
+          const reader = (async () => {
+            for (let i = 0; i < 4; i++)
+              await il.gate('reader', async () => {
+                const now = await store.findById(st.id);
+                if (now?.status === 'ready') seen.push({ st: now, doc: await fileOf(now) });
+              })();
+          })();
+          await il.run(Promise.all([...runs, landed, reader]));
           // A generation that failed its check is retried by Temporal: one more attempt, ungated.
           if ((await store.findById(st.id))!.status !== 'ready')
             await createStatementActivities({ ...deps, statements: store }).generateStatement(st.id);
@@ -179,8 +174,7 @@ describe('statements asked and generated at once (fast-check scheduler)', () => 
           const final = (await store.findById(st.id))!;
           expect(final.status).toBe('ready');
           const doc = await fileOf(final);
-          const early = await seen;
-          if (early) {
+          for (const early of seen) {
             expect(final).toEqual(early.st);
             expect(doc).toEqual(early.doc);
           }
