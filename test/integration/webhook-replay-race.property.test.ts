@@ -25,7 +25,7 @@ import { webhookReplayWorkflow } from '../../workflows/webhook-replay';
 // an event's arrival is recorded once per endpoint.
 
 /** Schedules per CI run (each a merchant, an endpoint, a few events and one or two replays). */
-const RUNS = Number(process.env.RACE_RUNS ?? 15);
+const RUNS = Number(process.env.RACE_RUNS ?? 25);
 
 describe('webhook replays at once (fast-check scheduler)', () => {
   const { stack, receiver } = useWebhookStack();
