@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Ledger } from '../src/ledger';
 import type { TransactionStore } from '../src/persistence/transactions';
 import type { RefundStore } from '../src/persistence/refunds';
@@ -23,19 +24,29 @@ export function createStatementActivities(deps: StatementActivityDeps) {
     return st;
   };
   return {
-    /** Generates the content, checks it adds up, stores it in chunks, marks the statement ready. */
+    /**
+     * Generates the content, checks it adds up, stores it in chunks of its own generation, then
+     * proposes it: the first generation to end the statement is its content (another attempt
+     * running at once may have read other entries), a later one removes its chunks.
+     */
     async generateStatement(statementId: string): Promise<{ entryCount: number }> {
       const st = await stored(statementId);
-      if (st.status === 'ready') return { entryCount: st.entryCount ?? 0 };
+      if (st.status !== 'pending') return { entryCount: st.entryCount ?? 0 };
       const made = await generateStatement(deps, st);
-      const chunks = await deps.statements.putContent(st.id, made.content);
-      await deps.statements.markReady(st.id, {
+      const generation = randomBytes(6).toString('hex');
+      const chunks = await deps.statements.putContent(st.id, made.content, generation);
+      const decided = await deps.statements.decide(st.id, {
+        status: 'ready',
+        generation,
+        readyAt: new Date(),
         openingBalance: made.opening,
         closingBalance: made.closing,
         entryCount: made.count,
         chunks,
       });
-      return { entryCount: made.count };
+      if (decided.status !== 'ready' || decided.generation !== generation)
+        await deps.statements.discardContent(st.id, generation, chunks);
+      return { entryCount: decided.status === 'ready' ? (decided.entryCount ?? 0) : 0 };
     },
 
     async failStatement(statementId: string): Promise<void> {

@@ -8,7 +8,7 @@ import type { EndpointStore, WebhookEndpoint } from '../webhooks/endpoint-store'
 import { REPLAY_MAX_EVENTS, type ReplayRequest, type WebhookHealth } from '../contract/schemas/webhooks';
 import { ApiProblem } from '../contract/problems';
 import { idOfKey } from '../domain/ids';
-import { isDuplicateKey } from '../persistence/insert-once';
+import { insertOnce } from '../persistence/insert-once';
 
 // Webhooks at scale (docs/events.md): an endpoint's health over the last 24 hours, the events that
 // did not reach every endpoint, and replays of a period to one endpoint. Each reads by `_id` only
@@ -131,12 +131,15 @@ export class WebhookOperations {
       eventIds: selected.reverse(),
       createdAt: new Date(),
     };
-    await this.deps.replays.create({ _id: id, ...replay }).catch((err: unknown) => {
-      // Stored by a twin request meanwhile: the same key, the same replay.
-      if (!isDuplicateKey(err)) throw err;
-    });
+    const stored = await insertOnce(
+      () => this.deps.replays.create({ _id: id, ...replay }),
+      () => this.deps.replays.findOne({ _id: id }, { _id: 0 }).lean<WebhookReplay>().exec(),
+      replay,
+    );
     await this.deps.startReplay(merchantId, id);
-    return { id, count: replay.eventIds.length };
+    // Stored by a twin request meanwhile (the same key), maybe from another selection (an event
+    // delivered in between): its replay is the one sent, so its count answers both.
+    return { id, count: stored.value.eventIds.length };
   }
 
   /** The period's events owed to the endpoint, newest first; more than REPLAY_MAX_EVENTS is refused. */
