@@ -78,8 +78,17 @@ describe('credentials in URLs never reach the logs', () => {
       chunks: null,
       failure: null,
     });
-    const chunks = await store.putContent(id, 'date,amount\n');
-    await store.markReady(id, { openingBalance: 0, closingBalance: 0, entryCount: 0, chunks });
+    const generation = 'g1';
+    const chunks = await store.putContent(id, 'date,amount\n', generation);
+    await store.decide(id, {
+      status: 'ready',
+      generation,
+      readyAt: new Date(),
+      openingBalance: 0,
+      closingBalance: 0,
+      entryCount: 0,
+      chunks,
+    });
     const ready = (await store.findById(id))!;
 
     // MTN's callback URL for one of our payins, as the connector writes it in X-Callback-Url.

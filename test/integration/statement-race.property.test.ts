@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { interleaving } from '../helpers/interleave';
 import { useStack } from '../helpers/use-stack';
 import { Ledger } from '../../src/ledger';
+import { modeOfScope } from '../../src/domain/modes';
 import { buildActivityDeps } from '../../src/main/wiring';
 import { StatementService } from '../../src/services/statement-service';
 import { StatementStore, type Statement } from '../../src/statements/store';
@@ -36,7 +37,7 @@ describe('statements asked and generated at once (fast-check scheduler)', () => 
   async function account(n: number) {
     const run = randomUUID().slice(0, 8);
     const acc = await ledger.createSubAccount(merchant.merchantId, 'XOF', `st-${run}`);
-    const source = await ledger.systemAccount('sandbox-funding', 'XOF');
+    const source = await ledger.systemAccount('sandbox-funding', 'XOF', modeOfScope(merchant.merchantId));
     let k = 0;
     const credit = (amount: number) =>
       ledger.transfer({
