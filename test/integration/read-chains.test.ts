@@ -52,6 +52,30 @@ describe('read chains', () => {
     expect(await one.walkDown(stream, { before: 1, limit: 2 })).toEqual({ entries: [], next: null });
   });
 
+  it('gives entries appended before `max` theirs at start, so walks by time stop where they should', async () => {
+    const db = a.useDb(`${a.name}_max`, { useCache: false });
+    const t = Date.UTC(2026, 0, 1);
+    // As the previous version appended them: no `max`, and position 2 older than position 1.
+    await db.collection('old_chains').insertMany(
+      [3, 1, 2, 5].map((s, i) => ({
+        _id: chainKey('s', i + 1) as never,
+        stream: 's',
+        seq: i + 1,
+        member: `m${s}`,
+        at: new Date(t + s),
+        doc: { n: s },
+      })),
+    );
+    const chains = new ReadChains<{ n: number }>(db, 'old_chains');
+    await chains.init();
+    expect((await chains.range('s', 1, 4)).map((e) => new Date(e.max!).getTime() - t)).toEqual([3, 3, 3, 5]);
+    const walked = await chains.walkDown('s', { limit: 10, stopBelow: new Date(t + 2) });
+    expect(walked.entries.map((e) => e.member)).toEqual(['m5', 'm2', 'm1', 'm3']);
+    // The next append carries it on.
+    await chains.append('s', 'm4', new Date(t + 4), { n: 4 });
+    expect(new Date((await chains.at('s', 5))!.max!).getTime() - t).toBe(5);
+  });
+
   it('appends a fresh member without looking up its position; a burst waits on inserts only', async () => {
     const chains = new ReadChains<{ n: number }>(a, 'test_chains');
     await chains.init();

@@ -5,6 +5,8 @@ import { RefundStore } from '../../src/persistence/refunds';
 import { TransactionSearch } from '../../src/services/transaction-search';
 import { transactionSearchQuery } from '../../src/contract/schemas/transaction-search';
 import type { Transaction } from '../../src/domain/transaction';
+import { chainKey } from '../../src/persistence/read-chains';
+import { streamOf } from '../../src/persistence/transaction-index';
 import { connectTestMongo } from '../helpers/stack';
 import { storedDirectPayin } from '../helpers/payin-input';
 
@@ -103,5 +105,25 @@ describe('transaction search windows', () => {
     // Everything: each once.
     const everything = await all(merchantId, {});
     expect(everything.sort()).toEqual([first.id, ...others.map((o) => o.transaction.id)].sort());
+  });
+
+  it('keeps searching across a lost list entry; the sweep lists the transaction again', async () => {
+    const merchantId = `mer_${randomUUID().slice(0, 8)}`;
+    const t = Date.UTC(2026, 5, 3, 10);
+    const stored = [];
+    for (let i = 0; i < 4; i++)
+      stored.push((await store.insertOrGet(payin(merchantId, `h${i}`, new Date(t + i)))).transaction);
+    await mongo
+      .collection('transaction_index')
+      .deleteOne({ _id: chainKey(streamOf(merchantId, { by: 'all' }), 2) as never });
+    expect(await all(merchantId, {})).toEqual([stored[3]!.id, stored[2]!.id, stored[0]!.id]);
+    const repaired = await store.index.repairHoles(
+      async (m) => (await store.findById(m.id))?.createdAt ?? null,
+    );
+    expect(repaired).toEqual({ holes: 1, reappended: 1, marked: 0 });
+    expect(await all(merchantId, {})).toEqual([stored[1]!.id, stored[3]!.id, stored[2]!.id, stored[0]!.id]);
+    expect(
+      await all(merchantId, { from: new Date(t + 1).toISOString(), to: new Date(t + 2).toISOString() }),
+    ).toEqual([stored[1]!.id]);
   });
 });
