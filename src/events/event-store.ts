@@ -15,7 +15,7 @@ import { backfillOnce } from '../persistence/backfill-once';
 // three chains of its merchant, all events, those of its type and those of its reference; a page is
 // the positions below its cursor, each read by `_id`, so a list costs the same however many events
 // this or any other merchant has. Newest first means most recently appended first (appends follow
-// `createdAt` to within the milliseconds two writers race by). Events stored before the chains
+// `createdAt` closely, not exactly: a time window is checked per entry). Events stored before the chains
 // existed are appended once by init() (a one-time scan; docs/events.md).
 
 type EventDoc = StoredEvent & { _id: string };
@@ -218,20 +218,18 @@ export class EventStore {
   }
 
   /**
-   * Newest first, from the chain the filters select; a filter the chain does not carry (the type
-   * within a reference, the time bounds) is checked on each entry read. `to` starts the walk where
-   * a binary search over the chain puts it; the walk stops below `from`.
+   * Newest first (in append order), from the chain the filters select; a filter the chain does not
+   * carry (the type within a reference, the time bounds) is checked on each entry read. The walk
+   * starts at the cursor or the head and stops where every entry left is older than `from` (each
+   * entry's `max`): positions do not follow `createdAt` (writers take it before they append, the
+   * backfill appends old events after new ones), so neither bound may cut the walk by position.
    */
   async list(merchantId: string, q: EventQuery): Promise<EventPage> {
     const stream = eventStreamOf(merchantId, q);
     const time = (e: ChainEntry<StoredEvent>) => new Date(e.at).getTime();
-    let before = q.before;
-    if (before === undefined && q.to) before = (await this.chains.lastBefore(stream, q.to)) + 1;
-    if (before === undefined && q.after)
-      before = (await this.chains.lastBefore(stream, q.after.createdAt, true)) + 1;
     const after = q.after;
     const page = await this.chains.walkDown(stream, {
-      ...(before !== undefined ? { before } : {}),
+      ...(q.before !== undefined ? { before: q.before } : {}),
       limit: q.limit,
       budget: PAGE_BUDGET,
       keep: (e) =>
@@ -241,13 +239,21 @@ export class EventStore {
         (!after ||
           time(e) < after.createdAt.getTime() ||
           (time(e) === after.createdAt.getTime() && e.member < after.id)),
-      ...(q.from ? { stop: (e) => time(e) < q.from!.getTime() } : {}),
+      ...(q.from ? { stopBelow: q.from } : {}),
     });
     return {
       events: page.entries.map((e) => e.doc),
       positions: page.entries.map((e) => e.seq),
       next: page.entries.length < q.limit ? page.next : null,
     };
+  }
+
+  /** Closes the holes readers found in the event chains (the recovery sweep): from the events themselves. */
+  async repairChainHoles(limit?: number) {
+    return this.chains.repairHoles(async (_stream, id) => {
+      const event = await this.model.findOne({ _id: id }, { _id: 0 }).lean<StoredEvent>().exec();
+      return event ? { at: new Date(event.createdAt), doc: event } : null;
+    }, limit);
   }
 
   /**

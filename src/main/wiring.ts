@@ -34,6 +34,7 @@ import { WsTokenStore } from '../persistence/ws-tokens';
 import { EventFeed } from '../events/event-feed';
 import { EventStore } from '../events/event-store';
 import { DeliveryLog } from '../webhooks/delivery-log';
+import { ReadChains } from '../persistence/read-chains';
 import { EndpointStore } from '../webhooks/endpoint-store';
 import type { KeyRing } from '../security/key-ring';
 import type { RecoveryDeps } from '../recovery/activities';
@@ -334,7 +335,13 @@ export async function buildActivityDeps(opts: { mongo: Connection; config: Confi
     // Payouts wait, unsent, while their provider is delayed or closed (docs/payouts.md).
     providerHealth,
     reconciliation,
-    recovery: await buildRecoveryDeps({ mongo: opts.mongo, config: opts.config, transactions, ledger }),
+    recovery: await buildRecoveryDeps({
+      mongo: opts.mongo,
+      config: opts.config,
+      transactions,
+      ledger,
+      refunds,
+    }),
     ...(await buildEventStores(opts.mongo, opts.config.DATA_ENCRYPTION_KEYS)),
     webhooks: {
       timeoutMs: opts.config.WEBHOOK_TIMEOUT,
@@ -349,11 +356,32 @@ export async function buildRecoveryDeps(opts: {
   config: Config;
   transactions: TransactionStore;
   ledger: Ledger;
+  refunds?: RefundStore;
 }): Promise<RecoveryDeps> {
   const starts = WorkflowStartLog.on(opts.mongo);
   await starts.init();
   const { config } = opts;
+  const refunds = opts.refunds ?? RefundStore.on(opts.mongo);
+  const events = EventStore.on(opts.mongo);
+  // A lost entry is listed again from its record; the delivery log and the account index only mark
+  // theirs (their readers skip the hole either way).
+  const markOnly = (name: string) => () => new ReadChains(opts.mongo, name).repairHoles(async () => null);
+  const chains = [
+    { chain: 'event_chains', repair: () => events.repairChainHoles() },
+    {
+      chain: 'transaction_index',
+      repair: () =>
+        opts.transactions.index.repairHoles(async (m) =>
+          m.kind === 'refund'
+            ? ((await refunds.findById(m.id))?.createdAt ?? null)
+            : ((await opts.transactions.findById(m.id))?.createdAt ?? null),
+        ),
+    },
+    { chain: 'webhook_delivery_chain', repair: markOnly('webhook_delivery_chain') },
+    { chain: 'ledger_account_index', repair: markOnly('ledger_account_index') },
+  ];
   return {
+    chains,
     starts,
     transactions: opts.transactions,
     ledger: opts.ledger,

@@ -1,4 +1,7 @@
 import { Schema, type Connection, type Model } from 'mongoose';
+import { Counter } from 'prom-client';
+import { metricsRegistry } from '../infra/metrics';
+import { backfillOnce } from './backfill-once';
 
 // Read models for ordered lists, read by `_id` alone. FerretDB 1.24's SQLite backend pushes down
 // one filter only, an exact `{ _id: <string> }`: `_id` ranges, `$in`, sorts and limits after a
@@ -11,6 +14,19 @@ import { Schema, type Connection, type Model } from 'mongoose';
 // (an activity retry appends nothing twice), and a position document `[stream, member]` -> seq finds
 // a member's place by `_id` (a WebSocket resume). The head comes from this process's memory or a
 // best-effort hint (`<name>_heads`), then is probed forward by `_id`.
+//
+// Positions are in append order, which is not the members' time order: a writer takes its member's
+// time before it appends (two workers race by milliseconds), a session payin joins its provider's
+// list at confirmation, a retry after a crash or the backfill appends old members after new ones.
+// So each entry also carries `max`, the latest `at` of every position up to and including its own
+// (computed from the position below when appending, which always exists then). A walk for members
+// at or after `from` stops at the first entry whose `max` is below `from`: everything at or below
+// it is older, by construction, whatever the lateness. `to` is checked on each entry.
+//
+// A position missing below the head (an insert acknowledged then lost, or a future retention) is a
+// hole: readers skip it, count it and note it in `<name>_holes`; repairHoles() (the recovery sweep)
+// appends the lost member again at the head from its source record and marks the hole with a
+// tombstone entry that readers skip.
 
 export interface AppendOptions {
   /**
@@ -25,8 +41,12 @@ export interface ChainEntry<T> {
   stream: string;
   seq: number;
   member: string;
-  /** When the member happened: positions are in append order, which follows it closely. */
+  /** When the member happened: positions are in append order, which need not follow it. */
   at: Date;
+  /** The latest `at` of positions 1..seq; absent on entries appended before it existed. */
+  max?: Date;
+  /** A tombstone for a lost entry (repairHoles): readers skip it. */
+  hole?: true;
   doc: T;
 }
 
@@ -38,14 +58,37 @@ interface PositionDoc {
   _id: string;
   seq: number;
 }
+interface HoleDoc {
+  _id: string;
+  stream: string;
+  seq: number;
+  foundAt: Date;
+}
 
 export const chainKey = (stream: string, seq: number): string => `${stream}:${String(seq).padStart(12, '0')}`;
 const positionKey = (stream: string, member: string): string => JSON.stringify([stream, member]);
 const duplicateKey = (err: unknown): boolean => (err as { code?: number } | null)?.code === 11000;
+const ms = (d: Date | string | number): number => new Date(d).getTime();
 
 /** Parallel `_id` reads per round trip while walking a chain. */
 const BATCH = 25;
 const MAX_APPEND_ATTEMPTS = 1_000;
+/** Positions read down at most to find the `max` below an append (entries from before `max`). */
+const MAX_READS_FOR_MAX = 1_000;
+
+export const readChainHoles = new Counter({
+  name: 'payments_read_chain_holes_total',
+  help: 'Positions found missing below a read chain head (a lost entry), skipped by readers, by chain',
+  labelNames: ['chain'] as const,
+  registers: [metricsRegistry],
+});
+
+export const readChainHoleRepairs = new Counter({
+  name: 'payments_read_chain_hole_repairs_total',
+  help: 'Read chain holes the recovery sweep closed, by chain and outcome (reappended: the member is listed again; marked: nothing to list)',
+  labelNames: ['chain', 'outcome'] as const,
+  registers: [metricsRegistry],
+});
 
 const entrySchema = new Schema(
   {
@@ -54,7 +97,9 @@ const entrySchema = new Schema(
     seq: { type: Number, required: true },
     member: { type: String, required: true },
     at: { type: Date, required: true },
-    doc: { type: Schema.Types.Mixed, required: true },
+    max: { type: Date },
+    hole: { type: Boolean },
+    doc: { type: Schema.Types.Mixed },
   },
   { versionKey: false, minimize: false },
 );
@@ -62,6 +107,10 @@ const entrySchema = new Schema(
 entrySchema.index({ stream: 1, member: 1 }, { unique: true });
 const headSchema = new Schema({ _id: String, seq: Number }, { versionKey: false });
 const positionSchema = new Schema({ _id: String, seq: Number }, { versionKey: false });
+const holeSchema = new Schema(
+  { _id: String, stream: String, seq: Number, foundAt: Date },
+  { versionKey: false },
+);
 
 function bind<T>(conn: Connection, name: string, schema: Schema, collection: string): Model<T> {
   return (conn.models[name] as Model<T> | undefined) ?? conn.model<T>(name, schema as Schema<T>, collection);
@@ -72,8 +121,13 @@ export interface WalkOptions<T> {
   before?: number;
   /** Keeps only entries that pass. */
   keep?: (e: ChainEntry<T>) => boolean;
-  /** Stops at the first entry for which this holds (e.g. older than a `from` bound). */
+  /** Stops at the first entry for which this holds (a bound that positions only roughly follow). */
   stop?: (e: ChainEntry<T>) => boolean;
+  /**
+   * Stops where every entry left is older than this (its `max` is below it): exact, however late
+   * members were appended.
+   */
+  stopBelow?: Date;
   limit: number;
   /** Most positions read for one page, kept or not; the page may then be short (its cursor goes on). */
   budget?: number;
@@ -85,9 +139,26 @@ export interface WalkResult<T> {
   next: number | null;
 }
 
+/** A lost member's time and document, from its source record (null: nothing to list any more). */
+export type Restore<T> = (stream: string, member: string) => Promise<{ at: Date; doc: T } | null>;
+
+export interface HoleRepairResult {
+  /** Holes examined. */
+  holes: number;
+  reappended: number;
+  marked: number;
+}
+
+/** What this process knows of a stream's head: its position and, when read, its `max`. */
+interface Tip {
+  seq: number;
+  /** ms; undefined: not known here (read it before appending above). */
+  max?: number | undefined;
+}
+
 // Per connection: every ReadChains on one connection shares the queues and known heads.
 const queuesOf = new WeakMap<Connection, Map<string, Promise<unknown>>>();
-const headsOf = new WeakMap<Connection, Map<string, number>>();
+const headsOf = new WeakMap<Connection, Map<string, Tip>>();
 function perConnection<V>(map: WeakMap<Connection, Map<string, V>>, conn: Connection): Map<string, V> {
   let m = map.get(conn);
   if (!m) map.set(conn, (m = new Map<string, V>()));
@@ -100,22 +171,49 @@ export class ReadChains<T> {
   private readonly entries: Model<ChainEntry<unknown>>;
   private readonly heads: Model<HeadDoc>;
   private readonly positions: Model<PositionDoc>;
+  private readonly holes: Model<HoleDoc>;
   private readonly queues: Map<string, Promise<unknown>>;
-  private readonly knownHeads: Map<string, number>;
+  private readonly knownHeads: Map<string, Tip>;
 
-  /** `name` is the entries' collection; `<name>_heads` and `<name>_positions` go with it. */
-  constructor(conn: Connection, name: string) {
+  /** `name` is the entries' collection; `<name>_heads`, `<name>_positions` and `<name>_holes` go with it. */
+  constructor(
+    conn: Connection,
+    private readonly name: string,
+  ) {
     this.entries = bind(conn, `Chain_${name}`, entrySchema, name);
     this.heads = bind(conn, `ChainHead_${name}`, headSchema, `${name}_heads`);
     this.positions = bind(conn, `ChainPosition_${name}`, positionSchema, `${name}_positions`);
+    this.holes = bind(conn, `ChainHole_${name}`, holeSchema, `${name}_holes`);
     this.queues = perConnection(queuesOf, conn);
     this.knownHeads = perConnection(headsOf, conn);
   }
 
   async init(): Promise<void> {
-    await Promise.all([this.entries.init(), this.heads.init(), this.positions.init()]);
+    await Promise.all([this.entries.init(), this.heads.init(), this.positions.init(), this.holes.init()]);
+    await backfillOnce(this.entries.db.db!, `${this.name}:max`, () => this.fillMax());
   }
 
+  /**
+   * Gives entries appended before `max` existed theirs, stream by stream in position order (a
+   * one-time scan). Idempotent: a value is a function of the positions below, never changed.
+   */
+  private async fillMax(): Promise<void> {
+    const cursor = this.entries
+      .find({}, { _id: 1, stream: 1, seq: 1, at: 1, max: 1 })
+      .sort({ stream: 1, seq: 1 })
+      .lean<ChainEntry<T>[]>()
+      .cursor();
+    let stream: string | null = null;
+    let acc = Number.NEGATIVE_INFINITY;
+    for await (const e of cursor) {
+      if (e.stream !== stream) [stream, acc] = [e.stream, Number.NEGATIVE_INFINITY];
+      acc = Math.max(acc, e.max !== undefined ? ms(e.max) : ms(e.at));
+      if (e.max === undefined)
+        await this.entries.updateOne({ _id: e._id }, { $set: { max: new Date(acc) } }).exec();
+    }
+  }
+
+  /** The entry at `seq`, a tombstone included; null when nothing is there. */
   async at(stream: string, seq: number): Promise<ChainEntry<T> | null> {
     if (seq < 1) return null;
     return this.entries
@@ -135,13 +233,22 @@ export class ReadChains<T> {
 
   /** The last position (0: empty): the furthest of memory and the hint, probed forward by `_id`. */
   async head(stream: string): Promise<number> {
+    return (await this.tip(stream)).seq;
+  }
+
+  private async tip(stream: string): Promise<Tip> {
     const hint = await this.heads.findOne({ _id: stream }).lean<HeadDoc>().exec();
-    let seq = Math.max(this.knownHeads.get(stream) ?? 0, hint?.seq ?? 0);
-    const from = seq;
-    while (await this.at(stream, seq + 1)) seq++;
-    this.remember(stream, seq);
-    if (seq > (hint?.seq ?? 0) && seq !== from) await this.writeHint(stream, seq);
-    return seq;
+    const known = this.knownHeads.get(stream);
+    let tip: Tip = known && known.seq >= (hint?.seq ?? 0) ? known : { seq: hint?.seq ?? 0 };
+    const from = tip.seq;
+    for (;;) {
+      const e = await this.at(stream, tip.seq + 1);
+      if (!e) break;
+      tip = { seq: e.seq, max: e.max !== undefined ? ms(e.max) : undefined };
+    }
+    this.remember(stream, tip);
+    if (tip.seq > (hint?.seq ?? 0) && tip.seq !== from) await this.writeHint(stream, tip.seq);
+    return tip;
   }
 
   /**
@@ -151,6 +258,10 @@ export class ReadChains<T> {
   async append(stream: string, member: string, at: Date, doc: T, opts: AppendOptions = {}): Promise<number> {
     const known = opts.fresh ? null : await this.position(stream, member);
     if (known !== null) return known;
+    return this.appendAnew(stream, member, at, doc);
+  }
+
+  private async appendAnew(stream: string, member: string, at: Date, doc: T): Promise<number> {
     const placed = await this.serialized(stream, () => this.place(stream, member, at, doc));
     // Outside the stream's queue: the next append of this process needs only its memory of the
     // head, so a burst on one stream waits for one insert each, not for three writes. The hint and
@@ -162,6 +273,29 @@ export class ReadChains<T> {
     return seq;
   }
 
+  /**
+   * The latest `at` of positions 1..seq (-Infinity for none), or undefined when entries from before
+   * `max` existed lie further down than it reads. A missing position (a hole) adds nothing: its
+   * member is not listed until it is appended again, at the head.
+   */
+  private async maxUpTo(stream: string, seq: number): Promise<number | undefined> {
+    let acc = Number.NEGATIVE_INFINITY;
+    let q = seq;
+    let read = 0;
+    while (q >= 1) {
+      const n = Math.min(BATCH, q);
+      const batch = await Promise.all(Array.from({ length: n }, (_, k) => this.at(stream, q - k)));
+      for (const e of batch) {
+        if (e?.max !== undefined) return Math.max(acc, ms(e.max));
+        if (e) acc = Math.max(acc, ms(e.at));
+      }
+      q -= n;
+      read += n;
+      if (read >= MAX_READS_FOR_MAX && q >= 1) return undefined;
+    }
+    return acc;
+  }
+
   /** The member's entry at the head (or the one an earlier attempt wrote); no position written yet. */
   private async place(
     stream: string,
@@ -171,9 +305,14 @@ export class ReadChains<T> {
   ): Promise<{ seq: number; inserted: boolean }> {
     // From the head this process last saw, without probing: if another process appended since, the
     // insert fails and the loop moves on, one `_id` read per position it learns of.
-    const known = this.knownHeads.get(stream);
-    let seq = (known ?? (await this.head(stream))) + 1;
+    const tip = this.knownHeads.get(stream) ?? (await this.tip(stream));
+    let seq = tip.seq + 1;
+    // The position below always exists when appending above it (a writer learns of a position by
+    // inserting or reading it), so its `max` is known, from memory or one read.
+    let below = tip.max;
     for (let attempt = 0; attempt < MAX_APPEND_ATTEMPTS; attempt++) {
+      below ??= await this.maxUpTo(stream, seq - 1);
+      const max = below === undefined ? undefined : Math.max(below, ms(at));
       try {
         await this.entries.collection.insertOne({
           _id: chainKey(stream, seq),
@@ -181,16 +320,19 @@ export class ReadChains<T> {
           seq,
           member,
           at,
+          ...(max !== undefined ? { max: new Date(max) } : {}),
           doc,
         } as never);
-        this.remember(stream, seq);
+        this.remember(stream, { seq, max });
         return { seq, inserted: true };
       } catch (err) {
         if (!duplicateKey(err)) throw err;
         const there = await this.at(stream, seq);
         if (there?.member === member) return { seq, inserted: false };
         if (there) {
-          seq++; // another member won this position: try the next
+          // another member won this position: try the next, above it
+          below = there.max !== undefined ? ms(there.max) : undefined;
+          seq++;
           continue;
         }
         // The position is free, so the (stream, member) index refused: an earlier attempt appended
@@ -222,10 +364,11 @@ export class ReadChains<T> {
     }
   }
 
-  private remember(stream: string, seq: number): void {
-    if (seq <= (this.knownHeads.get(stream) ?? 0)) return;
+  private remember(stream: string, tip: Tip): void {
+    const known = this.knownHeads.get(stream);
+    if (known && (tip.seq < known.seq || (tip.seq === known.seq && known.max !== undefined))) return;
     this.knownHeads.delete(stream);
-    this.knownHeads.set(stream, seq);
+    this.knownHeads.set(stream, tip);
     if (this.knownHeads.size > KNOWN_HEADS) this.knownHeads.delete(this.knownHeads.keys().next().value!);
   }
 
@@ -240,10 +383,29 @@ export class ReadChains<T> {
     return run;
   }
 
-  /** Reads positions `from`..`to` (inclusive, either order) by `_id`, a batch at a time; stops at a gap. */
+  /** A position missing below the head: counted and noted once for the sweep (best effort). */
+  private async holeAt(stream: string, seq: number): Promise<void> {
+    try {
+      await this.holes.collection.insertOne({
+        _id: chainKey(stream, seq),
+        stream,
+        seq,
+        foundAt: new Date(),
+      } as never);
+      readChainHoles.inc({ chain: this.name });
+    } catch {
+      // noted already (a duplicate), or the database is unreachable: the next reader notes it
+    }
+  }
+
+  /**
+   * Reads positions `from`..`to` (inclusive, either order) by `_id`, a batch at a time; ends at the
+   * first position past the head, skips holes and tombstones below it.
+   */
   async range(stream: string, from: number, to: number): Promise<ChainEntry<T>[]> {
     const step = to >= from ? 1 : -1;
     const out: ChainEntry<T>[] = [];
+    let head: number | undefined;
     for (let s = from; step > 0 ? s <= to : s >= Math.max(to, 1); s += step * BATCH) {
       const seqs: number[] = [];
       for (let k = 0; k < BATCH; k++) {
@@ -252,9 +414,17 @@ export class ReadChains<T> {
         seqs.push(q);
       }
       const batch = await Promise.all(seqs.map((q) => this.at(stream, q)));
-      for (const e of batch) {
-        if (!e) return out;
-        out.push(e);
+      for (const [k, e] of batch.entries()) {
+        if (!e) {
+          head ??= await this.head(stream);
+          if (seqs[k]! > head) {
+            if (step > 0) return out;
+            continue;
+          }
+          await this.holeAt(stream, seqs[k]!);
+          continue;
+        }
+        if (!e.hole) out.push(e);
       }
     }
     return out;
@@ -266,17 +436,26 @@ export class ReadChains<T> {
     const head = await this.head(stream);
     const top = opts.before !== undefined ? Math.min(opts.before - 1, head) : head;
     const budget = opts.budget ?? 1_000;
+    const stopBelow = opts.stopBelow !== undefined ? ms(opts.stopBelow) : undefined;
     const entries: ChainEntry<T>[] = [];
     let seq = top;
     let read = 0;
     while (seq >= 1 && entries.length < opts.limit && read < budget) {
       const n = Math.min(BATCH, seq, budget - read, Math.max(opts.limit - entries.length, 1) + 1);
-      const batch = await Promise.all(Array.from({ length: n }, (_, k) => this.at(stream, seq - k)));
-      for (const e of batch) {
-        if (!e) throw new Error(`read chain ${stream}: position ${seq} missing below the head`);
+      const from = seq;
+      const batch = await Promise.all(Array.from({ length: n }, (_, k) => this.at(stream, from - k)));
+      for (const [k, e] of batch.entries()) {
         read++;
+        seq = from - k - 1;
+        // A hole (an entry lost below the head): skipped, so one loss never stops the stream.
+        if (!e) {
+          await this.holeAt(stream, from - k);
+          continue;
+        }
+        if (stopBelow !== undefined && e.max !== undefined && ms(e.max) < stopBelow)
+          return { entries, next: null };
+        if (e.hole) continue;
         if (opts.stop?.(e)) return { entries, next: null };
-        seq = e.seq - 1;
         if (!opts.keep || opts.keep(e)) entries.push(e);
         if (entries.length === opts.limit) break;
       }
@@ -286,29 +465,85 @@ export class ReadChains<T> {
   }
 
   /**
-   * The highest position whose `at` is below `bound` (or at it, with `inclusive`), by binary search
-   * over `_id` reads: O(log n). Positions follow time closely, not exactly (writers race by
-   * milliseconds), so callers still check each entry's time.
-   */
-  async lastBefore(stream: string, bound: Date, inclusive = false): Promise<number> {
-    const below = (e: ChainEntry<T>) =>
-      inclusive ? new Date(e.at).getTime() <= bound.getTime() : new Date(e.at).getTime() < bound.getTime();
-    let lo = 0; // position known below the bound (0: none)
-    let hi = (await this.head(stream)) + 1; // position known not below (head + 1: none)
-    while (hi - lo > 1) {
-      const mid = Math.floor((lo + hi) / 2);
-      const e = await this.at(stream, mid);
-      if (e && below(e)) lo = mid;
-      else hi = mid;
-    }
-    return lo;
-  }
-
-  /**
-   * Positions after `after` (exclusive), oldest first, up to `limit`: what a reconnecting client
-   * missed.
+   * Positions after `after` (exclusive), oldest first, up to `limit` positions: what a reconnecting
+   * client missed.
    */
   async after(stream: string, after: number, limit: number): Promise<ChainEntry<T>[]> {
     return this.range(stream, after + 1, after + limit);
+  }
+
+  /**
+   * The recovery sweep's part: for each hole noted by readers (oldest first, at most `limit`), the
+   * member it held (from its position document) is appended again at the head, from its source
+   * record (`restore`), then the hole is marked with a tombstone readers skip. Idempotent: a crash
+   * anywhere leaves the hole noted, and the next run finds the member already appended (its
+   * position document moved) or the tombstone in place.
+   */
+  async repairHoles(restore: Restore<T>, limit = 100): Promise<HoleRepairResult> {
+    // Holes are rare and few: this small collection is read whole (sorted in memory).
+    const holes = (await this.holes.find({}).limit(limit).lean<HoleDoc[]>().exec()).sort(
+      (a, b) => ms(a.foundAt) - ms(b.foundAt),
+    );
+    const result: HoleRepairResult = { holes: holes.length, reappended: 0, marked: 0 };
+    for (const h of holes) {
+      if (!(await this.at(h.stream, h.seq))) {
+        const outcome = await this.closeHole(h.stream, h.seq, restore);
+        result[outcome]++;
+        readChainHoleRepairs.inc({ chain: this.name, outcome });
+      }
+      await this.holes.deleteOne({ _id: h._id }).exec();
+    }
+    return result;
+  }
+
+  private async closeHole(
+    stream: string,
+    seq: number,
+    restore: Restore<T>,
+  ): Promise<'reappended' | 'marked'> {
+    let outcome: 'reappended' | 'marked' = 'marked';
+    const member = await this.memberAt(stream, seq);
+    const restored = member !== null ? await restore(stream, member) : null;
+    if (member !== null && restored) {
+      // The lost entry took its (stream, member) index key with it: the member goes in anew.
+      const placed = await this.serialized(stream, () =>
+        this.place(stream, member, restored.at, restored.doc),
+      );
+      if (placed.seq !== seq) {
+        await this.positions.deleteOne({ _id: positionKey(stream, member), seq }).exec();
+        await this.writePosition(stream, member, placed.seq);
+        if (placed.inserted) await this.writeHint(stream, placed.seq);
+      }
+      outcome = 'reappended';
+    }
+    // The tombstone keeps `max` growing with positions (the entries above were computed with it).
+    const below = await this.maxUpTo(stream, seq - 1);
+    try {
+      await this.entries.collection.insertOne({
+        _id: chainKey(stream, seq),
+        stream,
+        seq,
+        member: `~hole:${seq}`,
+        at: new Date(0),
+        ...(below !== undefined ? { max: new Date(Math.max(below, 0)) } : {}),
+        hole: true,
+        doc: null,
+      } as never);
+    } catch (err) {
+      if (!duplicateKey(err)) throw err; // the entry came back, or another sweep marked it
+    }
+    return outcome;
+  }
+
+  /** The member whose position document names `seq`: a scan, off the usual path (the sweep). */
+  private async memberAt(stream: string, seq: number): Promise<string | null> {
+    const prefix = JSON.stringify([stream]).slice(0, -1) + ',';
+    const doc = await this.positions
+      .findOne({ seq, _id: { $regex: `^${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}` } })
+      .lean<PositionDoc>()
+      .exec();
+    if (!doc) return null;
+    const [, member] = JSON.parse(doc._id) as [string, string];
+    return member;
   }
 }

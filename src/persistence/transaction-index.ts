@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Connection } from 'mongoose';
-import { ReadChains, type AppendOptions, type ChainEntry, type WalkResult } from './read-chains';
+import {
+  ReadChains,
+  type AppendOptions,
+  type ChainEntry,
+  type HoleRepairResult,
+  type WalkResult,
+} from './read-chains';
 import type { Metadata } from '../domain/metadata';
 
 // The read model of GET /v1/transactions: one read chain (src/persistence/read-chains.ts) per list a
@@ -75,35 +81,68 @@ export class TransactionIndex {
     await this.chains.init();
   }
 
-  /** Joins every list of the member (or only `lists`): idempotent, in parallel. */
+  /**
+   * Joins every list of the member (or only `lists`): idempotent, in parallel. Listed under its
+   * `createdAt`: a retry carrying another one than the attempt that joined first (whose record was
+   * never stored) joins again under a key naming it, and readers keep the entry whose time is the
+   * stored record's (listed()).
+   */
   async add(x: Indexable, lists: IndexList[] = listsOf(x), opts: AppendOptions = {}): Promise<void> {
     const member: IndexMember = { kind: x.kind, id: x.id };
+    const key = `${x.kind}:${x.id}`;
+    const at = x.createdAt;
     await Promise.all(
-      lists.map((l) =>
-        this.chains.append(streamOf(x.merchantId, l), `${x.kind}:${x.id}`, x.createdAt, member, opts),
-      ),
+      lists.map(async (l) => {
+        const stream = streamOf(x.merchantId, l);
+        if (opts.fresh) return this.chains.append(stream, key, at, member, opts);
+        const seq = await this.chains.position(stream, key);
+        if (seq === null) return this.chains.append(stream, key, at, member, { fresh: true });
+        const there = await this.chains.at(stream, seq);
+        // Lost (a hole): the recovery sweep lists it again from its record.
+        if (!there || there.hole || new Date(there.at).getTime() === new Date(at).getTime()) return seq;
+        return this.chains.append(stream, `${key}@${new Date(at).getTime()}`, at, member);
+      }),
     );
   }
 
-  /** Newest first below `before`: entries for which `keep` holds, reading at most `budget` positions. */
+  /** Newest first below `before`, stopping where every entry left was created before `stopBelow`. */
   async walk(
     merchantId: string,
     list: IndexList,
     opts: { before?: number; limit: number; budget: number; stopBelow?: Date },
   ): Promise<WalkResult<IndexMember>> {
-    const stopBelow = opts.stopBelow?.getTime();
     return this.chains.walkDown(streamOf(merchantId, list), {
       ...(opts.before !== undefined ? { before: opts.before } : {}),
       limit: opts.limit,
       budget: opts.budget,
-      ...(stopBelow !== undefined
-        ? { stop: (e: ChainEntry<IndexMember>) => new Date(e.at).getTime() < stopBelow }
-        : {}),
+      ...(opts.stopBelow ? { stopBelow: opts.stopBelow } : {}),
     });
   }
 
-  /** The position just above the last entry created before `bound` (a walk's `before` for a `to`). */
-  async startBelow(merchantId: string, list: IndexList, bound: Date): Promise<number> {
-    return (await this.chains.lastBefore(streamOf(merchantId, list), bound)) + 1;
+  /**
+   * Closes the holes readers found (the recovery sweep). `createdAtOf` reads the member's record:
+   * none (its insert lost, or never made) leaves the hole marked, nothing listed.
+   */
+  async repairHoles(
+    createdAtOf: (m: IndexMember) => Promise<Date | null>,
+    limit?: number,
+  ): Promise<HoleRepairResult> {
+    return this.chains.repairHoles(async (stream, key) => {
+      const [, kind, id, suffix] = /^(payin|payout|refund):([^@]+)(?:@(\d+))?$/.exec(key) ?? [];
+      if (!kind || !id) return null;
+      const doc: IndexMember = { kind: kind as SearchableKind, id };
+      const createdAt = await createdAtOf(doc);
+      if (!createdAt) return null;
+      const at = createdAt.getTime();
+      // Only the entry under the record's time is listed: a stale one stays a hole.
+      if (suffix !== undefined ? Number(suffix) !== at : await this.chains.position(stream, `${key}@${at}`))
+        return null;
+      return { at: createdAt, doc };
+    }, limit);
   }
+}
+
+/** Whether an entry lists its record: it carries the record's own `createdAt` (see add()). */
+export function listed(e: ChainEntry<IndexMember>, createdAt: Date): boolean {
+  return new Date(e.at).getTime() === new Date(createdAt).getTime();
 }

@@ -4,7 +4,7 @@ import type { Ledger } from '../ledger';
 import type { TransactionStore } from '../persistence/transactions';
 import type { WorkflowStartLog } from '../persistence/workflow-starts';
 import { TransactionWorkflows, type PayinTiming } from '../services/transaction-workflows';
-import { RecoverySweep, type RecoverySweepResult, type SweepLog } from './sweep';
+import { RecoverySweep, type ChainRepair, type RecoverySweepResult, type SweepLog } from './sweep';
 
 // The recovery sweep as an activity of the worker (workflows/recovery-sweep.ts runs it on schedule).
 
@@ -18,6 +18,8 @@ export interface RecoveryDeps {
   payoutExpiryMs: number;
   /** RECOVERY_GRACE_PERIOD. */
   graceMs: number;
+  /** Read chains whose lost entries the sweep lists again. */
+  chains?: ChainRepair[];
 }
 
 export interface RecoveryActivityDeps {
@@ -30,6 +32,7 @@ export function recoverySweepOf(deps: RecoveryDeps, temporal: Client, sweepLog?:
     starts: deps.starts,
     transactions: deps.transactions,
     graceMs: deps.graceMs,
+    ...(deps.chains ? { chains: deps.chains } : {}),
     ...(sweepLog ? { log: sweepLog } : {}),
     workflows: new TransactionWorkflows({
       temporal,

@@ -1,6 +1,7 @@
 import { Counter } from 'prom-client';
 import { metricsRegistry } from '../infra/metrics';
 import type { TransactionStore } from '../persistence/transactions';
+import type { HoleRepairResult } from '../persistence/read-chains';
 import type { WorkflowStartLog, WorkflowStartMarker } from '../persistence/workflow-starts';
 import type { StartOutcome, TransactionWorkflows } from '../services/transaction-workflows';
 
@@ -35,11 +36,20 @@ export interface RecoverySweepDeps {
   /** Markers handled per run (oldest first); the next run takes the rest. */
   batchSize?: number;
   log?: SweepLog;
+  /** Read chains whose holes (entries lost below a head) each run closes (src/persistence/read-chains.ts). */
+  chains?: ChainRepair[];
+}
+
+export interface ChainRepair {
+  chain: string;
+  repair: () => Promise<HoleRepairResult>;
 }
 
 export interface RecoverySweepResult {
   examined: number;
   outcomes: Partial<Record<SweepOutcome, number>>;
+  /** Read chain holes closed, by chain (only chains that had any). */
+  holes?: Record<string, HoleRepairResult>;
 }
 
 export class RecoverySweep {
@@ -54,7 +64,30 @@ export class RecoverySweep {
       outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
       recoverySweepMarkers.inc({ kind: marker.kind, outcome });
     }
-    return { examined: markers.length, outcomes };
+    const holes = await this.repairChains();
+    return { examined: markers.length, outcomes, ...(holes ? { holes } : {}) };
+  }
+
+  /** Each chain's noted holes; a chain that fails is retried next run, the others go on. */
+  private async repairChains(): Promise<Record<string, HoleRepairResult> | undefined> {
+    let holes: Record<string, HoleRepairResult> | undefined;
+    for (const { chain, repair } of this.deps.chains ?? []) {
+      try {
+        const result = await repair();
+        if (result.holes === 0) continue;
+        (holes ??= {})[chain] = result;
+        this.deps.log?.warn('recovery sweep: read chain entries were lost; their members are listed again', {
+          chain,
+          ...result,
+        });
+      } catch (err) {
+        this.deps.log?.warn('recovery sweep: could not close read chain holes; retried next run', {
+          chain,
+          error: err instanceof Error ? err.message : String(err),
+        });
+      }
+    }
+    return holes;
   }
 
   private async resolve(marker: WorkflowStartMarker): Promise<SweepOutcome> {

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { TransactionStore } from '../persistence/transactions';
 import type { RefundStore } from '../persistence/refunds';
-import type { IndexList, IndexMember } from '../persistence/transaction-index';
+import { listed, type IndexList, type IndexMember } from '../persistence/transaction-index';
+import type { ChainEntry } from '../persistence/read-chains';
 import type { TransactionSearchQuery } from '../contract/schemas/transaction-search';
 import { toPublicRecord } from '../contract/records/payout-record';
 import { toRefundRecord } from '../contract/records/refund-record';
@@ -15,8 +16,6 @@ import { refundedTotal, type Refund } from '../domain/refund';
 
 /** Positions read for one page at most. */
 const BUDGET = 400;
-/** Positions follow creation time closely, not exactly (writers race by milliseconds). */
-const TIME_SLACK_MS = 5_000;
 
 type Found =
   | { tx: Transaction; refund?: never }
@@ -43,16 +42,11 @@ export class TransactionSearch {
     const queryKey = keyOf(q);
     if (q.reference) return { items: await this.byReference(merchantId, q), next: null, queryKey };
     const list = mostSelective(q);
-    const from = q.from ? new Date(new Date(q.from).getTime() - TIME_SLACK_MS) : undefined;
-    let before =
-      cursor?.s ??
-      (q.to
-        ? await this.deps.transactions.index.startBelow(
-            merchantId,
-            list,
-            new Date(new Date(q.to).getTime() + TIME_SLACK_MS),
-          )
-        : undefined);
+    // From the cursor or the head, down to where every entry left was created before `from`: list
+    // positions do not follow creation (a session joins its provider's list at confirmation, a
+    // retry after a crash joins late), so `to` is checked on each record, never used to skip ahead.
+    const from = q.from ? new Date(q.from) : undefined;
+    let before = cursor?.s;
     const items: Found[] = [];
     let read = 0;
     while (items.length < q.limit && read < BUDGET) {
@@ -63,7 +57,7 @@ export class TransactionSearch {
         ...(from ? { stopBelow: from } : {}),
       });
       read += walked.entries.length === 0 ? BUDGET : walked.entries.length;
-      const found = await Promise.all(walked.entries.map((e) => this.load(e.doc, q)));
+      const found = await Promise.all(walked.entries.map((e) => this.load(e, q)));
       for (const f of found) if (f && matches(f, merchantId, q)) items.push(f);
       if (walked.next === null) return { items, next: null, queryKey };
       before = walked.next;
@@ -71,15 +65,16 @@ export class TransactionSearch {
     return { items, next: before ?? null, queryKey };
   }
 
-  private async load(m: IndexMember, q: TransactionSearchQuery): Promise<Found | null> {
+  /** The entry's record, if it is the one the entry lists (its time is the record's). */
+  private async load(e: ChainEntry<IndexMember>, q: TransactionSearchQuery): Promise<Found | null> {
+    const m = e.doc;
     if (m.kind === 'refund') {
       const refund = await this.deps.refunds.findById(m.id);
-      return refund ? this.withPayin(refund, q) : null;
+      return refund && listed(e, refund.createdAt) ? this.withPayin(refund, q) : null;
     }
     const tx = await this.deps.transactions.findById(m.id);
-    return tx ? { tx } : null;
+    return tx && listed(e, tx.createdAt) ? { tx } : null;
   }
-
   private async withPayin(refund: Refund, q: TransactionSearchQuery): Promise<Found> {
     if (!q.provider && !q.country) return { refund };
     return { refund, listedAs: (await this.deps.transactions.findById(refund.payinId)) ?? undefined };

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Connection } from 'mongoose';
 import { connectTestMongo } from '../helpers/stack';
 import { auditQueries } from '../helpers/query-audit';
-import { ReadChains } from '../../src/persistence/read-chains';
-import { EventStore, eventIdOf } from '../../src/events/event-store';
+import { ReadChains, chainKey, readChainHoles, type AppendOptions } from '../../src/persistence/read-chains';
+import { EventStore, eventIdOf, eventStreamOf, type EventQuery } from '../../src/events/event-store';
+import type { StoredEvent } from '../../src/events/catalogue';
 import { RefundStore } from '../../src/persistence/refunds';
 import { Ledger } from '../../src/ledger';
 import { backfillOnce } from '../../src/persistence/backfill-once';
@@ -49,6 +50,30 @@ describe('read chains', () => {
       40, 39,
     ]);
     expect(await one.walkDown(stream, { before: 1, limit: 2 })).toEqual({ entries: [], next: null });
+  });
+
+  it('gives entries appended before `max` theirs at start, so walks by time stop where they should', async () => {
+    const db = a.useDb(`${a.name}_max`, { useCache: false });
+    const t = Date.UTC(2026, 0, 1);
+    // As the previous version appended them: no `max`, and position 2 older than position 1.
+    await db.collection('old_chains').insertMany(
+      [3, 1, 2, 5].map((s, i) => ({
+        _id: chainKey('s', i + 1) as never,
+        stream: 's',
+        seq: i + 1,
+        member: `m${s}`,
+        at: new Date(t + s),
+        doc: { n: s },
+      })),
+    );
+    const chains = new ReadChains<{ n: number }>(db, 'old_chains');
+    await chains.init();
+    expect((await chains.range('s', 1, 4)).map((e) => new Date(e.max!).getTime() - t)).toEqual([3, 3, 3, 5]);
+    const walked = await chains.walkDown('s', { limit: 10, stopBelow: new Date(t + 2) });
+    expect(walked.entries.map((e) => e.member)).toEqual(['m5', 'm2', 'm1', 'm3']);
+    // The next append carries it on.
+    await chains.append('s', 'm4', new Date(t + 4), { n: 4 });
+    expect(new Date((await chains.at('s', 5))!.max!).getTime() - t).toBe(5);
   });
 
   it('appends a fresh member without looking up its position; a burst waits on inserts only', async () => {
@@ -102,6 +127,143 @@ describe('read chains', () => {
     expect(window.events.map((e) => e.reference)).toEqual(['old-2']);
     const missed = await store.since(merchantId, page.events[2]!, 10);
     expect(missed.map((e) => e.reference)).toEqual(['old-2', 'old-3']);
+  });
+
+  /** Every page of a query, as GET /v1/events walks it (limit + 1 read, the cursor below the last shown). */
+  async function walkEvents(store: EventStore, merchantId: string, q: Omit<EventQuery, 'limit'>, limit = 4) {
+    const ids: string[] = [];
+    let before: number | undefined;
+    for (let pages = 0; pages < 200; pages++) {
+      const found = await store.list(merchantId, { ...q, ...(before ? { before } : {}), limit: limit + 1 });
+      ids.push(...found.events.slice(0, limit).map((e) => e.id));
+      const below = found.events.length > limit ? found.positions[limit - 1] : found.next;
+      if (!below) return ids;
+      before = below;
+    }
+    throw new Error('walk did not end');
+  }
+
+  it('lists an event in its window when a later one was appended before it', async () => {
+    // Two workers: one takes createdAt t, the other t + 1 ms and appends first.
+    const store = EventStore.on(a);
+    await store.init();
+    const merchantId = `mer_${randomUUID().slice(0, 8)}`;
+    const t = Date.UTC(2026, 2, 1, 9);
+    const event = (key: string, at: number): StoredEvent => ({
+      id: eventIdOf(`${merchantId}:${key}`),
+      merchantId,
+      type: 'payin.completed',
+      subjectId: `pr_${key}`,
+      reference: key,
+      emissionKey: `${merchantId}:${key}`,
+      createdAt: new Date(at),
+      data: { status: 'success' },
+    });
+    const steps = store as unknown as {
+      model: { create(doc: unknown): Promise<unknown> };
+      index(e: StoredEvent, o?: AppendOptions): Promise<void>;
+    };
+    const later = event('later', t + 1);
+    const earlier = event('earlier', t);
+    const third = event('third', t + 2);
+    for (const e of [later, earlier, third]) {
+      await steps.model.create({ _id: e.id, ...e });
+      await steps.index(e, { fresh: true });
+    }
+    const window = (from: number, to: number) =>
+      walkEvents(store, merchantId, { from: new Date(from), to: new Date(to) });
+    expect(await window(t, t + 1)).toEqual([earlier.id]);
+    expect(await window(t + 1, t + 3)).toEqual([third.id, later.id]);
+    expect(await window(t, t + 2)).toEqual([earlier.id, later.id]);
+  });
+
+  it('walks split windows of 30 events recorded concurrently by two processes, each event once', async () => {
+    // The outside symptom: 30 payins completed at once, then [t0, split) and [split, t1) walked.
+    const stores = [EventStore.on(a), EventStore.on(b)];
+    await stores[0]!.init();
+    const merchantId = `mer_${randomUUID().slice(0, 8)}`;
+    const recorded = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        stores[i % 2]!.record({
+          merchantId,
+          type: 'payin.completed',
+          subjectId: `pr_${merchantId}_${i}`,
+          reference: `order-${i}`,
+          data: { status: 'success' },
+        }),
+      ),
+    );
+    const times = recorded.map((e) => new Date(e.createdAt).getTime()).sort((x, y) => x - y);
+    const t0 = times[0]!;
+    const t1 = times[times.length - 1]! + 1;
+    for (const split of [times[5]!, times[15]!, times[27]!]) {
+      const low = await walkEvents(stores[0]!, merchantId, {
+        type: 'payin.completed',
+        from: new Date(t0),
+        to: new Date(split),
+      });
+      const high = await walkEvents(stores[1]!, merchantId, {
+        type: 'payin.completed',
+        from: new Date(split),
+        to: new Date(t1),
+      });
+      expect(low).toHaveLength(times.filter((x) => x < split).length);
+      expect(high).toHaveLength(times.filter((x) => x >= split).length);
+      expect(new Set([...low, ...high]).size).toBe(30);
+    }
+  });
+
+  it('keeps answering across a lost entry, counts it, and the sweep lists its member again', async () => {
+    const store = EventStore.on(a);
+    await store.init();
+    const merchantId = `mer_${randomUUID().slice(0, 8)}`;
+    const events: StoredEvent[] = [];
+    for (let i = 1; i <= 5; i++)
+      events.push(
+        await store.record({
+          merchantId,
+          type: 'payin.completed',
+          subjectId: `pr_${merchantId}_${i}`,
+          reference: `ref-${i}`,
+          data: { status: 'success' },
+        }),
+      );
+    // An insert acknowledged, then lost: position 3 of the merchant's chain is gone.
+    const stream = eventStreamOf(merchantId, {});
+    await a.db!.collection('event_chains').deleteOne({ _id: chainKey(stream, 3) as never });
+    const holesSeen = async () =>
+      (await readChainHoles.get()).values.find((v) => v.labels.chain === 'event_chains')?.value ?? 0;
+    const seen = await holesSeen();
+
+    const page = await store.list(merchantId, { limit: 10 });
+    expect(page.events.map((e) => e.reference)).toEqual(['ref-5', 'ref-4', 'ref-2', 'ref-1']);
+    expect(await holesSeen()).toBe(seen + 1);
+    // Counted once, however often it is read; a WebSocket resume goes across it.
+    await store.list(merchantId, { limit: 2, before: 5 });
+    expect(await holesSeen()).toBe(seen + 1);
+    expect((await store.since(merchantId, events[0]!, 10)).map((e) => e.reference)).toEqual([
+      'ref-2',
+      'ref-4',
+      'ref-5',
+    ]);
+
+    // The sweep: the member is appended again (from the event itself), the hole marked.
+    expect(await store.repairChainHoles()).toEqual({ holes: 1, reappended: 1, marked: 0 });
+    expect((await store.list(merchantId, { limit: 10 })).events.map((e) => e.reference)).toEqual([
+      'ref-3',
+      'ref-5',
+      'ref-4',
+      'ref-2',
+      'ref-1',
+    ]);
+    const at3 = new Date(events[2]!.createdAt).getTime();
+    expect(
+      (await store.list(merchantId, { from: new Date(at3), to: new Date(at3 + 1), limit: 10 })).events.map(
+        (e) => e.reference,
+      ),
+    ).toEqual(['ref-3']);
+    expect(await store.repairChainHoles()).toEqual({ holes: 0, reappended: 0, marked: 0 });
+    expect(await holesSeen()).toBe(seen + 1);
   });
 
   it('finds accounts stored before the account index by id and in their merchant list', async () => {
