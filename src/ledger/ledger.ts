@@ -8,6 +8,7 @@ import { LedgerError, SourceRefConflictError } from './errors';
 import { ledgerModels, type EntryDoc, type LedgerModels, type TransferDoc } from './models';
 import { duplicateKey, insertRaw } from './raw';
 import { periodEntries, statement, verifyAccount, type EntriesQuery } from './statements';
+import { nonNegativeSystemAccounts } from './types';
 import type { Account, Leg, LedgerEntry, SystemAccountName, TransferRequest, TransferResult } from './types';
 
 export { decodeCursor, encodeCursor } from './cursor';
@@ -45,7 +46,13 @@ export class Ledger {
       m,
       conn,
       options.serializeLocally !== false,
-      async (id) => (await this.accounts.accountDoc(id))?.kind === 'system',
+      async (id) => {
+        const doc = await this.accounts.accountDoc(id);
+        if (doc?.kind !== 'system') return { mayGoNegative: false, systemName: null };
+        return nonNegativeSystemAccounts.has(doc.name as SystemAccountName)
+          ? { mayGoNegative: false, systemName: doc.name }
+          : { mayGoNegative: true };
+      },
     );
     this.accounts = new Accounts(m, conn, this.chains);
   }
@@ -104,7 +111,8 @@ export class Ledger {
 
   /**
    * Moves `amount` from one account to another, once per sourceRef. Throws InsufficientFundsError
-   * (and applies nothing) when a non-system `from` would go below zero.
+   * (and applies nothing) when a non-system `from` would go below zero, SystemAccountOverdrawnError
+   * when a system account that must stay non-negative (nonNegativeSystemAccounts) would.
    */
   async transfer(req: TransferRequest): Promise<TransferResult> {
     const transfer = await this.recordTransfer(req);

@@ -24,7 +24,8 @@ import type { TransferResult } from './types';
 // payin's own credit, under the same references: creditPayin.
 //
 // The debits are the only movements that can be refused: they throw InsufficientFundsError and
-// apply nothing (the other movements leave system accounts, which may go below zero).
+// apply nothing (the other movements leave system accounts, which may go below zero, except
+// `payout-holds`: a debit of it that it does not cover throws SystemAccountOverdrawnError).
 
 /** The fixed source references of each flow's movements, by the flow's own id (tx_…, pr_…, rf_…). */
 export const sourceRefs = {
