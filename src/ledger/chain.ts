@@ -146,8 +146,7 @@ export class Chains {
     accountId: string,
   ): Promise<{ entry: EntryDoc; inserted: boolean }> {
     const delta = leg === 'debit' ? -transfer.amount : transfer.amount;
-    const floor: DebitFloor =
-      leg === 'credit' ? { mayGoNegative: true } : await this.debitFloor(accountId);
+    const floor: DebitFloor = leg === 'credit' ? { mayGoNegative: true } : await this.debitFloor(accountId);
     // Optimistic: build on the last head this process saw, else on the stored hint. Neither is
     // trusted: if the chain is longer, the insert of seq+1 fails and the writer moves on.
     let head: Head | null = this.heads.get(accountId) ?? (await this.readHint(accountId));

@@ -42,18 +42,13 @@ export class Ledger {
     conn: Connection,
     options: LedgerOptions = {},
   ) {
-    this.chains = new Chains(
-      m,
-      conn,
-      options.serializeLocally !== false,
-      async (id) => {
-        const doc = await this.accounts.accountDoc(id);
-        if (doc?.kind !== 'system') return { mayGoNegative: false, systemName: null };
-        return nonNegativeSystemAccounts.has(doc.name as SystemAccountName)
-          ? { mayGoNegative: false, systemName: doc.name }
-          : { mayGoNegative: true };
-      },
-    );
+    this.chains = new Chains(m, conn, options.serializeLocally !== false, async (id) => {
+      const doc = await this.accounts.accountDoc(id);
+      if (doc?.kind !== 'system') return { mayGoNegative: false, systemName: null };
+      return nonNegativeSystemAccounts.has(doc.name as SystemAccountName)
+        ? { mayGoNegative: false, systemName: doc.name }
+        : { mayGoNegative: true };
+    });
     this.accounts = new Accounts(m, conn, this.chains);
   }
 
