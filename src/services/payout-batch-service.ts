@@ -146,6 +146,17 @@ export class PayoutBatchService {
     return this.payFromHolds(batch);
   }
 
+  /**
+   * A refused batch's holds given back once more, from the ledger: an attempt that held an account
+   * and died before releasing it, after another attempt had finished the batch, left it held. Called
+   * when the batch completes (its workflow); idempotent, and nothing for any other batch.
+   */
+  async releaseRefusedHolds(batch: PayoutBatch): Promise<void> {
+    if (!batch.atomic) return;
+    if ((await this.deps.batches.decisionOf(batch))?.decision !== 'refused') return;
+    await this.releaseHolds(batch, () => Promise.resolve(0));
+  }
+
   /** Checks every item, holds every account, and proposes the outcome: the stored decision wins. */
   private async decide(batch: PayoutBatch): Promise<BatchDecision> {
     const propose = async (decision: 'accepted' | 'refused', results: StoredItemResult[] | null) =>

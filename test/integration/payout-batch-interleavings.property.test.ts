@@ -247,6 +247,38 @@ describe('atomic bulk payout decided by concurrent attempts (FerretDB)', () => {
     await checkInvariants(setup, [a, await b]);
   }, 60_000);
 
+  it('a hold left by an attempt that died after the batch was refused is given back at completion', async () => {
+    const setup = await newBatch(false);
+    const { base, batch, funded } = setup;
+    const service = () =>
+      new PayoutBatchService({
+        batches: base.batches,
+        transactions: base.transactions,
+        ledger: base.ledger,
+        payouts: base.payouts,
+      });
+    const done = await service().process(batch.id);
+    expect(done.results!.map((r) => r.result)).toEqual(['refused', 'refused', 'refused']);
+    // Another attempt, which read the batch undecided, holds every account once the sub-account
+    // is credited (at least that hold is new), and dies.
+    await setup.credit();
+    const holds = await base.ledger.systemAccountId('payout-holds', 'XOF');
+    const owed = [setup.charged[0]! + setup.charged[1]!, setup.charged[2]!];
+    for (const [i, account] of setup.accountOf.slice(1).entries())
+      await base.ledger.transfer({
+        sourceRef: `batch:${batch.id}:hold:${account}`,
+        fromAccountId: account,
+        toAccountId: holds,
+        amount: owed[i]!,
+        reason: `bulk payout ${batch.id}: hold`,
+      });
+    const sub = setup.accountOf[2]!;
+    expect((await base.ledger.getAccount(sub))!.balance).toBe(funded.get(sub)! - setup.charged[2]!);
+    await service().releaseRefusedHolds(done);
+    await service().releaseRefusedHolds(done);
+    await checkInvariants(setup, [done]);
+  }, 60_000);
+
   it('takes one decision, pays each item at most once, creates no money', async () => {
     await fc.assert(
       fc.asyncProperty(fc.scheduler(), scenario, async (s, sc) => {
