@@ -141,6 +141,9 @@ export function idempotency(opts: IdempotencyOptions): RequestHandler {
           .catch(log);
       }, lockMs / 3);
       heartbeat.unref();
+      // An answer sent without res.send (res.end) ends the request too; a client that went away
+      // does not: its handler still runs, so its claim is kept.
+      res.once('finish', () => clearInterval(heartbeat));
       const stopRenewing = (): Promise<unknown> => {
         clearInterval(heartbeat);
         return renewing;
