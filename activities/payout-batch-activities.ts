@@ -63,6 +63,7 @@ export function createPayoutBatchActivities(deps: PayoutBatchActivityDeps) {
     /** Marks the batch completed and records `payout.batch.completed` with its record (in English). */
     async completeBatch(batchId: string): Promise<{ eventId: string }> {
       let batch = await stored(batchId);
+      await service().releaseRefusedHolds(batch);
       if (!batch.completedAt) {
         await deps.payoutBatches.update(batchId, { completedAt: new Date() });
         batch = await stored(batchId);

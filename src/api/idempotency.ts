@@ -27,8 +27,13 @@ const headerPath = 'headers.x-idempotency-key';
 
 export interface IdempotencyOptions {
   store: IdempotencyStore;
-  /** An in-progress claim older than this is taken to be left by a crashed process. */
+  /**
+   * How long a claim stays locked without news of its owner: renewed every third of it while the
+   * request runs, so only a claim whose process died (or stalled that long) is taken over.
+   */
   lockMs?: number;
+  /** A request still running after this long stops renewing its claim (a handler that hangs). */
+  maxHoldMs?: number;
   /** Expired records are swept at most this often, lazily, on the back of a POST. */
   sweepEveryMs?: number;
   log?: (err: unknown) => void;
@@ -82,6 +87,7 @@ export function isReplayable(status: number): boolean {
 
 export function idempotency(opts: IdempotencyOptions): RequestHandler {
   const lockMs = opts.lockMs ?? 30_000;
+  const maxHoldMs = opts.maxHoldMs ?? 60 * 60_000;
   const sweepEveryMs = opts.sweepEveryMs ?? 60 * 60 * 1000;
   const log = opts.log ?? (() => undefined);
   let lastSweep = 0;
@@ -119,6 +125,29 @@ export function idempotency(opts: IdempotencyOptions): RequestHandler {
       }
 
       const owned = { claimId: claim.claimId, lockedUntil: claim.lockedUntil };
+      // The claim is renewed while the handler runs: a same-key retry arriving after the first lock
+      // period would otherwise take it over and run beside a request that is merely slow (a bulk
+      // payout). Renewals are chained and awaited before the answer is stored: FerretDB's updates
+      // replace the whole document, so a renewal overlapping the completion could undo it.
+      let renewing: Promise<unknown> = Promise.resolve();
+      const startedAt = Date.now();
+      const heartbeat = setInterval(() => {
+        if (Date.now() - startedAt > maxHoldMs) return clearInterval(heartbeat);
+        renewing = renewing
+          .then(() => opts.store.renew(merchantId, key, owned, lockMs))
+          .then((renewed) => {
+            if (renewed) owned.lockedUntil = renewed.lockedUntil;
+          })
+          .catch(log);
+      }, lockMs / 3);
+      heartbeat.unref();
+      // An answer sent without res.send (res.end) ends the request too; a client that went away
+      // does not: its handler still runs, so its claim is kept.
+      res.once('finish', () => clearInterval(heartbeat));
+      const stopRenewing = (): Promise<unknown> => {
+        clearInterval(heartbeat);
+        return renewing;
+      };
       req.idempotencyKey = key;
       req.idempotencyFingerprint = fingerprint;
       // The answer is stored (or the key released) before the client sees it, so a retry that
@@ -134,9 +163,11 @@ export function idempotency(opts: IdempotencyOptions): RequestHandler {
         const status = res.statusCode;
         const text = body === undefined ? '' : typeof body === 'string' ? body : body.toString('utf8');
         const contentType = res.get('Content-Type') ?? null;
-        const persisted = isReplayable(status)
-          ? opts.store.complete(merchantId, key, owned, { status, contentType, body: text })
-          : opts.store.release(merchantId, key, owned);
+        const persisted = stopRenewing().then(() =>
+          isReplayable(status)
+            ? opts.store.complete(merchantId, key, owned, { status, contentType, body: text })
+            : opts.store.release(merchantId, key, owned),
+        );
         // If storing fails the claim stays in progress until its lock expires; then a retry runs
         // the request again, which our idempotent handlers answer with the same resource.
         void persisted

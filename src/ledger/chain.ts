@@ -1,7 +1,7 @@
 import type { Connection } from 'mongoose';
 import { newId } from '../domain/ids';
 import { entryKey, type EntryDoc, type HeadHint, type LedgerModels, type TransferDoc } from './models';
-import { InsufficientFundsError, LedgerContentionError } from './errors';
+import { InsufficientFundsError, LedgerContentionError, SystemAccountOverdrawnError } from './errors';
 import { duplicateKey, insertRaw, perConnection } from './raw';
 import type { Leg } from './types';
 
@@ -17,6 +17,12 @@ const MAX_ATTEMPTS = 200;
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
+
+/**
+ * Whether an account's debits stop at zero: a merchant's do (InsufficientFundsError), most system
+ * accounts' do not, and those that must stay non-negative do (SystemAccountOverdrawnError, by name).
+ */
+export type DebitFloor = { mayGoNegative: true } | { mayGoNegative: false; systemName: string | null };
 
 /** The newest entry known of a chain: its position and the balance after it. */
 export interface Head {
@@ -49,8 +55,8 @@ export class Chains {
     conn: Connection,
     /** Queue this process's writers per account (LedgerOptions.serializeLocally). */
     private readonly serializeLocally: boolean,
-    /** System accounts may go below zero (they mirror money outside the ledger). */
-    private readonly isSystemAccount: (accountId: string) => Promise<boolean>,
+    /** Most system accounts may go below zero (they mirror money outside the ledger). */
+    private readonly debitFloor: (accountId: string) => Promise<DebitFloor>,
   ) {
     this.queues = perConnection(localQueues, conn);
     this.writers = perConnection(localWriters, conn);
@@ -140,14 +146,14 @@ export class Chains {
     accountId: string,
   ): Promise<{ entry: EntryDoc; inserted: boolean }> {
     const delta = leg === 'debit' ? -transfer.amount : transfer.amount;
-    const mayGoNegative = leg === 'credit' || (await this.isSystemAccount(accountId));
+    const floor: DebitFloor = leg === 'credit' ? { mayGoNegative: true } : await this.debitFloor(accountId);
     // Optimistic: build on the last head this process saw, else on the stored hint. Neither is
     // trusted: if the chain is longer, the insert of seq+1 fails and the writer moves on.
     let head: Head | null = this.heads.get(accountId) ?? (await this.readHint(accountId));
     let fresh = false; // `head` was just confirmed to be the last entry
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const balance = head?.balanceAfter ?? 0;
-      if (balance + delta < 0 && !mayGoNegative) {
+      if (balance + delta < 0 && !floor.mayGoNegative) {
         // Refuse only on the account's real head, and not if a replay already applied this leg.
         if (!fresh) {
           head = await this.probeForward(accountId, head);
@@ -156,6 +162,8 @@ export class Chains {
         }
         const applied = await this.findLeg(transfer.sourceRef, leg);
         if (applied) return { entry: applied, inserted: false };
+        if (floor.systemName)
+          throw new SystemAccountOverdrawnError(floor.systemName, accountId, balance, transfer.amount);
         throw new InsufficientFundsError(accountId, balance, transfer.amount);
       }
       const seq = (head?.seq ?? 0) + 1;

@@ -25,6 +25,25 @@ export class InsufficientFundsError extends LedgerError {
     super(`insufficient funds on ${accountId}: available ${available}, requested ${requested}`);
   }
 }
+/**
+ * A debit would take a system account that must stay non-negative (`payout-holds`) below zero;
+ * nothing was applied. Never a merchant's shortfall: it means a movement out of the account was
+ * not covered by the money moved in (a bug to look at), so it is not an InsufficientFundsError.
+ */
+export class SystemAccountOverdrawnError extends LedgerError {
+  override name = 'SystemAccountOverdrawnError';
+  constructor(
+    readonly accountName: string,
+    readonly accountId: string,
+    readonly available: number,
+    readonly requested: number,
+  ) {
+    super(
+      `system account ${accountName} (${accountId}) cannot go below zero: available ${available}, requested ${requested}`,
+    );
+  }
+}
+
 /** The sourceRef was already used for a different movement (other accounts or amount). */
 export class SourceRefConflictError extends LedgerError {
   override name = 'SourceRefConflictError';

@@ -6,6 +6,8 @@ export {
   LedgerContentionError,
   LedgerError,
   SourceRefConflictError,
+  SystemAccountOverdrawnError,
+  nonNegativeSystemAccounts,
   systemAccountNames,
   type Account,
   type AccountKind,

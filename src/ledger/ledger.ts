@@ -10,6 +10,7 @@ import { splitSharedSystemAccounts, type ModeSplitReport, type ScopeOfTransactio
 import { ledgerModels, type EntryDoc, type LedgerModels, type TransferDoc } from './models';
 import { duplicateKey, insertRaw } from './raw';
 import { periodEntries, statement, verifyAccount, type EntriesQuery } from './statements';
+import { nonNegativeSystemAccounts } from './types';
 import type { Account, Leg, LedgerEntry, SystemAccountName, TransferRequest, TransferResult } from './types';
 
 export { decodeCursor, encodeCursor } from './cursor';
@@ -43,12 +44,13 @@ export class Ledger {
     private readonly conn: Connection,
     options: LedgerOptions = {},
   ) {
-    this.chains = new Chains(
-      m,
-      conn,
-      options.serializeLocally !== false,
-      async (id) => (await this.accounts.accountDoc(id))?.kind === 'system',
-    );
+    this.chains = new Chains(m, conn, options.serializeLocally !== false, async (id) => {
+      const doc = await this.accounts.accountDoc(id);
+      if (doc?.kind !== 'system') return { mayGoNegative: false, systemName: null };
+      return nonNegativeSystemAccounts.has(doc.name as SystemAccountName)
+        ? { mayGoNegative: false, systemName: doc.name }
+        : { mayGoNegative: true };
+    });
     this.accounts = new Accounts(m, conn, this.chains);
   }
 
@@ -126,7 +128,8 @@ export class Ledger {
 
   /**
    * Moves `amount` from one account to another, once per sourceRef. Throws InsufficientFundsError
-   * (and applies nothing) when a non-system `from` would go below zero.
+   * (and applies nothing) when a non-system `from` would go below zero, SystemAccountOverdrawnError
+   * when a system account that must stay non-negative (nonNegativeSystemAccounts) would.
    */
   async transfer(req: TransferRequest): Promise<TransferResult> {
     const transfer = await this.recordTransfer(req);

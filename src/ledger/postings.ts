@@ -28,7 +28,8 @@ import type { TransferResult } from './types';
 // scope, src/domain/modes.ts): test money and live money never meet in the platform's books.
 //
 // The debits are the only movements that can be refused: they throw InsufficientFundsError and
-// apply nothing (the other movements leave system accounts, which may go below zero).
+// apply nothing (the other movements leave system accounts, which may go below zero, except
+// `payout-holds`: a debit of it that it does not cover throws SystemAccountOverdrawnError).
 
 /** The fixed source references of each flow's movements, by the flow's own id (tx_…, pr_…, rf_…). */
 export const sourceRefs = {

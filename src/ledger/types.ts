@@ -7,6 +7,13 @@ import type { Currency, MinorAmount } from '../domain/money';
 export const systemAccountNames = ['operator-clearing', 'fees', 'sandbox-funding', 'payout-holds'] as const;
 export type SystemAccountName = (typeof systemAccountNames)[number];
 
+/**
+ * The system accounts that hold only money moved in from merchant accounts, so they can never owe:
+ * the ledger refuses a debit that would take one below zero (SystemAccountOverdrawnError). Keyed by
+ * the account's name, whatever else its key says (currency, mode).
+ */
+export const nonNegativeSystemAccounts: ReadonlySet<SystemAccountName> = new Set(['payout-holds']);
+
 export type AccountKind = 'main' | 'sub' | 'system';
 
 export interface Account {
@@ -66,6 +73,7 @@ export interface TransferResult {
 // The errors live in ./errors (no imports: workflows read their names too).
 export {
   InsufficientFundsError,
+  SystemAccountOverdrawnError,
   LedgerContentionError,
   LedgerError,
   SourceRefConflictError,

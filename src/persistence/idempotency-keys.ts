@@ -21,7 +21,10 @@ export interface IdempotencyRecord {
   state: 'in_progress' | 'completed';
   /** Random per claim: a stale claim is removed by this token, never a newer claim of the same key. */
   claimId: string;
-  /** An in-progress claim older than this was left by a crashed process and may be taken over. */
+  /**
+   * Until when nobody may take the claim over. Its owner renews it while the request runs, so a
+   * lock that passes means the owning process died (or stalled for the whole lock).
+   */
   lockedUntil: Date;
   status: number | null;
   contentType: string | null;
@@ -176,6 +179,20 @@ export class IdempotencyStore {
     if (!record?.bodySealed || record.body === null) return record;
     if (!this.keys) throw new Error(`idempotency record ${record._id}: sealed, and no key ring to open it`);
     return { ...record, body: this.keys.openString(record.body, record._id), bodySealed: false };
+  }
+
+  /**
+   * Moves the lock of a claim still running `lockMs` on from now, so no retry takes it over while
+   * its process lives (the middleware calls this every third of the lock). Answers the renewed
+   * claim, or null when it is no longer this claim (taken over after this process stalled).
+   */
+  async renew(merchantId: string, key: string, claim: Claim, lockMs: number): Promise<Claim | null> {
+    const _id = recordId(merchantId, key);
+    const record = await this.model.findOne({ _id }).lean<IdempotencyRecord>().exec();
+    if (record?.claimId !== claim.claimId || record.state !== 'in_progress') return null;
+    const lockedUntil = new Date(Date.now() + lockMs);
+    await this.model.updateOne({ _id }, { $set: { lockedUntil } }).exec();
+    return { claimId: claim.claimId, lockedUntil };
   }
 
   /** Stores the response of the request that owns the claim. */

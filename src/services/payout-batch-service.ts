@@ -1,7 +1,9 @@
 import type { Ledger } from '../ledger';
 import { InsufficientFundsError } from '../ledger';
+import { payoutSourceRefs } from '../ledger/postings';
 import type { TransactionStore } from '../persistence/transactions';
 import type {
+  BatchDecision,
   BatchItem,
   BatchHold,
   BatchItemProblem,
@@ -130,58 +132,75 @@ export class PayoutBatchService {
     return results;
   }
 
+  /**
+   * An atomic batch: decided once (held whole, or refused), then every attempt follows the stored
+   * decision. Several attempts may run at once (a retry beside a request that outlived its claim,
+   * the workflow beside a request that outlived ten minutes), so nothing here trusts one attempt's
+   * view: the decision is insert-once, and what is released is read from the ledger.
+   */
   private async processAtomic(batch: PayoutBatch): Promise<StoredItemResult[]> {
-    if (batch.decision === 'refused') {
-      await this.release(batch, batch.held);
-      return batch.results ?? [];
+    const decided = (await this.deps.batches.decisionOf(batch)) ?? (await this.decide(batch));
+    if (decided.decision === 'refused') {
+      await this.releaseHolds(batch, () => Promise.resolve(0));
+      return decided.results ?? [];
     }
-    if (batch.decision === 'accepted') return this.payFromHolds(batch);
+    return this.payFromHolds(batch);
+  }
+
+  /**
+   * A refused batch's holds given back once more, from the ledger: an attempt that held an account
+   * and died before releasing it, after another attempt had finished the batch, left it held. Called
+   * when the batch completes (its workflow); idempotent, and nothing for any other batch.
+   */
+  async releaseRefusedHolds(batch: PayoutBatch): Promise<void> {
+    if (!batch.atomic) return;
+    if ((await this.deps.batches.decisionOf(batch))?.decision !== 'refused') return;
+    await this.releaseHolds(batch, () => Promise.resolve(0));
+  }
+
+  /** Checks every item, holds every account, and proposes the outcome: the stored decision wins. */
+  private async decide(batch: PayoutBatch): Promise<BatchDecision> {
+    const propose = async (decision: 'accepted' | 'refused', results: StoredItemResult[] | null) =>
+      this.deps.batches.decide({ batchId: batch.id, decision, results, decidedAt: new Date() });
 
     // 1. Every item checked, nothing written.
     const checked: Checked[] = [];
     for (const item of this.parseAll(batch)) checked.push(await this.check(batch, item));
-    const wrong = checked.filter((c) => 'problem' in c);
-    if (wrong.length > 0) return this.refuseAll(batch, checked, new Map());
+    if (checked.some((c) => 'problem' in c))
+      return propose('refused', await this.refusedResults(batch, checked, new Set()));
 
-    // 2. Held whole: one movement per account, in a fixed order, each recorded once applied.
-    const holds = await this.holdsFor(batch, checked);
-    const held = [...batch.held];
-    for (const hold of holds) {
+    // 2. Held whole: one movement per account, in a fixed order, keyed by the batch and account (an
+    // attempt holding an account another attempt held already moves nothing more).
+    for (const hold of await this.holdsFor(batch, checked)) {
       try {
-        await this.deps.ledger.transfer({
-          sourceRef: holdRef(batch.id, hold.accountId),
-          fromAccountId: hold.accountId,
-          toAccountId: await this.deps.ledger.systemAccountId(
-            'payout-holds',
-            hold.currency,
-            modeOfScope(batch.merchantId),
-          ),
-          amount: hold.amount,
-          reason: `bulk payout ${batch.id}: hold`,
-        });
+        await this.deps.ledger.transfer(await this.holdRequest(batch, hold));
       } catch (err) {
         if (!(err instanceof InsufficientFundsError)) throw err;
-        return this.refuseAll({ ...batch, held }, checked, new Map([[hold.accountId, true]]));
+        return propose('refused', await this.refusedResults(batch, checked, new Set([hold.accountId])));
       }
-      if (!held.some((h) => h.accountId === hold.accountId)) held.push(hold);
-      await this.deps.batches.update(batch.id, { held });
     }
+    // 3. Decided before anything is paid or released; an attempt that loses follows the winner.
+    return propose('accepted', null);
+  }
 
-    // 3. Decided before anything is paid: from here on, the batch is paid (never released whole).
-    await this.deps.batches.update(batch.id, { decision: 'accepted', held });
-    return this.payFromHolds({ ...batch, decision: 'accepted', held });
+  private async holdRequest(batch: PayoutBatch, hold: BatchHold) {
+    return {
+      sourceRef: holdRef(batch.id, hold.accountId),
+      fromAccountId: hold.accountId,
+      toAccountId: await this.deps.ledger.systemAccountId(
+        'payout-holds',
+        hold.currency,
+        modeOfScope(batch.merchantId),
+      ),
+      amount: hold.amount,
+      reason: `bulk payout ${batch.id}: hold`,
+    };
   }
 
   /** Each item paid from its account's hold; what was held for items not paid goes back. */
   private async payFromHolds(batch: PayoutBatch): Promise<StoredItemResult[]> {
     const results: StoredItemResult[] = [];
-    const funds = new Map<string, string>();
-    for (const hold of batch.held)
-      funds.set(
-        hold.accountId,
-        await this.deps.ledger.systemAccountId('payout-holds', hold.currency, modeOfScope(batch.merchantId)),
-      );
-    const spent = new Map<string, number>();
+    const paying = new Map<number, string>();
     for (const checked of this.parseAll(batch)) {
       if ('problem' in checked) {
         results.push(refused(checked, checked.problem));
@@ -189,28 +208,96 @@ export class PayoutBatchService {
       }
       const draft = await this.draftOf(batch, checked.input).catch(() => null);
       const account = draft?.payout?.accountId;
-      const from = account ? funds.get(account) : undefined;
-      const result = from
-        ? await this.pay(batch, checked.index, checked.input, from)
+      // Only an account the batch holds funds an item (all of them, once accepted).
+      const hold = account ? await this.deps.ledger.findTransfer(holdRef(batch.id, account)) : null;
+      const result = hold
+        ? await this.pay(batch, checked.index, checked.input, hold.toAccountId)
         : refused(checked, { code: 'BATCH_REFUSED' });
-      if (result.result === 'accepted' && account) {
-        const tx = await this.deps.transactions.findById(result.transactionId!);
-        if (tx?.payout?.fundedFrom) spent.set(account, (spent.get(account) ?? 0) + tx.chargedAmount);
-      }
+      if (account) paying.set(checked.index, account);
       results.push(result);
     }
-    await this.release(
-      batch,
-      batch.held.map((h) => ({ ...h, amount: h.amount - (spent.get(h.accountId) ?? 0) })),
-    );
+    // What an account's items took from its hold, read from the ledger: every attempt finds the
+    // same, whatever each of them paid itself.
+    await this.releaseHolds(batch, (accountId) => this.paidFromHold(batch, accountId, paying));
     return results;
   }
 
+  /**
+   * What this batch's items of `accountId` took from the hold: the debits of the payouts created
+   * under the items' keys, as recorded in the ledger (a recorded debit counts: it is applied, or
+   * will be by its payout's workflow).
+   */
+  private async paidFromHold(
+    batch: PayoutBatch,
+    accountId: string,
+    accounts: Map<number, string>,
+  ): Promise<number> {
+    let paid = 0;
+    for (const [index, account] of accounts) {
+      if (account !== accountId) continue;
+      const item = batch.items[index];
+      if (!item || !('input' in item)) continue;
+      const tx = await this.deps.transactions.find(batch.merchantId, 'payout', item.input.reference);
+      if (!tx || tx.idempotencyKey !== itemKey(batch, index) || !tx.payout?.fundedFrom) continue;
+      const debit = await this.deps.ledger.findTransfer(payoutSourceRefs(tx.id).debit);
+      if (debit && debit.fromAccountId === tx.payout.fundedFrom) paid += debit.amount;
+    }
+    return paid;
+  }
+
+  /**
+   * Gives back, per account the batch holds, what the ledger says was held minus what `paid` says
+   * its items took. A hold recorded but not complete (an attempt died half-way) is completed first,
+   * so that what comes back is what went in; one that cannot be (the balance never covered it)
+   * held nothing. The release is keyed: every attempt computes the same amount and moves it once.
+   */
+  private async releaseHolds(
+    batch: PayoutBatch,
+    paid: (accountId: string) => Promise<number>,
+  ): Promise<void> {
+    for (const accountId of await this.accountsOf(batch)) {
+      const recorded = await this.deps.ledger.findTransfer(holdRef(batch.id, accountId));
+      if (!recorded) continue;
+      try {
+        await this.deps.ledger.transfer({
+          sourceRef: recorded.sourceRef,
+          fromAccountId: recorded.fromAccountId,
+          toAccountId: recorded.toAccountId,
+          amount: recorded.amount,
+          reason: recorded.reason,
+        });
+      } catch (err) {
+        if (err instanceof InsufficientFundsError) continue;
+        throw err;
+      }
+      const amount = recorded.amount - (await paid(accountId));
+      if (amount <= 0) continue;
+      await this.deps.ledger.transfer({
+        sourceRef: releaseRef(batch.id, accountId),
+        fromAccountId: recorded.toAccountId,
+        toAccountId: accountId,
+        amount,
+        reason: `bulk payout ${batch.id}: release`,
+      });
+    }
+  }
+
+  /** The accounts the batch's valid items debit (each one's hold, if any, is under the batch). */
+  private async accountsOf(batch: PayoutBatch): Promise<string[]> {
+    const accounts = new Set<string>();
+    for (const c of this.parseAll(batch)) {
+      if ('problem' in c) continue;
+      const draft = await this.draftOf(batch, c.input).catch(() => null);
+      if (draft?.payout) accounts.add(draft.payout.accountId);
+    }
+    return [...accounts].sort();
+  }
+
   /** Every item refused: its own problem, or `short` accounts' INSUFFICIENT_BALANCE, or BATCH_REFUSED. */
-  private async refuseAll(
+  private async refusedResults(
     batch: PayoutBatch,
     checked: Checked[],
-    short: Map<string, boolean>,
+    short: Set<string>,
   ): Promise<StoredItemResult[]> {
     const results: StoredItemResult[] = [];
     for (const c of checked) {
@@ -224,34 +311,14 @@ export class PayoutBatchService {
         refused(c, short.has(account) ? refusedBy(insufficientForBatch()) : { code: 'BATCH_REFUSED' }),
       );
     }
-    // Written before the holds go back: a later attempt releases, it never pays.
-    await this.deps.batches.update(batch.id, { decision: 'refused', held: batch.held, results });
-    await this.release(batch, batch.held);
     return results;
   }
 
-  private async release(batch: PayoutBatch, holds: BatchHold[]): Promise<void> {
-    for (const hold of holds) {
-      if (hold.amount <= 0) continue;
-      await this.deps.ledger.transfer({
-        sourceRef: releaseRef(batch.id, hold.accountId),
-        fromAccountId: await this.deps.ledger.systemAccountId(
-          'payout-holds',
-          hold.currency,
-          modeOfScope(batch.merchantId),
-        ),
-        toAccountId: hold.accountId,
-        amount: hold.amount,
-        reason: `bulk payout ${batch.id}: release`,
-      });
-    }
-  }
-
-  /** What each account must hold: the sum of its items' chargedAmount (items already paid aside). */
+  /** What each account must hold: the sum of its items' chargedAmount, the same for every attempt. */
   private async holdsFor(batch: PayoutBatch, checked: Checked[]): Promise<BatchHold[]> {
     const holds = new Map<string, BatchHold>();
     for (const c of checked) {
-      if ('problem' in c || c.existing) continue;
+      if ('problem' in c) continue;
       const tx = await this.draftOf(batch, c.input);
       const accountId = tx.payout!.accountId;
       const hold = holds.get(accountId) ?? { accountId, currency: tx.currency, amount: 0 };

@@ -84,3 +84,68 @@ describe('idempotency middleware around failing and slow handlers', () => {
     expect(after.headers.get('idempotent-replayed')).toBe('true');
   });
 });
+
+// A request that runs longer than its claim's lock (a bulk payout of many items) renews the claim
+// while it runs: a same-key retry arriving after the lock period is told the first is in progress,
+// never run beside it (issue 28 §2).
+describe('idempotency claim of a request longer than its lock', () => {
+  const LOCK_MS = 600;
+  let mongo: Connection;
+  let server: Server;
+  let api: ApiClient;
+  let running = 0;
+  let mostAtOnce = 0;
+  let runs = 0;
+
+  beforeAll(async () => {
+    mongo = await connectTestMongo();
+    const store = IdempotencyStore.on(mongo);
+    await store.init();
+    const app = express();
+    app.use(jsonBody());
+    app.use((req, _res, next) => {
+      req.merchantId = 'm_long';
+      next();
+    });
+    app.use(idempotency({ store, lockMs: LOCK_MS }));
+    app.post('/v1/long', async (_req, res) => {
+      runs += 1;
+      running += 1;
+      mostAtOnce = Math.max(mostAtOnce, running);
+      await new Promise((r) => setTimeout(r, 4 * LOCK_MS));
+      running -= 1;
+      res.status(201).json({ runs });
+    });
+    app.use(errorHandler(() => undefined));
+    server = await new Promise<Server>((res) => {
+      const s = app.listen(0, '127.0.0.1', () => res(s));
+    });
+    const addr = server.address();
+    api = new ApiClient(`http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`, null);
+  });
+  afterAll(async () => {
+    await new Promise<void>((res) => server?.close(() => res()));
+    await mongo?.close();
+  });
+
+  it('a same-key retry after the lock period gets 409 while the first still runs, then its answer', async () => {
+    const key = randomUUID();
+    const first = api.post('/v1/long', { n: 1 }, { 'x-idempotency-key': key });
+    const records = mongo.collection('idempotency_keys');
+    while (!(await records.findOne({ key }))) await new Promise((r) => setTimeout(r, 20));
+    // Past the first lock period, with the first request still running.
+    await new Promise((r) => setTimeout(r, 2 * LOCK_MS));
+    const retry = await api.post('/v1/long', { n: 1 }, { 'x-idempotency-key': key });
+    expect(retry.status).toBe(409);
+    expect(retry.body.code).toBe('REQUEST_IN_PROGRESS');
+
+    const answered = await first;
+    expect(answered.status).toBe(201);
+    expect(mostAtOnce).toBe(1);
+    expect(runs).toBe(1);
+    // The completion stood (no renewal overwrote it): the retry now gets the stored answer.
+    const replayed = await api.post('/v1/long', { n: 1 }, { 'x-idempotency-key': key });
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(replayed.body).toEqual({ runs: 1 });
+  });
+});

@@ -5,6 +5,7 @@ import {
   InsufficientFundsError,
   Ledger,
   SourceRefConflictError,
+  SystemAccountOverdrawnError,
   type Account,
   type LedgerEntry,
   type TransferRequest,
@@ -299,6 +300,49 @@ describe('ledger on FerretDB', () => {
     await expect(
       ledger.transfer({ ...req, sourceRef: ref('x'), toAccountId: eur.id, amount: 1 }),
     ).rejects.toThrow(/currency mismatch/);
+  });
+
+  it('refuses to take payout-holds below zero, naming it; what went in may come out', async () => {
+    const account = await ledger.mainAccount(merchant(), 'EUR');
+    const holds = await ledger.systemAccount('payout-holds', 'EUR', 'live');
+    const clearing = await ledger.systemAccount('operator-clearing', 'EUR', 'live');
+    await fund(account, 500);
+    await ledger.transfer({
+      sourceRef: ref('hold'),
+      fromAccountId: account.id,
+      toAccountId: holds.id,
+      amount: 500,
+      reason: 'hold',
+    });
+    const req: TransferRequest = {
+      sourceRef: ref('pr_9:payout-debit'),
+      fromAccountId: holds.id,
+      toAccountId: clearing.id,
+      amount: 501,
+      reason: 'payout from the hold',
+    };
+    const err = await ledger.transfer(req).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SystemAccountOverdrawnError);
+    expect(err).not.toBeInstanceOf(InsufficientFundsError);
+    expect(err).toMatchObject({
+      accountName: 'payout-holds',
+      accountId: holds.id,
+      available: 500,
+      requested: 501,
+    });
+    expect((err as Error).message).toMatch(/payout-holds/);
+    expect(await ledgerModels(conns[0]!).entries.countDocuments({ sourceRef: req.sourceRef }).exec()).toBe(0);
+    // Covered, it applies; operator-clearing, which mirrors money outside the ledger, may go negative.
+    await ledger.transfer({ ...req, sourceRef: ref('pr_9:payout-debit'), amount: 500 });
+    expect((await ledger.getAccount(holds.id))!.balance).toBe(0);
+    await ledger.transfer({
+      ...req,
+      sourceRef: ref('pr_9:reversal'),
+      fromAccountId: clearing.id,
+      toAccountId: account.id,
+      amount: 700,
+    });
+    expect((await ledger.getAccount(clearing.id))!.balance).toBe(clearing.balance - 200);
   });
 
   it('creates exactly one main account per merchant and currency under concurrency', async () => {
