@@ -101,9 +101,9 @@ describe('atomic bulk payout decided by concurrent attempts (FerretDB)', () => {
   });
 
   /** One atomic batch of three items: two on the main account, one on a sub-account, funded. */
-  // The merchants made here (`mer_<run>`) are live ones: their system accounts are live mode's.
   async function newBatch(subCovered: boolean) {
     const base = servicesOn(conns[0]!);
+    // The merchants made here (`mer_<run>`) are live ones: their system accounts are live mode's.
     const funding = await base.ledger.systemAccountId('sandbox-funding', 'XOF', 'live');
     const holdsAccount = await base.ledger.systemAccount('payout-holds', 'XOF', 'live');
     const newest = (await base.ledger.entries(holdsAccount.id, { limit: 1 })).entries[0];
