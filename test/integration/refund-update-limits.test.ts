@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +17,8 @@ import { createLogger } from '../../src/infra/logger';
 import { freePort, startTemporalDevServer, type LocalServer } from '../../src/infra/local-servers';
 import { buildActivityDeps, buildApi } from '../../src/main/wiring';
 import { createWorker } from '../../src/temporal/worker';
-import { dataConverter } from '../../src/temporal/codec';
+import { dataConverter, decodeHistoryPayloads } from '../../src/temporal/codec';
+import { historyToJson } from '../helpers/history-json';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server';
 import { Ledger } from '../../src/ledger';
 import { TransactionStore } from '../../src/persistence/transactions';
@@ -285,7 +286,14 @@ describe('refund Updates on the real server', () => {
         .filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes).length;
     // Listed through visibility, which may trail the last run by a moment.
     const histories = await eventually(deskRuns, (all) => startsIn(all) === COUNT);
-    for (const history of histories) await Worker.runReplayHistory(options, history, deskId);
+    for (const [i, history] of histories.entries())
+      await Worker.runReplayHistory(options, history, deskId).catch(async (err: unknown) => {
+        // Kept for the next look (opened payloads, as test/golden's files): docs/faults.md.
+        const file = join(tmpdir(), `refund-desk-replay-${randomBytes(4).toString('hex')}-${i}.json`);
+        const codecs = stack.client.options.loadedDataConverter.payloadCodecs;
+        writeFileSync(file, historyToJson(await decodeHistoryPayloads(history, codecs)));
+        throw new Error(`${String(err)}\nhistory: ${file}`);
+      });
   }, 120_000);
 
   it('a retry with the same key while the first Update is still queued attaches to it: one Update, one refund', async () => {
