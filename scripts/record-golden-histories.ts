@@ -318,6 +318,13 @@ async function main(): Promise<void> {
         );
         await save('payinWorkflow-direct-concurrent-refunds', payinId('golden-concurrent'));
         await save('refundWorkflow-concurrent-completed', ids[0]!);
+        // Since the payin closes at success, its refund desk takes them (change refund-updates-queued:
+        // one loop answers the queued Updates in order).
+        const payin = await api.get('/v1/payin/golden-concurrent');
+        await save(
+          'payinRefundDeskWorkflow-concurrent-refunds',
+          `refund-desk:${merchant.merchantId}:${String(payin.body.id ?? '')}`,
+        );
       },
       reconciliation: async () => {
         const workflowId = `golden-reconciliation-${randomUUID()}`;

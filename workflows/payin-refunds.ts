@@ -4,6 +4,7 @@ import {
   WorkflowIdReusePolicy,
   condition,
   log,
+  patched,
   setHandler,
   startChild,
   type ChildWorkflowHandle,
@@ -21,9 +22,21 @@ import { isInsufficientFunds } from './activity-failures';
 import { operatorCallbackSignal } from './signals';
 
 // The refunds of one payin, decided by one workflow: its payin's own (payins that keep their refund
-// window open), or its refund desk (workflows/payin-refund-desk.ts). Handlers run one at a time, so
-// the remainder is checked and reserved atomically (FerretDB could not do it). Each accepted refund
-// runs in its own child workflow, which outlives this one if it must.
+// window open), or its refund desk (workflows/payin-refund-desk.ts). Decisions are taken one at a
+// time, so the remainder is checked and reserved atomically (FerretDB could not do it). Each accepted
+// refund runs in its own child workflow, which outlives this one if it must.
+
+/**
+ * Patch (Temporal's `patched()`): the `requestRefund` handler only validates, queues the request and
+ * waits for its answer; one loop takes the queue in the order the Updates were accepted, decides,
+ * debits, lists and starts the children, so the commands no longer depend on how the handlers
+ * interleave (replayed after a worker restart, they started children in another order: TMPRL1100,
+ * docs/faults.md). Histories without the marker keep the concurrent handlers. Asked in the first
+ * workflow task. Retire it (`deprecatePatch`, then remove `openRefund`'s concurrent path) once no
+ * refund desk or windowed payin started before 2026-11-26 is open: not before 2026-12-10 (a desk
+ * stays open while its refunds run, a windowed payin 7 days); check with a visibility query first.
+ */
+export const REFUND_UPDATES_QUEUED_PATCH = 'refund-updates-queued';
 
 /** A refund of this payin as the workflow tracks it; `opening` while the merchant is being debited. */
 interface RefundSlot {
@@ -43,6 +56,12 @@ const refusalMessages: Record<RefundRefusal, string> = {
   INVALID_AMOUNT: 'The amount is greater than what this payment still allows.',
   DUPLICATE_REFUND: 'A refund of this payment already uses this externalReference.',
 };
+
+/** A queued refund request and, once the loop decided it, its answer for the waiting handler. */
+interface QueuedAsk {
+  ask: RefundAsk;
+  answer: { refundId: string } | { error: unknown } | null;
+}
 
 /** What the refunds of a payin are decided on. */
 export type RefundedPayin = Pick<
@@ -109,22 +128,43 @@ export function payinRefunds(
     return true;
   };
   const windowOpen = () => !windowClosed && (windowEndsAt === null || Date.now() < windowEndsAt);
-  // The handlers run concurrently: each decides and reserves its amount before its first await, so
-  // the remainder holds without a mutex (which would open a payin's refunds one after another).
-  // A desk's Update can arrive before the desk has read its payin: it is decided once it has.
-  setHandler(
-    requestRefundUpdate,
-    async (ask: RefundAsk) => {
-      asked++;
-      if (!takeSeed()) await condition(takeSeed);
-      return openRefund(ask);
-    },
-    {
-      validator: (ask: RefundAsk) => {
-        if (takeSeed()) decide(ask);
+  // Refused early when it surely does not fit (no history); decided again when its turn comes.
+  const validator = (ask: RefundAsk) => {
+    if (takeSeed()) decide(ask);
+  };
+  const queue: QueuedAsk[] = [];
+  if (patched(REFUND_UPDATES_QUEUED_PATCH)) {
+    // The handler issues no command: its request waits in the queue, in the order the Updates were
+    // accepted, for the loop below to answer it (temporalio/sdk-python#673: handlers that act on
+    // shared state replay in another interleaving).
+    setHandler(
+      requestRefundUpdate,
+      async (ask: RefundAsk) => {
+        asked++;
+        const queued: QueuedAsk = { ask, answer: null };
+        queue.push(queued);
+        await condition(() => queued.answer !== null);
+        const answer = queued.answer!;
+        if ('error' in answer) throw answer.error;
+        return answer;
       },
-    },
-  );
+      { validator },
+    );
+    void serveQueue();
+  } else {
+    // Histories without the patch: the handlers run concurrently, each deciding and reserving its
+    // amount before its first await.
+    // A desk's Update can arrive before the desk has read its payin: it is decided once it has.
+    setHandler(
+      requestRefundUpdate,
+      async (ask: RefundAsk) => {
+        asked++;
+        if (!takeSeed()) await condition(takeSeed);
+        return openRefund(ask);
+      },
+      { validator },
+    );
+  }
 
   /** A retry of an accepted request (same externalReference and key), a new refund, or a refusal. */
   function decide(ask: RefundAsk): { replay: RefundSlot } | { amount: number } {
@@ -178,34 +218,9 @@ export function payinRefunds(
     inFlight++;
     const workflowId = refundWorkflowId(input.merchantId, ask.refundId);
     try {
-      await acts.openRefund({
-        refundId: ask.refundId,
-        transactionRef: ask.transactionRef,
-        payinId: input.transactionId,
-        externalReference: ask.externalReference,
-        reason: ask.reason,
-        amount: decision.amount,
-        refundType: refundTypeOf(decision.amount, input.amount),
-        operator: req.operator,
-        country: req.country,
-        sandboxScenario: ask.sandboxScenario,
-        idempotencyKey: ask.idempotencyKey,
-        ...(ask.requestFingerprint !== undefined ? { requestFingerprint: ask.requestFingerprint } : {}),
-        apiKey: ask.apiKey,
-        requestedAt: ask.requestedAt,
-        workflowId,
-      });
+      await debit(ask, decision.amount, req, workflowId);
     } catch (err) {
-      // Nothing was debited or stored: release the reservation and the externalReference.
-      refunds.splice(refunds.indexOf(slot), 1);
-      inFlight--;
-      if (isInsufficientFunds(err))
-        throw ApplicationFailure.create({
-          type: 'INSUFFICIENT_BALANCE',
-          message: 'The merchant balance does not cover this refund.',
-          nonRetryable: true,
-        });
-      throw err;
+      throw release(slot, err);
     }
     slot.phase = 'processing';
     // Listed before the merchant's answer, so its next read of the payin shows the refund.
@@ -228,21 +243,157 @@ export function payinRefunds(
       inFlight--;
       return { refundId: ask.refundId };
     }
-    children.set(ask.refundId, child);
+    watch(slot, child);
+    return { refundId: ask.refundId };
+  }
+
+  /** The merchant debited and the refund stored, `processing` (activities/refund-activities.ts). */
+  function debit(ask: RefundAsk, amount: number, req: CollectionRequest, workflowId: string) {
+    return acts.openRefund({
+      refundId: ask.refundId,
+      transactionRef: ask.transactionRef,
+      payinId: input.transactionId,
+      externalReference: ask.externalReference,
+      reason: ask.reason,
+      amount,
+      refundType: refundTypeOf(amount, input.amount),
+      operator: req.operator,
+      country: req.country,
+      sandboxScenario: ask.sandboxScenario,
+      idempotencyKey: ask.idempotencyKey,
+      ...(ask.requestFingerprint !== undefined ? { requestFingerprint: ask.requestFingerprint } : {}),
+      apiKey: ask.apiKey,
+      requestedAt: ask.requestedAt,
+      workflowId,
+    });
+  }
+
+  /** A debit that failed: nothing was debited or stored, so the reservation and externalReference are free. */
+  function release(slot: RefundSlot, err: unknown): unknown {
+    refunds.splice(refunds.indexOf(slot), 1);
+    inFlight--;
+    if (isInsufficientFunds(err))
+      return ApplicationFailure.create({
+        type: 'INSUFFICIENT_BALANCE',
+        message: 'The merchant balance does not cover this refund.',
+        nonRetryable: true,
+      });
+    return err;
+  }
+
+  /** Follows a started refund to its end: a reversed one frees its amount. */
+  function watch(slot: RefundSlot, child: ChildWorkflowHandle<typeof refundWorkflow>): void {
+    children.set(slot.refundId, child);
     void child.result().then(
       (outcome: RefundOutcome) => {
         slot.phase = outcome; // reversed: the amount is refundable again
-        children.delete(ask.refundId);
+        children.delete(slot.refundId);
         inFlight--;
       },
       (err: unknown) => {
         // Unknown money state: keep the amount reserved, but let the payin workflow end.
-        log.error('refund workflow failed', { refundId: ask.refundId, error: String(err) });
-        children.delete(ask.refundId);
+        log.error('refund workflow failed', { refundId: slot.refundId, error: String(err) });
+        children.delete(slot.refundId);
         inFlight--;
       },
     );
-    return { refundId: ask.refundId };
+  }
+
+  /** Since REFUND_UPDATES_QUEUED_PATCH: answers the queued requests, in order, batch after batch. */
+  async function serveQueue(): Promise<void> {
+    // A desk's Updates can arrive before the desk has read its payin: they wait for it here.
+    if (!takeSeed()) await condition(takeSeed);
+    for (;;) {
+      await condition(() => queue.length > 0);
+      const batch = queue.splice(0);
+      try {
+        await openBatch(batch);
+      } catch (err) {
+        // A step that failed for good (its activity gave up): its requests get the error, as a
+        // handler's would, and what was debited stays reserved; the loop goes on with the next.
+        for (const queued of batch) queued.answer ??= { error: err };
+      }
+    }
+  }
+
+  /**
+   * The requests queued so far, decided in order (each reserves its amount for the next), then
+   * every accepted one debited, listed and started together: a batch costs a few workflow tasks
+   * however many it holds, and its commands follow the queue's order.
+   */
+  async function openBatch(batch: QueuedAsk[]): Promise<void> {
+    const opening: { queued: QueuedAsk; slot: RefundSlot; workflowId: string }[] = [];
+    const replays: { queued: QueuedAsk; slot: RefundSlot }[] = [];
+    for (const queued of batch) {
+      let decision: ReturnType<typeof decide>;
+      try {
+        decision = decide(queued.ask);
+      } catch (err) {
+        queued.answer = { error: err };
+        continue;
+      }
+      if ('replay' in decision) {
+        replays.push({ queued, slot: decision.replay });
+        continue;
+      }
+      const { ask } = queued;
+      const slot: RefundSlot = {
+        refundId: ask.refundId,
+        externalReference: ask.externalReference,
+        idempotencyKey: ask.idempotencyKey,
+        amount: decision.amount,
+        phase: 'opening',
+      };
+      refunds.push(slot);
+      inFlight++;
+      opening.push({ queued, slot, workflowId: refundWorkflowId(input.merchantId, ask.refundId) });
+    }
+    const req = collectedWith!;
+    const debits = await Promise.allSettled(
+      opening.map((o) => debit(o.queued.ask, o.slot.amount, req, o.workflowId)),
+    );
+    const opened = opening.filter((o, i) => {
+      const result = debits[i]!;
+      if (result.status === 'fulfilled') o.slot.phase = 'processing';
+      else o.queued.answer = { error: release(o.slot, result.reason) };
+      return result.status === 'fulfilled';
+    });
+    if (opened.length > 0) {
+      try {
+        // Listed before the merchant's answer, so its next read of the payin shows the refunds.
+        await listRefunds();
+      } catch (err) {
+        // Debited and stored, but not listed: reserved still, as the handlers' path leaves them.
+        for (const o of opened) o.queued.answer = { error: err };
+        opened.length = 0;
+      }
+    }
+    const started = await Promise.all(
+      opened.map((o) => startRefund(o.queued.ask, o.slot.amount, req, o.workflowId)),
+    );
+    for (const [i, o] of opened.entries()) {
+      const child = started[i]!;
+      if (child === 'running') {
+        // An earlier start of this very refund runs: it decides the money, not this one.
+        inFlight--;
+      } else if (!child) {
+        // The operator was never asked: returning the debit is safe, and the remainder is free again.
+        await acts.failRefund(
+          o.slot.refundId,
+          { code: 'REFUND_NOT_STARTED', message: 'The refund could not be started; nothing was sent' },
+          new Date().toISOString(),
+        );
+        await acts.reverseRefund(o.slot.refundId);
+        o.slot.phase = 'reversed';
+        inFlight--;
+      } else watch(o.slot, child);
+      o.queued.answer = { refundId: o.slot.refundId };
+    }
+    // A retry of a request of this batch is answered once that request was.
+    for (const { queued, slot } of replays)
+      queued.answer = refunds.includes(slot)
+        ? { refundId: slot.refundId }
+        : { error: refusal('REFUND_NOT_ALLOWED') };
   }
 
   /** The refund's child workflow, or null when it could not be started (nothing was sent). */

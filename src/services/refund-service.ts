@@ -20,7 +20,7 @@ import type { Transaction } from '../domain/transaction';
 import { refundedTotal, type Refund } from '../domain/refund';
 import { RETRY_AFTER_SECONDS } from '../persistence/unavailable';
 import { requestRefundUpdate } from '../../workflows/refund-api';
-import { isUpdateLimitReached, refundUpdateId } from './update-limits';
+import { isUpdateLimitReached, refundIdsOf, refundUpdateId } from './update-limits';
 import { askRefundDesk } from '../temporal/start-workflow';
 import { fingerprintsDiffer } from '../security/request-fingerprint';
 
@@ -147,13 +147,20 @@ export class RefundService {
       return refuse('DUPLICATE_REFUND');
     }
 
-    const refundId = newId('rf');
+    // A retry of this request (same key) attaches to the Update its first attempt queued, with the
+    // same ids: an Update id never carries two different requests.
+    const updateId = caller.idempotencyKey
+      ? refundUpdateId(payin.id, body.externalReference, caller.idempotencyKey)
+      : undefined;
+    const { refundId, transactionRef } = updateId
+      ? refundIdsOf(updateId)
+      : { refundId: newId('rf'), transactionRef: newId('tr') };
     if (body.metadata) await this.deps.refunds.putMetadata(refundId, body.metadata);
     let accepted: { refundId: string };
     try {
       const ask = {
         refundId,
-        transactionRef: newId('tr'),
+        transactionRef,
         externalReference: body.externalReference,
         reason: body.reason,
         amount: body.amount === undefined ? null : toMinor(body.amount, payin.currency),
@@ -163,10 +170,6 @@ export class RefundService {
         apiKey: caller.apiKey,
         requestedAt: new Date().toISOString(),
       };
-      // A retry of this request (same key) attaches to the Update its first attempt queued.
-      const updateId = caller.idempotencyKey
-        ? refundUpdateId(payin.id, body.externalReference, caller.idempotencyKey)
-        : undefined;
       // Bounded: with its worker down or backlogged the workflow cannot decide now. The Update stays
       // queued and is decided later; the client's retry (same key and externalReference) finds it.
       // A payin that closed at its final status (it wrote `refundableUntil`) has a refund desk; an

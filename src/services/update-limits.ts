@@ -31,3 +31,18 @@ export function refundUpdateId(payinId: string, externalReference: string, idemp
     .digest('hex');
   return `refund-${digest}`;
 }
+
+/**
+ * The refund and transaction ids of a refund request with an Update id: derived from it, so every
+ * attempt sends the very same Update. The server keeps one request per Update id, and a retry that
+ * carried new ids could run live with ids its workflow's history does not hold: replayed, the desk
+ * started another child than recorded (TMPRL1100, docs/decisions/refund-desk-update-queue.md).
+ */
+export function refundIdsOf(updateId: string): { refundId: string; transactionRef: string } {
+  const part = (kind: string) =>
+    createHash('sha256')
+      .update(JSON.stringify([kind, updateId]))
+      .digest('hex')
+      .slice(0, 24);
+  return { refundId: `rf_${part('refund')}`, transactionRef: `tr_${part('transaction')}` };
+}

@@ -220,6 +220,42 @@ describe('golden workflow histories', () => {
     }
   });
 
+  // Change `refund-updates-queued` (issue 28): the desk's Update handlers only queue; one loop
+  // answers them in acceptance order. Recorded by scripts/record-golden-histories.ts --suffix -queued
+  // (desk histories only): one refund, and four asked together on one payin.
+  it('cover the refund desk answering its queued Updates in order', () => {
+    for (const [name, refunds] of Object.entries({
+      'payinRefundDeskWorkflow-refund': 1,
+      'payinRefundDeskWorkflow-concurrent-refunds': 4,
+    })) {
+      const events = read(`${name}-queued.json`).events;
+      const accepted = events.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes);
+      const started = events.filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes);
+      expect({ name, patches: patchesOf(events), accepted: accepted.length }).toEqual({
+        name,
+        patches: ['refund-updates-queued'],
+        accepted: refunds,
+      });
+      // The children start in the order their Updates were accepted.
+      const ask = (e: Record<string, any>) =>
+        JSON.parse(
+          Buffer.from(
+            String(
+              e.workflowExecutionUpdateAcceptedEventAttributes.acceptedRequest.input.args.payloads[0].data,
+            ),
+            'base64',
+          ).toString(),
+        ) as { refundId: string };
+      expect(
+        started.map((e) => String(e.startChildWorkflowExecutionInitiatedEventAttributes.workflowId)),
+      ).toEqual(accepted.map((e) => expect.stringMatching(new RegExp(`:${ask(e).refundId}$`))));
+    }
+    // The histories before it carry no marker: they replay on the handlers' path.
+    expect(patchesOf(read('payinRefundDeskWorkflow-refund-closes.json').events)).not.toContain(
+      'refund-updates-queued',
+    );
+  });
+
   // The payout held for its provider (change `payout-holds-for-provider`): sent at once when the
   // provider is operational, held then cancelled when it is closed.
   it('cover the payout hold path', () => {

@@ -1,5 +1,5 @@
 import { ServiceError } from '@temporalio/client';
-import { isUpdateLimitReached, refundUpdateId } from '../../src/services/update-limits';
+import { isUpdateLimitReached, refundIdsOf, refundUpdateId } from '../../src/services/update-limits';
 
 // The pieces of "Update limits answer 503" that need no server (on the server:
 // test/integration/refund-update-limits.test.ts).
@@ -27,5 +27,16 @@ describe('Temporal Update limits', () => {
     expect(refundUpdateId('pr_1', 'a\nb', 'c')).not.toBe(refundUpdateId('pr_1', 'a', 'b\nc'));
     expect(refundUpdateId('pr_1', 'x'.repeat(5_000), 'key-1')).toHaveLength(id.length);
     expect(id.length).toBeLessThanOrEqual(80);
+  });
+
+  // Issue 28: a retry sent new ids under the same Update id; the live run took them, the history kept
+  // the first attempt's, and the desk's replay started another child than recorded (TMPRL1100).
+  it('gives every attempt of one request the same refund and transaction ids', () => {
+    const updateId = refundUpdateId('pr_1', 'order-1', 'key-1');
+    const ids = refundIdsOf(updateId);
+    expect(refundIdsOf(updateId)).toEqual(ids);
+    expect(ids.refundId).toMatch(/^rf_[0-9a-f]{24}$/);
+    expect(ids.transactionRef).toMatch(/^tr_[0-9a-f]{24}$/);
+    expect(refundIdsOf(refundUpdateId('pr_1', 'order-1', 'key-2')).refundId).not.toBe(ids.refundId);
   });
 });
