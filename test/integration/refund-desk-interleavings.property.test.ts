@@ -5,6 +5,7 @@ import { useStack } from '../helpers/use-stack';
 import { Ledger } from '../../src/ledger';
 import { refundSourceRefs } from '../../src/ledger/postings';
 import { RefundStore } from '../../src/persistence/refunds';
+import { modeOfScope } from '../../src/domain/modes';
 
 // Issue 28, the refund desk: two or three refund requests on one payin, interleaved as fast-check's
 // scheduler decides, over the real stack (HTTP API, refund desk and refund workflows on the
@@ -172,8 +173,8 @@ describe('refund desk under interleaved requests (fast-check scheduler, real sta
         expect((await ledger.verify(main)).balance).toBe(before + spent);
         for (const account of [
           main,
-          (await ledger.systemAccount('operator-clearing', 'XOF')).id,
-          (await ledger.systemAccount('fees', 'XOF')).id,
+          (await ledger.systemAccount('operator-clearing', 'XOF', modeOfScope(merchant.merchantId))).id,
+          (await ledger.systemAccount('fees', 'XOF', modeOfScope(merchant.merchantId))).id,
         ]) {
           const v = await ledger.verify(account);
           expect(v.balance).toBe(v.sumOfEntries);
