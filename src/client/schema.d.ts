@@ -9702,7 +9702,17 @@ export interface operations {
         metadata?: {
           [key: string]: string;
         };
-        provider?: 'ORANGE_CI' | 'MTN_CI' | 'MOOV_CI' | 'WAVE_CI' | 'ORANGE_CM' | 'MTN_CM';
+        provider?:
+          | 'ORANGE_CI'
+          | 'MTN_CI'
+          | 'MOOV_CI'
+          | 'WAVE_CI'
+          | 'ORANGE_CM'
+          | 'MTN_CM'
+          | 'ORANGE'
+          | 'MTN'
+          | 'MOOV'
+          | 'WAVE';
         reference?: string;
         status?:
           | 'pending'

@@ -8,6 +8,7 @@ import { toPublicRecord } from '../contract/records/payout-record';
 import { toRefundRecord } from '../contract/records/refund-record';
 import type { Transaction } from '../domain/transaction';
 import { refundedTotal, type Refund } from '../domain/refund';
+import { countries, isOffered, providerName, type OperatorCode } from '../domain/operators';
 
 // GET /v1/transactions as a story: pick the most selective list the filters name, walk it newest
 // first by `_id` reads, read each member's current record, keep those every filter accepts. A page
@@ -107,11 +108,26 @@ export class TransactionSearch {
   }
 }
 
+/**
+ * The provider names the `provider` filter accepts: the one it names, or for an operator code
+ * alone (`MTN`, as requests spell it) that operator in `country`, else in every country it serves.
+ */
+function providersOf(q: TransactionSearchQuery): readonly string[] | null {
+  if (!q.provider) return null;
+  if (q.provider.includes('_')) return [q.provider];
+  const code = q.provider as OperatorCode;
+  return (q.country ? [q.country] : countries)
+    .filter((c) => isOffered(code, c))
+    .map((c) => providerName(code, c));
+}
+
 /** A metadata pair is rarest, then a provider, a country, a type; else everything. */
 function mostSelective(q: TransactionSearchQuery): IndexList {
   const pair = Object.entries(q.metadata ?? {})[0];
   if (pair) return { by: 'metadata', key: pair[0], value: pair[1] };
-  if (q.provider) return { by: 'provider', value: q.provider };
+  const providers = providersOf(q);
+  // An operator of several countries has one list per country: its country's list then.
+  if (providers?.length === 1) return { by: 'provider', value: providers[0]! };
   if (q.country) return { by: 'country', value: q.country };
   if (q.type) return { by: 'type', value: q.type };
   return { by: 'all' };
@@ -131,7 +147,7 @@ function matches(f: Found, merchantId: string, q: TransactionSearchQuery): boole
       (!q.type || q.type === 'refund') &&
       (!q.status || q.status === r.status) &&
       // A refund takes its payin's country and provider.
-      (!q.provider || q.provider === f.listedAs?.provider) &&
+      (!q.provider || providersOf(q)!.includes(f.listedAs?.provider ?? '')) &&
       (!q.country || q.country === f.listedAs?.country) &&
       pairsMatch(r.metadata, q.metadata)
     );
@@ -141,7 +157,7 @@ function matches(f: Found, merchantId: string, q: TransactionSearchQuery): boole
     tx.merchantId === merchantId &&
     (!q.type || q.type === tx.kind) &&
     (!q.status || q.status === tx.status) &&
-    (!q.provider || q.provider === tx.provider) &&
+    (!q.provider || providersOf(q)!.includes(tx.provider ?? '')) &&
     (!q.country || q.country === tx.country) &&
     pairsMatch(tx.metadata, q.metadata)
   );

@@ -301,6 +301,42 @@ describe('merchant operations', () => {
       expect(bad.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['limit', 'type']);
     });
 
+    it('filters by provider as requests spell it (MTN) and as records do (MTN_CI)', async () => {
+      await fundMerchant(stack, merchant.merchantId, 100_000);
+      const payin = await directPayin();
+      await succeeded(payin.reference);
+      const payout = await api.post('/v1/payout', {
+        reference: ref('sp'),
+        amount: 500,
+        msisdn: '+2250700000002',
+        country: 'CI',
+        provider: 'ORANGE',
+      });
+      expect(payout.status).toBe(201);
+      const refund = await api.post(`/v1/payin/${payin.reference}/refund`, {
+        reason: 'returned',
+        externalReference: ref('rf'),
+      });
+      expect(refund.status).toBe(201);
+      const refs = async (query: string) => {
+        const r = await api.get(`/v1/transactions${query}`);
+        expect(r.status).toBe(200);
+        return (r.body.data as { reference: string }[]).map((d) => d.reference);
+      };
+      const mtn = [refund.body.reference, payin.reference];
+      expect(await refs('?provider=MTN_CI')).toEqual(mtn);
+      // The operator code alone: in every country it serves, or in the country asked for.
+      expect(await refs('?provider=MTN')).toEqual(mtn);
+      expect(await refs('?provider=MTN&country=CI')).toEqual(mtn);
+      expect(await refs('?provider=MTN&country=CM')).toEqual([]);
+      expect(await refs('?provider=MTN&type=refund')).toEqual([refund.body.reference]);
+      expect(await refs('?provider=ORANGE')).toEqual([payout.body.reference]);
+      expect(await refs('?provider=MOOV&country=CM')).toEqual([]);
+      const bad = await api.get('/v1/transactions?provider=MTN_XX');
+      expect(bad.status).toBe(400);
+      expect(bad.body.errors[0].path).toBe('provider');
+    });
+
     it("another merchant's transactions are never listed, even by reference", async () => {
       const { reference } = await directPayin({ metadata: { orderId: 'secret' } });
       const other = await createTestMerchant(stack);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { countries, operatorsByCountry } from '../../domain/operators';
+import { countries, operatorCodes, operatorsByCountry } from '../../domain/operators';
 import { METADATA_KEY_MAX, METADATA_VALUE_MAX } from '../../domain/metadata';
 import { transactionRecord } from './transaction-record';
 import { accountPayoutRecord } from './payout';
@@ -27,8 +27,11 @@ export const transactionSearchQuery = z.strictObject({
   cursor: z.string().max(500).optional(),
   type: z.enum(['payin', 'payout', 'refund']).optional(),
   status: z.enum(statuses).optional(),
-  /** As records name it: `MTN_CI`, `ORANGE_CM`… */
-  provider: z.enum(providerNames).optional(),
+  /**
+   * As records name it (`MTN_CI`, `ORANGE_CM`…) or as requests do (`MTN`: in every country it
+   * serves, or in `country` when given). docs/decisions/provider-spelling.md
+   */
+  provider: z.enum([...providerNames, ...operatorCodes]).optional(),
   country: z.enum(countries).optional(),
   /** createdAt at or after. */
   from: z.iso.datetime({ offset: true }).optional(),
