@@ -20,6 +20,36 @@ export const eventTypes = [
 export type EventType = (typeof eventTypes)[number];
 export const eventType = z.enum(eventTypes);
 
+/**
+ * What each type means, as docs/events.md shows it (its table is generated from this by
+ * scripts/generate-event-docs.ts): a new type cannot be added without saying when it is sent.
+ */
+export const eventDescriptions: Record<EventType, { when: string; data: string }> = {
+  'payin.completed': {
+    when: 'a payin reached `success`',
+    data: 'the payin record (as `GET /v1/payin/{reference}`)',
+  },
+  'payin.failed': { when: 'a payin reached `failed`', data: 'the payin record' },
+  'payin.expired': { when: 'the customer did not answer in time', data: 'the payin record' },
+  'payin.corrected': {
+    when: 'a failed payin turned `success` after the partner check (the interface leaves this name open; this is ours)',
+    data: 'the payin record',
+  },
+  'payout.updated': { when: 'every payout status change', data: 'the payout record' },
+  'payout.completed': { when: 'a payout reached its final confirmed state', data: 'the payout record' },
+  'refund.processing': { when: 'a refund is in progress', data: 'the refund record' },
+  'refund.completed': { when: 'a refund was executed', data: 'the refund record' },
+  'refund.failed': { when: 'a refund was refused', data: 'the refund record' },
+  'payout.batch.completed': {
+    when: 'every accepted payout of a bulk batch is final (docs/bulk-payouts.md)',
+    data: 'the batch record (as `GET /v1/payouts/bulk/{id}`)',
+  },
+  'statement.ready': {
+    when: 'a statement was generated (docs/statements.md)',
+    data: 'the statement record, without its download link',
+  },
+};
+
 /** What kind of resource an event is about; `data` is that resource's public record. */
 export type EventSubjectKind = 'payin' | 'payout' | 'refund' | 'payout.batch' | 'statement';
 
