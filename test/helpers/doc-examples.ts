@@ -68,9 +68,10 @@ export const allBlocks = (): DocBlock[] => docFiles().flatMap((f) => blocksOf(f)
 
 /**
  * Commands a CI run must never execute even when a block forgot its skip marker: they would
- * reinstall node_modules, start servers, or reach other hosts.
+ * reinstall node_modules, start servers (the quick start starts its own stack), or reach other hosts.
  */
-const neverRun = /(^|[\s;&|(])(npm (ci|install|i|start|test|run)\b|docker\b|ssh\b|scripts\/provision\b)/m;
+const neverRun =
+  /(^|[\s;&|(])(npm (ci|install|i|start|test|run)\b|docker\b|ssh\b|scripts\/(provision|quickstart)\b|payments quickstart\b)/m;
 
 /** Why a runnable block must carry `<!-- example: skip -->` instead, or null. */
 export function mustSkip(b: DocBlock): string | null {

@@ -101,6 +101,7 @@ describe('the example runner', () => {
     const block = (code: string) => ({ file: 'README.md', line: 1, lang: 'sh', code, skip: false });
     expect(mustSkip(block('npm ci && npm start'))).toMatch(/README.md:1 runs `npm ci`/);
     expect(mustSkip(block('docker compose up -d'))).toMatch(/docker/);
+    expect(mustSkip(block('bash scripts/quickstart.sh'))).toMatch(/quickstart/);
     expect(mustSkip(block('npx payments merchants create --json'))).toBeNull();
     expect(mustSkip(block('curl -u "$API_KEY:$API_CLIENT" localhost:3000/v1/accounts'))).toBeNull();
   });
