@@ -93,13 +93,14 @@ export function retarget(code: string, t: Targets): string {
 
 /**
  * One bash script for a file's runnable blocks, in order, in one session: a later block may use a
- * variable an earlier one set. `curl` fails on any HTTP error (`--fail-with-body` keeps the problem
- * document in the output), and each block announces itself so a failure names its line.
+ * variable an earlier one set. `curl` fails unless it gets a 2xx: `--fail-with-body` on a 4xx or 5xx
+ * (keeping the problem document in the output), `--location --max-redirs 0` on a redirect. Each
+ * block announces itself so a failure names its line.
  */
 export function scriptFor(blocks: DocBlock[], t: Targets): string {
   const parts = [
     'set -euo pipefail',
-    'curl() { command curl --silent --show-error --fail-with-body "$@"; }',
+    'curl() { command curl --silent --show-error --fail-with-body --location --max-redirs 0 "$@"; }',
     ...blocks.map((b) => `echo "### ${b.file}:${b.line}" >&2\n${retarget(b.code, t)}\necho`),
   ];
   return parts.join('\n') + '\n';
