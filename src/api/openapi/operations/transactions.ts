@@ -16,7 +16,8 @@ defineOperations({
     "the merchant's reference of a payin or payout, or a refund's `rf_` reference. A page reads a " +
     'bounded number of entries whatever is stored, so with rare filters it may hold fewer than `limit` ' +
     'items while `nextCursor` still continues; the list is done when `nextCursor` is null. A cursor ' +
-    'belongs to the filters it was issued with.',
+    "belongs to the filters it was issued with. `provider` takes the records' spelling (`MTN_CI`) or the " +
+    "requests' (`MTN`: that operator in every country it serves, or in `country` when given).",
   tag: 'Transactions',
   auth: true,
   query: transactionSearchQuery,
