@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import express from 'express';
@@ -15,14 +15,22 @@ const answers: Record<string, { code: ProblemCode; reason: string }> = {
   ERR_HTTP_REQUEST_TIMEOUT: { code: 'REQUEST_TIMEOUT', reason: 'Request Timeout' },
 };
 const malformed = { code: 'MALFORMED_REQUEST', reason: 'Bad Request' } as const;
+const noHost = {
+  en: 'An HTTP/1.1 request needs a Host header.',
+  fr: 'Une requête HTTP/1.1 doit porter un en-tête Host.',
+};
 
-/** The Accept-Language of the bytes read so far, as Express would negotiate it (English by default). */
-function languageOf(raw: Buffer | undefined) {
-  const header = /\r?\naccept-language:[ \t]*([^\r\n]*)/i.exec(raw?.toString('latin1') ?? '')?.[1];
+/** Picks the language from an Accept-Language value as Express would (English by default). */
+function languageOf(acceptLanguage: string | undefined) {
   const req = Object.create(express.request, {
-    headers: { value: header ? { 'accept-language': header } : {} },
+    headers: { value: acceptLanguage ? { 'accept-language': acceptLanguage } : {} },
   }) as express.Request;
   return negotiateLanguage(req);
+}
+
+/** The Accept-Language of the bytes read before the parser gave up, if it got that far. */
+function rawLanguage(raw: Buffer | undefined) {
+  return languageOf(/\r?\naccept-language:[ \t]*([^\r\n]*)/i.exec(raw?.toString('latin1') ?? '')?.[1]);
 }
 
 export function answerMalformedRequests(server: Server): void {
@@ -31,7 +39,7 @@ export function answerMalformedRequests(server: Server): void {
     // As Node does: write only where no answer of this connection has started (keep-alive).
     if (err.code !== 'ECONNRESET' && socket.writable && !socket._httpMessage?.headersSent) {
       const { code, reason } = answers[err.code ?? ''] ?? malformed;
-      const problem = renderProblem(code, languageOf(err.rawPacket));
+      const problem = renderProblem(code, rawLanguage(err.rawPacket));
       const body = JSON.stringify(problem);
       socket.end(
         `HTTP/1.1 ${problem.status} ${reason}\r\n` +
@@ -43,4 +51,33 @@ export function answerMalformedRequests(server: Server): void {
     }
     socket.destroySoon();
   });
+
+  // An HTTP/1.1 request without Host: Node answers a bare 400 before any listener unless told not
+  // to check; the check moves here, in front of the app, to answer a problem.
+  const node = server as Server & { requireHostHeader?: boolean };
+  if (node.requireHostHeader !== false) {
+    node.requireHostHeader = false;
+    const app = server.listeners('request') as RequestListener[];
+    server.removeAllListeners('request');
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      if (req.httpVersion === '1.1' && req.headers.host === undefined) {
+        const body = JSON.stringify(
+          renderProblem('MALFORMED_REQUEST', languageOf(req.headers['accept-language']), { detail: noHost }),
+        );
+        res
+          .writeHead(400, {
+            'content-type': 'application/problem+json',
+            'content-length': Buffer.byteLength(body),
+            connection: 'close',
+          })
+          .end(body);
+        return;
+      }
+      for (const listener of app) listener.call(server, req, res);
+    });
+  }
+  // An Expect other than 100-continue: Node answers a bare 417; RFC 9110 lets a server ignore it.
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) =>
+    server.emit('request', req, res),
+  );
 }

@@ -48,6 +48,21 @@ describe('requests Node cannot parse answer a problem document', () => {
     expect(JSON.parse(res.body)).toMatchObject({ code: 'MALFORMED_REQUEST', title: 'Requête mal formée' });
   });
 
+  it('an HTTP/1.1 request without Host: 400 MALFORMED_REQUEST; an unknown Expect is ignored', async () => {
+    const noHost = await rawRequest(
+      stack.baseUrl,
+      'GET /health/live HTTP/1.1\r\nAccept-Language: fr\r\n\r\n',
+    );
+    expect(noHost.status).toBe(400);
+    expect(noHost.headers).toMatch(/\r\ncontent-type: application\/problem\+json/i);
+    expect(JSON.parse(noHost.body)).toMatchObject({ code: 'MALFORMED_REQUEST', title: 'Requête mal formée' });
+    const expectation = await rawRequest(
+      stack.baseUrl,
+      'GET /health/live HTTP/1.1\r\nHost: localhost\r\nExpect: something\r\nConnection: close\r\n\r\n',
+    );
+    expect(expectation.status).toBe(200);
+  });
+
   it('headers over the limit: 431 REQUEST_HEADERS_TOO_LARGE', async () => {
     const res = await rawRequest(
       stack.baseUrl,
