@@ -10,6 +10,7 @@ import type { DeliveryLog } from '../src/webhooks/delivery-log';
 import { startDelivery } from '../src/webhooks/dispatch';
 import { activeSecrets, type EndpointStore } from '../src/webhooks/endpoint-store';
 import { postWebhook } from '../src/webhooks/sender';
+import type { PrivateNetworkAccess } from '../src/webhooks/ssrf';
 import { signedHeaders } from '../src/webhooks/signing';
 import type { AttemptOutcome, WebhookDeliveryInput } from '../src/webhooks/messages';
 import { missingRecord } from '../src/temporal/permanent-errors';
@@ -23,7 +24,7 @@ export interface EventActivityDeps {
   events: EventStore;
   endpoints: EndpointStore;
   deliveries: DeliveryLog;
-  webhooks: { timeoutMs: number; allowPrivateNetworks: boolean };
+  webhooks: { timeoutMs: number; allowPrivateNetworks: PrivateNetworkAccess };
 }
 
 /** Events and webhook deliveries. Each is idempotent: a retry or a replay changes nothing twice. */

@@ -1958,6 +1958,30 @@ export interface components {
     };
   };
   responses: {
+    /** @description `MALFORMED_REQUEST`: Malformed request */
+    MalformedRequest: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        /**
+         * @example {
+         *       "type": "/docs/errors#MALFORMED_REQUEST",
+         *       "title": "Malformed request",
+         *       "status": 400,
+         *       "detail": "The request is not valid HTTP, often a header containing a line break: base64 wraps long credentials, so send them with curl -u \"api_key:api_client\" or encode them with base64 -w0.",
+         *       "code": "MALFORMED_REQUEST",
+         *       "instance": "/v1/direct/payin"
+         *     }
+         */
+        'application/problem+json': components['schemas']['Problem'] & {
+          /** @enum {unknown} */
+          code?: 'MALFORMED_REQUEST';
+          /** @constant */
+          status?: 400;
+        };
+      };
+    };
     /** @description `METHOD_NOT_ALLOWED`: Method not allowed */
     MethodNotAllowed: {
       headers: {
@@ -1981,6 +2005,54 @@ export interface components {
           code?: 'METHOD_NOT_ALLOWED';
           /** @constant */
           status?: 405;
+        };
+      };
+    };
+    /** @description `REQUEST_HEADERS_TOO_LARGE`: Request headers too large */
+    RequestHeadersTooLarge: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        /**
+         * @example {
+         *       "type": "/docs/errors#REQUEST_HEADERS_TOO_LARGE",
+         *       "title": "Request headers too large",
+         *       "status": 431,
+         *       "detail": "The request headers exceed 16 KiB; send fewer or shorter headers.",
+         *       "code": "REQUEST_HEADERS_TOO_LARGE",
+         *       "instance": "/v1/direct/payin"
+         *     }
+         */
+        'application/problem+json': components['schemas']['Problem'] & {
+          /** @enum {unknown} */
+          code?: 'REQUEST_HEADERS_TOO_LARGE';
+          /** @constant */
+          status?: 431;
+        };
+      };
+    };
+    /** @description `REQUEST_TIMEOUT`: Request timeout */
+    RequestTimeout: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        /**
+         * @example {
+         *       "type": "/docs/errors#REQUEST_TIMEOUT",
+         *       "title": "Request timeout",
+         *       "status": 408,
+         *       "detail": "The request was not received in full in time; send it again.",
+         *       "code": "REQUEST_TIMEOUT",
+         *       "instance": "/v1/direct/payin"
+         *     }
+         */
+        'application/problem+json': components['schemas']['Problem'] & {
+          /** @enum {unknown} */
+          code?: 'REQUEST_TIMEOUT';
+          /** @constant */
+          status?: 408;
         };
       };
     };

@@ -25,6 +25,30 @@ export const problemCatalogue = {
       fr: "Le corps de la requête n'est pas un JSON valide.",
     },
   },
+  MALFORMED_REQUEST: {
+    status: 400,
+    title: { en: 'Malformed request', fr: 'Requête mal formée' },
+    detail: {
+      en: 'The request is not valid HTTP, often a header containing a line break: base64 wraps long credentials, so send them with curl -u "api_key:api_client" or encode them with base64 -w0.',
+      fr: 'La requête n\'est pas du HTTP valide, souvent un en-tête contenant un saut de ligne : base64 coupe les identifiants longs, envoyez-les donc avec curl -u "api_key:api_client" ou encodez-les avec base64 -w0.',
+    },
+  },
+  REQUEST_HEADERS_TOO_LARGE: {
+    status: 431,
+    title: { en: 'Request headers too large', fr: 'En-têtes de requête trop volumineux' },
+    detail: {
+      en: 'The request headers exceed 16 KiB; send fewer or shorter headers.',
+      fr: 'Les en-têtes de la requête dépassent 16 Kio ; envoyez-en moins ou de plus courts.',
+    },
+  },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    title: { en: 'Request timeout', fr: 'Délai de requête dépassé' },
+    detail: {
+      en: 'The request was not received in full in time; send it again.',
+      fr: "La requête n'a pas été reçue en entier à temps ; renvoyez-la.",
+    },
+  },
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
     title: { en: 'Unsupported media type', fr: 'Type de contenu non pris en charge' },

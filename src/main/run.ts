@@ -9,6 +9,7 @@ import { createWorker } from '../temporal/worker';
 import { buildActivityDeps, buildApi } from './wiring';
 import { ensureReconciliationScheduleAtStart, ensureRecoveryScheduleAtStart } from './schedules';
 import { realtimeOf } from '../api/ws';
+import { answerMalformedRequests } from '../api/malformed-requests';
 
 // Starting and stopping the API and the worker; shared by the production entry points and npm start.
 
@@ -31,6 +32,7 @@ export async function runApi(
   const server = await new Promise<Server>((res) => {
     const s = app.listen(config.PORT, config.HOST, () => res(s));
   });
+  answerMalformedRequests(server);
   const realtime = realtimeOf(app);
   realtime?.attach(server);
   return {

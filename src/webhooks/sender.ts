@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import { guardedLookup, isAllowedAddress, type Resolver } from './ssrf';
+import { guardedLookup, isAllowedAddress, type PrivateNetworkAccess, type Resolver } from './ssrf';
 
 // One HTTP POST of a webhook: through the SSRF guard, within a timeout, never following a
 // redirect (a 3xx is a failed attempt), reading at most a little of the answer.
@@ -12,7 +12,7 @@ import { guardedLookup, isAllowedAddress, type Resolver } from './ssrf';
 
 export interface SendOptions {
   timeoutMs: number;
-  allowPrivateNetworks: boolean;
+  allowPrivateNetworks: PrivateNetworkAccess;
   resolve?: Resolver;
 }
 

@@ -6,7 +6,7 @@ import ipaddr from 'ipaddr.js';
 // http(s) without credentials, and never a private, loopback, link-local, multicast or otherwise
 // special destination. The address is checked when the connection is made (in the socket's own
 // DNS lookup), because a name that resolved to a public address at registration may resolve to
-// 127.0.0.1 later (DNS rebinding). `allowPrivateNetworks` lets loopback and private ranges through
+// 127.0.0.1 later (DNS rebinding). `allowPrivateNetworks` lets loopback (and private ranges) through
 // for development and tests; link-local (cloud metadata), multicast and the like stay refused.
 
 export type AddressClass = 'public' | 'loopback' | 'private' | 'forbidden';
@@ -75,15 +75,23 @@ export function classifyAddress(address: string): AddressClass {
   }
 }
 
-export function isAllowedAddress(address: string, allowPrivateNetworks: boolean): boolean {
+/**
+ * Which non-public destinations webhooks may reach (WEBHOOK_ALLOW_PRIVATE_NETWORKS): none (`false`),
+ * this machine only (`'loopback'`, the development default), or loopback and private networks (`true`).
+ */
+export type PrivateNetworkAccess = boolean | 'loopback';
+
+export function isAllowedAddress(address: string, allowPrivateNetworks: PrivateNetworkAccess): boolean {
   const cls = classifyAddress(address);
-  return cls === 'public' || (allowPrivateNetworks && (cls === 'loopback' || cls === 'private'));
+  if (cls === 'public') return true;
+  if (allowPrivateNetworks === 'loopback') return cls === 'loopback';
+  return allowPrivateNetworks && (cls === 'loopback' || cls === 'private');
 }
 
 export type UrlRefusal = 'scheme' | 'credentials' | 'address' | 'invalid';
 
 /** Registration-time check: scheme, credentials, and IP literals. Names are checked on connect. */
-export function checkWebhookUrl(text: string, allowPrivateNetworks: boolean): UrlRefusal | null {
+export function checkWebhookUrl(text: string, allowPrivateNetworks: PrivateNetworkAccess): UrlRefusal | null {
   let url: URL;
   try {
     url = new URL(text);
@@ -117,7 +125,7 @@ export type Resolver = (
  * A `lookup` for http(s).request that refuses a name if any address it resolves to is not allowed;
  * the socket then connects only to the addresses it checked.
  */
-export function guardedLookup(allowPrivateNetworks: boolean, resolve: Resolver = dnsLookup) {
+export function guardedLookup(allowPrivateNetworks: PrivateNetworkAccess, resolve: Resolver = dnsLookup) {
   return (
     hostname: string,
     options: { all?: boolean; family?: number | string },

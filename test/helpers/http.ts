@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { assertConforms, isServiceResponse } from './contract';
 
@@ -83,4 +84,23 @@ export async function eventually<T>(
     last = await fn();
   }
   return last;
+}
+
+/** Sends raw bytes and reads the whole answer: what a client with a broken header gets. */
+export async function rawRequest(
+  baseUrl: string,
+  bytes: string,
+): Promise<{ status: number; headers: string; body: string }> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(bytes));
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const [head = '', body = ''] = text.split('\r\n\r\n', 2);
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0), headers: head, body });
+    });
+  });
 }

@@ -12,6 +12,7 @@ import { connectMongo } from '../../src/persistence/mongo';
 import { createWorker } from '../../src/temporal/worker';
 import { buildActivityDeps, buildApi } from '../../src/main/wiring';
 import { realtimeOf } from '../../src/api/ws';
+import { answerMalformedRequests } from '../../src/api/malformed-requests';
 import { ensureSearchAttributes } from '../../src/temporal/connection';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server';
 import type { SimulatorOptions } from '../../src/simulator/app';
@@ -130,6 +131,7 @@ export async function startStack(
     // PORT is 0 (any) unless a test needs the address before the start (callbacks of provider fakes).
     const s = app.listen(config.PORT, '127.0.0.1', () => res(s));
   });
+  answerMalformedRequests(server);
   const realtime = realtimeOf(app);
   realtime?.attach(server);
   const addr = server.address();

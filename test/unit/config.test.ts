@@ -112,8 +112,8 @@ describe('production refusals', () => {
     expect(refusal(env)).toMatch(/OPERATOR_ROUTES: required in production/);
   });
 
-  it('refuses webhooks allowed to private networks', () => {
-    for (const value of ['true', '1'])
+  it('refuses webhooks allowed to private networks or loopback', () => {
+    for (const value of ['true', '1', 'loopback'])
       expect(refusal({ ...production, WEBHOOK_ALLOW_PRIVATE_NETWORKS: value })).toMatch(
         /WEBHOOK_ALLOW_PRIVATE_NETWORKS: must be false in production/,
       );
@@ -162,6 +162,20 @@ describe('production refusals', () => {
       'DATA_ENCRYPTION_KEYS',
     ])
       expect(message).toContain(`${name}:`);
+  });
+
+  it('lets webhooks reach loopback by default in development only (npm start and a laptop receiver)', () => {
+    expect(loadConfig({}).WEBHOOK_ALLOW_PRIVATE_NETWORKS).toBe('loopback');
+    expect(loadConfig({ NODE_ENV: 'development' }).WEBHOOK_ALLOW_PRIVATE_NETWORKS).toBe('loopback');
+    expect(loadConfig({ NODE_ENV: 'test' }).WEBHOOK_ALLOW_PRIVATE_NETWORKS).toBe(false);
+    const { WEBHOOK_ALLOW_PRIVATE_NETWORKS: _unset, ...unset } = production;
+    expect(loadConfig(unset).WEBHOOK_ALLOW_PRIVATE_NETWORKS).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'development', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' })).toMatchObject({
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: false,
+    });
+    expect(loadConfig({ NODE_ENV: 'test', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'loopback' })).toMatchObject({
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'loopback',
+    });
   });
 
   it.each(['development', 'test'])('keeps the development defaults working with NODE_ENV=%s', (nodeEnv) => {

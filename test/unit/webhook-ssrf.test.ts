@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { checkWebhookUrl, classifyAddress, type Resolver } from '../../src/webhooks/ssrf';
+import { checkWebhookUrl, classifyAddress, isAllowedAddress, type Resolver } from '../../src/webhooks/ssrf';
 import { postWebhook } from '../../src/webhooks/sender';
 import { publicAttemptError } from '../../src/webhooks/delivery-log';
 import { nextRetryDelayMs, RETRY_DELAYS_MS } from '../../src/webhooks/retry-schedule';
@@ -51,6 +51,21 @@ describe('SSRF guard', () => {
     expect(checkWebhookUrl('http://127.0.0.1:8080/', true)).toBeNull();
     // Link-local (cloud metadata) stays refused even where private networks are allowed.
     expect(checkWebhookUrl('http://169.254.169.254/latest/meta-data', true)).toBe('address');
+  });
+
+  it("lets 'loopback' (the development default) reach this machine only", () => {
+    for (const u of ['http://127.0.0.1:8000/hook', 'http://[::1]:8000/', 'http://localhost:8000/'])
+      expect([u, checkWebhookUrl(u, 'loopback')]).toEqual([u, null]);
+    for (const u of [
+      'http://10.0.0.1/',
+      'http://192.168.1.10/',
+      'http://[fd12::1]/',
+      'http://169.254.169.254/',
+    ])
+      expect([u, checkWebhookUrl(u, 'loopback')]).toEqual([u, 'address']);
+    expect(isAllowedAddress('::ffff:127.0.0.1', 'loopback')).toBe(true);
+    expect(isAllowedAddress('100.64.0.1', 'loopback')).toBe(false);
+    expect(isAllowedAddress('8.8.8.8', 'loopback')).toBe(true);
   });
 
   describe('at connection time', () => {

@@ -132,6 +132,9 @@ session flows), payouts (direct, and standard in two shapes), refunds, status re
 - **Amounts** are in the currency's major unit (XOF and XAF have no decimals).
 - **Methods**: a path asked with a method it does not list answers \`405\` \`METHOD_NOT_ALLOWED\` with \`Allow\`
   (\`components.responses.MethodNotAllowed\`); \`OPTIONS\` answers \`204\` with \`Allow\`.
+- **Malformed HTTP** (a header split by a line break, a bad \`Content-Length\`) answers \`400\` \`MALFORMED_REQUEST\`,
+  oversized headers \`431\` \`REQUEST_HEADERS_TOO_LARGE\`, a request not received in time \`408\` \`REQUEST_TIMEOUT\`
+  (\`components.responses\`).
 - **Webhooks** follow Standard Webhooks (\`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature\`); see \`webhooks\` below.`;
 
 export function buildOpenApiDocument(): Json {
@@ -357,6 +360,10 @@ export function buildOpenApiDocument(): Json {
         },
       },
       responses: {
+        // What the HTTP server answers to a request it cannot parse, before any route (src/api/malformed-requests.ts).
+        MalformedRequest: problemResponses(['MALFORMED_REQUEST'])['400'],
+        RequestTimeout: problemResponses(['REQUEST_TIMEOUT'])['408'],
+        RequestHeadersTooLarge: problemResponses(['REQUEST_HEADERS_TOO_LARGE'])['431'],
         // Not an answer of any listed operation: what a listed path answers to another method.
         MethodNotAllowed: {
           ...problemResponses(['METHOD_NOT_ALLOWED'])['405'],

@@ -22,7 +22,7 @@ import {
   type EndpointStore,
   type WebhookEndpoint,
 } from '../../webhooks/endpoint-store';
-import { checkWebhookUrl } from '../../webhooks/ssrf';
+import { checkWebhookUrl, type PrivateNetworkAccess } from '../../webhooks/ssrf';
 import type { WebhookOperations } from '../../services/webhook-operations';
 
 export interface WebhookApiDeps {
@@ -33,7 +33,7 @@ export interface WebhookApiDeps {
   deliveries: DeliveryLog;
   temporal: Client;
   taskQueue: string;
-  allowPrivateNetworks: boolean;
+  allowPrivateNetworks: PrivateNetworkAccess;
   /** Default time the previous secret keeps signing after a rotation. */
   secretOverlapMs: number;
   /** Endpoints one merchant may have (WEBHOOK_MAX_ENDPOINTS). */
@@ -79,9 +79,10 @@ const refusalText = {
     en: 'A webhook URL may not carry credentials.',
     fr: 'Une URL de webhook ne peut pas contenir d’identifiants.',
   },
+  // Names the setting: whoever runs the server on a laptop learns how to reach a local receiver.
   address: {
-    en: 'The URL points to a private, loopback, link-local or reserved address.',
-    fr: 'L’URL pointe vers une adresse privée, de bouclage, lien-local ou réservée.',
+    en: 'The URL points to a private, loopback, link-local or reserved address, which this server does not call. Outside production, WEBHOOK_ALLOW_PRIVATE_NETWORKS=loopback (the default with NODE_ENV=development) lets webhooks reach 127.0.0.1 and localhost, and WEBHOOK_ALLOW_PRIVATE_NETWORKS=true private networks too; link-local and reserved addresses never.',
+    fr: 'L’URL pointe vers une adresse privée, de bouclage, lien-local ou réservée, que ce serveur n’appelle pas. Hors production, WEBHOOK_ALLOW_PRIVATE_NETWORKS=loopback (la valeur par défaut avec NODE_ENV=development) permet aux webhooks d’atteindre 127.0.0.1 et localhost, et WEBHOOK_ALLOW_PRIVATE_NETWORKS=true les réseaux privés aussi ; les adresses lien-local et réservées jamais.',
   },
   invalid: { en: 'The URL is not valid.', fr: 'L’URL n’est pas valide.' },
 };
