@@ -2058,7 +2058,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -3681,7 +3681,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -3848,7 +3848,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -4051,7 +4051,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -4303,7 +4303,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -4602,7 +4602,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -4916,7 +4916,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -5137,7 +5137,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -5454,7 +5454,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -5649,7 +5649,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -5850,7 +5850,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -6140,7 +6140,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -6376,7 +6376,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -6712,7 +6712,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -6994,7 +6994,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -7297,7 +7297,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -7503,7 +7503,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -7852,7 +7852,7 @@ export interface operations {
            *             "errors": [
            *               {
            *                 "path": "amount",
-           *                 "message": "Too small: expected number to be >0"
+           *                 "message": "Must be greater than 0."
            *               }
            *             ]
            *           }
@@ -7880,7 +7880,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -8163,7 +8163,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -8375,7 +8375,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -8542,7 +8542,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -8711,7 +8711,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -8893,7 +8893,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -9115,7 +9115,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -9392,7 +9392,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -9581,7 +9581,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -9818,7 +9818,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -9990,7 +9990,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -10178,7 +10178,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -10441,7 +10441,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -10618,7 +10618,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -10821,7 +10821,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -11022,7 +11022,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -11317,7 +11317,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -11630,7 +11630,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -11883,7 +11883,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -12072,7 +12072,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }

@@ -83,13 +83,40 @@ export const fieldMessages = {
     en: `This account holds ${accountCurrency}; payouts in ${country} are in ${currency}.`,
     fr: `Ce compte est en ${accountCurrency} ; les transferts en ${country} sont en ${currency}.`,
   }),
-  invalidCursor: { en: 'Invalid cursor', fr: 'Curseur invalide' } satisfies Text,
+  invalidCursor: { en: 'Invalid cursor.', fr: 'Curseur invalide.' } satisfies Text,
   periodOrder: { en: 'Must be after from.', fr: 'Doit être postérieur à from.' } satisfies Text,
   periodTooLong: (days: number): Text => ({
     en: `The period may cover at most ${days} days.`,
     fr: `La période couvre au plus ${days} jours.`,
   }),
   required: { en: 'Required.', fr: 'Obligatoire.' } satisfies Text,
+  /** The schemas' own patterns (src/contract/schemas), said in words. */
+  referenceCharacters: {
+    en: 'Only letters, digits and . _ : - are allowed.',
+    fr: 'Seuls les lettres, les chiffres et . _ : - sont admis.',
+  } satisfies Text,
+  internationalNumber: (example: string): Text => ({
+    en: `Must be an international number such as ${example}.`,
+    fr: `Doit être un numéro international tel que ${example}.`,
+  }),
+  otpDigits: { en: 'Must be 4 to 8 digits.', fr: 'Doit compter de 4 à 8 chiffres.' } satisfies Text,
+  integerBetween: (min: number, max: number): Text => ({
+    en: `Must be a whole number from ${min} to ${max}.`,
+    fr: `Doit être un nombre entier de ${min} à ${max}.`,
+  }),
+  cursorNotIssued: {
+    en: 'Not a cursor returned by this API: use nextCursor of the previous page.',
+    fr: "Ce n'est pas un curseur renvoyé par cette API : utilisez le nextCursor de la page précédente.",
+  } satisfies Text,
+  notBeforeFrom: { en: 'Must not be before from.', fr: 'Ne doit pas être antérieur à from.' } satisfies Text,
+  tooManyKeys: (max: number): Text => ({
+    en: `At most ${max} keys.`,
+    fr: `Au plus ${max} clés.`,
+  }),
+  metadataKey: (max: number): Text => ({
+    en: `1 to ${max} letters, digits, _ or - only.`,
+    fr: `De 1 à ${max} lettres, chiffres, _ ou - uniquement.`,
+  }),
   notAUuid: { en: 'Must be a UUID.', fr: 'Doit être un UUID.' } satisfies Text,
   nestedTooDeep: (max: number): Text => ({
     en: `Nested deeper than ${max} levels.`,
