@@ -108,6 +108,11 @@ export const fieldMessages = {
     en: 'Not a cursor returned by this API: use nextCursor of the previous page.',
     fr: "Ce n'est pas un curseur renvoyé par cette API : utilisez le nextCursor de la page précédente.",
   } satisfies Text,
+  /** A statement download link's signature: the link was cut or altered. */
+  linkSignature: {
+    en: 'Not the signature of a download link: copy the whole link again.',
+    fr: "Ce n'est pas la signature d'un lien de téléchargement : recopiez le lien en entier.",
+  } satisfies Text,
   notBeforeFrom: { en: 'Must not be before from.', fr: 'Ne doit pas être antérieur à from.' } satisfies Text,
   tooManyKeys: (max: number): Text => ({
     en: `At most ${max} keys.`,
