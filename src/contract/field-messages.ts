@@ -163,6 +163,41 @@ export function invalidField(path: string, message: Text): ApiProblem {
   return new ApiProblem('VALIDATION_ERROR', { detail: message, errors: [{ path, message }] });
 }
 
+/**
+ * 409 DUPLICATE_REFUND, the refund endpoint's only conflict in the interface ("Refund already
+ * attempted; use a different idempotency key"), in its two cases: the key already carried another
+ * refund request, or another key asks for a refund whose externalReference this payin already has
+ * (docs/decisions/refund-conflict-codes.md). `errors` names which, for programs and people.
+ */
+export const refundConflict = {
+  keyReused: (): ApiProblem => {
+    const message: Text = {
+      en: 'Already used for another refund request: send a new X-Idempotency-Key for a new or changed refund.',
+      fr: 'Déjà utilisée pour une autre demande de remboursement : envoyez une nouvelle X-Idempotency-Key pour un remboursement nouveau ou modifié.',
+    };
+    return new ApiProblem('DUPLICATE_REFUND', {
+      detail: {
+        en: 'This X-Idempotency-Key was already used for another refund request; use a different idempotency key.',
+        fr: "Cette X-Idempotency-Key a déjà servi pour une autre demande de remboursement ; utilisez une autre clé d'idempotence.",
+      },
+      errors: [{ path: 'headers.x-idempotency-key', message }],
+    });
+  },
+  externalReferenceUsed: (): ApiProblem => {
+    const message: Text = {
+      en: 'Already used by a refund of this payment: to retry that refund, resend its own X-Idempotency-Key and body; for another refund, use a new externalReference.',
+      fr: 'Déjà utilisée par un remboursement de ce paiement : pour retenter ce remboursement, renvoyez sa propre X-Idempotency-Key et son corps ; pour un autre remboursement, utilisez une nouvelle externalReference.',
+    };
+    return new ApiProblem('DUPLICATE_REFUND', {
+      detail: {
+        en: 'A refund with this externalReference was already attempted for this payment.',
+        fr: 'Un remboursement avec cette externalReference a déjà été tenté pour ce paiement.',
+      },
+      errors: [{ path: 'externalReference', message }],
+    });
+  },
+};
+
 /** The reference is taken by another payin (or payout) of the merchant. */
 export function duplicateReference(kind: 'payin' | 'payout'): ApiProblem {
   return problemAt('DUPLICATE_REFERENCE', 'reference', fieldMessages.referenceUsed[kind]);
