@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { WebSocket } from 'ws';
 import { useStack } from '../helpers/use-stack';
 import { basic } from '../helpers/http';
 import { englishWords } from '../helpers/english-words';
@@ -215,5 +216,29 @@ describe('errors in French', () => {
     const body = (await json.json()) as { errors: { code: string; help: string }[] };
     expect(body.errors.map((e) => e.code)).toEqual(Object.keys(problemCatalogue));
     expect(body.errors.every((e) => e.help.length > 0)).toBe(true);
+  });
+
+  it('the realtime WebSocket writes its error messages in the language of the upgrade', async () => {
+    const url = `${stack.baseUrl.replace(/^http/, 'ws')}/v1/ws`;
+    const ws = new WebSocket(url, {
+      headers: { authorization: basic(merchant.credentials), 'accept-language': 'fr' },
+    });
+    const messages: { type: string; code?: string; message?: string }[] = [];
+    ws.on('message', (data: Buffer) => messages.push(JSON.parse(data.toString('utf8'))));
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    ws.send('not json');
+    ws.send(JSON.stringify({ type: 'nope' }));
+    ws.send(JSON.stringify({ type: 'subscribe', lastEventId: 'evt_nope' }));
+    const deadline = Date.now() + 10_000;
+    while (messages.filter((m) => m.type === 'error').length < 3 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    ws.close();
+    const errors = messages.filter((m) => m.type === 'error');
+    expect(errors.map((m) => m.code)).toEqual(['MALFORMED_JSON', 'VALIDATION_ERROR', 'EVENT_NOT_FOUND']);
+    for (const e of errors)
+      expect({ message: e.message, english: englishWords(e.message!) }).toEqual({
+        message: e.message,
+        english: [],
+      });
   });
 });
