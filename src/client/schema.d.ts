@@ -4348,7 +4348,7 @@ export interface operations {
           };
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress; `DUPLICATE_REFERENCE`: Duplicate reference */
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `DUPLICATE_REFERENCE`: Duplicate reference */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4356,17 +4356,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
-           *       "title": "Idempotency key reused",
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
            *       "status": 409,
-           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
-           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
            *       "instance": "/v1/direct/payin"
            *     }
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS' | 'DUPLICATE_REFERENCE';
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED' | 'DUPLICATE_REFERENCE';
             /** @constant */
             status?: 409;
           };
@@ -4694,7 +4694,7 @@ export interface operations {
           };
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress; `DUPLICATE_REFERENCE`: Duplicate reference */
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `DUPLICATE_REFERENCE`: Duplicate reference */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4702,17 +4702,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
-           *       "title": "Idempotency key reused",
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
            *       "status": 409,
-           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
-           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
            *       "instance": "/v1/direct/payin"
            *     }
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS' | 'DUPLICATE_REFERENCE';
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED' | 'DUPLICATE_REFERENCE';
             /** @constant */
             status?: 409;
           };
@@ -5203,7 +5203,7 @@ export interface operations {
           };
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress; `PAYOUT_NOT_CANCELLABLE`: Payout cannot be cancelled */
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `PAYOUT_NOT_CANCELLABLE`: Payout cannot be cancelled */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5211,17 +5211,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
-           *       "title": "Idempotency key reused",
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
            *       "status": 409,
-           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
-           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
            *       "instance": "/v1/direct/payin"
            *     }
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS' | 'PAYOUT_NOT_CANCELLABLE';
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED' | 'PAYOUT_NOT_CANCELLABLE';
             /** @constant */
             status?: 409;
           };
@@ -5916,7 +5916,7 @@ export interface operations {
           };
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress; `WEBHOOK_DISABLED`: Webhook endpoint disabled */
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `WEBHOOK_DISABLED`: Webhook endpoint disabled */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5924,17 +5924,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
-           *       "title": "Idempotency key reused",
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
            *       "status": 409,
-           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
-           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
            *       "instance": "/v1/direct/payin"
            *     }
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS' | 'WEBHOOK_DISABLED';
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED' | 'WEBHOOK_DISABLED';
             /** @constant */
             status?: 409;
           };
@@ -6467,7 +6467,7 @@ export interface operations {
           };
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress; `DUPLICATE_REFUND`: Duplicate refund */
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `DUPLICATE_REFUND`: Duplicate refund */
       409: {
         headers: {
           [name: string]: unknown;
@@ -6475,17 +6475,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
-           *       "title": "Idempotency key reused",
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
            *       "status": 409,
-           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
-           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
            *       "instance": "/v1/direct/payin"
            *     }
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS' | 'DUPLICATE_REFUND';
+            code?: 'REQUEST_IN_PROGRESS' | 'DUPLICATE_REFUND';
             /** @constant */
             status?: 409;
           };
@@ -6755,7 +6755,7 @@ export interface operations {
           };
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress; `DUPLICATE_REFERENCE`: Duplicate reference */
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `DUPLICATE_REFERENCE`: Duplicate reference */
       409: {
         headers: {
           [name: string]: unknown;
@@ -6763,17 +6763,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
-           *       "title": "Idempotency key reused",
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
            *       "status": 409,
-           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
-           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
            *       "instance": "/v1/direct/payin"
            *     }
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS' | 'DUPLICATE_REFERENCE';
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED' | 'DUPLICATE_REFERENCE';
             /** @constant */
             status?: 409;
           };
@@ -7086,7 +7086,7 @@ export interface operations {
           };
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress; `DUPLICATE_REFERENCE`: Duplicate reference */
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `DUPLICATE_REFERENCE`: Duplicate reference */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7094,17 +7094,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
-           *       "title": "Idempotency key reused",
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
            *       "status": 409,
-           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
-           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
            *       "instance": "/v1/direct/payin"
            *     }
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS' | 'DUPLICATE_REFERENCE';
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED' | 'DUPLICATE_REFERENCE';
             /** @constant */
             status?: 409;
           };
@@ -7569,7 +7569,7 @@ export interface operations {
           };
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress; `PAYOUT_NOT_CANCELLABLE`: Payout cannot be cancelled */
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `PAYOUT_NOT_CANCELLABLE`: Payout cannot be cancelled */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7577,17 +7577,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
-           *       "title": "Idempotency key reused",
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
            *       "status": 409,
-           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
-           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
            *       "instance": "/v1/direct/payin"
            *     }
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS' | 'PAYOUT_NOT_CANCELLABLE';
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED' | 'PAYOUT_NOT_CANCELLABLE';
             /** @constant */
             status?: 409;
           };
@@ -7922,7 +7922,7 @@ export interface operations {
           };
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress */
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7930,17 +7930,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
-           *       "title": "Idempotency key reused",
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
            *       "status": 409,
-           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
-           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
            *       "instance": "/v1/direct/payin"
            *     }
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS';
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED';
             /** @constant */
             status?: 409;
           };
@@ -9181,7 +9181,7 @@ export interface operations {
           };
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress */
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -9189,17 +9189,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
-           *       "title": "Idempotency key reused",
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
            *       "status": 409,
-           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
-           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
            *       "instance": "/v1/direct/payin"
            *     }
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS';
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED';
             /** @constant */
             status?: 409;
           };
@@ -10221,7 +10221,7 @@ export interface operations {
           };
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress; `WEBHOOK_ENDPOINT_LIMIT`: Too many webhook endpoints */
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `WEBHOOK_ENDPOINT_LIMIT`: Too many webhook endpoints */
       409: {
         headers: {
           [name: string]: unknown;
@@ -10229,17 +10229,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
-           *       "title": "Idempotency key reused",
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
            *       "status": 409,
-           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
-           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
            *       "instance": "/v1/direct/payin"
            *     }
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS' | 'WEBHOOK_ENDPOINT_LIMIT';
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED' | 'WEBHOOK_ENDPOINT_LIMIT';
             /** @constant */
             status?: 409;
           };
@@ -11088,7 +11088,7 @@ export interface operations {
           };
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress */
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -11096,17 +11096,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
-           *       "title": "Idempotency key reused",
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
            *       "status": 409,
-           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
-           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
            *       "instance": "/v1/direct/payin"
            *     }
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS';
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED';
             /** @constant */
             status?: 409;
           };
@@ -11383,7 +11383,7 @@ export interface operations {
           };
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress; `WEBHOOK_DISABLED`: Webhook endpoint disabled */
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `WEBHOOK_DISABLED`: Webhook endpoint disabled */
       409: {
         headers: {
           [name: string]: unknown;
@@ -11391,17 +11391,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
-           *       "title": "Idempotency key reused",
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
            *       "status": 409,
-           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
-           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
            *       "instance": "/v1/direct/payin"
            *     }
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS' | 'WEBHOOK_DISABLED';
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED' | 'WEBHOOK_DISABLED';
             /** @constant */
             status?: 409;
           };
@@ -11696,7 +11696,7 @@ export interface operations {
           };
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress */
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -11704,17 +11704,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
-           *       "title": "Idempotency key reused",
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
            *       "status": 409,
-           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
-           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
            *       "instance": "/v1/direct/payin"
            *     }
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS';
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED';
             /** @constant */
             status?: 409;
           };
@@ -12114,7 +12114,7 @@ export interface operations {
           };
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress */
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -12122,17 +12122,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
-           *       "title": "Idempotency key reused",
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
            *       "status": 409,
-           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
-           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
            *       "instance": "/v1/direct/payin"
            *     }
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS';
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED';
             /** @constant */
             status?: 409;
           };
