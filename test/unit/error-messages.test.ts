@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { languages, type Language, type Text } from '../../src/contract/i18n';
-import { fieldMessages } from '../../src/contract/field-messages';
+import { fieldMessages, refundConflict } from '../../src/contract/field-messages';
+import { renderProblem } from '../../src/contract/render-problem';
+import { socketMessages } from '../../src/api/ws-refusals';
 import { problemCatalogue, type Catalogue, type ProblemCode } from '../../src/contract/problems';
 import { zodErrorMap, zodIssueText } from '../../src/contract/zod-messages';
 import { directPayinRequest } from '../../src/contract/schemas/payin';
@@ -55,6 +57,21 @@ describe('the problem catalogue speaks both languages and says what to do', () =
 describe('field messages', () => {
   it.each(allFieldTexts())('%s is French under fr', (_name, text) => {
     expect(text.fr.trim()).not.toBe('');
+    expect(text.fr).not.toBe(text.en);
+    expect(englishWords(text.fr)).toEqual([]);
+  });
+});
+
+describe('problems raised with their own texts', () => {
+  it.each(Object.entries(refundConflict))('refundConflict.%s: French under fr', (_name, make) => {
+    const p = make();
+    const [en, fr] = [renderProblem(p.code, 'en', p.extra), renderProblem(p.code, 'fr', p.extra)];
+    expect(fr.detail).not.toBe(en.detail);
+    for (const text of [fr.title, fr.detail!, ...fr.errors!.map((e) => e.message)])
+      expect(englishWords(text)).toEqual([]);
+  });
+
+  it.each(Object.entries(socketMessages))('the WebSocket message %s: French under fr', (_name, text) => {
     expect(text.fr).not.toBe(text.en);
     expect(englishWords(text.fr)).toEqual([]);
   });
@@ -204,5 +221,14 @@ describe('the error reference (/docs/errors)', () => {
       );
     }
     expect(errorReference(lang).map((e) => e.code)).toEqual(codes);
+  });
+
+  it('the French page holds no English prose', () => {
+    const text = errorReferenceHtml('fr')
+      .replace(/<style>[\s\S]*?<\/style>/, ' ')
+      .replace(/<[^>]+>/g, ' ')
+      .replace(/&#39;/g, "'")
+      .replace(/&[a-z]+;/g, ' ');
+    expect(englishWords(text.replace('English version', ''))).toEqual([]);
   });
 });
