@@ -32,7 +32,7 @@ const page: Record<string, Text> = {
     en: 'Every error of the API is an RFC 9457 problem document (application/problem+json). Its code is stable and meant for programs; title, detail and errors[].message follow Accept-Language (en or fr). Its type links to the entry below.',
     fr: "Chaque erreur de l'API est un document de problème RFC 9457 (application/problem+json). Son code est stable et destiné aux programmes ; title, detail et errors[].message suivent Accept-Language (en ou fr). Son type renvoie à l'entrée ci-dessous.",
   },
-  status: { en: 'HTTP status', fr: 'Statut HTTP' },
+  status: { en: 'HTTP status:', fr: 'Statut HTTP :' },
   whatToDo: { en: 'What to do', fr: 'Que faire' },
   otherLanguage: { en: 'Version française', fr: 'English version' },
   json: { en: 'As JSON', fr: 'En JSON' },
@@ -52,7 +52,7 @@ export function errorReferenceHtml(lang: Language): string {
     .map(
       (e) => `<section id="${e.code}">
 <h2><a href="#${e.code}">${e.code}</a></h2>
-<p><strong>${text('status')}: ${e.status}</strong> · ${escapeHtml(e.title)}</p>
+<p><strong>${text('status')} ${e.status}</strong> · ${escapeHtml(e.title)}</p>
 ${e.detail ? `<p>${escapeHtml(e.detail)}</p>` : ''}
 <h3>${text('whatToDo')}</h3>
 <p>${escapeHtml(e.help)}</p>
