@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { ApiProblem } from '../contract/problems';
-import { fieldMessages, problemAt } from '../contract/field-messages';
+import { fieldMessages, problemAt, refundConflict } from '../contract/field-messages';
 import { MAX_JSON_DEPTH, tooDeep } from './json-body';
 import type { IdempotencyRecord, IdempotencyStore } from '../persistence/idempotency-keys';
 import type { KeyRing } from '../security/key-ring';
@@ -114,8 +114,7 @@ export function idempotency(opts: IdempotencyOptions): RequestHandler {
       let claim = await opts.store.claim(merchantId, key, fingerprint, lockMs);
       while (claim.outcome === 'existing') {
         const record = claim.record;
-        if (!sameRequest(record.fingerprint, req, opts.fingerprintKeys, fingerprint))
-          throw new ApiProblem(keyReusedCode(req));
+        if (!sameRequest(record.fingerprint, req, opts.fingerprintKeys, fingerprint)) throw keyReused(req);
         if (record.state === 'completed') return replay(res, record);
         if (record.lockedUntil.getTime() > Date.now()) {
           // The first request usually ends within milliseconds: retrying after a second is enough.
@@ -182,10 +181,13 @@ export function idempotency(opts: IdempotencyOptions): RequestHandler {
   };
 }
 
-// The refund interface names this case itself: 409 "Duplicate refund; use a different idempotency key".
+// The refund interface names this case itself: 409 "Duplicate refund; use a different idempotency
+// key" (docs/decisions/refund-conflict-codes.md); every other POST answers IDEMPOTENCY_KEY_REUSED.
 const refundPath = /^\/v1\/payin\/[^/]+\/refund\/?$/;
-function keyReusedCode(req: Request): 'IDEMPOTENCY_KEY_REUSED' | 'DUPLICATE_REFUND' {
-  return refundPath.test(req.originalUrl.split('?')[0]!) ? 'DUPLICATE_REFUND' : 'IDEMPOTENCY_KEY_REUSED';
+function keyReused(req: Request): ApiProblem {
+  return refundPath.test(req.originalUrl.split('?')[0]!)
+    ? refundConflict.keyReused()
+    : new ApiProblem('IDEMPOTENCY_KEY_REUSED');
 }
 
 function readKey(req: Request): string {

@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import type { z } from 'zod';
-import { negotiateLanguage, zodErrorMap } from '../contract/i18n';
+import { negotiateLanguage } from '../contract/i18n';
+import { zodErrorMap } from '../contract/zod-messages';
 import { ApiProblem } from '../contract/problems';
 
 /** Parses with a zod schema; a failure becomes a 400 listing each bad field, in the caller's language. */

@@ -1,4 +1,5 @@
 import type { WebSocket } from 'ws';
+import type { Language } from '../contract/i18n';
 import type { PublicEvent } from '../events/catalogue';
 import type { FeedEntry } from '../events/event-store';
 
@@ -27,6 +28,8 @@ export interface Client {
   merchantId: string;
   /** The key it authenticated with (null: a browser token issued before keys were recorded). */
   apiKey: string | null;
+  /** The language of the upgrade's Accept-Language: `error` messages are written in it. */
+  lang: Language;
   /** Messages given to ws.send whose write has not completed (the slow-consumer bound). */
   unsent: number;
   maxQueued: number;

@@ -12,6 +12,20 @@ export const tooManyConnections = {
   fr: 'Trop de WebSockets ouverts pour ce compte ; fermez-en un, ou réessayez après le délai indiqué par Retry-After.',
 };
 
+/** The `error` messages written on an open WebSocket, in the language of its upgrade request. */
+export const socketMessages = {
+  internal: { en: 'Server error; reconnect later.', fr: 'Erreur du serveur ; reconnectez-vous plus tard.' },
+  notJson: { en: 'Send JSON text messages.', fr: 'Envoyez des messages texte en JSON.' },
+  invalid: {
+    en: 'Expected {"type":"subscribe","references"?:[...],"lastEventId"?:"evt_..."} or {"type":"ping"}.',
+    fr: 'Attendu : {"type":"subscribe","references"?:[...],"lastEventId"?:"evt_..."} ou {"type":"ping"}.',
+  },
+  unknownLastEvent: {
+    en: 'Unknown lastEventId: live events only; read GET /v1/events for history.',
+    fr: "lastEventId inconnu : événements en direct seulement ; lisez GET /v1/events pour l'historique.",
+  },
+} satisfies Record<string, Record<Language, string>>;
+
 /** The first language of Accept-Language we speak (the upgrade never reaches express). */
 export function languageOf(req: IncomingMessage): Language {
   for (const part of (req.headers['accept-language'] ?? '').split(',')) {

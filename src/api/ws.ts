@@ -16,7 +16,8 @@ import {
   tooSlow,
   type Client,
 } from './ws-connection';
-import { languageOf, refuse, refuseProblem, tooManyConnections } from './ws-refusals';
+import { languageOf, refuse, refuseProblem, socketMessages, tooManyConnections } from './ws-refusals';
+import type { Language } from '../contract/i18n';
 import { toPublicEvent } from '../events/catalogue';
 import type { EventFeed } from '../events/event-feed';
 import type { EventStore, FeedEntry } from '../events/event-store';
@@ -184,7 +185,7 @@ export class RealtimeHub {
         { 'Retry-After': '60' },
       );
     const { merchantId, apiKey } = grant;
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.connected(ws, merchantId, apiKey));
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.connected(ws, merchantId, apiKey, lang));
   }
 
   /** Closes the connections whose key was revoked or whose merchant was suspended. */
@@ -223,12 +224,13 @@ export class RealtimeHub {
     }
   }
 
-  private connected(ws: WebSocket, merchantId: string, apiKey: string | null): void {
+  private connected(ws: WebSocket, merchantId: string, apiKey: string | null, lang: Language): void {
     this.startTailing();
     const client: Client = {
       ws,
       merchantId,
       apiKey,
+      lang,
       unsent: 0,
       drained: [],
       maxQueued: this.limits.maxQueuedMessages,
@@ -256,7 +258,11 @@ export class RealtimeHub {
         .then(() => this.onMessage(client, isBinary ? null : data.toString('utf8')))
         .catch((err: unknown) => {
           this.deps.logger.error({ err }, 'websocket message failed');
-          send(client, { type: 'error', code: 'INTERNAL_ERROR', message: 'Server error; reconnect later.' });
+          send(client, {
+            type: 'error',
+            code: 'INTERNAL_ERROR',
+            message: socketMessages.internal[client.lang],
+          });
         });
     });
     send(client, { type: 'ready', heartbeatMs: this.deps.heartbeatMs });
@@ -267,15 +273,18 @@ export class RealtimeHub {
     try {
       json = JSON.parse(text ?? '');
     } catch {
-      return send(client, { type: 'error', code: 'MALFORMED_JSON', message: 'Send JSON text messages.' });
+      return send(client, {
+        type: 'error',
+        code: 'MALFORMED_JSON',
+        message: socketMessages.notJson[client.lang],
+      });
     }
     const parsed = clientMessage.safeParse(json);
     if (!parsed.success)
       return send(client, {
         type: 'error',
         code: 'VALIDATION_ERROR',
-        message:
-          'Expected {"type":"subscribe","references"?:[...],"lastEventId"?:"evt_..."} or {"type":"ping"}.',
+        message: socketMessages.invalid[client.lang],
       });
     const msg = parsed.data;
     if (msg.type === 'ping') return send(client, { type: 'pong' });
@@ -299,7 +308,7 @@ export class RealtimeHub {
         send(client, {
           type: 'error',
           code: 'EVENT_NOT_FOUND',
-          message: 'Unknown lastEventId: live events only; read GET /v1/events for history.',
+          message: socketMessages.unknownLastEvent[client.lang],
         });
         send(client, {
           type: 'subscribed',

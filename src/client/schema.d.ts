@@ -2130,7 +2130,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -3753,7 +3753,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -3920,7 +3920,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -4123,7 +4123,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -4375,7 +4375,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -4420,7 +4420,7 @@ export interface operations {
           };
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress; `DUPLICATE_REFERENCE`: Duplicate reference */
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `DUPLICATE_REFERENCE`: Duplicate reference */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4428,17 +4428,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
-           *       "title": "Idempotency key reused",
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
            *       "status": 409,
-           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
-           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
            *       "instance": "/v1/direct/payin"
            *     }
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS' | 'DUPLICATE_REFERENCE';
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED' | 'DUPLICATE_REFERENCE';
             /** @constant */
             status?: 409;
           };
@@ -4674,7 +4674,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -4766,7 +4766,7 @@ export interface operations {
           };
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress; `DUPLICATE_REFERENCE`: Duplicate reference */
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `DUPLICATE_REFERENCE`: Duplicate reference */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4774,17 +4774,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
-           *       "title": "Idempotency key reused",
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
            *       "status": 409,
-           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
-           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
            *       "instance": "/v1/direct/payin"
            *     }
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS' | 'DUPLICATE_REFERENCE';
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED' | 'DUPLICATE_REFERENCE';
             /** @constant */
             status?: 409;
           };
@@ -4988,7 +4988,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -5209,7 +5209,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -5275,7 +5275,7 @@ export interface operations {
           };
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress; `PAYOUT_NOT_CANCELLABLE`: Payout cannot be cancelled */
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `PAYOUT_NOT_CANCELLABLE`: Payout cannot be cancelled */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5283,17 +5283,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
-           *       "title": "Idempotency key reused",
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
            *       "status": 409,
-           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
-           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
            *       "instance": "/v1/direct/payin"
            *     }
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS' | 'PAYOUT_NOT_CANCELLABLE';
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED' | 'PAYOUT_NOT_CANCELLABLE';
             /** @constant */
             status?: 409;
           };
@@ -5526,7 +5526,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -5721,7 +5721,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -5922,7 +5922,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -5988,7 +5988,7 @@ export interface operations {
           };
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress; `WEBHOOK_DISABLED`: Webhook endpoint disabled */
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `WEBHOOK_DISABLED`: Webhook endpoint disabled */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5996,17 +5996,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
-           *       "title": "Idempotency key reused",
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
            *       "status": 409,
-           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
-           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
            *       "instance": "/v1/direct/payin"
            *     }
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS' | 'WEBHOOK_DISABLED';
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED' | 'WEBHOOK_DISABLED';
             /** @constant */
             status?: 409;
           };
@@ -6212,7 +6212,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -6448,7 +6448,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -6539,7 +6539,7 @@ export interface operations {
           };
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress; `DUPLICATE_REFUND`: Duplicate refund */
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `DUPLICATE_REFUND`: Duplicate refund */
       409: {
         headers: {
           [name: string]: unknown;
@@ -6547,17 +6547,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
-           *       "title": "Idempotency key reused",
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
            *       "status": 409,
-           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
-           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
            *       "instance": "/v1/direct/payin"
            *     }
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS' | 'DUPLICATE_REFUND';
+            code?: 'REQUEST_IN_PROGRESS' | 'DUPLICATE_REFUND';
             /** @constant */
             status?: 409;
           };
@@ -6784,7 +6784,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -6827,7 +6827,7 @@ export interface operations {
           };
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress; `DUPLICATE_REFERENCE`: Duplicate reference */
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `DUPLICATE_REFERENCE`: Duplicate reference */
       409: {
         headers: {
           [name: string]: unknown;
@@ -6835,17 +6835,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
-           *       "title": "Idempotency key reused",
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
            *       "status": 409,
-           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
-           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
            *       "instance": "/v1/direct/payin"
            *     }
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS' | 'DUPLICATE_REFERENCE';
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED' | 'DUPLICATE_REFERENCE';
             /** @constant */
             status?: 409;
           };
@@ -7066,7 +7066,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -7158,7 +7158,7 @@ export interface operations {
           };
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress; `DUPLICATE_REFERENCE`: Duplicate reference */
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `DUPLICATE_REFERENCE`: Duplicate reference */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7166,17 +7166,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
-           *       "title": "Idempotency key reused",
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
            *       "status": 409,
-           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
-           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
            *       "instance": "/v1/direct/payin"
            *     }
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS' | 'DUPLICATE_REFERENCE';
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED' | 'DUPLICATE_REFERENCE';
             /** @constant */
             status?: 409;
           };
@@ -7369,7 +7369,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -7575,7 +7575,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -7641,7 +7641,7 @@ export interface operations {
           };
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress; `PAYOUT_NOT_CANCELLABLE`: Payout cannot be cancelled */
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `PAYOUT_NOT_CANCELLABLE`: Payout cannot be cancelled */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7649,17 +7649,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
-           *       "title": "Idempotency key reused",
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
            *       "status": 409,
-           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
-           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
            *       "instance": "/v1/direct/payin"
            *     }
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS' | 'PAYOUT_NOT_CANCELLABLE';
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED' | 'PAYOUT_NOT_CANCELLABLE';
             /** @constant */
             status?: 409;
           };
@@ -7924,7 +7924,7 @@ export interface operations {
            *             "errors": [
            *               {
            *                 "path": "amount",
-           *                 "message": "Too small: expected number to be >0"
+           *                 "message": "Must be greater than 0."
            *               }
            *             ]
            *           }
@@ -7952,7 +7952,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -7994,7 +7994,7 @@ export interface operations {
           };
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress */
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -8002,17 +8002,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
-           *       "title": "Idempotency key reused",
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
            *       "status": 409,
-           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
-           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
            *       "instance": "/v1/direct/payin"
            *     }
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS';
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED';
             /** @constant */
             status?: 409;
           };
@@ -8235,7 +8235,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -8447,7 +8447,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -8614,7 +8614,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -8783,7 +8783,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -8965,7 +8965,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -9187,7 +9187,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -9253,7 +9253,7 @@ export interface operations {
           };
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress */
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -9261,17 +9261,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
-           *       "title": "Idempotency key reused",
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
            *       "status": 409,
-           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
-           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
            *       "instance": "/v1/direct/payin"
            *     }
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS';
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED';
             /** @constant */
             status?: 409;
           };
@@ -9464,7 +9464,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -9653,7 +9653,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -9900,7 +9900,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -10072,7 +10072,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -10260,7 +10260,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -10303,7 +10303,7 @@ export interface operations {
           };
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress; `WEBHOOK_ENDPOINT_LIMIT`: Too many webhook endpoints */
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `WEBHOOK_ENDPOINT_LIMIT`: Too many webhook endpoints */
       409: {
         headers: {
           [name: string]: unknown;
@@ -10311,17 +10311,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
-           *       "title": "Idempotency key reused",
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
            *       "status": 409,
-           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
-           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
            *       "instance": "/v1/direct/payin"
            *     }
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS' | 'WEBHOOK_ENDPOINT_LIMIT';
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED' | 'WEBHOOK_ENDPOINT_LIMIT';
             /** @constant */
             status?: 409;
           };
@@ -10523,7 +10523,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -10700,7 +10700,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -10903,7 +10903,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -11104,7 +11104,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -11170,7 +11170,7 @@ export interface operations {
           };
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress */
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -11178,17 +11178,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
-           *       "title": "Idempotency key reused",
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
            *       "status": 409,
-           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
-           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
            *       "instance": "/v1/direct/payin"
            *     }
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS';
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED';
             /** @constant */
             status?: 409;
           };
@@ -11399,7 +11399,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -11465,7 +11465,7 @@ export interface operations {
           };
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress; `WEBHOOK_DISABLED`: Webhook endpoint disabled */
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `WEBHOOK_DISABLED`: Webhook endpoint disabled */
       409: {
         headers: {
           [name: string]: unknown;
@@ -11473,17 +11473,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
-           *       "title": "Idempotency key reused",
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
            *       "status": 409,
-           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
-           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
            *       "instance": "/v1/direct/payin"
            *     }
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS' | 'WEBHOOK_DISABLED';
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED' | 'WEBHOOK_DISABLED';
             /** @constant */
             status?: 409;
           };
@@ -11712,7 +11712,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -11778,7 +11778,7 @@ export interface operations {
           };
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress */
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -11786,17 +11786,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
-           *       "title": "Idempotency key reused",
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
            *       "status": 409,
-           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
-           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
            *       "instance": "/v1/direct/payin"
            *     }
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS';
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED';
             /** @constant */
             status?: 409;
           };
@@ -11965,7 +11965,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -12154,7 +12154,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -12196,7 +12196,7 @@ export interface operations {
           };
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress */
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -12204,17 +12204,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
-           *       "title": "Idempotency key reused",
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
            *       "status": 409,
-           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
-           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
            *       "instance": "/v1/direct/payin"
            *     }
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS';
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED';
             /** @constant */
             status?: 409;
           };

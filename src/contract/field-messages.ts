@@ -83,13 +83,45 @@ export const fieldMessages = {
     en: `This account holds ${accountCurrency}; payouts in ${country} are in ${currency}.`,
     fr: `Ce compte est en ${accountCurrency} ; les transferts en ${country} sont en ${currency}.`,
   }),
-  invalidCursor: { en: 'Invalid cursor', fr: 'Curseur invalide' } satisfies Text,
+  invalidCursor: { en: 'Invalid cursor.', fr: 'Curseur invalide.' } satisfies Text,
   periodOrder: { en: 'Must be after from.', fr: 'Doit être postérieur à from.' } satisfies Text,
   periodTooLong: (days: number): Text => ({
     en: `The period may cover at most ${days} days.`,
     fr: `La période couvre au plus ${days} jours.`,
   }),
   required: { en: 'Required.', fr: 'Obligatoire.' } satisfies Text,
+  /** The schemas' own patterns (src/contract/schemas), said in words. */
+  referenceCharacters: {
+    en: 'Only letters, digits and . _ : - are allowed.',
+    fr: 'Seuls les lettres, les chiffres et . _ : - sont admis.',
+  } satisfies Text,
+  internationalNumber: (example: string): Text => ({
+    en: `Must be an international number such as ${example}.`,
+    fr: `Doit être un numéro international tel que ${example}.`,
+  }),
+  otpDigits: { en: 'Must be 4 to 8 digits.', fr: 'Doit compter de 4 à 8 chiffres.' } satisfies Text,
+  integerBetween: (min: number, max: number): Text => ({
+    en: `Must be a whole number from ${min} to ${max}.`,
+    fr: `Doit être un nombre entier de ${min} à ${max}.`,
+  }),
+  cursorNotIssued: {
+    en: 'Not a cursor returned by this API: use nextCursor of the previous page.',
+    fr: "Ce n'est pas un curseur renvoyé par cette API : utilisez le nextCursor de la page précédente.",
+  } satisfies Text,
+  /** A statement download link's signature: the link was cut or altered. */
+  linkSignature: {
+    en: 'Not the signature of a download link: copy the whole link again.',
+    fr: "Ce n'est pas la signature d'un lien de téléchargement : recopiez le lien en entier.",
+  } satisfies Text,
+  notBeforeFrom: { en: 'Must not be before from.', fr: 'Ne doit pas être antérieur à from.' } satisfies Text,
+  tooManyKeys: (max: number): Text => ({
+    en: `At most ${max} keys.`,
+    fr: `Au plus ${max} clés.`,
+  }),
+  metadataKey: (max: number): Text => ({
+    en: `1 to ${max} letters, digits, _ or - only.`,
+    fr: `De 1 à ${max} lettres, chiffres, _ ou - uniquement.`,
+  }),
   notAUuid: { en: 'Must be a UUID.', fr: 'Doit être un UUID.' } satisfies Text,
   nestedTooDeep: (max: number): Text => ({
     en: `Nested deeper than ${max} levels.`,
@@ -130,6 +162,41 @@ export function problemAt(code: ProblemCode, path: string, message: Text): ApiPr
 export function invalidField(path: string, message: Text): ApiProblem {
   return new ApiProblem('VALIDATION_ERROR', { detail: message, errors: [{ path, message }] });
 }
+
+/**
+ * 409 DUPLICATE_REFUND, the refund endpoint's only conflict in the interface ("Refund already
+ * attempted; use a different idempotency key"), in its two cases: the key already carried another
+ * refund request, or another key asks for a refund whose externalReference this payin already has
+ * (docs/decisions/refund-conflict-codes.md). `errors` names which, for programs and people.
+ */
+export const refundConflict = {
+  keyReused: (): ApiProblem => {
+    const message: Text = {
+      en: 'Already used for another refund request: send a new X-Idempotency-Key for a new or changed refund.',
+      fr: 'Déjà utilisée pour une autre demande de remboursement : envoyez une nouvelle X-Idempotency-Key pour un remboursement nouveau ou modifié.',
+    };
+    return new ApiProblem('DUPLICATE_REFUND', {
+      detail: {
+        en: 'This X-Idempotency-Key was already used for another refund request; use a different idempotency key.',
+        fr: "Cette X-Idempotency-Key a déjà servi pour une autre demande de remboursement ; utilisez une autre clé d'idempotence.",
+      },
+      errors: [{ path: 'headers.x-idempotency-key', message }],
+    });
+  },
+  externalReferenceUsed: (): ApiProblem => {
+    const message: Text = {
+      en: 'Already used by a refund of this payment: to retry that refund, resend its own X-Idempotency-Key and body; for another refund, use a new externalReference.',
+      fr: 'Déjà utilisée par un remboursement de ce paiement : pour retenter ce remboursement, renvoyez sa propre X-Idempotency-Key et son corps ; pour un autre remboursement, utilisez une nouvelle externalReference.',
+    };
+    return new ApiProblem('DUPLICATE_REFUND', {
+      detail: {
+        en: 'A refund with this externalReference was already attempted for this payment.',
+        fr: 'Un remboursement avec cette externalReference a déjà été tenté pour ce paiement.',
+      },
+      errors: [{ path: 'externalReference', message }],
+    });
+  },
+};
 
 /** The reference is taken by another payin (or payout) of the merchant. */
 export function duplicateReference(kind: 'payin' | 'payout'): ApiProblem {

@@ -9,6 +9,8 @@ export interface Catalogue {
   status: number;
   title: Text;
   detail?: Text;
+  /** What to do about it, as the error reference (GET /docs/errors#CODE) tells it. Required, so a new code cannot ship without it. */
+  help: Text;
 }
 
 export const problemCatalogue = {
@@ -16,6 +18,10 @@ export const problemCatalogue = {
     status: 400,
     title: { en: 'Invalid request', fr: 'Requête invalide' },
     detail: { en: 'One or more fields are invalid.', fr: 'Un ou plusieurs champs sont invalides.' },
+    help: {
+      en: 'Read errors[]: each entry names a field by its path and says what is wrong with it. Correct those fields and send the request again; a 400 is not stored, so the same X-Idempotency-Key may be reused.',
+      fr: "Lisez errors[] : chaque entrée désigne un champ par son chemin et dit ce qui ne va pas. Corrigez ces champs et renvoyez la requête ; un 400 n'est pas conservé, la même X-Idempotency-Key peut donc resservir.",
+    },
   },
   MALFORMED_JSON: {
     status: 400,
@@ -23,6 +29,10 @@ export const problemCatalogue = {
     detail: {
       en: 'The request body is not valid JSON.',
       fr: "Le corps de la requête n'est pas un JSON valide.",
+    },
+    help: {
+      en: 'Send a JSON object as the body (check quotes, commas and braces, e.g. with jq); a bare string or number is not accepted.',
+      fr: "Envoyez un objet JSON comme corps (vérifiez guillemets, virgules et accolades, par exemple avec jq) ; une chaîne ou un nombre seul n'est pas accepté.",
     },
   },
   MALFORMED_REQUEST: {
@@ -32,6 +42,10 @@ export const problemCatalogue = {
       en: 'The request is not valid HTTP, often a header containing a line break: base64 wraps long credentials, so send them with curl -u "api_key:api_client" or encode them with base64 -w0.',
       fr: 'La requête n\'est pas du HTTP valide, souvent un en-tête contenant un saut de ligne : base64 coupe les identifiants longs, envoyez-les donc avec curl -u "api_key:api_client" ou encodez-les avec base64 -w0.',
     },
+    help: {
+      en: 'Check that every header sits on one line: build Basic credentials with curl -u "$API_KEY:$API_CLIENT" (or base64 -w0), and send Host and a Content-Length that matches the body.',
+      fr: 'Vérifiez que chaque en-tête tient sur une ligne : construisez les identifiants Basic avec curl -u "$API_KEY:$API_CLIENT" (ou base64 -w0), et envoyez Host et un Content-Length égal à la taille du corps.',
+    },
   },
   REQUEST_HEADERS_TOO_LARGE: {
     status: 431,
@@ -39,6 +53,10 @@ export const problemCatalogue = {
     detail: {
       en: 'The request headers exceed 16 KiB; send fewer or shorter headers.',
       fr: 'Les en-têtes de la requête dépassent 16 Kio ; envoyez-en moins ou de plus courts.',
+    },
+    help: {
+      en: 'Remove cookies and headers the API does not read; it needs Authorization, Content-Type, X-Idempotency-Key and Accept-Language at most.',
+      fr: "Retirez les cookies et les en-têtes que l'API ne lit pas ; il lui faut au plus Authorization, Content-Type, X-Idempotency-Key et Accept-Language.",
     },
   },
   REQUEST_TIMEOUT: {
@@ -48,16 +66,28 @@ export const problemCatalogue = {
       en: 'The request was not received in full in time; send it again.',
       fr: "La requête n'a pas été reçue en entier à temps ; renvoyez-la.",
     },
+    help: {
+      en: 'Send the whole request at once and retry it with the same X-Idempotency-Key: nothing was done with the part received.',
+      fr: "Envoyez la requête entière d'un seul coup et renvoyez-la avec la même X-Idempotency-Key : rien n'a été fait de la partie reçue.",
+    },
   },
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
     title: { en: 'Unsupported media type', fr: 'Type de contenu non pris en charge' },
     detail: { en: 'Send the body as application/json.', fr: 'Envoyez le corps en application/json.' },
+    help: {
+      en: 'Send the body as JSON in UTF-8, with Content-Type: application/json (or no Content-Type).',
+      fr: 'Envoyez le corps en JSON UTF-8, avec Content-Type: application/json (ou sans Content-Type).',
+    },
   },
   PAYLOAD_TOO_LARGE: {
     status: 413,
     title: { en: 'Payload too large', fr: 'Requête trop volumineuse' },
     detail: { en: 'The request body is too large.', fr: 'Le corps de la requête est trop volumineux.' },
+    help: {
+      en: 'Keep the body under 32 kB: send fewer items (a bulk payout takes at most 100) or shorter metadata.',
+      fr: "Gardez le corps sous 32 ko : envoyez moins d'éléments (un paiement groupé en prend au plus 100) ou des métadonnées plus courtes.",
+    },
   },
   UNAUTHORIZED: {
     status: 401,
@@ -66,11 +96,19 @@ export const problemCatalogue = {
       en: 'Send Authorization: Basic base64(api_key:api_client) with valid credentials.',
       fr: 'Envoyez Authorization: Basic base64(api_key:api_client) avec des identifiants valides.',
     },
+    help: {
+      en: 'Call with curl -u "$API_KEY:$API_CLIENT" (HTTP Basic with your api_key and api_client). Use the test key (mk_test_…) in the sandbox, the live key in production; a revoked key no longer works.',
+      fr: 'Appelez avec curl -u "$API_KEY:$API_CLIENT" (HTTP Basic avec votre api_key et votre api_client). Utilisez la clé de test (mk_test_…) dans le bac à sable, la clé réelle en production ; une clé révoquée ne fonctionne plus.',
+    },
   },
   NOT_FOUND: {
     status: 404,
     title: { en: 'Not found', fr: 'Introuvable' },
     detail: { en: 'No such resource.', fr: "Cette ressource n'existe pas." },
+    help: {
+      en: 'Check the method and path against the API reference (/docs); paths start with /v1.',
+      fr: "Vérifiez la méthode et le chemin dans la référence de l'API (/docs) ; les chemins commencent par /v1.",
+    },
   },
   METHOD_NOT_ALLOWED: {
     status: 405,
@@ -78,6 +116,10 @@ export const problemCatalogue = {
     detail: {
       en: 'This resource does not accept this method; see the Allow header.',
       fr: "Cette ressource n'accepte pas cette méthode ; voir l'en-tête Allow.",
+    },
+    help: {
+      en: 'Use one of the methods the Allow header lists for this path.',
+      fr: "Utilisez l'une des méthodes que l'en-tête Allow indique pour ce chemin.",
     },
   },
   BATCH_NOT_FOUND: {
@@ -87,6 +129,10 @@ export const problemCatalogue = {
       en: 'No bulk payout of yours has this id.',
       fr: "Aucun de vos paiements groupés n'a cet identifiant.",
     },
+    help: {
+      en: 'Use the id (pb_…) that POST /v1/payouts/bulk returned, with the key of the same mode (test or live).',
+      fr: "Utilisez l'identifiant (pb_…) renvoyé par POST /v1/payouts/bulk, avec la clé du même mode (test ou réel).",
+    },
   },
   BATCH_REFUSED: {
     status: 409,
@@ -94,6 +140,10 @@ export const problemCatalogue = {
     detail: {
       en: 'This item is valid, but another item of this atomic batch was refused, so none was paid.',
       fr: "Cet élément est valide, mais un autre élément de ce lot atomique a été refusé : aucun n'a été payé.",
+    },
+    help: {
+      en: 'Correct the refused items of the batch (their own problems say why) and send the whole batch again with a new X-Idempotency-Key, or send it with atomic: false to pay the valid items.',
+      fr: 'Corrigez les éléments refusés du lot (leurs propres problèmes disent pourquoi) et renvoyez tout le lot avec une nouvelle X-Idempotency-Key, ou envoyez-le avec atomic: false pour payer les éléments valides.',
     },
   },
   REPLAY_TOO_LARGE: {
@@ -103,11 +153,19 @@ export const problemCatalogue = {
       en: 'The period holds more than 10,000 events to send; replay it in shorter periods.',
       fr: 'La période contient plus de 10 000 événements à renvoyer ; renvoyez-la par périodes plus courtes.',
     },
+    help: {
+      en: 'Ask for a shorter period (from and to closer together), one request per part.',
+      fr: 'Demandez une période plus courte (from et to plus proches), une requête par partie.',
+    },
   },
   STATEMENT_NOT_FOUND: {
     status: 404,
     title: { en: 'Statement not found', fr: 'Relevé introuvable' },
     detail: { en: 'No statement of yours has this id.', fr: "Aucun de vos relevés n'a cet identifiant." },
+    help: {
+      en: 'Use the id (st_…) that POST /v1/statements returned, with the key of the same mode.',
+      fr: "Utilisez l'identifiant (st_…) renvoyé par POST /v1/statements, avec la clé du même mode.",
+    },
   },
   STATEMENT_NOT_READY: {
     status: 409,
@@ -115,6 +173,10 @@ export const problemCatalogue = {
     detail: {
       en: 'The statement is still being generated (or failed): read GET /v1/statements/{id} for its status.',
       fr: 'Le relevé est en cours de génération (ou a échoué) : consultez GET /v1/statements/{id}.',
+    },
+    help: {
+      en: 'Poll GET /v1/statements/{id} until its status is ready, then download it; if it failed, ask for it again.',
+      fr: "Interrogez GET /v1/statements/{id} jusqu'à ce que son statut soit ready, puis téléchargez-le ; s'il a échoué, redemandez-le.",
     },
   },
   DOWNLOAD_LINK_INVALID: {
@@ -124,26 +186,46 @@ export const problemCatalogue = {
       en: 'This link is expired or was not issued by us: read the statement again for a new one.',
       fr: "Ce lien a expiré ou n'a pas été émis par nous : relisez le relevé pour en obtenir un nouveau.",
     },
+    help: {
+      en: 'Read GET /v1/statements/{id} again: it gives a fresh download link, valid for a limited time.',
+      fr: 'Relisez GET /v1/statements/{id} : il donne un nouveau lien de téléchargement, valable un temps limité.',
+    },
   },
   ACCOUNT_NOT_FOUND: {
     status: 404,
     title: { en: 'Account not found', fr: 'Compte introuvable' },
     detail: { en: 'No account of yours has this id.', fr: "Aucun de vos comptes n'a cet identifiant." },
+    help: {
+      en: 'List your accounts with GET /v1/accounts and use one of their ids, with the key of the same mode.',
+      fr: "Listez vos comptes avec GET /v1/accounts et utilisez l'un de leurs identifiants, avec la clé du même mode.",
+    },
   },
   PAYMENT_NOT_FOUND: {
     status: 404,
     title: { en: 'Payment not found', fr: 'Paiement introuvable' },
     detail: { en: 'No payment has this reference.', fr: "Aucun paiement n'a cette référence." },
+    help: {
+      en: 'Use the reference you gave the payin, with the key of the mode it was made in (a test payin is not found with the live key); GET /v1/transactions finds it by reference.',
+      fr: 'Utilisez la référence que vous avez donnée au paiement, avec la clé du mode où il a été fait (un paiement de test est introuvable avec la clé réelle) ; GET /v1/transactions le retrouve par référence.',
+    },
   },
   REFUND_NOT_FOUND: {
     status: 404,
     title: { en: 'Refund not found', fr: 'Remboursement introuvable' },
     detail: { en: 'No refund has this reference.', fr: "Aucun remboursement n'a cette référence." },
+    help: {
+      en: "Use the refund's reference (rf_…) from the refund's creation answer or from GET /v1/transactions?type=refund.",
+      fr: 'Utilisez la référence du remboursement (rf_…) issue de la réponse à sa création ou de GET /v1/transactions?type=refund.',
+    },
   },
   PAYOUT_NOT_FOUND: {
     status: 404,
     title: { en: 'Payout not found', fr: 'Transfert introuvable' },
     detail: { en: 'No payout has this reference.', fr: "Aucun transfert n'a cette référence." },
+    help: {
+      en: 'Use the reference you gave the payout, with the key of the mode it was made in; GET /v1/transactions?type=payout lists them.',
+      fr: 'Utilisez la référence que vous avez donnée au transfert, avec la clé du mode où il a été fait ; GET /v1/transactions?type=payout les liste.',
+    },
   },
   SESSION_NOT_FOUND: {
     status: 404,
@@ -151,6 +233,10 @@ export const problemCatalogue = {
     detail: {
       en: 'This payment link is not valid.',
       fr: "Ce lien de paiement n'est pas valide.",
+    },
+    help: {
+      en: 'Customer: ask the merchant for a new payment link. Merchant: create a session with POST /v1/payin/session and send its paymentUrl.',
+      fr: 'Client : demandez un nouveau lien de paiement au marchand. Marchand : créez une session avec POST /v1/payin/session et transmettez son paymentUrl.',
     },
   },
   SESSION_CLOSED: {
@@ -160,6 +246,10 @@ export const problemCatalogue = {
       en: 'This payment no longer awaits your answer: it was already confirmed, declined, or it expired.',
       fr: "Ce paiement n'attend plus votre réponse : il a déjà été confirmé, refusé, ou il a expiré.",
     },
+    help: {
+      en: "Nothing to do on this page: it shows the payment's final result. To pay again, ask the merchant for a new link.",
+      fr: 'Rien à faire sur cette page : elle montre le résultat final du paiement. Pour payer à nouveau, demandez un nouveau lien au marchand.',
+    },
   },
   DUPLICATE_REFERENCE: {
     status: 409,
@@ -167,6 +257,10 @@ export const problemCatalogue = {
     detail: {
       en: 'This reference was already used for another transaction.',
       fr: 'Cette référence a déjà été utilisée pour une autre transaction.',
+    },
+    help: {
+      en: 'Each payin and payout needs its own reference: use a new one. To retry the same request, send the same X-Idempotency-Key instead; GET the reference to see the transaction that has it.',
+      fr: 'Chaque paiement et transfert demande sa propre référence : utilisez-en une nouvelle. Pour retenter la même requête, renvoyez plutôt la même X-Idempotency-Key ; lisez la référence (GET) pour voir la transaction qui la porte.',
     },
   },
   PAYOUT_NOT_CANCELLABLE: {
@@ -176,6 +270,10 @@ export const problemCatalogue = {
       en: 'The payout was already sent to the operator, or has ended: only a payout not yet sent can be cancelled.',
       fr: "Le paiement sortant a déjà été transmis à l'opérateur, ou il est terminé : seul un paiement pas encore transmis peut être annulé.",
     },
+    help: {
+      en: 'Read the payout (GET) to see its status; a payout already sent can no longer be stopped, wait for its final status.',
+      fr: 'Lisez le transfert (GET) pour voir son statut ; un transfert déjà transmis ne peut plus être arrêté, attendez son statut final.',
+    },
   },
   SANDBOX_ONLY_IN_TEST_MODE: {
     status: 400,
@@ -183,6 +281,10 @@ export const problemCatalogue = {
     detail: {
       en: 'sandboxScenario and sandbox funding exist only in test mode: call with your test key (mk_test_…).',
       fr: "sandboxScenario et l'approvisionnement de bac à sable n'existent qu'en mode test : appelez avec votre clé de test (mk_test_…).",
+    },
+    help: {
+      en: 'Call with your test key (mk_test_…), or remove sandboxScenario from the request.',
+      fr: 'Appelez avec votre clé de test (mk_test_…), ou retirez sandboxScenario de la requête.',
     },
   },
   IDEMPOTENCY_KEY_MISSING: {
@@ -192,6 +294,10 @@ export const problemCatalogue = {
       en: 'Every POST needs an X-Idempotency-Key header holding a UUID.',
       fr: 'Chaque POST exige un en-tête X-Idempotency-Key contenant un UUID.',
     },
+    help: {
+      en: 'Add -H "X-Idempotency-Key: $(node -p \'crypto.randomUUID()\')" to each POST: a new UUID per new request, the same one to retry a request.',
+      fr: 'Ajoutez -H "X-Idempotency-Key: $(node -p \'crypto.randomUUID()\')" à chaque POST : un nouvel UUID par nouvelle requête, le même pour retenter une requête.',
+    },
   },
   IDEMPOTENCY_KEY_INVALID: {
     status: 400,
@@ -199,6 +305,10 @@ export const problemCatalogue = {
     detail: {
       en: 'X-Idempotency-Key must be a UUID such as 3f2b8c1e-9d4a-4e7b-8a61-0c5d2e9f7a14.',
       fr: 'X-Idempotency-Key doit être un UUID tel que 3f2b8c1e-9d4a-4e7b-8a61-0c5d2e9f7a14.',
+    },
+    help: {
+      en: 'Send a UUID, e.g. from crypto.randomUUID() or uuidgen.',
+      fr: 'Envoyez un UUID, par exemple issu de crypto.randomUUID() ou de uuidgen.',
     },
   },
   IDEMPOTENCY_KEY_REUSED: {
@@ -208,6 +318,10 @@ export const problemCatalogue = {
       en: 'This X-Idempotency-Key was already used for a different request; use a new key.',
       fr: 'Cette X-Idempotency-Key a déjà servi pour une autre requête ; utilisez une nouvelle clé.',
     },
+    help: {
+      en: 'A key belongs to one request: send a new key for a new or corrected request, the same key only to retry the very same body.',
+      fr: 'Une clé appartient à une seule requête : envoyez une nouvelle clé pour une requête nouvelle ou corrigée, la même clé seulement pour retenter exactement le même corps.',
+    },
   },
   REQUEST_IN_PROGRESS: {
     status: 409,
@@ -215,6 +329,10 @@ export const problemCatalogue = {
     detail: {
       en: 'A request with this X-Idempotency-Key is still being processed; retry shortly.',
       fr: 'Une requête avec cette X-Idempotency-Key est encore en cours ; réessayez dans un instant.',
+    },
+    help: {
+      en: "Wait the seconds in Retry-After and retry with the same key and body: you get the first request's answer.",
+      fr: 'Attendez les secondes indiquées par Retry-After et réessayez avec la même clé et le même corps : vous obtenez la réponse de la première requête.',
     },
   },
   RATE_LIMITED: {
@@ -224,6 +342,10 @@ export const problemCatalogue = {
       en: 'Request rate limit reached; retry after the delay in Retry-After.',
       fr: 'Limite de requêtes atteinte ; réessayez après le délai indiqué par Retry-After.',
     },
+    help: {
+      en: 'Wait the seconds in Retry-After before the next call, and spread your calls (the RateLimit header tells what is left).',
+      fr: "Attendez les secondes indiquées par Retry-After avant l'appel suivant, et étalez vos appels (l'en-tête RateLimit indique ce qui reste).",
+    },
   },
   INVALID_AMOUNT: {
     status: 400,
@@ -232,11 +354,19 @@ export const problemCatalogue = {
       en: 'The amount is greater than the original payment allows.',
       fr: 'Le montant dépasse ce que permet le paiement initial.',
     },
+    help: {
+      en: 'Refund at most what remains of the payment (its amount minus earlier refunds, shown on GET /v1/payin/{reference}), or leave amount out to refund the rest.',
+      fr: 'Remboursez au plus ce qui reste du paiement (son montant moins les remboursements précédents, visible par GET /v1/payin/{reference}), ou omettez amount pour rembourser le reste.',
+    },
   },
   REFUND_NOT_ALLOWED: {
     status: 403,
     title: { en: 'Refund not allowed', fr: 'Remboursement non autorisé' },
     detail: { en: 'This transaction is not refundable.', fr: "Cette transaction n'est pas remboursable." },
+    help: {
+      en: 'Only a payin with status success, within its refund period (docs/refunds.md), can be refunded: read GET /v1/payin/{reference} for its status.',
+      fr: 'Seul un paiement au statut success, dans sa période de remboursement (docs/refunds.md), peut être remboursé : lisez GET /v1/payin/{reference} pour son statut.',
+    },
   },
   DUPLICATE_REFUND: {
     status: 409,
@@ -244,6 +374,10 @@ export const problemCatalogue = {
     detail: {
       en: 'This refund was already attempted; use a different idempotency key.',
       fr: "Ce remboursement a déjà été tenté ; utilisez une autre clé d'idempotence.",
+    },
+    help: {
+      en: 'To retry a refund, send the same X-Idempotency-Key with the same body. For another refund of this payment, use a new X-Idempotency-Key and a new externalReference.',
+      fr: 'Pour retenter un remboursement, renvoyez la même X-Idempotency-Key avec le même corps. Pour un autre remboursement de ce paiement, utilisez une nouvelle X-Idempotency-Key et une nouvelle externalReference.',
     },
   },
   INSUFFICIENT_BALANCE: {
@@ -253,6 +387,10 @@ export const problemCatalogue = {
       en: 'The account balance does not cover this operation.',
       fr: 'Le solde du compte ne couvre pas cette opération.',
     },
+    help: {
+      en: 'Read GET /v1/accounts for your balance; credit the account (in test mode, fund the sandbox merchant) or send a smaller amount.',
+      fr: 'Consultez GET /v1/accounts pour votre solde ; approvisionnez le compte (en mode test, approvisionnez le marchand du bac à sable) ou envoyez un montant plus petit.',
+    },
   },
   OTP_REQUIRED: {
     status: 400,
@@ -260,6 +398,10 @@ export const problemCatalogue = {
     detail: {
       en: 'This operator needs the OTP the customer obtains by dialling #144*82#; send it in payin.otp.',
       fr: "Cet opérateur exige l'OTP que le client obtient en composant le #144*82# ; envoyez-le dans payin.otp.",
+    },
+    help: {
+      en: "Ask the customer to dial the operator's code (e.g. #144*82# for Orange CI) and send the code they get in otp.",
+      fr: "Demandez au client de composer le code de l'opérateur (par exemple #144*82# pour Orange CI) et envoyez le code obtenu dans otp.",
     },
   },
   MSISDN_PROVIDER_MISMATCH: {
@@ -269,6 +411,10 @@ export const problemCatalogue = {
       en: 'The phone number belongs to another operator than the chosen provider.',
       fr: 'Le numéro de téléphone appartient à un autre opérateur que celui choisi.',
     },
+    help: {
+      en: "Send the number's own operator as provider: GET /v1/providers/predict?msisdn=… tells it.",
+      fr: "Envoyez comme provider l'opérateur du numéro : GET /v1/providers/predict?msisdn=… l'indique.",
+    },
   },
   AMOUNT_OUT_OF_RANGE: {
     status: 400,
@@ -276,6 +422,10 @@ export const problemCatalogue = {
     detail: {
       en: "The amount is outside the provider's limits (see GET /v1/providers).",
       fr: "Le montant est hors des limites de l'opérateur (voir GET /v1/providers).",
+    },
+    help: {
+      en: 'Send an amount within the limits GET /v1/providers gives for this operator and country, or use another operator.',
+      fr: 'Envoyez un montant dans les limites que GET /v1/providers donne pour cet opérateur et ce pays, ou utilisez un autre opérateur.',
     },
   },
   OPERATOR_SIGNATURE_INVALID: {
@@ -285,6 +435,10 @@ export const problemCatalogue = {
       en: 'X-Operator-Signature is missing, wrong or too old.',
       fr: 'X-Operator-Signature est absente, fausse ou trop ancienne.',
     },
+    help: {
+      en: 'Operators only: sign each callback with the shared secret and a current timestamp in X-Operator-Signature.',
+      fr: 'Opérateurs seulement : signez chaque rappel avec le secret partagé et un horodatage actuel dans X-Operator-Signature.',
+    },
   },
   WEBHOOK_NOT_FOUND: {
     status: 404,
@@ -292,6 +446,10 @@ export const problemCatalogue = {
     detail: {
       en: 'No webhook endpoint has this id.',
       fr: "Aucun point de terminaison webhook n'a cet identifiant.",
+    },
+    help: {
+      en: 'List your endpoints with GET /v1/webhooks and use one of their ids (we_…), with the key of the same mode.',
+      fr: "Listez vos points de terminaison avec GET /v1/webhooks et utilisez l'un de leurs identifiants (we_…), avec la clé du même mode.",
     },
   },
   WEBHOOK_URL_NOT_ALLOWED: {
@@ -301,6 +459,10 @@ export const problemCatalogue = {
       en: 'Use an http or https URL without credentials that points to a public address.',
       fr: 'Utilisez une URL http ou https sans identifiants qui pointe vers une adresse publique.',
     },
+    help: {
+      en: 'Use a public http(s) URL. To receive on your own machine in development, set WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on the server or use a tunnel.',
+      fr: 'Utilisez une URL http(s) publique. Pour recevoir sur votre propre machine en développement, définissez WEBHOOK_ALLOW_PRIVATE_NETWORKS=true sur le serveur ou utilisez un tunnel.',
+    },
   },
   WEBHOOK_DISABLED: {
     status: 409,
@@ -308,6 +470,10 @@ export const problemCatalogue = {
     detail: {
       en: 'Enable the endpoint (POST /v1/webhooks/{id}/enable) before sending to it.',
       fr: "Réactivez le point de terminaison (POST /v1/webhooks/{id}/enable) avant d'y envoyer.",
+    },
+    help: {
+      en: 'Fix the receiver, then enable the endpoint with POST /v1/webhooks/{id}/enable and send again.',
+      fr: 'Réparez le récepteur, puis réactivez le point de terminaison avec POST /v1/webhooks/{id}/enable et renvoyez.',
     },
   },
   WEBHOOK_ENDPOINT_LIMIT: {
@@ -317,11 +483,19 @@ export const problemCatalogue = {
       en: 'The account has the most webhook endpoints allowed; delete one before creating another.',
       fr: "Le compte a le nombre maximal de points de terminaison webhook ; supprimez-en un avant d'en créer un autre.",
     },
+    help: {
+      en: 'Delete an endpoint you no longer use (DELETE /v1/webhooks/{id}); one endpoint can receive every event type.',
+      fr: "Supprimez un point de terminaison inutilisé (DELETE /v1/webhooks/{id}) ; un seul point de terminaison peut recevoir tous les types d'événements.",
+    },
   },
   EVENT_NOT_FOUND: {
     status: 404,
     title: { en: 'Event not found', fr: 'Événement introuvable' },
     detail: { en: 'No event has this id.', fr: "Aucun événement n'a cet identifiant." },
+    help: {
+      en: 'Use an event id (evt_…) from GET /v1/events or from a webhook you received, with the key of the same mode.',
+      fr: "Utilisez un identifiant d'événement (evt_…) issu de GET /v1/events ou d'un webhook reçu, avec la clé du même mode.",
+    },
   },
   UPGRADE_REQUIRED: {
     status: 426,
@@ -329,6 +503,10 @@ export const problemCatalogue = {
     detail: {
       en: 'Open /v1/ws as a WebSocket (Upgrade: websocket).',
       fr: 'Ouvrez /v1/ws en WebSocket (Upgrade: websocket).',
+    },
+    help: {
+      en: 'Connect with a WebSocket client, not with a plain GET.',
+      fr: 'Connectez-vous avec un client WebSocket, pas avec un simple GET.',
     },
   },
   SERVICE_UNAVAILABLE: {
@@ -338,6 +516,10 @@ export const problemCatalogue = {
       en: 'A dependency is unavailable; retry later.',
       fr: 'Une dépendance est indisponible ; réessayez plus tard.',
     },
+    help: {
+      en: 'Retry after the delay in Retry-After with the same X-Idempotency-Key: nothing is done twice.',
+      fr: "Réessayez après le délai indiqué par Retry-After avec la même X-Idempotency-Key : rien n'est fait deux fois.",
+    },
   },
   ANSWER_PENDING: {
     status: 503,
@@ -345,6 +527,10 @@ export const problemCatalogue = {
     detail: {
       en: 'Your answer was received but the payment has not taken it into account yet. This page shows the result as soon as it has: do not pay twice.',
       fr: "Votre réponse a été reçue mais le paiement ne l'a pas encore prise en compte. Cette page affiche le résultat dès que c'est fait : ne payez pas deux fois.",
+    },
+    help: {
+      en: 'Customer: keep the page open; it shows the result as soon as the payment has taken your answer. Do not pay twice.',
+      fr: 'Client : gardez la page ouverte ; elle affiche le résultat dès que le paiement a pris en compte votre réponse. Ne payez pas deux fois.',
     },
   },
   DECISION_PENDING: {
@@ -354,6 +540,10 @@ export const problemCatalogue = {
       en: 'The payment could not decide on this request in time. Retry with the same X-Idempotency-Key: it is never applied twice.',
       fr: "Le paiement n'a pas pu statuer à temps sur cette demande. Réessayez avec la même X-Idempotency-Key : elle n'est jamais appliquée deux fois.",
     },
+    help: {
+      en: 'Retry after the delay in Retry-After with the same X-Idempotency-Key and body: the first request stays queued and is applied once.',
+      fr: "Réessayez après le délai indiqué par Retry-After avec la même X-Idempotency-Key et le même corps : la première requête reste en file et n'est appliquée qu'une fois.",
+    },
   },
   PROVIDER_UNAVAILABLE: {
     status: 503,
@@ -362,11 +552,19 @@ export const problemCatalogue = {
       en: 'This mobile-money provider is temporarily unavailable; nothing was done. Retry after the delay in Retry-After, or use another provider.',
       fr: "Cet opérateur de mobile money est temporairement indisponible ; rien n'a été fait. Réessayez après le délai indiqué par Retry-After, ou utilisez un autre opérateur.",
     },
+    help: {
+      en: 'Retry after the delay in Retry-After, or use another provider of the country (GET /v1/providers shows which are up).',
+      fr: 'Réessayez après le délai indiqué par Retry-After, ou utilisez un autre opérateur du pays (GET /v1/providers indique lesquels fonctionnent).',
+    },
   },
   INTERNAL_ERROR: {
     status: 500,
     title: { en: 'Internal Server Error', fr: 'Erreur interne du serveur' },
     detail: { en: 'Server error; retry later.', fr: 'Erreur du serveur ; réessayez plus tard.' },
+    help: {
+      en: 'Retry later with the same X-Idempotency-Key: nothing is done twice. If it lasts, contact support with the time of the call and the instance of this problem.',
+      fr: "Réessayez plus tard avec la même X-Idempotency-Key : rien n'est fait deux fois. Si cela dure, contactez le support avec l'heure de l'appel et l'instance de ce problème.",
+    },
   },
 } as const satisfies Record<string, Catalogue>;
 

@@ -10,7 +10,7 @@ import type { RefundStore } from '../persistence/refunds';
 import type { RefundAuditLog } from '../persistence/refund-audit';
 import type { RefundRequest } from '../contract/schemas/refund';
 import { ApiProblem, type ProblemCode } from '../contract/problems';
-import { fieldMessages, problemAt } from '../contract/field-messages';
+import { fieldMessages, problemAt, refundConflict } from '../contract/field-messages';
 import { minorUnitDigits, toMajor, toMinor } from '../domain/money';
 import { modeOfScope } from '../domain/modes';
 import type { RulesOf } from '../operators/connectors/connector';
@@ -140,11 +140,12 @@ export class RefundService {
     if (existing) {
       if (caller.idempotencyKey && existing.idempotencyKey === caller.idempotencyKey) {
         // The same key with another body: refused as the idempotency middleware does (refunds name it so).
-        if (otherRequest(existing, caller)) return refuse('DUPLICATE_REFUND');
+        if (otherRequest(existing, caller))
+          return refuse('DUPLICATE_REFUND', refundConflict.keyReused().extra);
         await log('accepted', existing.id);
         return { created: false, refund: existing };
       }
-      return refuse('DUPLICATE_REFUND');
+      return refuse('DUPLICATE_REFUND', refundConflict.externalReferenceUsed().extra);
     }
 
     // A retry of this request (same key) attaches to the Update its first attempt queued, with the
@@ -183,6 +184,8 @@ export class RefundService {
       );
     } catch (err) {
       const code = refusalOf(err);
+      // The workflow's DUPLICATE_REFUND is always a taken externalReference (another key's refund).
+      if (code === 'DUPLICATE_REFUND') return refuse(code, refundConflict.externalReferenceUsed().extra);
       if (code) return refuse(code);
       if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError)
         throw new ApiProblem('DECISION_PENDING', { headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } });
@@ -195,7 +198,8 @@ export class RefundService {
     if (!refund)
       throw new ApiProblem('DECISION_PENDING', { headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } });
     // Answered with a refund an earlier request of this key opened: only if it was this same request.
-    if (accepted.refundId !== refundId && otherRequest(refund, caller)) return refuse('DUPLICATE_REFUND');
+    if (accepted.refundId !== refundId && otherRequest(refund, caller))
+      return refuse('DUPLICATE_REFUND', refundConflict.keyReused().extra);
     await log('accepted', refund.id);
     return { created: accepted.refundId === refundId, refund };
   }

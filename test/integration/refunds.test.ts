@@ -241,6 +241,8 @@ describe('refunds', () => {
     expect(fr.body.title).toBe('Remboursement non autorisé');
   });
 
+  // docs/decisions/refund-conflict-codes.md: the interface's one refund conflict, in its two cases,
+  // each named by `errors` (the key, or the externalReference) and said in both languages.
   it('answers 409 "Duplicate refund" for a used externalReference or a reused key with another body, and replays a retry', async () => {
     const ref = await payin(1000);
     const key = randomUUID();
@@ -262,7 +264,22 @@ describe('refunds', () => {
 
     const sameExternal = await refund(ref, { amount: 50, externalReference: 'dup-1' });
     expect(sameExternal.status).toBe(409);
-    expect(sameExternal.body).toMatchObject({ code: 'DUPLICATE_REFUND', title: 'Duplicate refund' });
+    expect(sameExternal.body).toMatchObject({
+      code: 'DUPLICATE_REFUND',
+      title: 'Duplicate refund',
+      detail: 'A refund with this externalReference was already attempted for this payment.',
+      errors: [{ path: 'externalReference', message: expect.stringContaining('new externalReference') }],
+    });
+    const sameExternalFr = await refund(
+      ref,
+      { amount: 50, externalReference: 'dup-1' },
+      { 'accept-language': 'fr' },
+    );
+    expect(sameExternalFr.body).toMatchObject({
+      code: 'DUPLICATE_REFUND',
+      title: 'Remboursement en double',
+      errors: [{ path: 'externalReference', message: expect.stringContaining('nouvelle externalReference') }],
+    });
 
     const reusedKey = await refund(
       ref,
@@ -270,7 +287,14 @@ describe('refunds', () => {
       { 'x-idempotency-key': key },
     );
     expect(reusedKey.status).toBe(409);
-    expect(reusedKey.body.code).toBe('DUPLICATE_REFUND');
+    expect(reusedKey.body).toMatchObject({
+      code: 'DUPLICATE_REFUND',
+      detail:
+        'This X-Idempotency-Key was already used for another refund request; use a different idempotency key.',
+      errors: [
+        { path: 'headers.x-idempotency-key', message: expect.stringContaining('new X-Idempotency-Key') },
+      ],
+    });
 
     await settled(first.body.reference, 'completed');
     expect((await api.get(`/v1/payin/${ref}`)).body.refunds).toHaveLength(1);

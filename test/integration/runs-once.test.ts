@@ -212,6 +212,10 @@ describe('every transaction runs once', () => {
       );
       expect(changed.status).toBe(409);
       expect(changed.body.code).toBe('DUPLICATE_REFUND');
+      // Past the stored key, the refund itself tells the reused key apart from a taken externalReference.
+      expect(changed.body.errors).toEqual([
+        { path: 'headers.x-idempotency-key', message: expect.stringContaining('new X-Idempotency-Key') },
+      ]);
       await expireKey(key);
       const same = await api.post(`/v1/payin/${reference}/refund`, refundBody, withKey(key));
       expect(same.status).toBe(200);

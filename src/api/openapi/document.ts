@@ -80,13 +80,10 @@ function commonErrors(op: OperationSpec): ProblemCode[] {
   if (op.query) codes.push('VALIDATION_ERROR');
   if (op.method === 'post')
     codes.push('MALFORMED_JSON', 'VALIDATION_ERROR', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
-  if (op.idempotent)
-    codes.push(
-      'IDEMPOTENCY_KEY_MISSING',
-      'IDEMPOTENCY_KEY_INVALID',
-      'IDEMPOTENCY_KEY_REUSED',
-      'REQUEST_IN_PROGRESS',
-    );
+  if (op.idempotent) codes.push('IDEMPOTENCY_KEY_MISSING', 'IDEMPOTENCY_KEY_INVALID', 'REQUEST_IN_PROGRESS');
+  // The refund endpoint names a reused key DUPLICATE_REFUND, as the interface does
+  // (docs/decisions/refund-conflict-codes.md); its operation lists that code itself.
+  if (op.idempotent && op.path !== '/v1/payin/{reference}/refund') codes.push('IDEMPOTENCY_KEY_REUSED');
   return codes;
 }
 
@@ -128,7 +125,8 @@ session flows), payouts (direct, and standard in two shapes), refunds, status re
 - **Idempotency**: every \`POST\` under \`/v1\` carries \`X-Idempotency-Key\` (a UUID); a replay answers the stored
   status and body with \`Idempotent-Replayed: true\`.
 - **Errors**: \`application/problem+json\` (RFC 9457) with a stable \`code\`; \`title\`, \`detail\` and
-  \`errors[].message\` follow \`Accept-Language\` (en, fr).
+  \`errors[].message\` follow \`Accept-Language\` (en, fr); \`type\` (\`/docs/errors#CODE\`) is the code's entry in the
+  error reference served at \`/docs/errors\`, which says what to do.
 - **Amounts** are in the currency's major unit (XOF and XAF have no decimals).
 - **Methods**: a path asked with a method it does not list answers \`405\` \`METHOD_NOT_ALLOWED\` with \`Allow\`
   (\`components.responses.MethodNotAllowed\`); \`OPTIONS\` answers \`204\` with \`Allow\`.

@@ -1,5 +1,7 @@
 import { dirname } from 'node:path';
 import express, { Router } from 'express';
+import { languages, negotiateLanguage, type Language } from '../../contract/i18n';
+import { errorReference, errorReferenceHtml } from '../error-reference';
 import { openApiDocument } from '../openapi/document';
 
 // The contract and its interactive reference. Swagger UI's assets come from node_modules: nothing
@@ -30,6 +32,13 @@ const init = `window.ui = SwaggerUIBundle({
   validatorUrl: null,
 });`;
 
+/** `?lang=fr` (the page's link to the other language) wins over Accept-Language. */
+function referenceLanguage(req: express.Request): Language {
+  const asked = req.query.lang;
+  if (typeof asked === 'string' && (languages as readonly string[]).includes(asked)) return asked as Language;
+  return negotiateLanguage(req);
+}
+
 export function docsRoutes(): Router {
   const router = Router();
   router.get('/openapi.json', (_req, res) => {
@@ -45,6 +54,28 @@ export function docsRoutes(): Router {
   ].join('; ');
   router.get(['/docs', '/docs/'], (_req, res) => {
     res.set('Content-Security-Policy', csp).type('html').send(page);
+  });
+  // The error reference every problem's `type` names (/docs/errors#CODE): HTML for people, the
+  // same entries as JSON for programs (Accept: application/json, or /docs/errors.json).
+  const errorsCsp = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'";
+  const sendErrorsJson = (req: express.Request, res: express.Response) => {
+    const lang = referenceLanguage(req);
+    res.set({ 'Content-Language': lang, Vary: 'Accept, Accept-Language', 'Cache-Control': 'no-cache' });
+    res.json({ language: lang, errors: errorReference(lang) });
+  };
+  router.get('/docs/errors.json', sendErrorsJson);
+  router.get(['/docs/errors', '/docs/errors/'], (req, res) => {
+    if (req.accepts(['html', 'json']) === 'json') return sendErrorsJson(req, res);
+    const lang = referenceLanguage(req);
+    res
+      .set({
+        'Content-Security-Policy': errorsCsp,
+        'Content-Language': lang,
+        Vary: 'Accept, Accept-Language',
+        'Cache-Control': 'no-cache',
+      })
+      .type('html')
+      .send(errorReferenceHtml(lang));
   });
   router.get('/docs/init.js', (_req, res) => {
     res.type('application/javascript').send(init);

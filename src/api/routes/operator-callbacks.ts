@@ -6,6 +6,8 @@ import { operatorCallbackBody, type CallbackKind } from '../../operators/wire';
 import { signatureHeader, verifiedCallbackTimestamp } from '../../operators/signature';
 import type { SignedCallback } from '../../persistence/callback-receipts';
 import { ApiProblem } from '../../contract/problems';
+import { negotiateLanguage } from '../../contract/i18n';
+import { zodErrorMap } from '../../contract/zod-messages';
 
 export interface OperatorCallbackDeps {
   secrets: Record<OperatorCode, string>;
@@ -56,7 +58,7 @@ export function operatorCallbackRoutes(deps: OperatorCallbackDeps): Router {
     } catch {
       throw new ApiProblem('MALFORMED_JSON');
     }
-    const parsed = operatorCallbackBody.safeParse(json);
+    const parsed = operatorCallbackBody.safeParse(json, { error: zodErrorMap(negotiateLanguage(req)) });
     if (!parsed.success) {
       throw new ApiProblem('VALIDATION_ERROR', {
         errors: parsed.error.issues.map((i) => ({

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { z } from 'zod';
+import { matches } from '../../contract/zod-messages';
 import { country } from '../../contract/schemas/common';
 import { countries, operatorCodes, operatorsByCountry, type OperatorCode } from '../../domain/operators';
 import { belongsToAnotherOperator, predictCarrier } from '../../domain/operator-prefixes';
@@ -17,7 +18,7 @@ export const predictQuery = z.object({
   msisdn: z
     .string()
     .trim()
-    .regex(/^\+?[1-9]\d{6,14}$/, 'an international number such as +2250700000001')
+    .check(matches(/^\+?[1-9]\d{6,14}$/, fieldMessages.internationalNumber('+2250700000001')))
     // The route refuses any other number (localized); the document states the rule exactly.
     .meta({ pattern: validNumberPattern('optional') })
     .transform((s) => (s.startsWith('+') ? s : `+${s}`)),

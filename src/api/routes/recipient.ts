@@ -1,6 +1,7 @@
 import { Router, type RequestHandler } from 'express';
 import { rateLimit, type AugmentedRequest } from 'express-rate-limit';
 import { z } from 'zod';
+import { matches } from '../../contract/zod-messages';
 import { country } from '../../contract/schemas/common';
 import { fieldMessages, problemAt } from '../../contract/field-messages';
 import { ApiProblem } from '../../contract/problems';
@@ -19,7 +20,7 @@ export const recipientQuery = z.object({
   msisdn: z
     .string()
     .trim()
-    .regex(/^\+?[1-9]\d{6,14}$/, 'an international number such as +2250500000001')
+    .check(matches(/^\+?[1-9]\d{6,14}$/, fieldMessages.internationalNumber('+2250500000001')))
     .meta({ pattern: validNumberPattern('optional') })
     .transform((s) => (s.startsWith('+') ? s : `+${s}`)),
   country,

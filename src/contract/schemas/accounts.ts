@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { fieldMessages } from '../field-messages';
+import { matches } from '../zod-messages';
 import { decodeCursor } from '../../ledger/cursor';
 import { currency } from './common';
 
@@ -20,19 +22,22 @@ export const accountEntriesQuery = z
     limit: z
       .string()
       // The pattern is the whole rule (1 to 200), so the OpenAPI document states it exactly.
-      .regex(/^(?:[1-9]\d?|1\d\d|200)$/, 'an integer from 1 to 200')
+      .check(matches(/^(?:[1-9]\d?|1\d\d|200)$/, fieldMessages.integerBetween(1, 200)))
       .transform(Number)
       .pipe(z.number().int().min(1).max(200))
       .optional(),
     cursor: z
       .string()
       .max(200)
-      .refine((c) => decodeCursor(c) !== null, 'not a cursor returned by this API')
+      .refine((c) => decodeCursor(c) !== null, { params: fieldMessages.cursorNotIssued })
       .optional(),
     from: isoBound(false).optional(),
     to: isoBound(true).optional(),
   })
-  .refine((q) => !q.from || !q.to || q.from <= q.to, { path: ['to'], message: 'must not be before from' });
+  .refine((q) => !q.from || !q.to || q.from <= q.to, {
+    path: ['to'],
+    params: fieldMessages.notBeforeFrom,
+  });
 export type AccountEntriesQuery = z.infer<typeof accountEntriesQuery>;
 
 export const accountRecord = z.object({

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { fieldMessages } from '../field-messages';
+import { matches } from '../zod-messages';
 import { msisdn, provider } from './common';
 
 /** POST /checkout/:id/confirm: the customer's choice on the hosted checkout page. */
@@ -9,16 +11,18 @@ export const checkoutConfirmRequest = z.strictObject({
   // country is checked by the service).
   msisdn: z
     .string()
-    .regex(
-      /^[\s.-]*\+[\s.-]*[1-9](?:[\s.-]*\d){6,14}[\s.-]*$/,
-      'an international number such as +2250700000001',
+    .check(
+      matches(
+        /^[\s.-]*\+[\s.-]*[1-9](?:[\s.-]*\d){6,14}[\s.-]*$/,
+        fieldMessages.internationalNumber('+2250700000001'),
+      ),
     )
     .transform((s) => s.replace(/[\s.-]/g, ''))
     .pipe(msisdn),
   otp: z
     .string()
     .trim()
-    .regex(/^\d{4,8}$/, '4 to 8 digits')
+    .check(matches(/^\d{4,8}$/, fieldMessages.otpDigits))
     .optional(),
 });
 export type CheckoutConfirmRequest = z.infer<typeof checkoutConfirmRequest>;

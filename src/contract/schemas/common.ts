@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { fieldMessages } from '../field-messages';
+import { matches } from '../zod-messages';
 import { countries, operatorCodes } from '../../domain/operators';
 import { sandboxScenarios } from '../../domain/transaction';
 import { currencies, type MajorAmount } from '../../domain/money';
@@ -17,7 +19,7 @@ export const reference = z
   .trim()
   .min(1)
   .max(100)
-  .regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only');
+  .check(matches(/^[A-Za-z0-9._:-]+$/, fieldMessages.referenceCharacters));
 export const country = z.enum(countries);
 export const provider = z.enum(operatorCodes);
 export const sandboxScenario = z.enum(sandboxScenarios);
@@ -29,7 +31,7 @@ export const currency = z.enum(currencies);
 export const msisdn = z
   .string()
   .trim()
-  .regex(/^\+[1-9]\d{6,14}$/, 'an international number such as +2250700000001')
+  .check(matches(/^\+[1-9]\d{6,14}$/, fieldMessages.internationalNumber('+2250700000001')))
   .meta({ pattern: validNumberPattern() });
 /** Whole units: amounts of XOF and XAF have no decimals. Parsed as MajorAmount (what merchants send),
  * so a service must go through toMinor before the ledger or the fees take it. */
@@ -51,10 +53,16 @@ export const failureRecord = z.object({
  */
 export const metadata: z.ZodType<Metadata, Metadata> = z
   .record(
-    z.string().min(1).max(METADATA_KEY_MAX).regex(METADATA_KEY_PATTERN),
+    z
+      .string()
+      .min(1)
+      .max(METADATA_KEY_MAX)
+      .check(matches(METADATA_KEY_PATTERN, fieldMessages.metadataKey(METADATA_KEY_MAX))),
     z.string().max(METADATA_VALUE_MAX),
   )
-  .refine((m) => Object.keys(m).length <= METADATA_MAX_KEYS, `at most ${METADATA_MAX_KEYS} keys`);
+  .refine((m) => Object.keys(m).length <= METADATA_MAX_KEYS, {
+    params: fieldMessages.tooManyKeys(METADATA_MAX_KEYS),
+  });
 
 /**
  * Who bears a payin's fee: true, the merchant (the customer pays `amount`, the merchant gets

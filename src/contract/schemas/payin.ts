@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { currencyByCountry } from '../../domain/operators';
 import { fieldMessages } from '../field-messages';
+import { matches } from '../zod-messages';
 import {
   action,
   country,
@@ -32,7 +33,7 @@ export const directPayinRequest = z.strictObject({
       otp: z
         .string()
         .trim()
-        .regex(/^\d{4,8}$/, '4 to 8 digits')
+        .check(matches(/^\d{4,8}$/, fieldMessages.otpDigits))
         .optional(),
     })
     .superRefine((p, ctx) => {

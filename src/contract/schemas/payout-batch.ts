@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { accountPayoutRequest, standardPayoutRequest } from './payout';
 import { problemSchema } from '../problems';
-import { zodErrorMap, languages, type Text } from '../i18n';
+import { languages, type Text } from '../i18n';
+import { zodErrorMap } from '../zod-messages';
 import type { FieldError } from '../problems';
 
 // POST /v1/payouts/bulk and its read (docs/bulk-payouts.md). The body is checked in two steps: its

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { fieldMessages } from '../field-messages';
+import { matches } from '../zod-messages';
 import { periodOfAtMost } from './period';
 
 // POST /v1/statements and its reads (docs/statements.md).
@@ -42,7 +44,7 @@ export type StatementRecord = z.infer<typeof statementRecord>;
 
 export const statementDownloadQuery = z.strictObject({
   expires: z.coerce.number().int().positive(),
-  signature: z.string().regex(/^[0-9a-f]{64}$/),
+  signature: z.string().check(matches(/^[0-9a-f]{64}$/, fieldMessages.linkSignature)),
 });
 
 /** One row of a statement, as the JSON format shows it (the CSV has the same columns). */

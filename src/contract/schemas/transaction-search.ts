@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { fieldMessages } from '../field-messages';
 import { countries, operatorCodes, operatorsByCountry } from '../../domain/operators';
 import { METADATA_KEY_MAX, METADATA_VALUE_MAX } from '../../domain/metadata';
 import { transactionRecord } from './transaction-record';
@@ -42,7 +43,7 @@ export const transactionSearchQuery = z.strictObject({
   /** `metadata[key]=value`, every pair must match (sent as a deepObject query parameter). */
   metadata: z
     .record(z.string().min(1).max(METADATA_KEY_MAX), z.string().max(METADATA_VALUE_MAX))
-    .refine((m) => Object.keys(m).length <= 10, 'at most 10 pairs')
+    .refine((m) => Object.keys(m).length <= 10, { params: fieldMessages.tooManyKeys(10) })
     .optional(),
 });
 export type TransactionSearchQuery = z.infer<typeof transactionSearchQuery>;

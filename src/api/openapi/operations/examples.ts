@@ -235,7 +235,7 @@ export const problemExample = {
   detail: 'One or more fields are invalid.',
   code: 'VALIDATION_ERROR',
   instance: '/v1/direct/payin',
-  errors: [{ path: 'payin.amount', message: 'Too small: expected number to be >0' }],
+  errors: [{ path: 'payin.amount', message: 'Must be greater than 0.' }],
 };
 
 export const statementRequestExample = {
@@ -333,7 +333,7 @@ export const payoutBatchExample = {
         status: 400,
         detail: 'One or more fields are invalid.',
         code: 'VALIDATION_ERROR',
-        errors: [{ path: 'amount', message: 'Too small: expected number to be >0' }],
+        errors: [{ path: 'amount', message: 'Must be greater than 0.' }],
       },
     },
   ],
