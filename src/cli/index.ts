@@ -72,11 +72,18 @@ export async function main(argv: string[]): Promise<number> {
       },
       // Same default as `npm start`: the embedded dev server unless TEMPORAL_ADDRESS is set.
       temporal: async () => {
+        const address = config.TEMPORAL_ADDRESS ?? `127.0.0.1:${config.EMBEDDED_TEMPORAL_PORT}`;
         temporal ??= await connectTemporalClient(
-          config.TEMPORAL_ADDRESS ?? `127.0.0.1:${config.EMBEDDED_TEMPORAL_PORT}`,
+          address,
           config.TEMPORAL_NAMESPACE,
           config.PAYLOAD_CODEC_KEYS,
-        );
+          connectTimeoutMs,
+        ).catch((err: unknown) => {
+          // The SDK says only "Failed to connect before the deadline": name what was tried, and how to change it.
+          throw new CliError(
+            `cannot reach Temporal at ${address} within ${connectTimeoutMs / 1000}s (is \`npm start\` running, or TEMPORAL_ADDRESS set?): ${oneLine(err, null)}`,
+          );
+        });
         return temporal;
       },
     });

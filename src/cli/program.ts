@@ -1,12 +1,16 @@
 import { Command } from 'commander';
 import { z } from 'zod';
 import { currencies, toMajor, type Currency } from '../domain/money';
-import { modes, scopeOf, type Mode } from '../domain/modes';
+import type { Connection } from 'mongoose';
+import { isLiveScope, modes, scopeOf, type Mode } from '../domain/modes';
 import { Ledger } from '../ledger';
 import { fundFromSandbox } from '../ledger/postings';
 import { MerchantService, merchantIdSchema, type Merchant } from '../merchants';
 import { parseMajorAmount } from './amount';
-import { renderTimeline, transactionTimeline } from './timeline';
+import { renderTimeline, TimelineNotFoundError, transactionTimeline } from './timeline';
+import { TransactionStore } from '../persistence/transactions';
+import { RefundStore } from '../persistence/refunds';
+import { webhooksCommand } from './webhooks-listen';
 import { reconcileCommand } from './reconcile';
 import { providerHealthCommand } from './provider-health';
 import type { CliContext } from './context';
@@ -257,26 +261,96 @@ export function buildProgram(ctx: CliContext): Command {
     .argument('<reference>', "the merchant's reference (a refund: its rf_ reference)")
     .requiredOption('--merchant <merchantId>', 'the merchant that owns it')
     .option('--mode <mode>', 'test or live: the mode it was made in', 'test')
-    .option('--kind <kind>', 'payin, payout or refund', 'payin')
+    .option('--kind <kind>', 'payin, payout or refund (found from the reference when omitted)')
     .option('--json', 'print the timeline as JSON')
-    .action(async (reference: string, opts: { merchant: string; mode: string; kind: string } & JsonFlag) => {
-      const kind = z.enum(['payin', 'payout', 'refund']).safeParse(opts.kind);
-      if (!kind.success) throw new CliError('--kind must be payin, payout or refund');
+    .action(async (reference: string, opts: { merchant: string; mode: string; kind?: string } & JsonFlag) => {
+      const merchantId = scopeOfOption(opts.merchant, opts.mode);
+      // Messages name the merchant as it was typed, with its mode, never the internal scope.
+      const whose = `merchant ${opts.merchant} (${isLiveScope(merchantId) ? 'live' : 'test'} mode)`;
+      let kind: TransactionKind;
+      if (opts.kind !== undefined) {
+        const parsed = z.enum(['payin', 'payout', 'refund']).safeParse(opts.kind);
+        if (!parsed.success) throw new CliError('--kind must be payin, payout or refund');
+        kind = parsed.data;
+      } else kind = await kindOf(await ctx.mongo(), merchantId, reference, whose);
       if (!ctx.temporal) throw new CliError('no Temporal connection configured');
       const timeline = await transactionTimeline({
         temporal: await ctx.temporal(),
         mongo: await ctx.mongo(),
-        merchantId: scopeOfOption(opts.merchant, opts.mode),
+        merchantId,
         reference,
-        kind: kind.data,
+        kind,
+      }).catch((err: unknown) => {
+        if (err instanceof TimelineNotFoundError) throw new CliError(`no ${kind} ${reference} for ${whose}`);
+        throw err;
       });
       print(opts.json, timeline, () => renderTimeline(timeline));
     });
 
+  program.addCommand(webhooksCommand(ctx));
   program.addCommand(reconcileCommand(ctx, { print, table, fail: (message) => new CliError(message) }));
   program.addCommand(providerHealthCommand(ctx, { print, table, fail: (message) => new CliError(message) }));
 
+  // Commander's own `help [command]` reads one word, so `help merchants create` showed the group's
+  // help: this one follows every word down to the command named.
+  program.helpCommand(false);
+  program
+    .command('help')
+    .description('display help for a command, e.g. `help merchants create`')
+    .argument('[command...]', 'the command, with its group')
+    .action((names: string[]) => {
+      let command: Command = program;
+      for (const name of names) {
+        const sub = command.commands.find((c) => c.name() === name || c.aliases().includes(name));
+        if (!sub) {
+          const known = command.commands.map((c) => c.name()).join(', ');
+          throw new CliError(
+            `unknown command "${[...names.slice(0, names.indexOf(name)), name].join(' ')}"; commands${command === program ? '' : ` of ${command.name()}`}: ${known}`,
+          );
+        }
+        command = sub;
+      }
+      command.outputHelp();
+    });
+
   return program;
+}
+
+type TransactionKind = 'payin' | 'payout' | 'refund';
+
+/**
+ * What a reference is, from the merchant's own records: a payin or a payout by its reference, a
+ * refund by its rf_ reference. None, or two of them, is a question for the operator (--kind).
+ */
+async function kindOf(
+  mongo: Connection,
+  merchantId: string,
+  reference: string,
+  whose: string,
+): Promise<TransactionKind> {
+  const transactions = TransactionStore.on(mongo);
+  const [payin, payout, refund] = await Promise.all([
+    transactions.find(merchantId, 'payin', reference),
+    transactions.find(merchantId, 'payout', reference),
+    reference.startsWith('rf_') ? RefundStore.on(mongo).find(merchantId, reference) : null,
+  ]);
+  const found = (
+    [
+      ['payin', payin],
+      ['payout', payout],
+      ['refund', refund],
+    ] as const
+  )
+    .filter(([, record]) => record !== null)
+    .map(([kind]) => kind);
+  if (found.length === 1) return found[0]!;
+  if (found.length > 1)
+    throw new CliError(
+      `${reference} is both a ${found.join(' and a ')} of ${whose}: pass --kind ${found.join(' or --kind ')}`,
+    );
+  throw new CliError(
+    `no payin, payout or refund ${reference} for ${whose}; check --merchant and --mode, or pass --kind to read its workflow alone`,
+  );
 }
 
 function checkMerchantId(id: string): string {

@@ -832,6 +832,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/webhooks/{id}/test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a signed example event to this endpoint
+     * @description Sends one example event of `type` (default: the first type the endpoint subscribes to, else `payin.completed`) now, signed with the endpoint's secrets like any delivery, and answers what the endpoint replied: its status, the duration, the error. The event is marked `"test": true`, its `data` has the shape of the real record with fake ids (`evt_test_…`, a reference starting with `test-`); it is not stored (`GET /v1/events` never lists it), not retried and not counted in the delivery log or the endpoint's health. A 2xx answer from the receiver is `succeeded`; anything else is reported, not retried.
+     */
+    post: operations['sendTestWebhookEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/ws': {
     parameters: {
       query?: never;
@@ -1774,6 +1794,53 @@ export interface components {
       livemode: boolean;
       /** @constant */
       type: 'statement.ready';
+    };
+    /** @default {} */
+    TestWebhookRequest: {
+      /** @enum {string} */
+      type?:
+        | 'payin.completed'
+        | 'payin.failed'
+        | 'payin.expired'
+        | 'payin.corrected'
+        | 'payout.updated'
+        | 'payout.completed'
+        | 'refund.processing'
+        | 'refund.completed'
+        | 'refund.failed'
+        | 'payout.batch.completed'
+        | 'statement.ready';
+    };
+    TestWebhookResult: {
+      durationMs: number;
+      endpointId: string;
+      error: string | null;
+      event: {
+        createdAt: string;
+        data: {
+          [key: string]: unknown;
+        };
+        id: string;
+        livemode: boolean;
+        /** @constant */
+        test: true;
+        /** @enum {string} */
+        type:
+          | 'payin.completed'
+          | 'payin.failed'
+          | 'payin.expired'
+          | 'payin.corrected'
+          | 'payout.updated'
+          | 'payout.completed'
+          | 'refund.processing'
+          | 'refund.completed'
+          | 'refund.failed'
+          | 'payout.batch.completed'
+          | 'statement.ready';
+      };
+      statusCode: number | null;
+      succeeded: boolean;
+      url: string;
     };
     TransactionPage: {
       data: (
@@ -11797,6 +11864,325 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
             code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED';
+            /** @constant */
+            status?: 409;
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYLOAD_TOO_LARGE",
+           *       "title": "Payload too large",
+           *       "status": 413,
+           *       "detail": "The request body is too large.",
+           *       "code": "PAYLOAD_TOO_LARGE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+            /** @constant */
+            status?: 413;
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNSUPPORTED_MEDIA_TYPE",
+           *       "title": "Unsupported media type",
+           *       "status": 415,
+           *       "detail": "Send the body as application/json.",
+           *       "code": "UNSUPPORTED_MEDIA_TYPE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+            /** @constant */
+            status?: 415;
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#INTERNAL_ERROR",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "Server error; retry later.",
+           *       "code": "INTERNAL_ERROR",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+            /** @constant */
+            status?: 500;
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#SERVICE_UNAVAILABLE",
+           *       "title": "Service unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable; retry later.",
+           *       "code": "SERVICE_UNAVAILABLE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'SERVICE_UNAVAILABLE';
+            /** @constant */
+            status?: 503;
+          };
+        };
+      };
+    };
+  };
+  sendTestWebhookEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description Language of error titles and messages: en (default) or fr.
+         * @example fr
+         */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        /**
+         * @description A UUID naming this request: a retry with the same key and body never acts twice (24 h).
+         * @example 3f2b8c1e-9d4a-4e7b-8a61-0c5d2e9f7a14
+         */
+        'X-Idempotency-Key': components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /** @description The webhook endpoint id (we_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /**
+         * @example {
+         *       "type": "payin.completed"
+         *     }
+         */
+        'application/json': components['schemas']['TestWebhookRequest'];
+      };
+    };
+    responses: {
+      /** @description The example event and what the endpoint answered */
+      200: {
+        headers: {
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "endpointId": "we_7b8c9d0e1f2a3b4c5d6e7f80",
+           *       "url": "https://shop.example/hooks/payments",
+           *       "succeeded": true,
+           *       "statusCode": 200,
+           *       "durationMs": 48,
+           *       "error": null,
+           *       "event": {
+           *         "id": "evt_test_6a1d0f3e9b2c4d5e6f708192",
+           *         "type": "payin.completed",
+           *         "createdAt": "2026-11-22T10:15:00.120Z",
+           *         "livemode": false,
+           *         "test": true,
+           *         "data": {
+           *           "id": "pr_7b2e1f4a0c3d5e6f70819203",
+           *           "type": "payin",
+           *           "reference": "test-payin-1f2e3d4c",
+           *           "status": "success",
+           *           "confirmationRequired": true,
+           *           "confirmationStatus": "none",
+           *           "paymentUrl": null,
+           *           "customer": {
+           *             "name": "Test Customer",
+           *             "phoneNumber": "+2250500000001"
+           *           },
+           *           "mobileMoney": {
+           *             "provider": {
+           *               "name": "MTN_CI"
+           *             }
+           *           },
+           *           "isDirect": true,
+           *           "payFee": false,
+           *           "createdAt": "2026-11-22T10:15:00.120Z",
+           *           "livemode": false,
+           *           "amount": 5000,
+           *           "fee": 75,
+           *           "chargedAmount": 5075,
+           *           "currency": "XOF",
+           *           "failure": null,
+           *           "ussdCode": "*133#",
+           *           "metadata": {},
+           *           "refundedAmount": 0,
+           *           "refunds": []
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['TestWebhookResult'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: Invalid request; `SANDBOX_ONLY_IN_TEST_MODE`: Sandbox feature in live mode; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#VALIDATION_ERROR",
+           *       "title": "Invalid request",
+           *       "status": 400,
+           *       "detail": "One or more fields are invalid.",
+           *       "code": "VALIDATION_ERROR",
+           *       "instance": "/v1/direct/payin",
+           *       "errors": [
+           *         {
+           *           "path": "payin.amount",
+           *           "message": "Too small: expected number to be >0"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?:
+              | 'VALIDATION_ERROR'
+              | 'SANDBOX_ONLY_IN_TEST_MODE'
+              | 'MALFORMED_JSON'
+              | 'IDEMPOTENCY_KEY_MISSING'
+              | 'IDEMPOTENCY_KEY_INVALID';
+            /** @constant */
+            status?: 400;
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNAUTHORIZED",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Send Authorization: Basic base64(api_key:api_client) with valid credentials.",
+           *       "code": "UNAUTHORIZED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNAUTHORIZED';
+            /** @constant */
+            status?: 401;
+          };
+        };
+      };
+      /** @description `WEBHOOK_NOT_FOUND`: Webhook endpoint not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#WEBHOOK_NOT_FOUND",
+           *       "title": "Webhook endpoint not found",
+           *       "status": 404,
+           *       "detail": "No webhook endpoint has this id.",
+           *       "code": "WEBHOOK_NOT_FOUND",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'WEBHOOK_NOT_FOUND';
+            /** @constant */
+            status?: 404;
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress; `WEBHOOK_DISABLED`: Webhook endpoint disabled */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
+           *       "title": "Idempotency key reused",
+           *       "status": 409,
+           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
+           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS' | 'WEBHOOK_DISABLED';
             /** @constant */
             status?: 409;
           };

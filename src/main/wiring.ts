@@ -440,6 +440,7 @@ async function buildEventApi(opts: {
       temporal: opts.temporal,
       taskQueue: opts.config.TEMPORAL_TASK_QUEUE,
       allowPrivateNetworks: opts.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      deliveryTimeoutMs: opts.config.WEBHOOK_TIMEOUT,
       secretOverlapMs: opts.config.WEBHOOK_SECRET_OVERLAP,
       maxEndpoints: opts.config.WEBHOOK_MAX_ENDPOINTS,
     },

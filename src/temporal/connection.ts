@@ -9,8 +9,13 @@ export async function connectTemporalClient(
   address: string,
   namespace: string,
   keys: KeyRing,
+  /** How long to wait for the server (the SDK's default otherwise: 10 s). */
+  connectTimeoutMs?: number,
 ): Promise<Client> {
-  const connection = await Connection.connect({ address });
+  const connection = await Connection.connect({
+    address,
+    ...(connectTimeoutMs !== undefined ? { connectTimeout: connectTimeoutMs } : {}),
+  });
   return new Client({ connection, namespace, dataConverter: dataConverter(keys) });
 }
 

@@ -197,6 +197,29 @@ describe('operator CLI (npx payments)', () => {
     );
   });
 
+  it('`transactions show` names the Temporal address it could not reach, and the merchant as typed', async () => {
+    const [noTemporal, unknown] = await Promise.all([
+      cli(['transactions', 'show', 'order-1', '--merchant', first.merchantId, '--kind', 'payin'], {
+        MONGODB_URI: uri,
+        TEMPORAL_ADDRESS: '127.0.0.1:1',
+      }),
+      run('transactions', 'show', 'nope', '--merchant', first.merchantId),
+    ]);
+    expectFailure(
+      noTemporal,
+      /^error: cannot reach Temporal at 127\.0\.0\.1:1 within 3s \(is `npm start` running, or TEMPORAL_ADDRESS set\?\)/,
+    );
+    // Without --kind the reference is looked up as each kind; the message never shows the internal
+    // test scope (mer_…_test) of a merchant typed as mer_….
+    expectFailure(
+      unknown,
+      new RegExp(
+        `^error: no payin, payout or refund nope for merchant ${first.merchantId} \\(test mode\\); `,
+      ),
+    );
+    expect(unknown.stderr).not.toContain('_test');
+  }, 120_000);
+
   it('fails with one line on stderr and a non-zero exit code', async () => {
     const unknown = 'mer_000000000000000000000000';
     const [noMerchant, badCurrency, fraction, missing, unreachable] = await Promise.all([

@@ -251,6 +251,14 @@ describe('operations: contract, logs, metrics and the transaction timeline', () 
 
     const missing = await cli(['transactions', 'show', 'nope', '--merchant', merchant.merchantId], env);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toBe(`error: no payin nope for merchant ${merchant.merchantId}\n`);
+    expect(missing.stderr).toBe(
+      `error: no payin, payout or refund nope for merchant ${merchant.merchantId} (test mode); check --merchant and --mode, or pass --kind to read its workflow alone\n`,
+    );
+    // With --kind, the workflow alone is looked for.
+    const noWorkflow = await cli(
+      ['transactions', 'show', 'nope', '--merchant', merchant.merchantId, '--kind', 'payout'],
+      env,
+    );
+    expect(noWorkflow.stderr).toBe(`error: no payout nope for merchant ${merchant.merchantId} (test mode)\n`);
   });
 });

@@ -8,6 +8,7 @@ import {
   listDeliveriesQuery,
   replayRequest,
   rotateSecretRequest,
+  testWebhookRequest,
   webhookEndpointRecord,
   type WebhookEndpointRecord,
 } from '../../contract/schemas/webhooks';
@@ -23,6 +24,10 @@ import {
   type WebhookEndpoint,
 } from '../../webhooks/endpoint-store';
 import { checkWebhookUrl, type PrivateNetworkAccess } from '../../webhooks/ssrf';
+import { eventTypes, type EventType } from '../../events/catalogue';
+import { postWebhook } from '../../webhooks/sender';
+import { signedHeaders } from '../../webhooks/signing';
+import { defaultTestEventType, testEvent } from '../../webhooks/test-events';
 import type { WebhookOperations } from '../../services/webhook-operations';
 
 export interface WebhookApiDeps {
@@ -34,6 +39,8 @@ export interface WebhookApiDeps {
   temporal: Client;
   taskQueue: string;
   allowPrivateNetworks: PrivateNetworkAccess;
+  /** How long an endpoint has to answer (WEBHOOK_TIMEOUT), a test event as a real one. */
+  deliveryTimeoutMs: number;
   /** Default time the previous secret keeps signing after a rotation. */
   secretOverlapMs: number;
   /** Endpoints one merchant may have (WEBHOOK_MAX_ENDPOINTS). */
@@ -86,6 +93,25 @@ const refusalText = {
   },
   invalid: { en: 'The URL is not valid.', fr: 'L’URL n’est pas valide.' },
 };
+
+/** POST /v1/webhooks/{id}/test with a type outside the catalogue: the answer lists the catalogue. */
+function unknownEventType(body: unknown): ApiProblem | null {
+  const type = (body as { type?: unknown } | null)?.type;
+  if (typeof type !== 'string' || (eventTypes as readonly string[]).includes(type)) return null;
+  const allowed = eventTypes.join(', ');
+  const shown = JSON.stringify(type.slice(0, 60));
+  return new ApiProblem('VALIDATION_ERROR', {
+    errors: [
+      {
+        path: 'type',
+        message: {
+          en: `Unknown event type ${shown}; one of: ${allowed}.`,
+          fr: `Type d’événement inconnu ${shown} ; valeurs possibles : ${allowed}.`,
+        },
+      },
+    ],
+  });
+}
 
 /** A position in the endpoint's delivery chain: the page goes on below it. */
 const deliveryCursor = z.object({ s: z.number().int().min(1) });
@@ -141,6 +167,37 @@ export function webhookRoutes(deps: WebhookApiDeps): Router {
       onlyFailed: body.onlyFailed,
       dryRun: body.dryRun,
       count,
+    });
+  });
+
+  // Sends one signed example event to this endpoint now and answers what it replied. The event is
+  // not stored and the attempt is not logged (docs/decisions/webhook-test-events.md).
+  router.post('/v1/webhooks/:id/test', async (req, res) => {
+    const refusal = unknownEventType(req.body);
+    if (refusal) throw refusal;
+    const body = parseOr400(testWebhookRequest, req.body ?? {}, req);
+    const endpoint = await endpointOr404(req);
+    if (endpoint.status !== 'enabled') throw new ApiProblem('WEBHOOK_DISABLED');
+    const type: EventType = body.type ?? endpoint.eventTypes[0] ?? defaultTestEventType;
+    const event = testEvent(type, isLiveScope(endpoint.merchantId));
+    const payload = JSON.stringify(event);
+    const headers = signedHeaders(
+      event.id,
+      payload,
+      activeSecrets(endpoint).map((s) => s.secret),
+    );
+    const sent = await postWebhook(endpoint.url, headers, payload, {
+      timeoutMs: deps.deliveryTimeoutMs,
+      allowPrivateNetworks: deps.allowPrivateNetworks,
+    });
+    res.json({
+      endpointId: endpoint.id,
+      url: endpoint.url,
+      succeeded: sent.error === null,
+      statusCode: sent.statusCode,
+      durationMs: sent.latencyMs,
+      error: publicAttemptError(sent.error),
+      event,
     });
   });
 

@@ -142,3 +142,25 @@ export const redeliveryRecord = z.object({
   eventId: z.string(),
   deliveries: z.array(z.object({ endpointId: z.string(), deliveryId: z.string() })),
 });
+
+/** POST /v1/webhooks/{id}/test: the type of the example event; the endpoint's first type, else payin.completed. */
+export const testWebhookRequest = z.strictObject({ type: eventType.optional() }).default({});
+export type TestWebhookRequest = z.infer<typeof testWebhookRequest>;
+
+/** The example event as sent: a public event marked `test`, with fake ids; never stored. */
+export const testEventRecord = publicEvent.extend({ test: z.literal(true) });
+
+/** What the endpoint answered to the example event (nothing of it is kept in the delivery log). */
+export const testWebhookResult = z.object({
+  endpointId: z.string(),
+  url: z.string(),
+  /** 2xx within the delivery timeout. */
+  succeeded: z.boolean(),
+  /** The receiver's HTTP status; null when it did not answer. */
+  statusCode: z.number().int().nullable(),
+  /** From sending the request to the end of the answer. */
+  durationMs: z.number().int(),
+  /** Why it failed, as the delivery log words it (`HTTP 500`, `connection refused`); null on success. */
+  error: z.string().nullable(),
+  event: testEventRecord,
+});

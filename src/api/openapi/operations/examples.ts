@@ -376,3 +376,30 @@ export const refusedPayoutBatchExample = {
     },
   ],
 };
+
+/** POST /v1/webhooks/{id}/test: an example payin.completed and the receiver's answer. */
+export const testWebhookResultExample = {
+  endpointId: webhookEndpointExample.id,
+  url: webhookEndpointExample.url,
+  succeeded: true,
+  statusCode: 200,
+  durationMs: 48,
+  error: null,
+  event: {
+    id: 'evt_test_6a1d0f3e9b2c4d5e6f708192',
+    type: 'payin.completed',
+    createdAt,
+    livemode: false,
+    test: true,
+    data: {
+      ...payinRecordExample,
+      id: 'pr_7b2e1f4a0c3d5e6f70819203',
+      reference: 'test-payin-1f2e3d4c',
+      status: 'success',
+      customer: { name: 'Test Customer', phoneNumber: '+2250500000001' },
+      refundedAmount: 0,
+      refunds: [],
+      metadata: {},
+    },
+  },
+};

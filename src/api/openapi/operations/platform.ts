@@ -24,6 +24,8 @@ import {
   webhookEndpointWithHealth,
   replayRequest,
   replayRecord,
+  testWebhookRequest,
+  testWebhookResult,
 } from '../../../contract/schemas/webhooks';
 import { publicEvent } from '../../../events/catalogue';
 import { wsTokenRecord } from '../../../contract/schemas/realtime';
@@ -221,6 +223,38 @@ defineOperations(
       200: { description: 'A dry run: the count only', name: 'Replay', schema: replayRecord },
     },
     errors: ['WEBHOOK_NOT_FOUND', 'WEBHOOK_DISABLED', 'REPLAY_TOO_LARGE'],
+  },
+  {
+    method: 'post',
+    path: '/v1/webhooks/{id}/test',
+    operationId: 'sendTestWebhookEvent',
+    summary: 'Send a signed example event to this endpoint',
+    description:
+      'Sends one example event of `type` (default: the first type the endpoint subscribes to, else ' +
+      "`payin.completed`) now, signed with the endpoint's secrets like any delivery, and answers what " +
+      'the endpoint replied: its status, the duration, the error. The event is marked `"test": true`, ' +
+      'its `data` has the shape of the real record with fake ids (`evt_test_…`, a reference starting ' +
+      'with `test-`); it is not stored (`GET /v1/events` never lists it), not retried and not counted ' +
+      "in the delivery log or the endpoint's health. A 2xx answer from the receiver is `succeeded`; " +
+      'anything else is reported, not retried.',
+    tag: 'Webhooks',
+    auth: true,
+    idempotent: true,
+    pathParams: webhookId,
+    body: {
+      schemas: [{ name: 'TestWebhookRequest', schema: testWebhookRequest }],
+      required: false,
+      example: { type: 'payin.completed' },
+    },
+    responses: {
+      200: {
+        description: 'The example event and what the endpoint answered',
+        name: 'TestWebhookResult',
+        schema: testWebhookResult,
+        example: ex.testWebhookResultExample,
+      },
+    },
+    errors: ['WEBHOOK_NOT_FOUND', 'WEBHOOK_DISABLED'],
   },
   {
     method: 'delete',
