@@ -12098,7 +12098,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -12164,7 +12164,7 @@ export interface operations {
           };
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress; `WEBHOOK_DISABLED`: Webhook endpoint disabled */
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `WEBHOOK_DISABLED`: Webhook endpoint disabled */
       409: {
         headers: {
           [name: string]: unknown;
@@ -12172,17 +12172,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
-           *       "title": "Idempotency key reused",
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
            *       "status": 409,
-           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
-           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
            *       "instance": "/v1/direct/payin"
            *     }
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS' | 'WEBHOOK_DISABLED';
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED' | 'WEBHOOK_DISABLED';
             /** @constant */
             status?: 409;
           };
