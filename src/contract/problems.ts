@@ -161,6 +161,30 @@ export const problemCatalogue = {
       fr: "sandboxScenario et l'approvisionnement de bac à sable n'existent qu'en mode test : appelez avec votre clé de test (mk_test_…).",
     },
   },
+  TEST_MODE_ONLY: {
+    status: 403,
+    title: { en: 'Test mode only', fr: 'Mode test uniquement' },
+    detail: {
+      en: 'The sandbox test helpers (/v1/sandbox/...) act on test transactions only: call with your test key (mk_test_…).',
+      fr: "Les outils de test du bac à sable (/v1/sandbox/...) n'agissent que sur les transactions de test : appelez avec votre clé de test (mk_test_…).",
+    },
+  },
+  NOT_AT_OPERATOR_YET: {
+    status: 503,
+    title: { en: 'Not at the operator yet', fr: "Pas encore chez l'opérateur" },
+    detail: {
+      en: 'The operator has not received this transaction yet (it is sent moments after its creation). Retry after Retry-After with the same X-Idempotency-Key.',
+      fr: "L'opérateur n'a pas encore reçu cette transaction (elle lui est envoyée peu après sa création). Réessayez après Retry-After avec la même X-Idempotency-Key.",
+    },
+  },
+  ALREADY_FINAL: {
+    status: 409,
+    title: { en: 'Already final', fr: 'Déjà terminée' },
+    detail: {
+      en: 'This transaction already has its final outcome at the operator; nothing was changed.',
+      fr: "Cette transaction a déjà son résultat définitif chez l'opérateur ; rien n'a été modifié.",
+    },
+  },
   IDEMPOTENCY_KEY_MISSING: {
     status: 400,
     title: { en: 'Idempotency key missing', fr: "Clé d'idempotence manquante" },
