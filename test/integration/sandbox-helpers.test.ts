@@ -155,3 +155,74 @@ describe('sandbox test helpers (POST /v1/sandbox/...)', () => {
     expect(done.body.status).toBe('completed');
   });
 });
+
+// The race of issue 29: a settle sent before the operator has the request. A fault proxy between the
+// gateway (and the API's helpers) and the simulator holds the collection request back.
+describe('a test helper sent before the request reaches the operator', () => {
+  const { stack, api } = useStack({ operatorProxy: true });
+  const action = { successUrl: 'https://shop.example/ok', failureUrl: 'https://shop.example/ko' };
+  const collections = { method: 'POST', path: /^\/operators\/MTN\/collections$/ };
+
+  const create = async (reference: string) => {
+    const created = await api.post('/v1/direct/payin', {
+      reference,
+      sandboxScenario: 'pending',
+      payin: { amount: 1000, msisdn: '+2250500000001', provider: 'MTN', country: 'CI' },
+      action,
+    });
+    expect(created.status).toBe(201);
+    return created.body as { id: string };
+  };
+  afterEach(() => stack.proxy!.clear());
+
+  it('waits for it, then settles', async () => {
+    // The collection request reaches the operator 800 ms after it is sent.
+    stack.proxy!.add({ ...collections, fault: { kind: 'hold', ms: 800 } });
+    const reference = `late-${randomUUID().slice(0, 8)}`;
+    const { id } = await create(reference);
+    const settled = await api.post(`/v1/sandbox/payins/${reference}/settle`, { outcome: 'completed' });
+    expect(settled.status).toBe(200);
+    // The helper asked the operator before the request was there, and waited.
+    const asks = stack.proxy!.log.filter((e) => e.path === `/_sandbox/transactions/collection/${id}`);
+    expect(asks[0]?.status).toBe(404);
+    expect(asks.at(-1)?.status).toBe(200);
+    const read = await eventually(
+      () => api.get(`/v1/payin/${reference}`),
+      (r) => r.body.status !== 'processing',
+    );
+    expect(read.body.status).toBe('success');
+  });
+
+  it('answers 503 NOT_AT_OPERATOR_YET with Retry-After past its wait; the same key retried later settles', async () => {
+    // The operator is unreachable for collection requests until the rule is cleared.
+    stack.proxy!.add({ ...collections, fault: { kind: 'error', status: 503 }, times: Infinity });
+    const reference = `later-${randomUUID().slice(0, 8)}`;
+    await create(reference);
+    const key = randomUUID();
+    const started = Date.now();
+    const first = await api.post(
+      `/v1/sandbox/payins/${reference}/settle`,
+      { outcome: 'completed' },
+      { 'x-idempotency-key': key, 'accept-language': 'fr' },
+    );
+    expect(first.status).toBe(503);
+    expect(first.headers.get('retry-after')).toBe('1');
+    expect(first.body).toMatchObject({ code: 'NOT_AT_OPERATOR_YET', title: "Pas encore chez l'opérateur" });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(4_500);
+
+    // The operator is back: the same key runs again (a 503 is not kept for replay) and settles.
+    stack.proxy!.clear();
+    const again = await eventually(
+      () =>
+        api.post(
+          `/v1/sandbox/payins/${reference}/settle`,
+          { outcome: 'completed' },
+          { 'x-idempotency-key': key },
+        ),
+      (r) => r.status !== 503,
+      40_000,
+    );
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBeNull();
+  }, 90_000);
+});
