@@ -66,6 +66,25 @@ describe('sandbox test helpers (POST /v1/sandbox/...)', () => {
     expect(bad.body.errors.map((e: { path: string }) => e.path)).toEqual(['failureCode']);
   });
 
+  it('an ambiguous failure (OPERATOR_TIMEOUT) is corrected to success once the partner finds the funds (collected)', async () => {
+    const reference = ref('ambiguous');
+    await directPayin(reference);
+    const timedOut = await api.post(`/v1/sandbox/payins/${reference}/settle`, {
+      outcome: 'failed',
+      failureCode: 'OPERATOR_TIMEOUT',
+    });
+    expect(timedOut.status).toBe(200);
+    const failed = await finalOf(`/v1/payin/${reference}`, ['success', 'failed']);
+    expect(failed.body).toMatchObject({ status: 'failed', failure: { code: 'OPERATOR_TIMEOUT' } });
+
+    const collected = await api.post(`/v1/sandbox/payins/${reference}/collected`, {});
+    expect(collected.status).toBe(200);
+    expect(collected.body).toMatchObject({ reference, status: 'failed' });
+    await stack.env.sleep(3 * 3_600_000); // partner checks are at most 2 hours apart
+    const corrected = await finalOf(`/v1/payin/${reference}`, ['success']);
+    expect(corrected.body.failure).toBeNull();
+  });
+
   it('refuses a live key with a clear problem, in French under Accept-Language: fr, before any idempotency key', async () => {
     const live = new ApiClient(stack.baseUrl, merchant.live.credentials);
     const res = await live.post(
