@@ -38,6 +38,8 @@ import type { TransactionSearch } from '../services/transaction-search';
 import { checkoutRoutes, type CheckoutLimits } from './routes/checkout';
 import type { CheckoutService } from '../checkout/service';
 import { methodNotAllowed } from './method-not-allowed';
+import { sandboxRoutes, testModeOnly } from './routes/sandbox';
+import type { SandboxHelpers } from '../services/sandbox-helpers';
 import { openApiDocument } from './openapi/document';
 
 export interface AppDeps {
@@ -74,6 +76,8 @@ export interface AppDeps {
   /** The live connector per provider × operation, shown by GET /v1/providers. */
   providerConnectorOf?: ConnectorOf;
   idempotency: IdempotencyStore;
+  /** The test helpers (POST /v1/sandbox/...), test mode only; omitted, the routes are absent. */
+  sandbox?: SandboxHelpers;
   /** Requests per merchant per minute; 0 disables the limit. */
   rateLimitPerMinute: number;
   /** Failed authentications per client address per minute, before authenticating; 0 or omitted: none. */
@@ -121,6 +125,8 @@ export function createApp(deps: AppDeps): Express {
   if (deps.statements) app.use(statementDownloadRoutes(deps.statements));
   // Every /v1 route is the calling merchant's; routers declare full paths, as the interface writes them.
   app.use('/v1', requireMerchant(deps.authenticate));
+  // A live key on a test helper is refused before it is throttled or claims an idempotency key.
+  if (deps.sandbox) app.use('/v1/sandbox', testModeOnly);
   // Throttled requests never claim an idempotency key; every POST claims one before any router.
   app.use('/v1', merchantRateLimit(deps.rateLimitPerMinute));
   app.use(
@@ -142,6 +148,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(providerRoutes(deps.providerHealth, deps.providerConnectorOf));
   if (deps.webhooks) app.use(webhookRoutes(deps.webhooks), eventRoutes(deps.webhooks));
   if (deps.wsTokens) app.use(realtimeRoutes(deps.wsTokens));
+  if (deps.sandbox) app.use(sandboxRoutes(deps.sandbox));
 
   app.use(notFoundHandler);
   app.use(errorHandler((err) => deps.logger.error({ err }, 'unhandled error')));

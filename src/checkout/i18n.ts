@@ -1,4 +1,5 @@
 import { languages, negotiateLanguage, type Language } from '../contract/i18n';
+import type { Country } from '../domain/operators';
 
 // Every word of the hosted checkout page, in English and French. The page's script receives the
 // `client` strings of its language; the server renders the rest.
@@ -11,6 +12,12 @@ export function checkoutLanguage(
   if (typeof asked === 'string' && (languages as readonly string[]).includes(asked)) return asked as Language;
   return negotiateLanguage(req);
 }
+
+/** A mobile number as customers of each country write it: the national format is accepted. */
+const typedExample: Record<Country, string> = {
+  CI: '07 00 00 00 01 (+225 07 00 00 00 01)',
+  CM: '6 71 23 45 67 (+237 6 71 23 45 67)',
+};
 
 export interface CheckoutTexts {
   htmlLang: string;
@@ -25,7 +32,8 @@ export interface CheckoutTexts {
   /** Beside a provider that cannot take payments right now. */
   temporarilyUnavailable: string;
   msisdn: string;
-  msisdnHint: string;
+  /** How to type a number of the session's country (national format accepted, src/domain/msisdn.ts). */
+  msisdnHint: (country: Country) => string;
   otp: string;
   otpHint: (ussd: string) => string;
   confirm: string;
@@ -62,7 +70,7 @@ export const checkoutTexts: Record<Language, CheckoutTexts> = {
     provider: 'Pay with',
     temporarilyUnavailable: 'temporarily unavailable',
     msisdn: 'Mobile money number',
-    msisdnHint: 'International format, e.g. +225 07 00 00 00 01',
+    msisdnHint: (country) => `For example ${typedExample[country]}`,
     otp: 'Payment code (OTP)',
     otpHint: (ussd) => `Dial ${ussd} on your phone to get the code.`,
     confirm: 'Confirm payment',
@@ -97,7 +105,7 @@ export const checkoutTexts: Record<Language, CheckoutTexts> = {
     provider: 'Payer avec',
     temporarilyUnavailable: 'temporairement indisponible',
     msisdn: 'Numéro mobile money',
-    msisdnHint: 'Format international, par ex. +225 07 00 00 00 01',
+    msisdnHint: (country) => `Par exemple ${typedExample[country]}`,
     otp: 'Code de paiement (OTP)',
     otpHint: (ussd) => `Composez ${ussd} sur votre téléphone pour obtenir le code.`,
     confirm: 'Confirmer le paiement',

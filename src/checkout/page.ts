@@ -121,7 +121,7 @@ export function renderCheckoutPage(view: CheckoutView, opts: PageOptions): strin
 <div class="field">
 <label for="msisdn">${esc(t.msisdn)}</label>
 <input id="msisdn" name="msisdn" type="tel" inputmode="tel" autocomplete="tel" required value="${esc(tx.customer.phoneNumber)}" data-testid="msisdn" aria-describedby="msisdn-hint msisdn-error">
-<p id="msisdn-hint" class="hint">${esc(t.msisdnHint)}</p>
+<p id="msisdn-hint" class="hint">${esc(t.msisdnHint(tx.country))}</p>
 <p id="msisdn-error" class="error" hidden></p>
 </div>
 <div class="field" id="otp-field" hidden>

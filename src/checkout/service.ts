@@ -8,7 +8,7 @@ import type { TransactionStore } from '../persistence/transactions';
 import type { OtpStore } from '../persistence/otp-store';
 import type { Transaction } from '../domain/transaction';
 import { toMajor } from '../domain/money';
-import { normalizeMsisdn } from '../domain/msisdn';
+import { normalizeTypedMsisdn } from '../domain/msisdn';
 import { checkPayinForProvider, providersOf, ussdCodeOf, type ProviderInfo } from '../domain/providers';
 import { predictCarrier } from '../domain/operator-prefixes';
 import type { OperatorCode } from '../domain/operators';
@@ -206,7 +206,7 @@ export class CheckoutService {
         message: fieldMessages.customer.providerNotOffered(tx.country, allowed),
       });
     }
-    const msisdn = normalizeMsisdn(answer.msisdn, tx.country);
+    const msisdn = normalizeTypedMsisdn(answer.msisdn, tx.country);
     if (!msisdn) {
       errors.push({ path: 'msisdn', message: fieldMessages.invalidMsisdn(tx.country) });
     }

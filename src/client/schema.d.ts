@@ -630,6 +630,106 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/sandbox/payins/{reference}/collected': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Test helper: the operator's partner finds a payin's funds
+     * @description For a payin that failed ambiguously (`OPERATOR_TIMEOUT`: settled so, or a number ending in 9901):
+     *     from now on the operator's partner check answers that the customer was debited, so the payin's next
+     *     check corrects it to `success` (PAYIN_PARTNER_CHECK_INTERVAL). Test mode only (a live key: `403 TEST_MODE_ONLY`). The helper waits up to 5 s for the
+     *     transaction's request to reach the sandbox operator (it is sent moments after the create answers),
+     *     then answers `503 NOT_AT_OPERATOR_YET` with `Retry-After`: retry with the same X-Idempotency-Key.
+     *     The operator then calls the service back as a real one would, and the answer waits up to 3 s for the
+     *     record to follow (the usual case); webhooks are sent as for any outcome.
+     */
+    post: operations['sandboxPayinCollected'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/sandbox/payins/{reference}/settle': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Test helper: the operator settles a payin
+     * @description The sandbox operator ends a pending payin now, `completed` or `failed` (with a chosen failure),
+     *     whatever its `sandboxScenario` (create it with `"sandboxScenario": "pending"` to decide its end here).
+     *     A session's payin reaches the operator once its customer confirms on the checkout page. Test mode only (a live key: `403 TEST_MODE_ONLY`). The helper waits up to 5 s for the
+     *     transaction's request to reach the sandbox operator (it is sent moments after the create answers),
+     *     then answers `503 NOT_AT_OPERATOR_YET` with `Retry-After`: retry with the same X-Idempotency-Key.
+     *     The operator then calls the service back as a real one would, and the answer waits up to 3 s for the
+     *     record to follow (the usual case); webhooks are sent as for any outcome.
+     */
+    post: operations['sandboxSettlePayin'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/sandbox/payouts/{reference}/settle': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Test helper: the operator settles a payout
+     * @description The sandbox operator ends a pending payout (direct or standard) now, `completed` or `failed`. Test mode only (a live key: `403 TEST_MODE_ONLY`). The helper waits up to 5 s for the
+     *     transaction's request to reach the sandbox operator (it is sent moments after the create answers),
+     *     then answers `503 NOT_AT_OPERATOR_YET` with `Retry-After`: retry with the same X-Idempotency-Key.
+     *     The operator then calls the service back as a real one would, and the answer waits up to 3 s for the
+     *     record to follow (the usual case); webhooks are sent as for any outcome.
+     */
+    post: operations['sandboxSettlePayout'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/sandbox/refunds/{reference}/settle': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Test helper: the operator settles a refund
+     * @description The sandbox operator ends a pending refund now, `completed` or `failed`. Test mode only (a live key: `403 TEST_MODE_ONLY`). The helper waits up to 5 s for the
+     *     transaction's request to reach the sandbox operator (it is sent moments after the create answers),
+     *     then answers `503 NOT_AT_OPERATOR_YET` with `Retry-After`: retry with the same X-Idempotency-Key.
+     *     The operator then calls the service back as a real one would, and the answer waits up to 3 s for the
+     *     record to follow (the usual case); webhooks are sent as for any outcome.
+     */
+    post: operations['sandboxSettleRefund'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/statements': {
     parameters: {
       query?: never;
@@ -1709,6 +1809,30 @@ export interface components {
     RotateSecretRequest: {
       overlapSeconds?: number;
     };
+    SandboxCollectedRequest: Record<string, never>;
+    SandboxPayinSettleRequest:
+      | {
+          /** @constant */
+          outcome: 'completed';
+        }
+      | {
+          /**
+           * @description PAYER_DECLINED (default) and INSUFFICIENT_FUNDS: the customer was not debited. OPERATOR_TIMEOUT: the customer may have been debited, so the payin waits for the partner check (see `collected`).
+           * @enum {string}
+           */
+          failureCode?: 'PAYER_DECLINED' | 'INSUFFICIENT_FUNDS' | 'OPERATOR_TIMEOUT';
+          /** @constant */
+          outcome: 'failed';
+        };
+    SandboxSettleRequest:
+      | {
+          /** @constant */
+          outcome: 'completed';
+        }
+      | {
+          /** @constant */
+          outcome: 'failed';
+        };
     StandardPayoutRequest: {
       amount: number;
       /** @enum {string} */
@@ -9160,6 +9284,1275 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
             code?: 'SERVICE_UNAVAILABLE';
+            /** @constant */
+            status?: 503;
+          };
+        };
+      };
+    };
+  };
+  sandboxPayinCollected: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description Language of error titles and messages: en (default) or fr.
+         * @example fr
+         */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        /**
+         * @description A UUID naming this request: a retry with the same key and body never acts twice (24 h).
+         * @example 3f2b8c1e-9d4a-4e7b-8a61-0c5d2e9f7a14
+         */
+        'X-Idempotency-Key': components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /** @description The reference the merchant gave the transaction */
+        reference: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /** @example {} */
+        'application/json': components['schemas']['SandboxCollectedRequest'];
+      };
+    };
+    responses: {
+      /** @description Marked collected at the operator: the payin as it stands */
+      200: {
+        headers: {
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TransactionRecord'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: Invalid request; `SANDBOX_ONLY_IN_TEST_MODE`: Sandbox feature in live mode; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#VALIDATION_ERROR",
+           *       "title": "Invalid request",
+           *       "status": 400,
+           *       "detail": "One or more fields are invalid.",
+           *       "code": "VALIDATION_ERROR",
+           *       "instance": "/v1/direct/payin",
+           *       "errors": [
+           *         {
+           *           "path": "payin.amount",
+           *           "message": "Too small: expected number to be >0"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?:
+              | 'VALIDATION_ERROR'
+              | 'SANDBOX_ONLY_IN_TEST_MODE'
+              | 'MALFORMED_JSON'
+              | 'IDEMPOTENCY_KEY_MISSING'
+              | 'IDEMPOTENCY_KEY_INVALID';
+            /** @constant */
+            status?: 400;
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNAUTHORIZED",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Send Authorization: Basic base64(api_key:api_client) with valid credentials.",
+           *       "code": "UNAUTHORIZED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNAUTHORIZED';
+            /** @constant */
+            status?: 401;
+          };
+        };
+      };
+      /** @description `TEST_MODE_ONLY`: Test mode only */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#TEST_MODE_ONLY",
+           *       "title": "Test mode only",
+           *       "status": 403,
+           *       "detail": "The sandbox test helpers (/v1/sandbox/...) act on test transactions only: call with your test key (mk_test_…).",
+           *       "code": "TEST_MODE_ONLY",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'TEST_MODE_ONLY';
+            /** @constant */
+            status?: 403;
+          };
+        };
+      };
+      /** @description `PAYMENT_NOT_FOUND`: Payment not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYMENT_NOT_FOUND",
+           *       "title": "Payment not found",
+           *       "status": 404,
+           *       "detail": "No payment has this reference.",
+           *       "code": "PAYMENT_NOT_FOUND",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYMENT_NOT_FOUND';
+            /** @constant */
+            status?: 404;
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
+           *       "title": "Idempotency key reused",
+           *       "status": 409,
+           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
+           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS';
+            /** @constant */
+            status?: 409;
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYLOAD_TOO_LARGE",
+           *       "title": "Payload too large",
+           *       "status": 413,
+           *       "detail": "The request body is too large.",
+           *       "code": "PAYLOAD_TOO_LARGE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+            /** @constant */
+            status?: 413;
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNSUPPORTED_MEDIA_TYPE",
+           *       "title": "Unsupported media type",
+           *       "status": 415,
+           *       "detail": "Send the body as application/json.",
+           *       "code": "UNSUPPORTED_MEDIA_TYPE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+            /** @constant */
+            status?: 415;
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#INTERNAL_ERROR",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "Server error; retry later.",
+           *       "code": "INTERNAL_ERROR",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+            /** @constant */
+            status?: 500;
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable; `NOT_AT_OPERATOR_YET`: Not at the operator yet */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#SERVICE_UNAVAILABLE",
+           *       "title": "Service unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable; retry later.",
+           *       "code": "SERVICE_UNAVAILABLE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'SERVICE_UNAVAILABLE' | 'NOT_AT_OPERATOR_YET';
+            /** @constant */
+            status?: 503;
+          };
+        };
+      };
+    };
+  };
+  sandboxSettlePayin: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description Language of error titles and messages: en (default) or fr.
+         * @example fr
+         */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        /**
+         * @description A UUID naming this request: a retry with the same key and body never acts twice (24 h).
+         * @example 3f2b8c1e-9d4a-4e7b-8a61-0c5d2e9f7a14
+         */
+        'X-Idempotency-Key': components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /** @description The reference the merchant gave the transaction */
+        reference: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "outcome": "completed"
+         *     }
+         */
+        'application/json': components['schemas']['SandboxPayinSettleRequest'];
+      };
+    };
+    responses: {
+      /** @description Settled at the operator: the payin as it stands (final once the callback arrived) */
+      200: {
+        headers: {
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "pr_0a1b2c3d4e5f60718293a4b5",
+           *       "type": "payin",
+           *       "reference": "order-1001",
+           *       "status": "success",
+           *       "confirmationRequired": true,
+           *       "confirmationStatus": "none",
+           *       "paymentUrl": null,
+           *       "customer": {
+           *         "name": "Awa Koné",
+           *         "phoneNumber": "+2250500000001"
+           *       },
+           *       "mobileMoney": {
+           *         "provider": {
+           *           "name": "MTN_CI"
+           *         }
+           *       },
+           *       "isDirect": true,
+           *       "payFee": false,
+           *       "createdAt": "2026-11-22T10:15:00.120Z",
+           *       "livemode": false,
+           *       "amount": 5000,
+           *       "fee": 75,
+           *       "chargedAmount": 5075,
+           *       "currency": "XOF",
+           *       "failure": null,
+           *       "ussdCode": "*133#",
+           *       "metadata": {
+           *         "orderId": "1001",
+           *         "channel": "web"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['TransactionRecord'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: Invalid request; `SANDBOX_ONLY_IN_TEST_MODE`: Sandbox feature in live mode; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#VALIDATION_ERROR",
+           *       "title": "Invalid request",
+           *       "status": 400,
+           *       "detail": "One or more fields are invalid.",
+           *       "code": "VALIDATION_ERROR",
+           *       "instance": "/v1/direct/payin",
+           *       "errors": [
+           *         {
+           *           "path": "payin.amount",
+           *           "message": "Too small: expected number to be >0"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?:
+              | 'VALIDATION_ERROR'
+              | 'SANDBOX_ONLY_IN_TEST_MODE'
+              | 'MALFORMED_JSON'
+              | 'IDEMPOTENCY_KEY_MISSING'
+              | 'IDEMPOTENCY_KEY_INVALID';
+            /** @constant */
+            status?: 400;
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNAUTHORIZED",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Send Authorization: Basic base64(api_key:api_client) with valid credentials.",
+           *       "code": "UNAUTHORIZED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNAUTHORIZED';
+            /** @constant */
+            status?: 401;
+          };
+        };
+      };
+      /** @description `TEST_MODE_ONLY`: Test mode only */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#TEST_MODE_ONLY",
+           *       "title": "Test mode only",
+           *       "status": 403,
+           *       "detail": "The sandbox test helpers (/v1/sandbox/...) act on test transactions only: call with your test key (mk_test_…).",
+           *       "code": "TEST_MODE_ONLY",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'TEST_MODE_ONLY';
+            /** @constant */
+            status?: 403;
+          };
+        };
+      };
+      /** @description `PAYMENT_NOT_FOUND`: Payment not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYMENT_NOT_FOUND",
+           *       "title": "Payment not found",
+           *       "status": 404,
+           *       "detail": "No payment has this reference.",
+           *       "code": "PAYMENT_NOT_FOUND",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYMENT_NOT_FOUND';
+            /** @constant */
+            status?: 404;
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress; `ALREADY_FINAL`: Already final */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
+           *       "title": "Idempotency key reused",
+           *       "status": 409,
+           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
+           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS' | 'ALREADY_FINAL';
+            /** @constant */
+            status?: 409;
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYLOAD_TOO_LARGE",
+           *       "title": "Payload too large",
+           *       "status": 413,
+           *       "detail": "The request body is too large.",
+           *       "code": "PAYLOAD_TOO_LARGE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+            /** @constant */
+            status?: 413;
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNSUPPORTED_MEDIA_TYPE",
+           *       "title": "Unsupported media type",
+           *       "status": 415,
+           *       "detail": "Send the body as application/json.",
+           *       "code": "UNSUPPORTED_MEDIA_TYPE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+            /** @constant */
+            status?: 415;
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#INTERNAL_ERROR",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "Server error; retry later.",
+           *       "code": "INTERNAL_ERROR",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+            /** @constant */
+            status?: 500;
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable; `NOT_AT_OPERATOR_YET`: Not at the operator yet */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#SERVICE_UNAVAILABLE",
+           *       "title": "Service unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable; retry later.",
+           *       "code": "SERVICE_UNAVAILABLE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'SERVICE_UNAVAILABLE' | 'NOT_AT_OPERATOR_YET';
+            /** @constant */
+            status?: 503;
+          };
+        };
+      };
+    };
+  };
+  sandboxSettlePayout: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description Language of error titles and messages: en (default) or fr.
+         * @example fr
+         */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        /**
+         * @description A UUID naming this request: a retry with the same key and body never acts twice (24 h).
+         * @example 3f2b8c1e-9d4a-4e7b-8a61-0c5d2e9f7a14
+         */
+        'X-Idempotency-Key': components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /** @description The reference the merchant gave the transaction */
+        reference: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "outcome": "failed"
+         *     }
+         */
+        'application/json': components['schemas']['SandboxSettleRequest'];
+      };
+    };
+    responses: {
+      /** @description Settled at the operator: the payout in the shape it was created with */
+      200: {
+        headers: {
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "pr_1b2c3d4e5f60718293a4b5c6",
+           *       "type": "payout",
+           *       "reference": "payout-2001",
+           *       "status": "failed",
+           *       "confirmationRequired": false,
+           *       "confirmationStatus": "none",
+           *       "paymentUrl": null,
+           *       "customer": {
+           *         "name": "Yao Kouassi",
+           *         "phoneNumber": "+2250700000002"
+           *       },
+           *       "mobileMoney": {
+           *         "provider": {
+           *           "name": "ORANGE_CI"
+           *         }
+           *       },
+           *       "isDirect": true,
+           *       "payFee": true,
+           *       "createdAt": "2026-11-22T10:15:00.120Z",
+           *       "livemode": false,
+           *       "amount": 10000,
+           *       "fee": 100,
+           *       "chargedAmount": 10100,
+           *       "currency": "XOF",
+           *       "failure": null,
+           *       "metadata": {
+           *         "batch": "salaries-2026-11"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['StandardPayoutResult'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: Invalid request; `SANDBOX_ONLY_IN_TEST_MODE`: Sandbox feature in live mode; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#VALIDATION_ERROR",
+           *       "title": "Invalid request",
+           *       "status": 400,
+           *       "detail": "One or more fields are invalid.",
+           *       "code": "VALIDATION_ERROR",
+           *       "instance": "/v1/direct/payin",
+           *       "errors": [
+           *         {
+           *           "path": "payin.amount",
+           *           "message": "Too small: expected number to be >0"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?:
+              | 'VALIDATION_ERROR'
+              | 'SANDBOX_ONLY_IN_TEST_MODE'
+              | 'MALFORMED_JSON'
+              | 'IDEMPOTENCY_KEY_MISSING'
+              | 'IDEMPOTENCY_KEY_INVALID';
+            /** @constant */
+            status?: 400;
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNAUTHORIZED",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Send Authorization: Basic base64(api_key:api_client) with valid credentials.",
+           *       "code": "UNAUTHORIZED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNAUTHORIZED';
+            /** @constant */
+            status?: 401;
+          };
+        };
+      };
+      /** @description `TEST_MODE_ONLY`: Test mode only */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#TEST_MODE_ONLY",
+           *       "title": "Test mode only",
+           *       "status": 403,
+           *       "detail": "The sandbox test helpers (/v1/sandbox/...) act on test transactions only: call with your test key (mk_test_…).",
+           *       "code": "TEST_MODE_ONLY",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'TEST_MODE_ONLY';
+            /** @constant */
+            status?: 403;
+          };
+        };
+      };
+      /** @description `PAYOUT_NOT_FOUND`: Payout not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYOUT_NOT_FOUND",
+           *       "title": "Payout not found",
+           *       "status": 404,
+           *       "detail": "No payout has this reference.",
+           *       "code": "PAYOUT_NOT_FOUND",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYOUT_NOT_FOUND';
+            /** @constant */
+            status?: 404;
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress; `ALREADY_FINAL`: Already final */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
+           *       "title": "Idempotency key reused",
+           *       "status": 409,
+           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
+           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS' | 'ALREADY_FINAL';
+            /** @constant */
+            status?: 409;
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYLOAD_TOO_LARGE",
+           *       "title": "Payload too large",
+           *       "status": 413,
+           *       "detail": "The request body is too large.",
+           *       "code": "PAYLOAD_TOO_LARGE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+            /** @constant */
+            status?: 413;
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNSUPPORTED_MEDIA_TYPE",
+           *       "title": "Unsupported media type",
+           *       "status": 415,
+           *       "detail": "Send the body as application/json.",
+           *       "code": "UNSUPPORTED_MEDIA_TYPE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+            /** @constant */
+            status?: 415;
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#INTERNAL_ERROR",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "Server error; retry later.",
+           *       "code": "INTERNAL_ERROR",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+            /** @constant */
+            status?: 500;
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable; `NOT_AT_OPERATOR_YET`: Not at the operator yet */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#SERVICE_UNAVAILABLE",
+           *       "title": "Service unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable; retry later.",
+           *       "code": "SERVICE_UNAVAILABLE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'SERVICE_UNAVAILABLE' | 'NOT_AT_OPERATOR_YET';
+            /** @constant */
+            status?: 503;
+          };
+        };
+      };
+    };
+  };
+  sandboxSettleRefund: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description Language of error titles and messages: en (default) or fr.
+         * @example fr
+         */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        /**
+         * @description A UUID naming this request: a retry with the same key and body never acts twice (24 h).
+         * @example 3f2b8c1e-9d4a-4e7b-8a61-0c5d2e9f7a14
+         */
+        'X-Idempotency-Key': components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /** @description The refund reference (rf_…) */
+        reference: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "outcome": "completed"
+         *     }
+         */
+        'application/json': components['schemas']['SandboxSettleRequest'];
+      };
+    };
+    responses: {
+      /** @description Settled at the operator: the refund as it stands */
+      200: {
+        headers: {
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "refund",
+           *       "reference": "rf_2c3d4e5f60718293a4b5c6d7",
+           *       "originalReference": "order-1001",
+           *       "externalReference": "refund-1001-1",
+           *       "amount": 2000,
+           *       "fee": 0,
+           *       "currency": "XOF",
+           *       "status": "completed",
+           *       "reason": "Item out of stock",
+           *       "refundType": "partial",
+           *       "customerMsisdn": "+2250500000001",
+           *       "customerName": "Awa Koné",
+           *       "createdAt": "2026-11-22T10:15:00.120Z",
+           *       "livemode": false,
+           *       "transaction": {
+           *         "reference": "tr_3d4e5f60718293a4b5c6d7e8",
+           *         "status": "pending",
+           *         "processedAt": null
+           *       },
+           *       "failure": null,
+           *       "metadata": {
+           *         "ticket": "SUP-4410"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['RefundRecord'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: Invalid request; `SANDBOX_ONLY_IN_TEST_MODE`: Sandbox feature in live mode; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#VALIDATION_ERROR",
+           *       "title": "Invalid request",
+           *       "status": 400,
+           *       "detail": "One or more fields are invalid.",
+           *       "code": "VALIDATION_ERROR",
+           *       "instance": "/v1/direct/payin",
+           *       "errors": [
+           *         {
+           *           "path": "payin.amount",
+           *           "message": "Too small: expected number to be >0"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?:
+              | 'VALIDATION_ERROR'
+              | 'SANDBOX_ONLY_IN_TEST_MODE'
+              | 'MALFORMED_JSON'
+              | 'IDEMPOTENCY_KEY_MISSING'
+              | 'IDEMPOTENCY_KEY_INVALID';
+            /** @constant */
+            status?: 400;
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNAUTHORIZED",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Send Authorization: Basic base64(api_key:api_client) with valid credentials.",
+           *       "code": "UNAUTHORIZED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNAUTHORIZED';
+            /** @constant */
+            status?: 401;
+          };
+        };
+      };
+      /** @description `TEST_MODE_ONLY`: Test mode only */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#TEST_MODE_ONLY",
+           *       "title": "Test mode only",
+           *       "status": 403,
+           *       "detail": "The sandbox test helpers (/v1/sandbox/...) act on test transactions only: call with your test key (mk_test_…).",
+           *       "code": "TEST_MODE_ONLY",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'TEST_MODE_ONLY';
+            /** @constant */
+            status?: 403;
+          };
+        };
+      };
+      /** @description `REFUND_NOT_FOUND`: Refund not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#REFUND_NOT_FOUND",
+           *       "title": "Refund not found",
+           *       "status": 404,
+           *       "detail": "No refund has this reference.",
+           *       "code": "REFUND_NOT_FOUND",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'REFUND_NOT_FOUND';
+            /** @constant */
+            status?: 404;
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress; `ALREADY_FINAL`: Already final */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
+           *       "title": "Idempotency key reused",
+           *       "status": 409,
+           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
+           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS' | 'ALREADY_FINAL';
+            /** @constant */
+            status?: 409;
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYLOAD_TOO_LARGE",
+           *       "title": "Payload too large",
+           *       "status": 413,
+           *       "detail": "The request body is too large.",
+           *       "code": "PAYLOAD_TOO_LARGE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+            /** @constant */
+            status?: 413;
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNSUPPORTED_MEDIA_TYPE",
+           *       "title": "Unsupported media type",
+           *       "status": 415,
+           *       "detail": "Send the body as application/json.",
+           *       "code": "UNSUPPORTED_MEDIA_TYPE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+            /** @constant */
+            status?: 415;
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#INTERNAL_ERROR",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "Server error; retry later.",
+           *       "code": "INTERNAL_ERROR",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+            /** @constant */
+            status?: 500;
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable; `NOT_AT_OPERATOR_YET`: Not at the operator yet */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#SERVICE_UNAVAILABLE",
+           *       "title": "Service unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable; retry later.",
+           *       "code": "SERVICE_UNAVAILABLE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'SERVICE_UNAVAILABLE' | 'NOT_AT_OPERATOR_YET';
             /** @constant */
             status?: 503;
           };

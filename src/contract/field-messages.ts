@@ -150,6 +150,11 @@ export const fieldMessages = {
       en: `${provider} accepts ${min} to ${max} ${currency}.`,
       fr: `${provider} accepte de ${min} à ${max} ${currency}.`,
     }),
+    /** Not even the shape of a phone number (letters, too few or too many digits). */
+    typedNumber: {
+      en: 'Type your mobile number, e.g. 07 00 00 00 01 or +225 07 00 00 00 01.',
+      fr: 'Saisissez votre numéro mobile, par ex. 07 00 00 00 01 ou +225 07 00 00 00 01.',
+    } satisfies Text,
   },
 };
 

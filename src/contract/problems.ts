@@ -287,6 +287,42 @@ export const problemCatalogue = {
       fr: 'Appelez avec votre clé de test (mk_test_…), ou retirez sandboxScenario de la requête.',
     },
   },
+  TEST_MODE_ONLY: {
+    status: 403,
+    title: { en: 'Test mode only', fr: 'Mode test uniquement' },
+    detail: {
+      en: 'The sandbox test helpers (/v1/sandbox/...) act on test transactions only: call with your test key (mk_test_…).',
+      fr: "Les outils de test du bac à sable (/v1/sandbox/...) n'agissent que sur les transactions de test : appelez avec votre clé de test (mk_test_…).",
+    },
+    help: {
+      en: 'Drive outcomes with your test keys only; in live mode the operator and the customer decide, and GET /v1/payin/{reference} or the webhooks tell you the outcome.',
+      fr: "Pilotez les résultats avec vos clés de test uniquement ; en mode live, l'opérateur et le client décident, et GET /v1/payin/{reference} ou les webhooks vous donnent le résultat.",
+    },
+  },
+  NOT_AT_OPERATOR_YET: {
+    status: 503,
+    title: { en: 'Not at the operator yet', fr: "Pas encore chez l'opérateur" },
+    detail: {
+      en: 'The operator has not received this transaction yet (it is sent moments after its creation). Retry after Retry-After with the same X-Idempotency-Key.',
+      fr: "L'opérateur n'a pas encore reçu cette transaction (elle lui est envoyée peu après sa création). Réessayez après Retry-After avec la même X-Idempotency-Key.",
+    },
+    help: {
+      en: 'Wait the seconds Retry-After gives and send the same request with the same X-Idempotency-Key; for a session, the customer must first confirm it on the checkout page.',
+      fr: "Attendez les secondes indiquées par Retry-After et renvoyez la même requête avec la même X-Idempotency-Key ; pour une session, le client doit d'abord la confirmer sur la page de paiement.",
+    },
+  },
+  ALREADY_FINAL: {
+    status: 409,
+    title: { en: 'Already final', fr: 'Déjà terminée' },
+    detail: {
+      en: 'This transaction already has its final outcome at the operator; nothing was changed.',
+      fr: "Cette transaction a déjà son résultat définitif chez l'opérateur ; rien n'a été modifié.",
+    },
+    help: {
+      en: 'Read the transaction (GET by its reference) for its final status; create a new test transaction to try another outcome.',
+      fr: 'Lisez la transaction (GET par sa référence) pour connaître son statut final ; créez une nouvelle transaction de test pour essayer un autre résultat.',
+    },
+  },
   IDEMPOTENCY_KEY_MISSING: {
     status: 400,
     title: { en: 'Idempotency key missing', fr: "Clé d'idempotence manquante" },

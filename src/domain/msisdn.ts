@@ -25,6 +25,20 @@ export function normalizeMsisdn(msisdn: string, country: Country): string | null
   return parsed.number;
 }
 
+/** Separators customers type between digit groups: spaces (also non-breaking), dots, dashes, brackets. */
+const typedSeparators = /[\s.()-]/g;
+
+/**
+ * What a customer types in the country of the payment, held to E.164, or null: the national format
+ * (`07 00 00 00 01` in CI, `6 71 23 45 67` in CM), with or without the country code (`+225`,
+ * `00225`, `225`), separators and all. A number of another country is null, as in normalizeMsisdn.
+ */
+export function normalizeTypedMsisdn(typed: string, country: Country): string | null {
+  const parsed = parsePhoneNumberFromString(typed.replace(typedSeparators, ''), country);
+  if (!parsed || parsed.country !== country || !parsed.isValid()) return null;
+  return parsed.number;
+}
+
 /** 2250700000001 -> +225******0001: enough for support, not enough to call. */
 export function maskMsisdn(msisdn: string): string {
   return msisdn.length <= 8 ? '****' : `${msisdn.slice(0, 4)}******${msisdn.slice(-4)}`;

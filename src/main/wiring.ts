@@ -53,6 +53,7 @@ import { payoutBatchWorkflowId, webhookReplayWorkflowId } from '../temporal/work
 import { WebhookOperations } from '../services/webhook-operations';
 import { webhookReplayWorkflow } from '../../workflows/webhook-replay';
 import { StatementService } from '../services/statement-service';
+import { SandboxHelpers } from '../services/sandbox-helpers';
 
 const recipientConnectors = (ops: Operators) => ({
   sandbox: ops.sandbox,
@@ -170,6 +171,8 @@ export async function buildApi(opts: {
       signal: signalOperatorCallback,
     },
     providerHealth,
+    // Test helpers: the sandbox simulator test mode always calls (OPERATOR_BASE_URL).
+    sandbox: new SandboxHelpers({ transactions, refunds, controls: operators.sandbox.controls }),
     providerConnectorOf: (operator, country, operation) =>
       operators.live.connectorFor(operator, country, operation)?.name ?? null,
     idempotency,

@@ -235,6 +235,52 @@ describe('payin sessions and the checkout routes', () => {
     expect(read.body).not.toHaveProperty('mobileMoney');
   });
 
+  it('accepts the number as customers type it in the session country, and stores it in E.164', async () => {
+    // An Abidjan customer types the national format (docs/decisions.md: spaces are accepted).
+    const ci = await create('sess-typed-ci');
+    const typed = await post(`${pathOf(ci.paymentUrl)}/confirm`, {
+      provider: 'MTN',
+      msisdn: '05 00 00 00 02',
+    });
+    expect(typed.status).toBe(200);
+    const read = await eventually(
+      () => api.get('/v1/payin/sess-typed-ci'),
+      (r) => r.body.status === 'success',
+    );
+    expect(read.body.customer.phoneNumber).toBe('+2250500000002');
+
+    // In Cameroon, with the 00 international prefix and dots.
+    const cm = await create('sess-typed-cm', { country: 'CM', msisdn: '+237670000001', amount: 2000 });
+    const dotted = await post(`${pathOf(cm.paymentUrl)}/confirm`, {
+      provider: 'MTN',
+      msisdn: '00237 6.70.00.00.02',
+    });
+    expect(dotted.status).toBe(200);
+    const readCm = await eventually(
+      () => api.get('/v1/payin/sess-typed-cm'),
+      (r) => r.body.status === 'success',
+    );
+    expect(readCm.body.customer.phoneNumber).toBe('+237670000002');
+
+    // A CI national number in a CM session is not a number of that country: a localized 400.
+    const other = await create('sess-typed-other', { country: 'CM', msisdn: '+237670000001', amount: 2000 });
+    const wrong = await post(
+      `${pathOf(other.paymentUrl)}/confirm`,
+      { provider: 'MTN', msisdn: '05 00 00 00 02' },
+      { 'accept-language': 'fr' },
+    );
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.errors).toEqual([{ path: 'msisdn', message: expect.stringContaining('en CM') }]);
+    const letters = await post(
+      `${pathOf(other.paymentUrl)}/confirm`,
+      { provider: 'MTN', msisdn: 'mon numéro' },
+      { 'accept-language': 'fr' },
+    );
+    expect(letters.body.errors).toEqual([
+      { path: 'msisdn', message: expect.stringContaining('Saisissez votre numéro mobile') },
+    ]);
+  });
+
   it('decline ends the session declined and sends the customer to the failure URL', async () => {
     const s = await create('sess-decline');
     const page = pathOf(s.paymentUrl);

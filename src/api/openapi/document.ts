@@ -15,6 +15,7 @@ import './operations/provider-callbacks';
 import './operations/transactions';
 import './operations/statements';
 import './operations/payout-batches';
+import './operations/sandbox';
 import { statementRecord } from '../../contract/schemas/statements';
 
 // Assembles the OpenAPI 3.1 document from the declared operations and their zod schemas. JSON
@@ -303,6 +304,7 @@ export function buildOpenApiDocument(): Json {
       'Events',
       'Realtime',
       'Checkout',
+      'Sandbox',
       'Operators',
       'Operations',
     ].map((name) => ({ name })),

@@ -1,24 +1,18 @@
 import { z } from 'zod';
 import { fieldMessages } from '../field-messages';
 import { matches } from '../zod-messages';
-import { msisdn, provider } from './common';
+import { provider } from './common';
+
+/** An optional +, then 7 to 17 digits (00225 and 10 digits is 15), separators anywhere between. */
+const typedNumber = /^[\s.()-]*\+?(?:[\s.()-]*\d){7,17}[\s.()-]*$/;
 
 /** POST /checkout/:id/confirm: the customer's choice on the hosted checkout page. */
 export const checkoutConfirmRequest = z.strictObject({
   provider,
-  // Customers type numbers with spaces, dots or dashes: accepted, then held to E.164. The pattern
-  // is that rule before the separators go, so the document states it (validity in the session's
-  // country is checked by the service).
-  msisdn: z
-    .string()
-    .check(
-      matches(
-        /^[\s.-]*\+[\s.-]*[1-9](?:[\s.-]*\d){6,14}[\s.-]*$/,
-        fieldMessages.internationalNumber('+2250700000001'),
-      ),
-    )
-    .transform((s) => s.replace(/[\s.-]/g, ''))
-    .pipe(msisdn),
+  // What customers type in the session's country: national format or international, with spaces,
+  // dots, dashes or brackets between the digits. The shape is checked here; the service holds the
+  // number to E.164 in the session's country (normalizeTypedMsisdn) before anything stores it.
+  msisdn: z.string().max(40).check(matches(typedNumber, fieldMessages.customer.typedNumber)),
   otp: z
     .string()
     .trim()

@@ -2,6 +2,7 @@ import { countries, operatorsByCountry, type Country } from '../../domain/operat
 import { HttpOperatorGateway, type HttpOperatorGatewayOptions } from '../http-gateway';
 import type { Connector, RecipientInfo, VerifiedCallback } from './connector';
 import { sandboxRecipient } from './simulator-recipient';
+import { simulatorControls, type SandboxControls } from './simulator-controls';
 
 /**
  * The sandbox simulator (src/simulator) as a connector: test mode always uses it, and in development
@@ -14,8 +15,12 @@ export class SimulatorConnector extends HttpOperatorGateway implements Connector
     operatorsByCountry[country].map((operator) => ({ operator, country })),
   );
 
+  /** The simulator's test controls, behind the API's test helpers (POST /v1/sandbox/...). */
+  readonly controls: SandboxControls;
+
   constructor(private readonly simulatorOpts: HttpOperatorGatewayOptions) {
     super(simulatorOpts);
+    this.controls = simulatorControls(simulatorOpts);
   }
 
   /** The sandbox's magic-number recipient check (test mode's GET /v1/providers/recipient). */

@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { OperatorRejectedError, OperatorUnavailableError, type OperatorKind } from '../gateway';
+
+// The sandbox simulator's test controls (src/simulator/sandbox-routes.ts, docs/sandbox.md), for the
+// API's test helpers (POST /v1/sandbox/...). Only ids travel; errors name the route, never a body.
+
+/** What the helpers need of the simulator's record of one transaction. */
+const record = z.object({ outcome: z.enum(['pending', 'completed', 'failed']) });
+
+export type SettleResult = 'settled' | 'already-final' | 'unknown';
+
+export interface SandboxControls {
+  /** The simulator's outcome of this id, or null while it has not received the request. */
+  outcome(kind: OperatorKind, id: string): Promise<'pending' | 'completed' | 'failed' | null>;
+  /** Settles a pending transaction now (the operator then calls back). */
+  settle(
+    kind: OperatorKind,
+    id: string,
+    outcome: 'completed' | 'failed',
+    failure?: { code: string; message: string },
+  ): Promise<SettleResult>;
+  /** The partner finds the funds of a collection that failed ambiguously; false: unknown id. */
+  markCollected(id: string): Promise<boolean>;
+}
+
+export function simulatorControls(opts: { baseUrl: string; timeoutMs: number }): SandboxControls {
+  const base = opts.baseUrl.replace(/\/+$/, '');
+  const call = async (
+    method: 'GET' | 'POST',
+    where: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; text: string }> => {
+    try {
+      const res = await fetch(`${base}${path}`, {
+        method,
+        headers: {
+          accept: 'application/json',
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        signal: AbortSignal.timeout(opts.timeoutMs),
+      });
+      const text = await res.text();
+      if (res.status >= 500 || res.status === 429)
+        throw new OperatorUnavailableError(`${where}: HTTP ${res.status}`);
+      return { status: res.status, text };
+    } catch (err) {
+      if (err instanceof OperatorUnavailableError) throw err;
+      const reason =
+        (err as Error).name === 'TimeoutError' ? `no answer in ${opts.timeoutMs} ms` : 'network error';
+      throw new OperatorUnavailableError(`${where}: ${reason}`);
+    }
+  };
+  const id$ = encodeURIComponent;
+
+  return {
+    async outcome(kind, id) {
+      const where = 'GET /_sandbox/transactions/{kind}/{id}';
+      const res = await call('GET', where, `/_sandbox/transactions/${kind}/${id$(id)}`);
+      if (res.status === 404) return null;
+      if (res.status !== 200) throw new OperatorRejectedError(`${where}: HTTP ${res.status}`);
+      let parsed;
+      try {
+        parsed = record.safeParse(JSON.parse(res.text));
+      } catch {
+        throw new OperatorUnavailableError(`${where}: the answer is not JSON`);
+      }
+      if (!parsed.success) throw new OperatorUnavailableError(`${where}: unexpected answer`);
+      return parsed.data.outcome;
+    },
+
+    async settle(kind, id, outcome, failure) {
+      const where = 'POST /_sandbox/{kind}/{id}/settle';
+      const res = await call('POST', where, `/_sandbox/${kind}/${id$(id)}/settle`, {
+        outcome,
+        ...(failure ? { failure } : {}),
+      });
+      if (res.status === 404) return 'unknown';
+      if (res.status === 409) return 'already-final';
+      if (res.status !== 200) throw new OperatorRejectedError(`${where}: HTTP ${res.status}`);
+      return 'settled';
+    },
+
+    async markCollected(id) {
+      const where = 'POST /_sandbox/collections/{id}/collected';
+      const res = await call('POST', where, `/_sandbox/collections/${id$(id)}/collected`, {});
+      if (res.status === 404) return false;
+      if (res.status !== 200) throw new OperatorRejectedError(`${where}: HTTP ${res.status}`);
+      return true;
+    },
+  };
+}
