@@ -9346,7 +9346,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -9436,7 +9436,7 @@ export interface operations {
           };
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress */
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -9444,17 +9444,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
-           *       "title": "Idempotency key reused",
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
            *       "status": 409,
-           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
-           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
            *       "instance": "/v1/direct/payin"
            *     }
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS';
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED';
             /** @constant */
             status?: 409;
           };
@@ -9675,7 +9675,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -9765,7 +9765,7 @@ export interface operations {
           };
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress; `ALREADY_FINAL`: Already final */
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `ALREADY_FINAL`: Already final */
       409: {
         headers: {
           [name: string]: unknown;
@@ -9773,17 +9773,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
-           *       "title": "Idempotency key reused",
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
            *       "status": 409,
-           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
-           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
            *       "instance": "/v1/direct/payin"
            *     }
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS' | 'ALREADY_FINAL';
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED' | 'ALREADY_FINAL';
             /** @constant */
             status?: 409;
           };
@@ -10002,7 +10002,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -10092,7 +10092,7 @@ export interface operations {
           };
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress; `ALREADY_FINAL`: Already final */
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `ALREADY_FINAL`: Already final */
       409: {
         headers: {
           [name: string]: unknown;
@@ -10100,17 +10100,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
-           *       "title": "Idempotency key reused",
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
            *       "status": 409,
-           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
-           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
            *       "instance": "/v1/direct/payin"
            *     }
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS' | 'ALREADY_FINAL';
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED' | 'ALREADY_FINAL';
             /** @constant */
             status?: 409;
           };
@@ -10324,7 +10324,7 @@ export interface operations {
            *       "errors": [
            *         {
            *           "path": "payin.amount",
-           *           "message": "Too small: expected number to be >0"
+           *           "message": "Must be greater than 0."
            *         }
            *       ]
            *     }
@@ -10414,7 +10414,7 @@ export interface operations {
           };
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `REQUEST_IN_PROGRESS`: Request in progress; `ALREADY_FINAL`: Already final */
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused; `ALREADY_FINAL`: Already final */
       409: {
         headers: {
           [name: string]: unknown;
@@ -10422,17 +10422,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "type": "/docs/errors#IDEMPOTENCY_KEY_REUSED",
-           *       "title": "Idempotency key reused",
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
            *       "status": 409,
-           *       "detail": "This X-Idempotency-Key was already used for a different request; use a new key.",
-           *       "code": "IDEMPOTENCY_KEY_REUSED",
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
            *       "instance": "/v1/direct/payin"
            *     }
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'REQUEST_IN_PROGRESS' | 'ALREADY_FINAL';
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED' | 'ALREADY_FINAL';
             /** @constant */
             status?: 409;
           };
