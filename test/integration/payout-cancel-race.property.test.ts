@@ -8,6 +8,7 @@ import { Ledger } from '../../src/ledger';
 import { buildActivityDeps } from '../../src/main/wiring';
 import type { ProviderStateAnswer } from '../../src/operators/health';
 import { payoutSourceRefs } from '../../src/ledger/postings';
+import { payoutWorkflowId } from '../../src/temporal/workflow-ids';
 
 // Issue 28 §8: a held payout's cancellation against its send, interleaved by fast-check's scheduler
 // over the real worker, Temporal test server, simulator and FerretDB. The send is the provider's
@@ -108,13 +109,28 @@ describe('payout cancel against the send (fast-check scheduler)', () => {
 
           let gap = 0;
           const pause = () => new Promise((r) => setTimeout(r, gaps[gap++ % gaps.length]));
-          const send = s.schedule(Promise.resolve('send'), 'provider operational').then(() => {
+          // A cancel the scheduler lets go before the send is in the workflow's history (its Update
+          // accepted) before the send: on a loaded machine an HTTP request could otherwise lose every
+          // race to the in-process answer, and the "cancelled" side would never be exercised. A
+          // cancel let go after the send still races it.
+          let cancelsLetGo = 0;
+          const workflow = stack.env.client.workflow.getHandle(
+            payoutWorkflowId(merchant.merchantId, reference),
+          );
+          const acceptedCancels = async () =>
+            ((await workflow.fetchHistory()).events ?? []).filter(
+              (e) => e.workflowExecutionUpdateAcceptedEventAttributes,
+            ).length;
+          const send = s.schedule(Promise.resolve('send'), 'provider operational').then(async () => {
+            const before = cancelsLetGo;
+            if (before > 0) await eventually(acceptedCancels, (n) => n >= before);
             read.answer({ state: 'operational', since: null, retryAfterSeconds: null });
           });
           const answers = Array.from({ length: cancels }, (_, i) =>
-            s
-              .schedule(Promise.resolve(i), `cancel ${i}`)
-              .then(() => api.post(`/v1/direct/payout/${reference}/cancel`, {})),
+            s.schedule(Promise.resolve(i), `cancel ${i}`).then(() => {
+              cancelsLetGo++;
+              return api.post(`/v1/direct/payout/${reference}/cancel`, {});
+            }),
           );
           await s.waitFor(Promise.all<unknown>([send, ...answers]), async (release) => {
             await pause();
