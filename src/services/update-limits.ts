@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 // Temporal bounds the Updates a workflow may have in flight (10 by default on the server): beyond,
 // it answers gRPC RESOURCE_EXHAUSTED, which the client retries with backoff for about 40 seconds
 // before giving up with a ServiceError. That is a "too busy, retry" and never a fault of ours: the
-// API answers it 503 with Retry-After (docs/decisions.md, "Every transaction runs once").
+// API answers it 503 with Retry-After (docs/decisions/refunds/decision-wait-is-bounded.md).
 
 const GRPC_RESOURCE_EXHAUSTED = 8;
 
