@@ -127,6 +127,15 @@ describe('documentation links', () => {
     expect(brokenLinks(file)).toEqual([]);
   });
 
+  it('docs/decisions/README.md lists every decision record, each in a topic folder', () => {
+    const index = readFileSync(join(root, 'docs/decisions/README.md'), 'utf8');
+    const listed = new Set(linksOf(index).map(({ target }) => target));
+    const records = (readdirSync(join(root, 'docs/decisions'), { recursive: true }) as string[])
+      .filter((f) => f.endsWith('.md') && f !== 'README.md')
+      .map((f) => f.split('\\').join('/'));
+    expect(records.filter((f) => !listed.has(f) || !f.includes('/'))).toEqual([]);
+  });
+
   it('docs paths named in code exist', () => {
     const missing = docPathsInCode()
       .filter(({ path }) => !fixtures.has(path) && !existsSync(join(root, path)))
