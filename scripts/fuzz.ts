@@ -32,7 +32,8 @@ const REQUEST_TIMEOUT_S = 15;
 const accepted = ['2xx', '3xx', 401, 403, 404, 409, 429, '5xx'];
 /**
  * ...and what a few operations may also answer to one, each for a deliberate, documented reason
- * that JSON Schema cannot express. Everything else keeps every check (docs/decisions.md).
+ * that JSON Schema cannot express. Everything else keeps every check
+ * (docs/decisions/testing/api-fuzzing.md).
  */
 const crossField =
   'rules across fields, each a documented 400 code: the number valid in the chosen country and not of another network than the provider, the country currency, the Orange OTP, the provider offered in the country, the amount within its band (GET /v1/providers)';

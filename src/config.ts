@@ -139,7 +139,8 @@ export const configSchema = z
     /**
      * Lets webhooks reach loopback (`loopback`) or loopback and private networks (`true`): development
      * and tests only (SSRF guard). Unset: `loopback` under NODE_ENV=development, so a receiver on the
-     * developer's laptop works with `npm start`; `false` otherwise (docs/decisions/webhooks-on-loopback-in-development.md).
+     * developer's laptop works with `npm start`; `false` otherwise
+     * (docs/decisions/webhooks/loopback-in-development.md).
      */
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: z
       .enum(['true', 'false', '1', '0', 'loopback'])

@@ -15,7 +15,7 @@ import { activityFailureType } from './activity-failures';
 // again (same id: the operator deduplicates). At the deadline it asks the operator to cancel; an
 // operator that neither cancels nor settles is asked again, further and further apart, the
 // transaction is flagged for ops, and the history stays bounded by continue-as-new.
-// docs/decisions.md "Ambiguity never moves money".
+// docs/decisions/operators/ambiguity-never-moves-money.md.
 
 /** Where the step stands; carried across continue-as-new. */
 export interface AskState {

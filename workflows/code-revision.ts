@@ -1,7 +1,8 @@
 import { patched } from '@temporalio/workflow';
 
 // How a workflow tells which changes it runs: Temporal's `patched()` / `deprecatePatch()`, and
-// nothing else for every change from now on (docs/decisions.md, "Versioning: patched() only").
+// nothing else for every change from now on
+// (docs/decisions/versioning/patched-for-running-workflows.md).
 //
 // Revisions 2-3 started workflows with a `codeRevision` input field and let it stand for the markers
 // of the changes listed below, to save two history events per change. Those histories carry no

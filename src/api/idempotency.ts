@@ -182,7 +182,8 @@ export function idempotency(opts: IdempotencyOptions): RequestHandler {
 }
 
 // The refund interface names this case itself: 409 "Duplicate refund; use a different idempotency
-// key" (docs/decisions/refund-conflict-codes.md); every other POST answers IDEMPOTENCY_KEY_REUSED.
+// key" (docs/decisions/refunds/conflicts-answer-duplicate-refund.md); every other POST answers
+// IDEMPOTENCY_KEY_REUSED.
 const refundPath = /^\/v1\/payin\/[^/]+\/refund\/?$/;
 function keyReused(req: Request): ApiProblem {
   return refundPath.test(req.originalUrl.split('?')[0]!)

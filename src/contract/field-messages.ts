@@ -172,7 +172,8 @@ export function invalidField(path: string, message: Text): ApiProblem {
  * 409 DUPLICATE_REFUND, the refund endpoint's only conflict in the interface ("Refund already
  * attempted; use a different idempotency key"), in its two cases: the key already carried another
  * refund request, or another key asks for a refund whose externalReference this payin already has
- * (docs/decisions/refund-conflict-codes.md). `errors` names which, for programs and people.
+ * (docs/decisions/refunds/conflicts-answer-duplicate-refund.md). `errors` names which, for programs
+ * and people.
  */
 export const refundConflict = {
   keyReused: (): ApiProblem => {

@@ -18,7 +18,7 @@ import { systemAccountNames, type SystemAccountName, type TransferRequest } from
 // a merchant account, else its transaction's owner (the caller's lookup). An entry neither tells
 // stays in the shared account (ambiguity never moves money), counted as `unresolved`.
 //
-// Idempotent and safe under concurrency (docs/decisions/system-accounts-by-mode.md): a shared
+// Idempotent and safe under concurrency (docs/decisions/ledger/system-accounts-per-mode.md): a shared
 // account is split by segments of its chain, each decided once by an insert-once plan (`_id` =
 // `<accountId>:<fromSeq>`) holding what moves, and each move is a transfer under a fixed sourceRef.
 // A process that dies anywhere leaves a plan a later start completes; entries an older process

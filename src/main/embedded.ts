@@ -32,7 +32,7 @@ async function main(): Promise<void> {
     }
     // The codec server, so the UI (and `temporal --codec-endpoint`) shows histories in clear. On
     // loopback, and open to this machine outside production: the UI in the browser cannot send
-    // a bearer token (docs/decisions.md, "Codec server").
+    // a bearer token (docs/decisions/security/codec-server.md).
     const codecServer = await startCodecServer({
       codec: new EncryptionCodec(config.PAYLOAD_CODEC_KEYS),
       tokens: config.CODEC_SERVER_TOKENS ?? [],

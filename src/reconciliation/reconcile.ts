@@ -224,11 +224,12 @@ async function correctPayin(
 const CORRECTION_ROUNDS = 3;
 
 /**
- * Records the correction as the payin record's next state version (docs/decisions/reconciliation-correction.md):
- * success, failure null, confirmation accepted, and the refund window from now, written as seq n+1
- * over the `failed`|`expired` state n it was decided from. The unique version `_id` makes it one
- * decision: a second run (or any other writer) at n+1 wins or loses whole, and every later versioned
- * write (a late attempt of the payin workflow, its refund desk) builds on it, so the old status can
+ * Records the correction as the payin record's next state version
+ * (docs/decisions/reconciliation/correction-is-a-state-version.md): success, failure null,
+ * confirmation accepted, and the refund window from now, written as seq n+1 over the
+ * `failed`|`expired` state n it was decided from. The unique version `_id` makes it one decision:
+ * a second run (or any other writer) at n+1 wins or loses whole, and every later versioned write
+ * (a late attempt of the payin workflow, its refund desk) builds on it, so the old status can
  * never come back. Answers the record as it then reads.
  */
 async function recordCorrection(deps: ReconciliationDeps, payinId: string): Promise<Transaction | null> {

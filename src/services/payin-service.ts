@@ -275,7 +275,10 @@ export class PayinService {
   }
 }
 
-/** Wave's checkout sends the customer back to https addresses only (docs/decisions/provider-rules-at-request.md). */
+/**
+ * Wave's checkout sends the customer back to https addresses only
+ * (docs/decisions/operators/provider-rules-checked-at-request.md).
+ */
 function refuseNonHttpsReturn(
   action: DirectPayinRequest['action'],
   operator: OperatorCode,

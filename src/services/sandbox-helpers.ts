@@ -12,7 +12,7 @@ import { isFinal } from './transaction-workflows';
 // authenticated API for the merchant's own test transactions. A transaction is settled at the
 // operator (the simulator), which calls us back as a real operator would: the helper never writes
 // our records itself, so a test drives the very path live money takes.
-// docs/decisions/sandbox-test-helpers.md says why a helper waits for the operator request.
+// docs/decisions/sandbox/test-helpers-on-the-api.md says why a helper waits for the operator request.
 
 export interface SandboxHelperDeps {
   transactions: {

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 // Temporal bounds the Updates a workflow may have in flight (10 by default on the server): beyond,
 // it answers gRPC RESOURCE_EXHAUSTED, which the client retries with backoff for about 40 seconds
 // before giving up with a ServiceError. That is a "too busy, retry" and never a fault of ours: the
-// API answers it 503 with Retry-After (docs/decisions.md, "Every transaction runs once").
+// API answers it 503 with Retry-After (docs/decisions/refunds/decision-wait-is-bounded.md).
 
 const GRPC_RESOURCE_EXHAUSTED = 8;
 
@@ -36,7 +36,7 @@ export function refundUpdateId(payinId: string, externalReference: string, idemp
  * The refund and transaction ids of a refund request with an Update id: derived from it, so every
  * attempt sends the very same Update. The server keeps one request per Update id, and a retry that
  * carried new ids could run live with ids its workflow's history does not hold: replayed, the desk
- * started another child than recorded (TMPRL1100, docs/decisions/refund-desk-update-queue.md).
+ * started another child than recorded (TMPRL1100, docs/decisions/refunds/updates-queued-one-loop-decides.md).
  */
 export function refundIdsOf(updateId: string): { refundId: string; transactionRef: string } {
   const part = (kind: string) =>

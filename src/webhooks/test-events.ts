@@ -5,7 +5,7 @@ import type { EventType, PublicEvent } from '../events/catalogue';
 // Example events for POST /v1/webhooks/{id}/test: each `data` has the shape of the record its
 // real event carries (checked against the record schemas in test/unit/webhook-test-events.test.ts),
 // with fresh fake ids that match no object, a reference starting with `test-`, the sandbox's
-// documented test number and no one's name. See docs/decisions/webhook-test-events.md.
+// documented test number and no one's name. See docs/decisions/webhooks/test-events-not-stored.md.
 
 /** An example event: a public event marked `test: true`, never stored, never about a real object. */
 export type TestEvent = PublicEvent & { test: true };

@@ -191,7 +191,7 @@ describe('errors: bad input never yields a 500', () => {
 
   it('unknown routes, missing credentials and unknown payments are problem+json as well', async () => {
     expectProblem(await api.get('/v1/nowhere'), 404, 'NOT_FOUND');
-    // A method the path does not have (was a 404 until the API fuzz; docs/decisions.md).
+    // A method the path does not have (docs/decisions/api/method-not-allowed.md).
     expectProblem(await api.request('PUT', '/v1/direct/payin', valid()), 405, 'METHOD_NOT_ALLOWED');
     const anonymous = new ApiClient(stack.baseUrl, null);
     const unauthorized = await anonymous.get('/v1/payin/x', { 'accept-language': 'fr' });

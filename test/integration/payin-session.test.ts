@@ -236,7 +236,7 @@ describe('payin sessions and the checkout routes', () => {
   });
 
   it('accepts the number as customers type it in the session country, and stores it in E.164', async () => {
-    // An Abidjan customer types the national format (docs/decisions.md: spaces are accepted).
+    // An Abidjan customer types the national format (docs/decisions/checkout/customer-answers.md: spaces are accepted).
     const ci = await create('sess-typed-ci');
     const typed = await post(`${pathOf(ci.paymentUrl)}/confirm`, {
       provider: 'MTN',

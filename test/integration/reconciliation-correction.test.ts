@@ -22,7 +22,8 @@ import type { ReconciliationWorkflowResult } from '../../workflows/reconciliatio
 
 // Issue 28 §5 and §8: reconciliation's correction of a payin (the operator's books say it collected
 // a payin we ended failed or expired) is one decision, success for good, written as the payin
-// record's next state version with its refund window (docs/decisions/reconciliation-correction.md).
+// record's next state version with its refund window
+// (docs/decisions/reconciliation/correction-is-a-state-version.md).
 // On the real stack: FerretDB, the time-skipping Temporal server and its worker, the simulator. The
 // store-level tests hand reconciliation a statement of one entry (a stubbed operator); its probe and
 // notifier ask the stack's Temporal, as the CLI does.

@@ -241,8 +241,8 @@ describe('refunds', () => {
     expect(fr.body.title).toBe('Remboursement non autorisé');
   });
 
-  // docs/decisions/refund-conflict-codes.md: the interface's one refund conflict, in its two cases,
-  // each named by `errors` (the key, or the externalReference) and said in both languages.
+  // docs/decisions/refunds/conflicts-answer-duplicate-refund.md: the interface's one refund conflict,
+  // in its two cases, each named by `errors` (the key, or the externalReference) and said in both languages.
   it('answers 409 "Duplicate refund" for a used externalReference or a reused key with another body, and replays a retry', async () => {
     const ref = await payin(1000);
     const key = randomUUID();

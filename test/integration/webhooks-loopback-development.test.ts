@@ -4,7 +4,7 @@ import { useStack } from '../helpers/use-stack';
 
 // `npm start` runs with NODE_ENV=development and no WEBHOOK_ALLOW_PRIVATE_NETWORKS: a receiver on
 // the developer's machine must work, by IP literal and by name
-// (docs/decisions/webhooks-on-loopback-in-development.md). Production: webhook-ssrf.test.ts.
+// (docs/decisions/webhooks/loopback-in-development.md). Production: webhook-ssrf.test.ts.
 describe('webhooks to loopback under the development default', () => {
   const { stack, merchant, api, receiver } = useStack({
     config: { NODE_ENV: 'development' },

@@ -83,7 +83,7 @@ function commonErrors(op: OperationSpec): ProblemCode[] {
     codes.push('MALFORMED_JSON', 'VALIDATION_ERROR', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
   if (op.idempotent) codes.push('IDEMPOTENCY_KEY_MISSING', 'IDEMPOTENCY_KEY_INVALID', 'REQUEST_IN_PROGRESS');
   // The refund endpoint names a reused key DUPLICATE_REFUND, as the interface does
-  // (docs/decisions/refund-conflict-codes.md); its operation lists that code itself.
+  // (docs/decisions/refunds/conflicts-answer-duplicate-refund.md); its operation lists that code itself.
   if (op.idempotent && op.path !== '/v1/payin/{reference}/refund') codes.push('IDEMPOTENCY_KEY_REUSED');
   return codes;
 }

@@ -171,7 +171,7 @@ export function webhookRoutes(deps: WebhookApiDeps): Router {
   });
 
   // Sends one signed example event to this endpoint now and answers what it replied. The event is
-  // not stored and the attempt is not logged (docs/decisions/webhook-test-events.md).
+  // not stored and the attempt is not logged (docs/decisions/webhooks/test-events-not-stored.md).
   router.post('/v1/webhooks/:id/test', async (req, res) => {
     const refusal = unknownEventType(req.body);
     if (refusal) throw refusal;

@@ -30,7 +30,7 @@ export const transactionSearchQuery = z.strictObject({
   status: z.enum(statuses).optional(),
   /**
    * As records name it (`MTN_CI`, `ORANGE_CM`…) or as requests do (`MTN`: in every country it
-   * serves, or in `country` when given). docs/decisions/provider-spelling.md
+   * serves, or in `country` when given). docs/decisions/api/provider-spelling.md
    */
   provider: z.enum([...providerNames, ...operatorCodes]).optional(),
   country: z.enum(countries).optional(),
