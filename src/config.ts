@@ -8,13 +8,10 @@ import { pawapayConfigShape } from './operators/connectors/pawapay/config';
 import { waveConfigShape } from './operators/connectors/wave/config';
 import { recipientConfigShape } from './services/recipient-service';
 import { healthConfigShape } from './operators/health/config';
+import { duration } from './infra/duration';
 import type { PrivateNetworkAccess } from './webhooks/ssrf';
 
 // Every setting comes from the environment and is validated once, at start-up, by this schema.
-const duration = z
-  .string()
-  .regex(/^\d+(ms|s|m|h|d)$/, 'a duration such as 500ms, 30s, 15m, 48h or 7d')
-  .transform(parseDuration);
 
 /** Development defaults, shared with the simulator that `npm start` runs; production sets its own. */
 export const devOperatorCallbackSecrets = {
@@ -360,13 +357,4 @@ export function codecServerRefusals(config: Config, env: NodeJS.ProcessEnv): str
   if (!config.CODEC_SERVER_TOKENS)
     refusals.push('CODEC_SERVER_TOKENS: required in production (who may decode workflow payloads)');
   return refusals;
-}
-
-const unitMs = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-
-/** "48h" -> milliseconds. */
-export function parseDuration(text: string): number {
-  const m = /^(\d+)(ms|s|m|h|d)$/.exec(text);
-  if (!m) throw new Error(`not a duration: ${text}`);
-  return Number(m[1]) * unitMs[m[2] as keyof typeof unitMs];
 }
