@@ -27,7 +27,7 @@ const key = (country: 'CI' | 'CM', product: 'COLLECTION' | 'DISBURSEMENT', part:
     .optional()
     .register(configDocs, {
       group: 'mtn',
-      description: `${parts[part]} MTN ${country} ${products[product]}; the three values of a product go together (all or none).`,
+      description: `${parts[part]} MTN ${country} ${products[product]}; the three values of a product go together (half a set refuses to start).`,
       ...(part === 'API_USER' ? {} : { secret: 'from the MTN MoMo partner portal' }),
     });
 
@@ -41,7 +41,7 @@ export const mtnConfigShape = {
   MTN_CALLBACK_SECRET: z.string().min(32).optional().register(configDocs, {
     group: 'mtn',
     description:
-      'Key (32+ characters) of the per-transaction tokens in our `X-Callback-Url`s. Unset: no `X-Callback-Url` is sent and every callback is refused; status reads still settle everything.',
+      'Key (32+ characters) of the per-transaction tokens in our `X-Callback-Url`s (docs/connectors/mtn.md, "Callbacks"). Unset: no `X-Callback-Url` is sent and every callback is refused; status reads still settle everything.',
     secret: '`openssl rand -hex 32`',
   }),
   MTN_CI_TARGET_ENVIRONMENT: z.string().min(1).default('mtnivorycoast').register(configDocs, {

@@ -26,16 +26,18 @@ export const waveConfigShape = {
   WAVE_WEBHOOK_SECRET: z.string().min(1).optional().register(configDocs, {
     group: 'wave',
     description:
-      'Signing secret (`Wave-Signature`) of the Wave webhook pointing at `/provider-callbacks/wave`.',
+      'The signing secret (`Wave-Signature`) of the webhook registered in the Wave Business Portal for `POST <PUBLIC_BASE_URL>/provider-callbacks/wave`, events `checkout.session.completed` and `checkout.session.payment_failed`. Unset: every webhook is refused (status reads still work).',
     secret: 'from the Wave Business Portal',
   }),
   WAVE_SUCCESS_URL: httpsUrl.optional().register(configDocs, {
     group: 'wave',
-    description: 'Where Wave sends the customer after paying, when the payin names no success URL (https).',
+    description:
+      'Where Wave sends the customer after paying, when the payin names no URL of its own and there is no https `PUBLIC_BASE_URL` (https only: the process refuses to start otherwise, as Wave refuses others).',
   }),
   WAVE_ERROR_URL: httpsUrl.optional().register(configDocs, {
     group: 'wave',
-    description: 'Where Wave sends the customer after a failed payment, when the payin names none (https).',
+    description:
+      'Where Wave sends the customer after a failed payment, when the payin names no URL of its own and there is no https `PUBLIC_BASE_URL` (https only).',
   }),
 };
 
