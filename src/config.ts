@@ -8,13 +8,11 @@ import { pawapayConfigShape } from './operators/connectors/pawapay/config';
 import { waveConfigShape } from './operators/connectors/wave/config';
 import { recipientConfigShape } from './services/recipient-service';
 import { healthConfigShape } from './operators/health/config';
+import { duration } from './infra/duration';
+import { configDocs } from './infra/config-docs';
 import type { PrivateNetworkAccess } from './webhooks/ssrf';
 
 // Every setting comes from the environment and is validated once, at start-up, by this schema.
-const duration = z
-  .string()
-  .regex(/^\d+(ms|s|m|h|d)$/, 'a duration such as 500ms, 30s, 15m, 48h or 7d')
-  .transform(parseDuration);
 
 /** Development defaults, shared with the simulator that `npm start` runs; production sets its own. */
 export const devOperatorCallbackSecrets = {
@@ -101,151 +99,358 @@ const commaList = <T extends z.ZodType<unknown, string>>(item: T) =>
 
 export const configSchema = z
   .object({
-    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
-    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-    HOST: z.string().default('0.0.0.0'),
-    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-    /** When unset, `npm start` runs an embedded FerretDB and uses it. */
-    MONGODB_URI: z.string().url().optional(),
-    /** When unset, `npm start` runs an embedded Temporal dev server and uses it. */
-    TEMPORAL_ADDRESS: z.string().min(1).optional(),
-    TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
-    TEMPORAL_TASK_QUEUE: z.string().min(1).default('payments'),
-    /** Where the embedded servers keep their data (npm start). */
-    DATA_DIR: z.string().default('.data'),
-    EMBEDDED_MONGODB_PORT: z.coerce.number().int().min(1).max(65535).default(27017),
-    EMBEDDED_TEMPORAL_PORT: z.coerce.number().int().min(1).max(65535).default(7233),
-    EMBEDDED_TEMPORAL_UI_PORT: z.coerce.number().int().min(1).max(65535).default(8233),
-    /** Public base URL of the API, used to build links such as paymentUrl. */
-    PUBLIC_BASE_URL: z.string().url().optional(),
-    /** How long a statement's download link works (docs/statements.md). */
-    STATEMENT_LINK_TTL: duration.prefault('15m'),
-    /** A payin the customer never answers ends `expired` after this long. */
-    PAYIN_EXPIRY: duration.prefault('15m'),
-    /** How long after success a payin stays refundable (the payin workflow keeps this timer). */
-    REFUND_WINDOW: duration.prefault('7d'),
-    /** A payin session nobody confirms or declines on the checkout page expires after this long. */
-    SESSION_EXPIRY: duration.prefault('30m'),
-    /** After an ambiguous failure, the partner check may turn a payin into success until this long after. */
-    PAYIN_CORRECTION_WINDOW: duration.prefault('48h'),
-    /** First partner check after an ambiguous failure; each next one waits twice as long, at most 24 times this. */
-    PAYIN_PARTNER_CHECK_INTERVAL: duration.prefault('5m'),
-    /** A payout the operator has not settled after this long ends `expired` and is reversed. */
-    PAYOUT_EXPIRY: duration.prefault('30m'),
-    /** Pre-built workflow bundle (production); without it the worker bundles workflows/ at start. */
-    WORKFLOW_BUNDLE_PATH: z.string().optional(),
-    /** JSON fee schedule overriding the defaults per kind (docs/fees.md); unset: payin 1.5 %, payout 1 %, refund 0. */
-    FEE_SCHEDULE: feeScheduleJson.optional(),
-    /**
-     * Lets webhooks reach loopback (`loopback`) or loopback and private networks (`true`): development
-     * and tests only (SSRF guard). Unset: `loopback` under NODE_ENV=development, so a receiver on the
-     * developer's laptop works with `npm start`; `false` otherwise
-     * (docs/decisions/webhooks/loopback-in-development.md).
-     */
+    NODE_ENV: z.enum(['development', 'test', 'production']).default('development').register(configDocs, {
+      group: 'server',
+      description:
+        '`production` refuses sandbox funding (every merchant has test and live keys whatever `NODE_ENV` is) and makes every process refuse to start with a development setting: a message names each variable marked "required" or "must be" in the Production column.',
+      production: '`production`',
+    }),
+    PORT: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(65535)
+      .default(3000)
+      .register(configDocs, { group: 'server', description: 'Port of the API.' }),
+    HOST: z
+      .string()
+      .default('0.0.0.0')
+      .register(configDocs, { group: 'server', description: 'Bind address of the API.' }),
+    LOG_LEVEL: z
+      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+      .default('info')
+      .register(configDocs, {
+        group: 'server',
+        description: 'pino level: `fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`.',
+      }),
+    MONGODB_URI: z.string().url().optional().register(configDocs, {
+      group: 'storage',
+      description:
+        'MongoDB (or FerretDB) connection string. Unset, `npm start` runs an embedded FerretDB and uses it.',
+      default: 'embedded FerretDB',
+      production: 'required (API and worker)',
+    }),
+    TEMPORAL_ADDRESS: z.string().min(1).optional().register(configDocs, {
+      group: 'storage',
+      description:
+        'Temporal frontend, `host:port`. Unset, `npm start` runs an embedded Temporal dev server and uses it.',
+      default: 'embedded dev server',
+      production: 'required (API and worker)',
+    }),
+    TEMPORAL_NAMESPACE: z
+      .string()
+      .min(1)
+      .default('default')
+      .register(configDocs, { group: 'storage', description: 'Temporal namespace.' }),
+    TEMPORAL_TASK_QUEUE: z
+      .string()
+      .min(1)
+      .default('payments')
+      .register(configDocs, { group: 'storage', description: 'Task queue of the workers.' }),
+    DATA_DIR: z.string().default('.data').register(configDocs, {
+      group: 'embedded',
+      description: 'Where the embedded servers of `npm start` keep their data.',
+    }),
+    EMBEDDED_MONGODB_PORT: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(65535)
+      .default(27017)
+      .register(configDocs, { group: 'embedded', description: 'Port of the embedded FerretDB.' }),
+    EMBEDDED_TEMPORAL_PORT: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(65535)
+      .default(7233)
+      .register(configDocs, { group: 'embedded', description: 'Port of the embedded Temporal dev server.' }),
+    EMBEDDED_TEMPORAL_UI_PORT: z.coerce.number().int().min(1).max(65535).default(8233).register(configDocs, {
+      group: 'embedded',
+      description: "Port of the embedded Temporal server's Web UI.",
+    }),
+    PUBLIC_BASE_URL: z.string().url().optional().register(configDocs, {
+      group: 'server',
+      description:
+        "Public HTTPS address of the API, for links handed to customers (`paymentUrl`) and operator callbacks. Unset, links follow the request's `Host` header.",
+      production: 'required',
+    }),
+    STATEMENT_LINK_TTL: duration.prefault('15m').register(configDocs, {
+      group: 'payments',
+      description: "How long a statement's signed download link works (docs/statements.md).",
+    }),
+    PAYIN_EXPIRY: duration.prefault('15m').register(configDocs, {
+      group: 'payments',
+      description: 'A payin the customer never answers ends `expired` after this long.',
+    }),
+    REFUND_WINDOW: duration.prefault('7d').register(configDocs, {
+      group: 'payments',
+      description:
+        "How long after success a payin stays refundable, for a merchant without its own `settings.refundWindowDays` (docs/refunds.md); the payin's workflow keeps this timer.",
+    }),
+    SESSION_EXPIRY: duration.prefault('30m').register(configDocs, {
+      group: 'payments',
+      description:
+        'A payin session nobody confirms or declines on the checkout page ends `expired` after this long.',
+    }),
+    PAYIN_CORRECTION_WINDOW: duration.prefault('48h').register(configDocs, {
+      group: 'payments',
+      description:
+        'How long after an ambiguous failure the partner check may still turn a payin into `success`.',
+    }),
+    PAYIN_PARTNER_CHECK_INTERVAL: duration.prefault('5m').register(configDocs, {
+      group: 'payments',
+      description:
+        'First partner check after an ambiguous failure; each next one waits twice as long, at most 24 times this (2 hours by default).',
+    }),
+    PAYOUT_EXPIRY: duration.prefault('30m').register(configDocs, {
+      group: 'payments',
+      description:
+        'A payout the operator has not settled after this long ends `expired` and its charged amount is returned.',
+    }),
+    WORKFLOW_BUNDLE_PATH: z.string().optional().register(configDocs, {
+      group: 'storage',
+      description:
+        'Pre-built workflow bundle for the worker (`npm run build` writes it; the Docker image sets it). Unset, the worker bundles `workflows/` at start.',
+    }),
+    FEE_SCHEDULE: feeScheduleJson.optional().register(configDocs, {
+      group: 'payments',
+      description: 'JSON fee schedule per kind, overriding the defaults (docs/fees.md).',
+      default: 'payin 1.5 %, payout 1 %, refund 0',
+    }),
+    // Unset, the default follows NODE_ENV (the transform at the end of the schema).
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: z
       .enum(['true', 'false', '1', '0', 'loopback'])
       .optional()
       .transform((v): PrivateNetworkAccess | undefined =>
         v === undefined ? undefined : v === 'loopback' ? 'loopback' : v === 'true' || v === '1',
-      ),
-    /** A webhook attempt without a 2xx answer within this long failed. */
-    WEBHOOK_TIMEOUT: duration.prefault('10s'),
-    /** Webhook endpoints one merchant may have; creating one more answers 409 WEBHOOK_ENDPOINT_LIMIT. */
-    WEBHOOK_MAX_ENDPOINTS: z.coerce.number().int().min(1).max(1000).default(16),
-    /** After a secret rotation, the previous secret keeps signing for this long by default. */
-    WEBHOOK_SECRET_OVERLAP: duration.prefault('24h'),
-    /** Interval of WebSocket heartbeats (and of the ping that drops dead connections). */
-    WS_HEARTBEAT: duration.prefault('25s'),
-    /** Open WebSockets per merchant in one API process; one more is refused (429 before the upgrade). */
-    WS_MAX_CONNECTIONS_PER_MERCHANT: z.coerce.number().int().min(1).default(20),
-    /** Messages a WebSocket may leave unsent; a slower consumer is closed (1013) and resumes from its last event id. */
-    WS_MAX_QUEUED_MESSAGES: z.coerce.number().int().min(1).default(1000),
-    /** Where the Temporal worker's own Prometheus exporter listens (host:port); /metrics appends its series. */
+      )
+      .register(configDocs, {
+        group: 'webhooks',
+        description:
+          "The SSRF guard of webhook deliveries. `loopback`: webhooks may reach this machine (`127.0.0.1`, `localhost`), so a receiver on a developer's laptop works with `npm start`; `true`: private networks too; `false`: public addresses only (docs/decisions/webhooks/loopback-in-development.md).",
+        default: '`loopback` with `NODE_ENV=development`, else `false`',
+        production: 'must be `false`',
+      }),
+    WEBHOOK_TIMEOUT: duration.prefault('10s').register(configDocs, {
+      group: 'webhooks',
+      description: 'A webhook attempt without a 2xx answer within this long failed.',
+    }),
+    WEBHOOK_MAX_ENDPOINTS: z.coerce.number().int().min(1).max(1000).default(16).register(configDocs, {
+      group: 'webhooks',
+      description: 'Webhook endpoints one merchant may have; one more answers 409 `WEBHOOK_ENDPOINT_LIMIT`.',
+    }),
+    WEBHOOK_SECRET_OVERLAP: duration.prefault('24h').register(configDocs, {
+      group: 'webhooks',
+      description: 'After a secret rotation, the previous webhook secret keeps signing this long by default.',
+    }),
+    WS_HEARTBEAT: duration.prefault('25s').register(configDocs, {
+      group: 'webhooks',
+      description: 'Interval of WebSocket heartbeats (and of the ping that drops dead connections).',
+    }),
+    WS_MAX_CONNECTIONS_PER_MERCHANT: z.coerce.number().int().min(1).default(20).register(configDocs, {
+      group: 'webhooks',
+      description:
+        'Open WebSockets per merchant per API process; one more is refused with a 429 problem before the upgrade.',
+    }),
+    WS_MAX_QUEUED_MESSAGES: z.coerce.number().int().min(1).default(1000).register(configDocs, {
+      group: 'webhooks',
+      description:
+        'Messages a WebSocket may leave unsent in the API; a slower consumer is closed with 1013 and resumes from its `lastEventId`.',
+    }),
     TEMPORAL_METRICS_ADDRESS: z
       .string()
       .regex(/^[\w.-]+:\d{1,5}$/, 'host:port')
-      .default('127.0.0.1:9464'),
-    /** Port of the worker process's /metrics (a standalone worker has no API to serve it); 0 disables. */
-    WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
-    /** The sandbox operator simulator test mode always uses. When unset, `npm start` runs the simulator. */
-    OPERATOR_BASE_URL: z.url().optional(),
-    /**
-     * Live mode's connector of each operator × country × operation (src/operators/connectors/routes.ts),
-     * JSON such as {"*":"pawapay","WAVE_CI":"wave"}; unset, live mode moves no money (every live
-     * transaction is refused as PROVIDER_UNAVAILABLE).
-     */
-    OPERATOR_ROUTES: operatorRoutesJson.optional(),
-    /** An operator call unanswered after this long is abandoned; the activity retries it (same id). */
-    OPERATOR_TIMEOUT: duration.prefault('10s'),
-    /** A WAVE payin's creation waits at most this long for the operator's redirect address (paymentUrl). */
-    OPERATOR_ANSWER_WAIT: duration.prefault('10s'),
-    /** A refund request waits at most this long for its payin's workflow to decide, then answers 503 (retry). */
-    REFUND_DECISION_WAIT: duration.prefault('15s'),
-    /** The checkout page's confirm/decline waits at most this long for the workflow, then answers 503. */
-    CHECKOUT_DECISION_WAIT: duration.prefault('15s'),
-    /** Requests to the checkout page and its calls per client address per minute, per API process (429 beyond); 0 disables. */
-    CHECKOUT_REQUESTS_PER_MINUTE: z.coerce.number().int().min(0).default(300),
-    /** Confirms and declines per session and client address per minute, per API process (429 beyond); 0 disables. */
-    CHECKOUT_ANSWERS_PER_MINUTE: z.coerce.number().int().min(0).default(20),
-    /** How long an Orange OTP is kept (sealed, out of workflow history) for the operator request; then deleted. */
-    OTP_LIFETIME: duration.prefault('5m'),
-    /** Base URL operators call back (`/operator-callbacks/<CODE>`); defaults to PUBLIC_BASE_URL. */
-    OPERATOR_CALLBACK_BASE_URL: z.url().optional(),
-    /** JSON `{ "ORANGE": "...", "MTN": ..., "MOOV": ..., "WAVE": ... }`: per-operator callback HMAC secrets. */
-    OPERATOR_CALLBACK_SECRETS: operatorSecrets.prefault(JSON.stringify(devOperatorCallbackSecrets)),
-    /** Operator callbacks per operator and transaction per minute, per API process (429 beyond); 0 disables. */
-    OPERATOR_CALLBACKS_PER_MINUTE: z.coerce.number().int().min(0).default(20),
-    /** Port of the operator simulator that `npm start` runs when OPERATOR_BASE_URL is unset. */
-    EMBEDDED_SIMULATOR_PORT: z.coerce.number().int().min(1).max(65535).default(4010),
-    /**
-     * How long the API reuses a successful credential lookup; a key revoked or a merchant suspended
-     * from the CLI keeps working for at most this long. 0ms disables the cache.
-     */
-    AUTH_CACHE_TTL: duration.prefault('10s'),
-    /** How long an unknown or revoked api_key is remembered, so repeating it costs no database read; 0ms disables. */
-    AUTH_NEGATIVE_CACHE_TTL: duration.prefault('60s'),
-    /** Requests per client address per minute that fail authentication (401); past it, 429 before any lookup. 0 disables. */
-    RATE_LIMIT_FAILED_AUTH_PER_ADDRESS: z.coerce.number().int().min(0).default(300),
-    /**
-     * Bearer token that lets a remote caller read /metrics and the readiness details (API and
-     * worker); unset, only loopback callers can. At least 32 characters.
-     */
-    METRICS_TOKEN: z.preprocess(
-      (v) => (v === '' ? undefined : v), // `METRICS_TOKEN=` (an empty compose default) means unset
-      z.string().min(32, 'at least 32 characters').optional(),
-    ),
-    /**
-     * Which proxies may name the client address (X-Forwarded-For), for per-address limits; behind the
-     * shipped nginx gateway `1` (docs/payins.md, "Checkout page"). Default: loopback proxies only.
-     */
-    TRUST_PROXY: trustProxy.prefault('loopback'),
-    /** Requests per merchant per minute (429 beyond); 0 disables the limit. */
-    RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
-    /** When the daily reconciliation of the day before runs, `HH:MM` UTC (a Temporal schedule); `off`: none. */
+      .default('127.0.0.1:9464')
+      .register(configDocs, {
+        group: 'metrics',
+        description:
+          "Where the worker's Temporal runtime serves its own Prometheus metrics (`host:port`); `/metrics` appends its series.",
+      }),
+    WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465).register(configDocs, {
+      group: 'metrics',
+      description:
+        "Port of a standalone worker process's `/metrics` (it has no API to serve them); `0` disables.",
+    }),
+    OPERATOR_BASE_URL: z.url().optional().register(configDocs, {
+      group: 'operators',
+      description:
+        'The sandbox operator simulator test mode always calls (docs/operators.md). Unset, `npm start` runs the simulator.',
+      default: 'embedded simulator',
+      production: 'required',
+    }),
+    OPERATOR_ROUTES: operatorRoutesJson.optional().register(configDocs, {
+      group: 'operators',
+      description:
+        'Live mode\'s connector of each operator × country × operation, JSON such as `{"*":"pawapay","WAVE_CI":"wave"}` (docs/operators.md#test-mode-live-mode-and-routes). Checked at start: a route to a connector without credentials, or one that does not serve the pair, stops the process. Unset, live mode moves no money (every live transaction is refused as `PROVIDER_UNAVAILABLE`).',
+      default: 'none',
+      production: 'required',
+    }),
+    OPERATOR_TIMEOUT: duration.prefault('10s').register(configDocs, {
+      group: 'operators',
+      description:
+        'An operator call unanswered after this long is abandoned; the activity retries it (same id).',
+    }),
+    OPERATOR_ANSWER_WAIT: duration.prefault('10s').register(configDocs, {
+      group: 'operators',
+      description:
+        "Longest a WAVE payin's creation waits for the operator's redirect address (`paymentUrl`); later it is in `GET /v1/payin/{reference}`.",
+    }),
+    REFUND_DECISION_WAIT: duration.prefault('15s').register(configDocs, {
+      group: 'payments',
+      description:
+        "Longest a refund request waits for its payin's workflow to decide; then 503 `DECISION_PENDING` with `Retry-After` (retry with the same key).",
+    }),
+    CHECKOUT_DECISION_WAIT: duration.prefault('15s').register(configDocs, {
+      group: 'payments',
+      description:
+        "Longest the checkout page's confirm or decline waits for the session's workflow; then 503 `ANSWER_PENDING` (the answer stays queued; the page follows the session's state).",
+    }),
+    CHECKOUT_REQUESTS_PER_MINUTE: z.coerce.number().int().min(0).default(300).register(configDocs, {
+      group: 'limits',
+      description:
+        'Checkout page requests and calls per client address per minute, per API process (429 beyond); `0` disables (docs/payins.md, "Checkout page").',
+    }),
+    CHECKOUT_ANSWERS_PER_MINUTE: z.coerce.number().int().min(0).default(20).register(configDocs, {
+      group: 'limits',
+      description:
+        'Checkout confirms and declines per session and client address per minute, per API process (429 beyond); `0` disables.',
+    }),
+    OTP_LIFETIME: duration.prefault('5m').register(configDocs, {
+      group: 'payments',
+      description:
+        "How long an Orange OTP is kept (sealed, out of workflow history, which holds its id only) for the operator request; then the payin's workflow deletes it (docs/payins.md#otp-handling).",
+    }),
+    OPERATOR_CALLBACK_BASE_URL: z.url().optional().register(configDocs, {
+      group: 'operators',
+      description: 'Base URL operators call back (`/operator-callbacks/<CODE>`).',
+      default: '`PUBLIC_BASE_URL`',
+    }),
+    OPERATOR_CALLBACK_SECRETS: operatorSecrets
+      .prefault(JSON.stringify(devOperatorCallbackSecrets))
+      .register(configDocs, {
+        group: 'operators',
+        description:
+          'Per-operator callback HMAC secrets agreed with each operator, at least 16 characters each: JSON `{"ORANGE":"…","MTN":"…","MOOV":"…","WAVE":"…"}` (in `.env`, in single quotes).',
+        default: 'development secrets',
+        secret: '`openssl rand -hex 32` per operator, or the one the operator gives',
+        production: 'required (a development secret is refused)',
+      }),
+    OPERATOR_CALLBACKS_PER_MINUTE: z.coerce.number().int().min(0).default(20).register(configDocs, {
+      group: 'operators',
+      description:
+        'Operator callbacks per operator and transaction per minute, per API process (429 beyond; a replay of the same signed callback answers 200 and is not delivered again); `0` disables.',
+    }),
+    EMBEDDED_SIMULATOR_PORT: z.coerce.number().int().min(1).max(65535).default(4010).register(configDocs, {
+      group: 'embedded',
+      description: 'Port of the operator simulator `npm start` runs when `OPERATOR_BASE_URL` is unset.',
+    }),
+    AUTH_CACHE_TTL: duration.prefault('10s').register(configDocs, {
+      group: 'limits',
+      description:
+        'How long the API reuses a successful credential check: a key revoked or a merchant suspended from the CLI keeps working for at most this long; `0ms` disables the cache.',
+    }),
+    AUTH_NEGATIVE_CACHE_TTL: duration.prefault('60s').register(configDocs, {
+      group: 'limits',
+      description:
+        'How long an unknown or revoked `api_key` is remembered, so repeating it costs no database read (key ids are random: a key issued later is never one remembered); `0ms` disables.',
+    }),
+    RATE_LIMIT_FAILED_AUTH_PER_ADDRESS: z.coerce.number().int().min(0).default(300).register(configDocs, {
+      group: 'limits',
+      description:
+        'Failed authentications (401, refused WebSocket upgrades) per client address per minute, per API process; past it the address gets 429 before any credential lookup. Successful calls never count; `0` disables.',
+    }),
+    METRICS_TOKEN: z
+      .preprocess(
+        (v) => (v === '' ? undefined : v), // `METRICS_TOKEN=` (an empty compose default) means unset
+        z.string().min(32, 'at least 32 characters').optional(),
+      )
+      .register(configDocs, {
+        group: 'metrics',
+        description:
+          'Bearer token (32+ characters) that lets a remote caller read `/metrics` (API and worker) and the readiness details. Unset, only callers on the same host (loopback, no forwarding header) can.',
+        secret: '`openssl rand -hex 32`',
+      }),
+    TRUST_PROXY: trustProxy.prefault('loopback').register(configDocs, {
+      group: 'server',
+      description:
+        'Which proxies may name the client address through `X-Forwarded-For` (the key of per-address limits): `false`, a hop count, or addresses/CIDR ranges/`loopback`/`linklocal`/`uniquelocal`, comma-separated. `1` behind the shipped gateway (docker-compose.yml sets it), one more per proxy in front of it that appends to the header; `true` trusts a header any client can forge (docs/payins.md, "Checkout page").',
+    }),
+    RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600).register(configDocs, {
+      group: 'limits',
+      description: 'Requests per merchant per minute, per API process (429 beyond); `0` disables.',
+    }),
     RECONCILIATION_TIME: z
       .string()
       .regex(/^(off|([01]\d|2[0-3]):[0-5]\d)$/, 'a time of day HH:MM (UTC), or off')
-      .default('02:00'),
-    /** A payin or payout stored this long ago whose workflow never started is started by the recovery sweep. */
-    RECOVERY_GRACE_PERIOD: duration.prefault('60s'),
-    /** How often the recovery sweep runs (its Temporal schedule, ensured by every worker at start). */
-    RECOVERY_SWEEP_INTERVAL: duration.prefault('1m'),
-    /**
-     * AES-256-GCM keys of the Temporal payload codec (every workflow/activity payload and failure
-     * message is encrypted with the first; all of them decode), `kid:<64 hex>` newest first; or a
-     * file of such lines in PAYLOAD_CODEC_KEYS_FILE. Shared by the API, workers, CLI and codec server.
-     */
-    PAYLOAD_CODEC_KEYS: keyRing.prefault(devPayloadCodecKeys),
-    /** Keys sealing secrets stored in the database (OTPs, webhook signing secrets); same format, or DATA_ENCRYPTION_KEYS_FILE. */
-    DATA_ENCRYPTION_KEYS: keyRing.prefault(devDataEncryptionKeys),
-    /** Port of the codec server that decodes payloads for the Temporal UI and CLI (`npm start` runs one). */
-    CODEC_SERVER_PORT: z.coerce.number().int().min(0).max(65535).default(8234),
-    /** Bind address of the codec server (src/main/codec-server.ts); compose: 0.0.0.0 on its internal network. */
-    CODEC_SERVER_HOST: z.string().min(1).default('127.0.0.1'),
-    /** Bearer tokens the codec server accepts (comma-separated, each at least 32 characters); required in production. */
-    CODEC_SERVER_TOKENS: commaList(z.string().min(32, 'each token at least 32 characters')).optional(),
-    /** Origins of the Temporal UI allowed to call the codec server from a browser (CORS), comma-separated; default: the embedded UI. */
-    CODEC_SERVER_ORIGINS: commaList(z.url().transform((u) => new URL(u).origin)).optional(),
+      .default('02:00')
+      .register(configDocs, {
+        group: 'schedules',
+        description:
+          'When the daily reconciliation of the day before runs, `HH:MM` UTC (a Temporal schedule, ensured by every worker at start); `off`: none (docs/reconciliation.md).',
+      }),
+    RECOVERY_GRACE_PERIOD: duration.prefault('60s').register(configDocs, {
+      group: 'schedules',
+      description:
+        'A payin or payout whose workflow never started (a crash between storing and starting it) is started by the recovery sweep once its start marker is this old (docs/operations.md, "Recovery sweep").',
+    }),
+    RECOVERY_SWEEP_INTERVAL: duration.prefault('1m').register(configDocs, {
+      group: 'schedules',
+      description:
+        'How often the recovery sweep runs (a Temporal schedule, ensured by every worker at start).',
+    }),
+    PAYLOAD_CODEC_KEYS: keyRing.prefault(devPayloadCodecKeys).register(configDocs, {
+      group: 'encryption',
+      description:
+        'AES-256-GCM keys of the Temporal payload codec, `kid:<64 hex>` comma-separated, newest first: every workflow and activity payload and failure message is sealed with the first, any of them opens (rotation: docs/operations.md#reading-workflow-histories-sealed-payloads). Shared by the API, workers, CLI and codec server.',
+      default: 'development key',
+      secret: '`echo "k$(date +%Y%m):$(openssl rand -hex 32)"`',
+      production: 'required (a published development key is refused)',
+    }),
+    PAYLOAD_CODEC_KEYS_FILE: z.string().optional().register(configDocs, {
+      group: 'encryption',
+      description:
+        'A file of `PAYLOAD_CODEC_KEYS` lines (e.g. a Docker secret); when set, it wins over `PAYLOAD_CODEC_KEYS`.',
+    }),
+    DATA_ENCRYPTION_KEYS: keyRing.prefault(devDataEncryptionKeys).register(configDocs, {
+      group: 'encryption',
+      description:
+        'Keys sealing secrets stored in the database (OTPs, webhook signing secrets); same format as `PAYLOAD_CODEC_KEYS`, other keys.',
+      default: 'development key',
+      secret: '`echo "d$(date +%Y%m):$(openssl rand -hex 32)"`',
+      production: 'required (a published development key is refused)',
+    }),
+    DATA_ENCRYPTION_KEYS_FILE: z.string().optional().register(configDocs, {
+      group: 'encryption',
+      description: 'A file of `DATA_ENCRYPTION_KEYS` lines; when set, it wins over `DATA_ENCRYPTION_KEYS`.',
+    }),
+    CODEC_SERVER_PORT: z.coerce.number().int().min(0).max(65535).default(8234).register(configDocs, {
+      group: 'encryption',
+      description:
+        'Port of the codec server that decodes payloads for the Temporal UI and CLI (`npm start` runs one).',
+    }),
+    CODEC_SERVER_HOST: z.string().min(1).default('127.0.0.1').register(configDocs, {
+      group: 'encryption',
+      description:
+        'Bind address of the codec server (docker-compose.yml: `0.0.0.0` on its internal network).',
+    }),
+    CODEC_SERVER_TOKENS: commaList(z.string().min(32, 'each token at least 32 characters'))
+      .optional()
+      .register(configDocs, {
+        group: 'encryption',
+        description:
+          'Bearer tokens the codec server (`node dist/src/main/codec-server.js`) accepts, comma-separated, 32+ characters each: who may read workflow payloads in clear.',
+        secret: '`openssl rand -hex 32`',
+        production: 'required by the codec server',
+      }),
+    CODEC_SERVER_ORIGINS: commaList(z.url().transform((u) => new URL(u).origin))
+      .optional()
+      .register(configDocs, {
+        group: 'encryption',
+        description:
+          'Origins of the Temporal UI allowed to call the codec server from a browser (CORS), comma-separated.',
+        default: 'the embedded UI',
+      }),
     // Live mode's connectors: each one's credentials and base URL (docs/connectors/*.md).
     ...pawapayConfigShape,
     ...mtnConfigShape,
@@ -361,13 +566,4 @@ export function codecServerRefusals(config: Config, env: NodeJS.ProcessEnv): str
   if (!config.CODEC_SERVER_TOKENS)
     refusals.push('CODEC_SERVER_TOKENS: required in production (who may decode workflow payloads)');
   return refusals;
-}
-
-const unitMs = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-
-/** "48h" -> milliseconds. */
-export function parseDuration(text: string): number {
-  const m = /^(\d+)(ms|s|m|h|d)$/.exec(text);
-  if (!m) throw new Error(`not a duration: ${text}`);
-  return Number(m[1]) * unitMs[m[2] as keyof typeof unitMs];
 }

@@ -10,6 +10,7 @@ import {
   type ProviderName,
 } from '../domain/operators';
 import { buildProviderHealth, healthOperations, healthStates } from '../operators/health';
+import { parseDuration } from '../infra/duration';
 import type { CliContext } from './context';
 
 // `payments providers …`: the provider states (docs/provider-health.md) and the ops override that
@@ -23,8 +24,11 @@ interface Helpers {
 
 const providerNames = countries.flatMap((c) => operatorsByCountry[c].map((o) => providerName(o, c)));
 const durationMs = (text: string): number | null => {
-  const m = /^(\d+)(s|m|h)$/.exec(text.trim());
-  return m ? Number(m[1]) * { s: 1000, m: 60_000, h: 3_600_000 }[m[2] as 's' | 'm' | 'h'] : null;
+  try {
+    return parseDuration(text.trim());
+  } catch {
+    return null;
+  }
 };
 
 export function providerHealthCommand(ctx: CliContext, h: Helpers): Command {

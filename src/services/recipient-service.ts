@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { configDocs } from '../infra/config-docs';
 import type { Mode } from '../domain/modes';
 import { operatorCodes, operatorsByCountry, type Country, type OperatorCode } from '../domain/operators';
 import { predictCarrier } from '../domain/operator-prefixes';
@@ -182,12 +183,20 @@ export function recipientSourceOf(ops: RecipientConnectors): RecipientSource {
 
 /** The recipient check's settings (merged into src/config.ts). */
 export const recipientConfigShape = {
-  /** GET /v1/providers/recipient checks per merchant and mode per minute (429 beyond); 0: no own limit. */
-  RECIPIENT_CHECKS_PER_MINUTE: z.coerce.number().int().min(0).default(30),
-  /** How long a provider's recipient answer is reused, in seconds (memory only: it may hold a name); 0: never. */
-  RECIPIENT_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).default(60),
-  /** At most this many recipient answers are kept in memory (the oldest go first). */
-  RECIPIENT_CACHE_SIZE: z.coerce.number().int().min(0).default(10_000),
+  RECIPIENT_CHECKS_PER_MINUTE: z.coerce.number().int().min(0).default(30).register(configDocs, {
+    group: 'recipient',
+    description:
+      '`GET /v1/providers/recipient` checks per merchant and mode per minute, cached answers included (429 beyond); `0`: only the general limit.',
+  }),
+  RECIPIENT_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).default(60).register(configDocs, {
+    group: 'recipient',
+    description:
+      "How long a provider's recipient answer (it may hold the holder's name) is reused, in seconds, in the API process's memory only; `0`: never.",
+  }),
+  RECIPIENT_CACHE_SIZE: z.coerce.number().int().min(0).default(10_000).register(configDocs, {
+    group: 'recipient',
+    description: 'At most this many recipient answers are kept in memory (the oldest go first).',
+  }),
 };
 
 /** The route's dependencies from the settings and the operators (the composition root calls it). */

@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   loadConfig,
-  parseDuration,
   ConfigError,
   devOperatorCallbackSecrets,
   devPayloadCodecKeys,
@@ -35,12 +34,6 @@ describe('configuration', () => {
       expect((err as Error).message).toMatch(/PORT:/);
       expect((err as Error).message).toMatch(/PAYIN_EXPIRY: a duration/);
     }
-  });
-
-  it('parses durations', () => {
-    expect(parseDuration('500ms')).toBe(500);
-    expect(parseDuration('48h')).toBe(172_800_000);
-    expect(() => parseDuration('2 days')).toThrow();
   });
 });
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Country } from '../../../domain/operators';
+import { configDocs } from '../../../infra/config-docs';
 import type { Connector } from '../connector';
 import { MtnConnector, type MtnCountryConfig, type MtnCredentials } from './connector';
 
@@ -7,42 +8,64 @@ import { MtnConnector, type MtnCountryConfig, type MtnCredentials } from './conn
 // its own target environment) and per product (Collection and Disbursement each have a subscription
 // key, an API user and an API key). A product's three values go together.
 
-const key = z.string().min(1).optional();
+const parts = {
+  SUBSCRIPTION_KEY: '`Ocp-Apim-Subscription-Key` (primary or secondary) of the',
+  API_USER: 'API user (a UUID) of the',
+  API_KEY: 'API key of the API user of the',
+} as const;
+const products = {
+  COLLECTION: 'Collection product (payins, and account-holder checks)',
+  DISBURSEMENT:
+    'Disbursement product (payouts and refunds; account-holder checks when Collection is not configured)',
+} as const;
 
-/** MTN MoMo Open API env vars (the integrator merges them into src/config.ts). All optional. */
+// Each of these is one schema, not a shared instance: the documentation registry keys on it.
+const key = (country: 'CI' | 'CM', product: 'COLLECTION' | 'DISBURSEMENT', part: keyof typeof parts) =>
+  z
+    .string()
+    .min(1)
+    .optional()
+    .register(configDocs, {
+      group: 'mtn',
+      description: `${parts[part]} MTN ${country} ${products[product]}; the three values of a product go together (half a set refuses to start).`,
+      ...(part === 'API_USER' ? {} : { secret: 'from the MTN MoMo partner portal' }),
+    });
+
+/** MTN MoMo Open API env vars (merged into src/config.ts), every one named so that it is documented. All optional. */
 export const mtnConfigShape = {
-  /** Base URL of the MoMo Open API (production https://proxy.momoapi.mtn.com; a fake's URL in tests). */
-  MTN_BASE_URL: z.string().url().default('https://proxy.momoapi.mtn.com'),
-  /** Key of the per-transaction tokens in our X-Callback-Url (32+ characters); unset = no callbacks, status reads only. */
-  MTN_CALLBACK_SECRET: z.string().min(32).optional(),
-  /** X-Target-Environment of MTN Côte d'Ivoire. */
-  MTN_CI_TARGET_ENVIRONMENT: z.string().min(1).default('mtnivorycoast'),
-  /** MTN CI Collection product: Ocp-Apim-Subscription-Key (primary or secondary). */
-  MTN_CI_COLLECTION_SUBSCRIPTION_KEY: key,
-  /** MTN CI Collection product: API user (UUID). */
-  MTN_CI_COLLECTION_API_USER: key,
-  /** MTN CI Collection product: API key of that user. */
-  MTN_CI_COLLECTION_API_KEY: key,
-  /** MTN CI Disbursement product (payouts, refunds): Ocp-Apim-Subscription-Key. */
-  MTN_CI_DISBURSEMENT_SUBSCRIPTION_KEY: key,
-  /** MTN CI Disbursement product: API user (UUID). */
-  MTN_CI_DISBURSEMENT_API_USER: key,
-  /** MTN CI Disbursement product: API key of that user. */
-  MTN_CI_DISBURSEMENT_API_KEY: key,
-  /** X-Target-Environment of MTN Cameroon. */
-  MTN_CM_TARGET_ENVIRONMENT: z.string().min(1).default('mtncameroon'),
-  /** MTN CM Collection product: Ocp-Apim-Subscription-Key. */
-  MTN_CM_COLLECTION_SUBSCRIPTION_KEY: key,
-  /** MTN CM Collection product: API user (UUID). */
-  MTN_CM_COLLECTION_API_USER: key,
-  /** MTN CM Collection product: API key of that user. */
-  MTN_CM_COLLECTION_API_KEY: key,
-  /** MTN CM Disbursement product (payouts, refunds): Ocp-Apim-Subscription-Key. */
-  MTN_CM_DISBURSEMENT_SUBSCRIPTION_KEY: key,
-  /** MTN CM Disbursement product: API user (UUID). */
-  MTN_CM_DISBURSEMENT_API_USER: key,
-  /** MTN CM Disbursement product: API key of that user. */
-  MTN_CM_DISBURSEMENT_API_KEY: key,
+  MTN_BASE_URL: z.string().url().default('https://proxy.momoapi.mtn.com').register(configDocs, {
+    group: 'mtn',
+    description:
+      "Base URL of the MoMo Open API; `https://sandbox.momodeveloper.mtn.com` for MTN's sandbox; a fake's URL in tests (docs/connectors/mtn.md).",
+  }),
+  MTN_CALLBACK_SECRET: z.string().min(32).optional().register(configDocs, {
+    group: 'mtn',
+    description:
+      'Key (32+ characters) of the per-transaction tokens in our `X-Callback-Url`s (docs/connectors/mtn.md, "Callbacks"). Unset: no `X-Callback-Url` is sent and every callback is refused; status reads still settle everything.',
+    secret: '`openssl rand -hex 32`',
+  }),
+  MTN_CI_TARGET_ENVIRONMENT: z.string().min(1).default('mtnivorycoast').register(configDocs, {
+    group: 'mtn',
+    description:
+      "`X-Target-Environment` of MTN Côte d'Ivoire; `sandbox` against MTN's sandbox (EUR only: the amount is then sent as is in EUR).",
+  }),
+  MTN_CI_COLLECTION_SUBSCRIPTION_KEY: key('CI', 'COLLECTION', 'SUBSCRIPTION_KEY'),
+  MTN_CI_COLLECTION_API_USER: key('CI', 'COLLECTION', 'API_USER'),
+  MTN_CI_COLLECTION_API_KEY: key('CI', 'COLLECTION', 'API_KEY'),
+  MTN_CI_DISBURSEMENT_SUBSCRIPTION_KEY: key('CI', 'DISBURSEMENT', 'SUBSCRIPTION_KEY'),
+  MTN_CI_DISBURSEMENT_API_USER: key('CI', 'DISBURSEMENT', 'API_USER'),
+  MTN_CI_DISBURSEMENT_API_KEY: key('CI', 'DISBURSEMENT', 'API_KEY'),
+  MTN_CM_TARGET_ENVIRONMENT: z.string().min(1).default('mtncameroon').register(configDocs, {
+    group: 'mtn',
+    description:
+      "`X-Target-Environment` of MTN Cameroon; `sandbox` against MTN's sandbox (EUR only: the amount is then sent as is in EUR).",
+  }),
+  MTN_CM_COLLECTION_SUBSCRIPTION_KEY: key('CM', 'COLLECTION', 'SUBSCRIPTION_KEY'),
+  MTN_CM_COLLECTION_API_USER: key('CM', 'COLLECTION', 'API_USER'),
+  MTN_CM_COLLECTION_API_KEY: key('CM', 'COLLECTION', 'API_KEY'),
+  MTN_CM_DISBURSEMENT_SUBSCRIPTION_KEY: key('CM', 'DISBURSEMENT', 'SUBSCRIPTION_KEY'),
+  MTN_CM_DISBURSEMENT_API_USER: key('CM', 'DISBURSEMENT', 'API_USER'),
+  MTN_CM_DISBURSEMENT_API_KEY: key('CM', 'DISBURSEMENT', 'API_KEY'),
 };
 
 export type MtnConfig = { [K in keyof typeof mtnConfigShape]?: z.infer<(typeof mtnConfigShape)[K]> };

@@ -1,24 +1,47 @@
 import { z } from 'zod';
+import { configDocs } from '../../../infra/config-docs';
 import type { Connector } from '../connector';
 import { PawapayConnector } from './connector';
 import { publicKeyOf } from './http-signature';
 
-/** pawaPay's env vars (the integrator merges them into src/config.ts). All optional: no token, no pawaPay. */
+/** pawaPay's env vars (merged into src/config.ts). All optional: no token, no pawaPay. */
 export const pawapayConfigShape = {
-  /** Base URL of pawaPay's Merchant API (https://api.pawapay.io; sandbox https://api.sandbox.pawapay.io). */
-  PAWAPAY_BASE_URL: z.string().url().default('https://api.pawapay.io'),
-  /** pawaPay API token (Bearer) from the pawaPay Dashboard; unset = no pawaPay connector. */
-  PAWAPAY_API_TOKEN: z.string().min(1).optional(),
-  /** pawaPay's public key (PEM, `\n` escapes allowed) that signs its callbacks; unset = callbacks refused. */
-  PAWAPAY_CALLBACK_PUBLIC_KEY: z.string().min(1).optional(),
-  /** The keyid pawaPay signs callbacks with (from GET /v2/public-key/http); unset = any keyid. */
-  PAWAPAY_CALLBACK_KEY_ID: z.string().min(1).optional(),
-  /** Our private key (PEM, EC P-256) for signed financial requests, when "Only accept signed requests" is on. */
-  PAWAPAY_SIGNING_PRIVATE_KEY: z.string().min(1).optional(),
-  /** The key id under which our public key is registered in the pawaPay Dashboard. */
-  PAWAPAY_SIGNING_KEY_ID: z.string().min(1).optional(),
-  /** Callback signatures older than this many seconds are refused. */
-  PAWAPAY_CALLBACK_TOLERANCE_SECONDS: z.coerce.number().int().positive().default(300),
+  PAWAPAY_BASE_URL: z.string().url().default('https://api.pawapay.io').register(configDocs, {
+    group: 'pawapay',
+    description:
+      "Base URL of pawaPay's Merchant API; `https://api.sandbox.pawapay.io` for pawaPay's sandbox; a fake's URL in tests (docs/connectors/pawapay.md).",
+  }),
+  PAWAPAY_API_TOKEN: z.string().min(1).optional().register(configDocs, {
+    group: 'pawapay',
+    description:
+      'The API token generated in the pawaPay Dashboard (Bearer); sandbox and production tokens differ. Unset: no pawaPay connector.',
+    secret: 'from the pawaPay Dashboard',
+  }),
+  PAWAPAY_CALLBACK_PUBLIC_KEY: z.string().min(1).optional().register(configDocs, {
+    group: 'pawapay',
+    description:
+      "pawaPay's public key (PEM, `\\n` escapes allowed) from `GET /v2/public-key/http`, which signs its callbacks. Unset: every callback is refused (status reads still settle everything).",
+  }),
+  PAWAPAY_CALLBACK_KEY_ID: z.string().min(1).optional().register(configDocs, {
+    group: 'pawapay',
+    description:
+      'The `id` of that key: a callback signed under another `keyid` is refused. Unset: any `keyid` (the key itself still has to verify).',
+  }),
+  PAWAPAY_SIGNING_PRIVATE_KEY: z.string().min(1).optional().register(configDocs, {
+    group: 'pawapay',
+    description:
+      'Our EC P-256 private key (PEM) when "Only accept signed requests" is enabled in the pawaPay Dashboard: deposits, payouts and refunds are then signed. Goes with `PAWAPAY_SIGNING_KEY_ID` (half a pair refuses to start).',
+    secret: '`openssl ecparam -name prime256v1 -genkey -noout` (register its public key with pawaPay)',
+  }),
+  PAWAPAY_SIGNING_KEY_ID: z.string().min(1).optional().register(configDocs, {
+    group: 'pawapay',
+    description: 'The key id under which our public key is registered in the pawaPay Dashboard.',
+  }),
+  PAWAPAY_CALLBACK_TOLERANCE_SECONDS: z.coerce.number().int().positive().default(300).register(configDocs, {
+    group: 'pawapay',
+    description:
+      'Callback signatures older than this many seconds (their `created`, else their signed `Signature-Date`) are refused.',
+  }),
 };
 
 export type PawapayConfig = {

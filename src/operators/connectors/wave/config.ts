@@ -1,24 +1,44 @@
 import { z } from 'zod';
+import { configDocs } from '../../../infra/config-docs';
 import type { Connector } from '../connector';
 import { WaveConnector } from './connector';
 
 /** Wave redirects the customer to https addresses only: another is refused at start, not per payin. */
 const httpsUrl = z.url({ protocol: /^https$/, error: 'an https URL (Wave redirects to https only)' });
 
-/** Wave's env vars (the integrator merges them into src/config.ts). All optional: no key, no Wave. */
+/** Wave's env vars (merged into src/config.ts). All optional: no key, no Wave. */
 export const waveConfigShape = {
-  /** Base URL of Wave's API (https://api.wave.com); a fake's URL in tests. */
-  WAVE_BASE_URL: z.string().url().default('https://api.wave.com'),
-  /** Wave API key (Bearer) with the Checkout API scope; unset = no Wave connector. */
-  WAVE_API_KEY: z.string().min(1).optional(),
-  /** Wave API key with the Payout API scope, when it is a different key; defaults to WAVE_API_KEY. */
-  WAVE_PAYOUT_API_KEY: z.string().min(1).optional(),
-  /** Webhook signing secret of the Wave webhook pointing at /provider-callbacks/wave (Wave-Signature). */
-  WAVE_WEBHOOK_SECRET: z.string().min(1).optional(),
-  /** Where Wave sends the customer after paying, when the payin names no success URL (https). */
-  WAVE_SUCCESS_URL: httpsUrl.optional(),
-  /** Where Wave sends the customer after a failed payment, when the payin names none (https). */
-  WAVE_ERROR_URL: httpsUrl.optional(),
+  WAVE_BASE_URL: z.string().url().default('https://api.wave.com').register(configDocs, {
+    group: 'wave',
+    description: "Base URL of Wave's API; a fake's URL in tests (docs/connectors/wave.md).",
+  }),
+  WAVE_API_KEY: z.string().min(1).optional().register(configDocs, {
+    group: 'wave',
+    description: 'Wave API key (Bearer) with the Checkout API scope. Unset: no Wave connector.',
+    secret: 'from the Wave Business Portal',
+  }),
+  WAVE_PAYOUT_API_KEY: z.string().min(1).optional().register(configDocs, {
+    group: 'wave',
+    description: 'Wave API key with the Payout API scope, when it is another key.',
+    default: '`WAVE_API_KEY`',
+    secret: 'from the Wave Business Portal',
+  }),
+  WAVE_WEBHOOK_SECRET: z.string().min(1).optional().register(configDocs, {
+    group: 'wave',
+    description:
+      'The signing secret (`Wave-Signature`) of the webhook registered in the Wave Business Portal for `POST <PUBLIC_BASE_URL>/provider-callbacks/wave`, events `checkout.session.completed` and `checkout.session.payment_failed`. Unset: every webhook is refused (status reads still work).',
+    secret: 'from the Wave Business Portal',
+  }),
+  WAVE_SUCCESS_URL: httpsUrl.optional().register(configDocs, {
+    group: 'wave',
+    description:
+      'Where Wave sends the customer after paying, when the payin names no URL of its own and there is no https `PUBLIC_BASE_URL` (https only: the process refuses to start otherwise, as Wave refuses others).',
+  }),
+  WAVE_ERROR_URL: httpsUrl.optional().register(configDocs, {
+    group: 'wave',
+    description:
+      'Where Wave sends the customer after a failed payment, when the payin names no URL of its own and there is no https `PUBLIC_BASE_URL` (https only).',
+  }),
 };
 
 export type WaveConfig = { [K in keyof typeof waveConfigShape]?: z.infer<(typeof waveConfigShape)[K]> };
