@@ -1,10 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { freePort } from '../../src/infra/local-servers';
-import { repoRoot } from '../../src/infra/tools';
+import { startEmbedded, type EmbeddedStack } from '../helpers/embedded';
 import { configSchema } from '../../src/config';
 import { EncryptionCodec } from '../../src/temporal/codec';
 
@@ -14,59 +10,22 @@ import { EncryptionCodec } from '../../src/temporal/codec';
 // for the embedded FerretDB.
 
 describe('npm start: the embedded UI decodes through the codec server', () => {
-  let proc: ChildProcess;
-  let dir: string;
+  let embedded: EmbeddedStack;
   let output = '';
   const ports = { ui: 0, codec: 0 };
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'momo-embedded-'));
     ports.ui = await freePort();
     ports.codec = await freePort();
-    proc = spawn(process.execPath, ['--import', 'tsx', 'src/main/embedded.ts'], {
-      cwd: repoRoot,
-      env: {
-        ...process.env,
-        NODE_ENV: 'development',
-        LOG_LEVEL: 'warn',
-        DATA_DIR: dir,
-        MONGODB_URI: `${process.env.TEST_MONGODB_URL}/embedded_${Date.now()}`,
-        PORT: String(await freePort()),
-        EMBEDDED_TEMPORAL_PORT: String(await freePort()),
-        EMBEDDED_TEMPORAL_UI_PORT: String(ports.ui),
-        EMBEDDED_SIMULATOR_PORT: String(await freePort()),
-        CODEC_SERVER_PORT: String(ports.codec),
-        TEMPORAL_METRICS_ADDRESS: `127.0.0.1:${await freePort()}`,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    proc.stdout!.on('data', (c: Buffer) => (output += c.toString()));
-    proc.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`npm start did not start:\n${output}`)), 110_000);
-      const check = setInterval(() => {
-        if (output.includes('momo-payments is running')) {
-          clearInterval(check);
-          clearTimeout(timer);
-          resolve();
-        }
-      }, 200);
-      proc.once('exit', (code) => {
-        clearInterval(check);
-        clearTimeout(timer);
-        reject(new Error(`npm start exited (${code}):\n${output}`));
-      });
-    });
+    embedded = await startEmbedded(
+      process.env,
+      { NODE_ENV: 'development', MONGODB_URI: `${process.env.TEST_MONGODB_URL}/embedded_${Date.now()}` },
+      { EMBEDDED_TEMPORAL_UI_PORT: ports.ui, CODEC_SERVER_PORT: ports.codec },
+    );
+    output = embedded.output();
   }, 120_000);
 
-  afterAll(async () => {
-    if (proc && proc.exitCode === null) {
-      const exited = new Promise((r) => proc.once('exit', r));
-      proc.kill('SIGTERM');
-      await exited;
-    }
-    rmSync(dir, { recursive: true, force: true });
-  }, 30_000);
+  afterAll(() => embedded?.stop(), 30_000);
 
   it('prints the codec server and gives the UI its URL', async () => {
     const codecUrl = `http://127.0.0.1:${ports.codec}`;

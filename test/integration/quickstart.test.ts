@@ -1,9 +1,9 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../../src/infra/local-servers';
 import { repoRoot } from '../../src/infra/tools';
+import { startEmbedded, type EmbeddedStack } from '../helpers/embedded';
 import { rawRequest } from '../helpers/http';
 
 // The quick start as a newcomer runs it: `npm start` (src/main/embedded.ts, on free ports, the test
@@ -11,61 +11,19 @@ import { rawRequest } from '../helpers/http';
 // the API's URL and MongoDB's. Then every curl line it printed, pasted into bash.
 
 describe('scripts/quickstart.sh against npm start', () => {
-  let proc: ChildProcess;
-  let dir: string;
-  let output = '';
+  let embedded: EmbeddedStack;
   let apiUrl = '';
   const mongoUri = `${process.env.TEST_MONGODB_URL}/quickstart_${Date.now()}`;
   // A newcomer's shell: no NODE_ENV (jest sets `test`), nothing of the test run's settings.
   const { NODE_ENV: _jest, ...shell } = process.env;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'momo-quickstart-'));
     const port = await freePort();
     apiUrl = `http://localhost:${port}`;
-    proc = spawn(process.execPath, ['--import', 'tsx', 'src/main/embedded.ts'], {
-      cwd: repoRoot,
-      env: {
-        ...shell,
-        LOG_LEVEL: 'warn',
-        DATA_DIR: dir,
-        MONGODB_URI: mongoUri,
-        PORT: String(port),
-        EMBEDDED_TEMPORAL_PORT: String(await freePort()),
-        EMBEDDED_TEMPORAL_UI_PORT: String(await freePort()),
-        EMBEDDED_SIMULATOR_PORT: String(await freePort()),
-        CODEC_SERVER_PORT: String(await freePort()),
-        TEMPORAL_METRICS_ADDRESS: `127.0.0.1:${await freePort()}`,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    proc.stdout!.on('data', (c: Buffer) => (output += c.toString()));
-    proc.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`npm start did not start:\n${output}`)), 110_000);
-      const check = setInterval(() => {
-        if (output.includes('momo-payments is running')) {
-          clearInterval(check);
-          clearTimeout(timer);
-          resolve();
-        }
-      }, 200);
-      proc.once('exit', (code) => {
-        clearInterval(check);
-        clearTimeout(timer);
-        reject(new Error(`npm start exited (${code}):\n${output}`));
-      });
-    });
+    embedded = await startEmbedded(shell, { MONGODB_URI: mongoUri }, { PORT: port });
   }, 120_000);
 
-  afterAll(async () => {
-    if (proc && proc.exitCode === null) {
-      const exited = new Promise((r) => proc.once('exit', r));
-      proc.kill('SIGTERM');
-      await exited;
-    }
-    rmSync(dir, { recursive: true, force: true });
-  }, 30_000);
+  afterAll(() => embedded?.stop(), 30_000);
 
   const run = (script: string, env: NodeJS.ProcessEnv = {}) =>
     spawnSync('bash', ['-c', script], {
