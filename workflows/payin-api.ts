@@ -27,8 +27,6 @@ export interface SessionConfirmation {
   provider: OperatorCode;
   /** E.164, already validated for the session's country. */
   msisdn: string;
-  /** Only in Updates sent before OTPs were stored (change `otp-by-reference`): kept for their replay. */
-  otp?: string;
   /** The customer's OTP, stored sealed by the API (src/persistence/otp-store.ts): never the OTP itself. */
   otpId?: string;
 }
@@ -56,17 +54,15 @@ export interface PayinWorkflowInput {
     sessionExpiryMs: number;
     /** After an ambiguous failure, the partner check runs until this long after it (48 hours). */
     correctionWindowMs: number;
-    /** First partner check this long after the failure, then doubling, capped at 24 times it. Absent in older histories: 5 min. */
+    /** First partner check this long after the failure, then doubling, capped at 24 times it. Absent: 5 min. */
     partnerCheckIntervalMs?: number;
-    /** After success the payin stays refundable (and its workflow open) this long. */
+    /** After success the payin stays refundable this long (a date on its record, read by its refund desk). */
     refundWindowMs: number;
     /** Status reads in one run before continuing as new (tests lower it). */
     readsPerRun?: number;
     /** OTP_LIFETIME: the workflow deletes a stored OTP this long after it got its id. Absent: 5 min. */
     otpLifetimeMs?: number;
   };
-  /** Only in workflows started by revisions 2-3 (workflows/code-revision.ts); new ones go without. */
-  codeRevision?: number;
   /** Set when the workflow continued as new while asking the operator. */
   resume?: PayinResume;
 }

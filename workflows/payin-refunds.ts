@@ -4,7 +4,6 @@ import {
   WorkflowIdReusePolicy,
   condition,
   log,
-  patched,
   setHandler,
   startChild,
   type ChildWorkflowHandle,
@@ -14,29 +13,15 @@ import type { CollectionRequest } from '../src/operators/gateway';
 import { providerName } from '../src/domain/operators';
 import { decideRefund, refundTypeOf, type RefundRefusal } from '../src/domain/refund';
 import { saKind, saMerchantId, saProvider, saReference, saStatus } from '../src/temporal/search-attributes';
-import type { PayinState, PayinWorkflowInput } from './payin-api';
+import type { PayinWorkflowInput } from './payin-api';
 import { refundWorkflowId, requestRefundUpdate, type RefundAsk, type RefundOutcome } from './refund-api';
 import { refundWorkflow } from './refund';
 import { recordActivities, type RefundActivities } from './activity-proxies';
 import { isInsufficientFunds } from './activity-failures';
-import { operatorCallbackSignal } from './signals';
 
-// The refunds of one payin, decided by one workflow: its payin's own (payins that keep their refund
-// window open), or its refund desk (workflows/payin-refund-desk.ts). Decisions are taken one at a
-// time, so the remainder is checked and reserved atomically (FerretDB could not do it). Each accepted
-// refund runs in its own child workflow, which outlives this one if it must.
-
-/**
- * Patch (Temporal's `patched()`): the `requestRefund` handler only validates, queues the request and
- * waits for its answer; one loop takes the queue in the order the Updates were accepted, decides,
- * debits, lists and starts the children, so the commands no longer depend on how the handlers
- * interleave (replayed after a worker restart, they started children in another order: TMPRL1100,
- * docs/faults.md). Histories without the marker keep the concurrent handlers. Asked in the first
- * workflow task. Retire it (`deprecatePatch`, then remove `openRefund`'s concurrent path) once no
- * refund desk or windowed payin started before 2026-11-26 is open: not before 2026-12-10 (a desk
- * stays open while its refunds run, a windowed payin 7 days); check with a visibility query first.
- */
-export const REFUND_UPDATES_QUEUED_PATCH = 'refund-updates-queued';
+// The refunds of one payin, decided by its refund desk (workflows/payin-refund-desk.ts). Decisions
+// are taken one at a time, so the remainder is checked and reserved atomically (FerretDB could not
+// do it). Each accepted refund runs in its own child workflow, which outlives the desk if it must.
 
 /** A refund of this payin as the workflow tracks it; `opening` while the merchant is being debited. */
 interface RefundSlot {
@@ -82,12 +67,8 @@ export interface RefundSeed {
 }
 
 export interface PayinRefunds {
-  /** Passes an operator's refund callback on to that refund's workflow. */
-  relay(refundId: string, payload: { kind: 'refund'; id: string }): void;
-  /** Opens the window: refunds are accepted from now, for `collection`. */
+  /** Refunds are accepted from now (within the window), for `collection`. */
   open(collection: CollectionRequest): void;
-  /** Closes the window, then waits for the refunds accepted in time to finish. */
-  close(): Promise<void>;
   /** Refund Updates handled so far (accepted by the validator). */
   asked(): number;
   /** Resolves once every refund accepted here reached its end (a reversed one frees its amount). */
@@ -96,28 +77,27 @@ export interface PayinRefunds {
 
 /**
  * Registers the `requestRefund` Update. `writeList` records the payin's list of refund ids; the
- * workflow gives it its next state-write sequence number.
+ * workflow gives it its next state-write sequence number. `seed` is what the desk read of the payin
+ * (null until it has).
  */
 export function payinRefunds(
   input: RefundedPayin,
-  state: Pick<PayinState, 'status'>,
+  state: { status: 'processing' | 'success' },
   writeList: (refundIds: string[]) => Promise<void>,
-  seed?: () => RefundSeed | null,
+  seed: () => RefundSeed | null,
 ): PayinRefunds {
   const refunds: RefundSlot[] = [];
-  const children = new Map<string, ChildWorkflowHandle<typeof refundWorkflow>>();
   let collectedWith: CollectionRequest | null = null;
-  let windowClosed = false;
   let windowEndsAt: number | null = null;
   let inFlight = 0;
   let listing: Promise<void> = Promise.resolve();
-  // A desk's refunds stored before it opened: reserved like any other, and already listed.
+  // The refunds stored before the desk opened: reserved like any other, and already listed.
   const seeded = new Set<string>();
-  let seedTaken = seed === undefined;
+  let seedTaken = false;
   let asked = 0;
   const takeSeed = (): boolean => {
     if (seedTaken) return true;
-    const s = seed!();
+    const s = seed();
     if (!s) return false;
     for (const r of s.known) {
       refunds.push({ ...r, phase: r.reversed ? 'reversed' : 'processing' });
@@ -127,44 +107,30 @@ export function payinRefunds(
     seedTaken = true;
     return true;
   };
-  const windowOpen = () => !windowClosed && (windowEndsAt === null || Date.now() < windowEndsAt);
+  const windowOpen = () => windowEndsAt === null || Date.now() < windowEndsAt;
   // Refused early when it surely does not fit (no history); decided again when its turn comes.
   const validator = (ask: RefundAsk) => {
     if (takeSeed()) decide(ask);
   };
   const queue: QueuedAsk[] = [];
-  if (patched(REFUND_UPDATES_QUEUED_PATCH)) {
-    // The handler issues no command: its request waits in the queue, in the order the Updates were
-    // accepted, for the loop below to answer it (temporalio/sdk-python#673: handlers that act on
-    // shared state replay in another interleaving).
-    setHandler(
-      requestRefundUpdate,
-      async (ask: RefundAsk) => {
-        asked++;
-        const queued: QueuedAsk = { ask, answer: null };
-        queue.push(queued);
-        await condition(() => queued.answer !== null);
-        const answer = queued.answer!;
-        if ('error' in answer) throw answer.error;
-        return answer;
-      },
-      { validator },
-    );
-    void serveQueue();
-  } else {
-    // Histories without the patch: the handlers run concurrently, each deciding and reserving its
-    // amount before its first await.
-    // A desk's Update can arrive before the desk has read its payin: it is decided once it has.
-    setHandler(
-      requestRefundUpdate,
-      async (ask: RefundAsk) => {
-        asked++;
-        if (!takeSeed()) await condition(takeSeed);
-        return openRefund(ask);
-      },
-      { validator },
-    );
-  }
+  // The handler issues no command: its request waits in the queue, in the order the Updates were
+  // accepted, for one loop to answer it, so the commands do not depend on how handlers interleave
+  // (replayed after a worker restart, concurrent handlers started children in another order:
+  // TMPRL1100, docs/faults.md; temporalio/sdk-python#673).
+  setHandler(
+    requestRefundUpdate,
+    async (ask: RefundAsk) => {
+      asked++;
+      const queued: QueuedAsk = { ask, answer: null };
+      queue.push(queued);
+      await condition(() => queued.answer !== null);
+      const answer = queued.answer!;
+      if ('error' in answer) throw answer.error;
+      return answer;
+    },
+    { validator },
+  );
+  void serveQueue();
 
   /** A retry of an accepted request (same externalReference and key), a new refund, or a refusal. */
   function decide(ask: RefundAsk): { replay: RefundSlot } | { amount: number } {
@@ -195,56 +161,6 @@ export function payinRefunds(
       );
     listing = listing.then(write, write);
     return listing;
-  }
-
-  async function openRefund(ask: RefundAsk): Promise<{ refundId: string }> {
-    // Decided again: the state may have changed since this Update was validated.
-    const decision = decide(ask);
-    if ('replay' in decision) {
-      const slot = decision.replay;
-      await condition(() => slot.phase !== 'opening' || !refunds.includes(slot));
-      if (!refunds.includes(slot)) throw refusal('REFUND_NOT_ALLOWED');
-      return { refundId: slot.refundId };
-    }
-    const req = collectedWith!;
-    const slot: RefundSlot = {
-      refundId: ask.refundId,
-      externalReference: ask.externalReference,
-      idempotencyKey: ask.idempotencyKey,
-      amount: decision.amount,
-      phase: 'opening',
-    };
-    refunds.push(slot); // reserved before the first await: the next request sees it
-    inFlight++;
-    const workflowId = refundWorkflowId(input.merchantId, ask.refundId);
-    try {
-      await debit(ask, decision.amount, req, workflowId);
-    } catch (err) {
-      throw release(slot, err);
-    }
-    slot.phase = 'processing';
-    // Listed before the merchant's answer, so its next read of the payin shows the refund.
-    await listRefunds();
-    const child = await startRefund(ask, decision.amount, req, workflowId);
-    if (child === 'running') {
-      // An earlier start of this very refund runs: it decides the money, not this one.
-      inFlight--;
-      return { refundId: ask.refundId };
-    }
-    if (!child) {
-      // The operator was never asked: returning the debit is safe, and the remainder is free again.
-      await acts.failRefund(
-        ask.refundId,
-        { code: 'REFUND_NOT_STARTED', message: 'The refund could not be started; nothing was sent' },
-        new Date().toISOString(),
-      );
-      await acts.reverseRefund(ask.refundId);
-      slot.phase = 'reversed';
-      inFlight--;
-      return { refundId: ask.refundId };
-    }
-    watch(slot, child);
-    return { refundId: ask.refundId };
   }
 
   /** The merchant debited and the refund stored, `processing` (activities/refund-activities.ts). */
@@ -283,23 +199,20 @@ export function payinRefunds(
 
   /** Follows a started refund to its end: a reversed one frees its amount. */
   function watch(slot: RefundSlot, child: ChildWorkflowHandle<typeof refundWorkflow>): void {
-    children.set(slot.refundId, child);
     void child.result().then(
       (outcome: RefundOutcome) => {
         slot.phase = outcome; // reversed: the amount is refundable again
-        children.delete(slot.refundId);
         inFlight--;
       },
       (err: unknown) => {
-        // Unknown money state: keep the amount reserved, but let the payin workflow end.
+        // Unknown money state: keep the amount reserved, but let the desk end.
         log.error('refund workflow failed', { refundId: slot.refundId, error: String(err) });
-        children.delete(slot.refundId);
         inFlight--;
       },
     );
   }
 
-  /** Since REFUND_UPDATES_QUEUED_PATCH: answers the queued requests, in order, batch after batch. */
+  /** Answers the queued requests, in order, batch after batch. */
   async function serveQueue(): Promise<void> {
     // A desk's Updates can arrive before the desk has read its payin: they wait for it here.
     if (!takeSeed()) await condition(takeSeed);
@@ -363,7 +276,7 @@ export function payinRefunds(
         // Listed before the merchant's answer, so its next read of the payin shows the refunds.
         await listRefunds();
       } catch (err) {
-        // Debited and stored, but not listed: reserved still, as the handlers' path leaves them.
+        // Debited and stored, but not listed: their amounts stay reserved.
         for (const o of opened) o.queued.answer = { error: err };
         opened.length = 0;
       }
@@ -442,16 +355,8 @@ export function payinRefunds(
   }
 
   return {
-    relay(refundId, payload) {
-      const child = children.get(refundId);
-      if (child) void child.signal(operatorCallbackSignal, payload).catch(() => undefined);
-    },
     open(collection) {
       collectedWith = collection;
-    },
-    async close() {
-      windowClosed = true;
-      await condition(() => inFlight === 0);
     },
     asked: () => asked,
     settled: () => condition(() => inFlight === 0),

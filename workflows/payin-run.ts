@@ -1,4 +1,4 @@
-import { condition, patched, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { PayinStateUpdate } from '../activities/payin-activities';
 import type { TransactionStatus } from '../src/domain/transaction';
 import { saStatus } from '../src/temporal/search-attributes';
@@ -19,65 +19,38 @@ import {
   type EventActivities,
   type OperatorActivities,
   type PayinActivities,
-  type RefundActivities,
 } from './activity-proxies';
-import { payinRefunds, type PayinRefunds } from './payin-refunds';
 import { watchStopRequest } from './stop-request';
 
 // What one run of a payin workflow shares between its steps (workflows/payin-steps.ts): its state,
 // the numbered queue of its record writes, and the messages it answers (query, Updates, signals).
 
 export const acts = recordActivities<
-  PayinActivities &
-    Pick<RefundActivities, 'listPayinRefunds'> &
-    Pick<OperatorActivities, 'flagForOps'> &
-    Pick<EventActivities, 'emitTransactionEvent'>
+  PayinActivities & Pick<OperatorActivities, 'flagForOps'> & Pick<EventActivities, 'emitTransactionEvent'>
 >();
 
 const outcomes = recordActivities<Pick<PayinOutcomeActivities, 'recordPayinOutcome'>>();
 
-/**
- * Patch (Temporal's `patched()`): the payin closes at its final status (refunds go to its refund
- * desk, workflows/payin-refund-desk.ts), its `pending` is written by the request, its final answer
- * in one activity (activities/payin-outcome-activities.ts), a success with the status read that
- * finds it, and only that final status is upserted. Histories without it keep their refund window
- * open and write each step apart. docs/scaling.md.
- */
-export const CLOSES_AT_FINAL_PATCH = 'payin-closes-at-final-status';
-
-/**
- * Patch (on top of CLOSES_AT_FINAL_PATCH): a session's provider and phone are written by the
- * request's `pending` write, not by an activity of their own. Asked in the run's first workflow task,
- * where the marker costs no billable action of its own (markers count once per task).
- */
-export const SESSION_CUSTOMER_BY_REQUEST_PATCH = 'payin-session-request-records-customer';
-
 export interface PayinRun {
   readonly input: PayinWorkflowInput;
-  /** Change CLOSES_AT_FINAL_PATCH: lighter writes, and no refund window in this workflow. */
-  readonly closesAtFinal: boolean;
   readonly state: PayinState;
   /** An operator's callback arrived (a wake-up only: the status is read). */
   readonly woken: { value: boolean };
   /** A Temporal cancellation, read as "the deadline is now" (workflows/stop-request.ts). */
   readonly stop: { requested: boolean };
-  /** The refunds decided by this workflow; null when it closes at its final status. */
-  readonly refunds: PayinRefunds | null;
   /** Session flow: what the customer did on the page. */
   readonly customer: { confirmation: SessionConfirmation | null; declined: boolean };
   /** The collection was sent (answered or not): the API's wait for WAVE's address ends. */
   requestSent: boolean;
-  /** The status read that found the success recorded it (change CLOSES_AT_FINAL_PATCH). */
+  /** The status read that found the success recorded it (workflows/payin-steps.ts). */
   successRecorded: boolean;
-  /** A session's provider and phone go with the request's `pending` write (workflows/payin-steps.ts). */
-  customerByRequest: boolean;
   /** The last state-write sequence number (carried across continue-as-new). */
   seq(): number;
   /** Runs `fn` with the next sequence number once every earlier write is stored. */
   write<T>(fn: (seq: number) => Promise<T>): Promise<T>;
   /** Applies `changes` to the state and stores them (next in the write queue). */
   record(changes: PayinStateUpdate): Promise<void>;
-  /** The final answer: state, credit and event in one step (change CLOSES_AT_FINAL_PATCH only). */
+  /** The final answer: state, credit and event in one step (activities/payin-outcome-activities.ts). */
   settle(outcome: Omit<PayinOutcome, 'seq'>): Promise<void>;
   /**
    * A write that may not happen: `fn` gets the next sequence number and says whether it used it
@@ -100,20 +73,15 @@ export function startPayinRun(input: PayinWorkflowInput): PayinRun {
   };
   const stop = watchStopRequest();
   let seq = input.resume?.seq ?? 0;
-  const closesAtFinal = patched(CLOSES_AT_FINAL_PATCH);
 
   // Every write of the payin's record is numbered, and write n+1 starts only once n is stored
-  // (src/persistence/state-versions.ts): the main story and the refund list share one queue, as a
-  // refund accepted right after success would otherwise race the success write.
+  // (src/persistence/state-versions.ts); the refund desk goes on numbering from the last one.
   let lastWrite: Promise<unknown> = Promise.resolve();
   const write = <T>(fn: (seq: number) => Promise<T>): Promise<T> => {
     const next = lastWrite.then(() => fn(++seq));
     lastWrite = next.catch(() => undefined);
     return next;
   };
-  const refunds = closesAtFinal
-    ? null
-    : payinRefunds(input, state, (ids) => write((n) => acts.listPayinRefunds(input.transactionId, ids, n)));
   const showStatus = (status: TransactionStatus | undefined) => {
     if (status) upsertSearchAttributes([{ key: saStatus, value: status }]);
   };
@@ -124,19 +92,12 @@ export function startPayinRun(input: PayinWorkflowInput): PayinRun {
   };
   const run: PayinRun = {
     input,
-    closesAtFinal,
     state,
     woken: { value: false },
     stop,
-    refunds,
     customer: { confirmation: null, declined: false },
     requestSent: input.resume !== undefined,
     successRecorded: false,
-    customerByRequest:
-      closesAtFinal &&
-      input.flow === 'session' &&
-      !input.resume &&
-      patched(SESSION_CUSTOMER_BY_REQUEST_PATCH),
     seq: () => seq,
     write,
     async record(changes) {
@@ -162,10 +123,8 @@ export function startPayinRun(input: PayinWorkflowInput): PayinRun {
 
   setHandler(payinStateQuery, () => state);
   setHandler(operatorCallbackSignal, (payload) => {
-    // A refund's callback reaches the payin's workflow (the operator names the collection).
-    // Since CLOSES_AT_FINAL_PATCH the API signals the refund's own workflow instead.
-    if (payload.kind === 'refund') refunds?.relay(payload.id, { kind: 'refund', id: payload.id });
-    else run.woken.value = true;
+    // A refund's callback is the refund's own workflow's business (the API signals it there).
+    if (payload.kind !== 'refund') run.woken.value = true;
   });
   setHandler(operatorAnswerUpdate, async () => {
     await condition(() => run.requestSent || isFinal(state.status));

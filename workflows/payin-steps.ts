@@ -1,4 +1,4 @@
-import { allHandlersFinished, condition, log, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import { condition, log, sleep, upsertSearchAttributes } from '@temporalio/workflow';
 import type { PayinCollection } from '../activities/payin-activities';
 import type { Failure } from '../src/domain/transaction';
 import { providerName } from '../src/domain/operators';
@@ -12,12 +12,11 @@ import {
   type PayinOutcomeActivities,
 } from './activity-proxies';
 import { askOperator, type AskAnswer } from './ask-operator';
-import { hasChange } from './code-revision';
 import { otpKeeper, type OtpKeeper } from './otp-keeper';
 import { acts, type PayinRun } from './payin-run';
 
-// The steps of a payin (workflows/payin.ts tells them in order): session wait, collect, finish,
-// refund window. Each takes the run (workflows/payin-run.ts) and issues its commands in the order
+// The steps of a payin (workflows/payin.ts tells them in order): session wait, collect, finish.
+// Each takes the run (workflows/payin-run.ts) and issues its commands in the order
 // the golden histories (test/golden) recorded: reorder nothing without `patched()`.
 
 const operator = operatorActivities<PayinActivities & Pick<OperatorActivities, 'cancelAtOperator'>>();
@@ -49,7 +48,7 @@ export async function sessionWait(run: PayinRun): Promise<PayinCollection | null
   const choice: SessionConfirmation = customer.confirmation;
   const provider = providerName(choice.provider, input.country);
   upsertSearchAttributes([{ key: saProvider, value: provider }]);
-  if (!run.customerByRequest) await run.record({ provider, customerPhone: choice.msisdn });
+  // The provider and phone are written with the request's `pending` write (collect, below).
   return {
     transactionId: input.transactionId,
     operator: choice.provider,
@@ -57,22 +56,20 @@ export async function sessionWait(run: PayinRun): Promise<PayinCollection | null
     msisdn: choice.msisdn,
     amount: input.amount,
     currency: input.currency,
-    // An Update from before `otp-by-reference` carries the OTP itself; newer ones its stored id.
-    ...(choice.otp ? { otp: choice.otp } : {}),
+    // The OTP's stored id, never the OTP itself (src/persistence/otp-store.ts).
     ...(choice.otpId ? { otpId: choice.otpId } : {}),
     sandboxScenario: input.sandboxScenario,
   };
 }
 
 /**
- * The deleting of the collection's stored OTP, if it has one (change `otp-by-reference`). A resumed
- * run without `otpForgetAt`: the previous run already deleted it.
+ * The deleting of the collection's stored OTP, if it has one. A resumed run without `otpForgetAt`:
+ * the previous run already deleted it.
  */
 export function keepOtp(run: PayinRun, c: PayinCollection): OtpKeeper | null {
   const { input } = run;
   if (c.otpId === undefined) return null;
   if (input.resume && input.resume.otpForgetAt === undefined) return null;
-  if (!hasChange(input, 'otp-by-reference')) return null;
   const forgetAt = input.resume?.otpForgetAt ?? Date.now() + (input.timing.otpLifetimeMs ?? 300_000);
   return otpKeeper(c.otpId, forgetAt);
 }
@@ -85,20 +82,19 @@ export async function collect(
   otp: OtpKeeper | null,
 ): Promise<AskAnswer> {
   const { input, state } = run;
-  if (!input.resume && !run.closesAtFinal) await run.record({ confirmationStatus: 'pending' });
   // Whether the operator may already hold this request (an earlier send, or a previous run's).
   let sentBefore = input.resume !== undefined;
-  // Since CLOSES_AT_FINAL_PATCH the first send writes `pending` itself (next in the write queue).
-  const writesPending = !input.resume && run.closesAtFinal;
+  // The first send of a run that is not resumed writes `pending` itself (next in the write queue),
+  // and for a session the provider and phone the customer chose.
   const send = async (opts: { sentBefore?: boolean }) => {
-    if (!writesPending || sentBefore) return operator.requestCollection(req, opts);
-    const customer = run.customerByRequest ? { recordsCustomer: true } : {};
+    if (input.resume || sentBefore) return operator.requestCollection(req, opts);
+    const customer = input.flow === 'session' ? { recordsCustomer: true } : {};
     return run.write((n) => operator.requestCollection(req, { ...opts, pendingSeq: n, ...customer }));
   };
   return askOperator({
     request: async () => {
       try {
-        if (req.otpId === undefined && !writesPending) return await operator.requestCollection(req);
+        if (req.otpId === undefined && input.resume) return await operator.requestCollection(req);
         const sent = sentBefore;
         const answer = send(req.otpId === undefined ? {} : { sentBefore: sent });
         sentBefore = true;
@@ -108,8 +104,6 @@ export async function collect(
       }
     },
     read: async () => {
-      if (!run.closesAtFinal)
-        return operator.readCollectionStatus(req.transactionId, req.operator, req.country);
       // A success is recorded by the read that finds it (one activity, not two).
       const onCompleted = completedOutcome(run);
       const status = await run.maybeWrite((seq) =>
@@ -141,29 +135,20 @@ export async function collect(
   });
 }
 
-/** Records the operator's answer; true when the payin succeeded (now or after a partner check). */
-export async function finish(run: PayinRun, answer: Answer, req: PayinCollection): Promise<boolean> {
-  const { input } = run;
+/** Records the operator's answer: success, failure or expiry (after a partner check if ambiguous). */
+export async function finish(run: PayinRun, answer: Answer, req: PayinCollection): Promise<void> {
   const provider = providerName(req.operator, req.country);
-  if (answer.outcome === 'completed' && run.closesAtFinal) {
-    const outcome = completedOutcome(run);
+  if (answer.outcome === 'completed') {
     // Recorded already by the status read that found it; otherwise (the request's own answer) now.
     if (run.successRecorded) run.showStatus('success');
-    else await run.settle(outcome);
+    else await run.settle(completedOutcome(run));
     Object.assign(run.state, { confirmationStatus: 'accepted', status: 'success', attention: null });
-    return true;
-  }
-  if (answer.outcome === 'completed') {
-    await run.record({ confirmationStatus: 'accepted' });
-    await acts.creditMerchantForPayin(input.transactionId);
-    await run.record({ status: 'success', attention: null });
-    await acts.emitTransactionEvent(input.transactionId, 'payin.completed');
-    return true;
+    return;
   }
   if (answer.cancelled) {
     // The operator confirmed it will not collect: the customer was not debited.
     await end(run, 'expired', failureOf('EXPIRED', 'Nobody answered in time', provider));
-    return false;
+    return;
   }
   const f = answer.status.failure ?? {
     code: 'OPERATOR_ERROR',
@@ -173,26 +158,19 @@ export async function finish(run: PayinRun, answer: Answer, req: PayinCollection
   if (!isAmbiguousFailure(failure.code)) {
     const declinedByPayer = failure.code !== 'OPERATOR_REJECTED';
     await end(run, 'failed', failure, declinedByPayer);
-    return false;
+    return;
   }
   // The operator said failed, but the customer may have been debited: ask its partner.
   await end(run, 'failed', failure);
-  if (!(await correctedByPartner(run, req))) return false;
-  if (run.closesAtFinal) {
-    await run.settle({
-      changes: { status: 'success', confirmationStatus: 'accepted', failure: null, ...refundWindow(run) },
-      credit: true,
-      event: 'payin.corrected',
-    });
-    return true;
-  }
-  await acts.creditMerchantForPayin(input.transactionId);
-  await run.record({ status: 'success', confirmationStatus: 'accepted', failure: null });
-  await acts.emitTransactionEvent(input.transactionId, 'payin.corrected');
-  return true;
+  if (!(await correctedByPartner(run, req))) return;
+  await run.settle({
+    changes: { status: 'success', confirmationStatus: 'accepted', failure: null, ...refundWindow(run) },
+    credit: true,
+    event: 'payin.corrected',
+  });
 }
 
-/** The success a payin records (change CLOSES_AT_FINAL_PATCH), with its refund window's end. */
+/** The success a payin records, with its refund window's end. */
 function completedOutcome(run: PayinRun) {
   return {
     changes: {
@@ -206,17 +184,9 @@ function completedOutcome(run: PayinRun) {
   };
 }
 
-/** Since CLOSES_AT_FINAL_PATCH the window is a date on the record, which the refund desk reads. */
+/** The refund window is a date on the record, which the refund desk reads. */
 function refundWindow(run: PayinRun): { refundableUntil: string } {
   return { refundableUntil: new Date(Date.now() + run.input.timing.refundWindowMs).toISOString() };
-}
-
-/** Before CLOSES_AT_FINAL_PATCH, the refund window is a durable timer; a stop request closes it early. */
-export async function keepRefundWindow(run: PayinRun): Promise<void> {
-  await condition(() => run.stop.requested, run.input.timing.refundWindowMs);
-  // Refunds accepted in time still finish under this workflow (their callbacks come through it).
-  await run.refunds?.close();
-  await condition(allHandlersFinished);
 }
 
 async function end(
@@ -234,9 +204,7 @@ async function end(
       : {}),
   };
   const event = status === 'failed' ? 'payin.failed' : 'payin.expired';
-  if (run.closesAtFinal) return run.settle({ changes, credit: false, event });
-  await run.record(changes);
-  await acts.emitTransactionEvent(run.input.transactionId, event);
+  await run.settle({ changes, credit: false, event });
 }
 
 /** Partner checks until the correction window closes; true once the partner finds the funds. */

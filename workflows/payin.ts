@@ -1,51 +1,36 @@
-import {
-  CancellationScope,
-  allHandlersFinished,
-  condition,
-  continueAsNew,
-  patched,
-} from '@temporalio/workflow';
+import { CancellationScope, allHandlersFinished, condition, continueAsNew } from '@temporalio/workflow';
 import type { PayinState, PayinWorkflowInput } from './payin-api';
 import type { AskState } from './ask-operator';
-import { ANSWERS_ONLY_PATCH } from './code-revision';
 import type { OtpKeeper } from './otp-keeper';
-import { CLOSES_AT_FINAL_PATCH, startPayinRun, type PayinRun } from './payin-run';
-import { collect, finish, keepOtp, keepRefundWindow, sessionWait } from './payin-steps';
+import { startPayinRun, type PayinRun } from './payin-run';
+import { collect, finish, keepOtp, sessionWait } from './payin-steps';
 import type { PayinCollection } from '../activities/payin-activities';
-import { legacyPayinWorkflow } from './legacy/payin';
 
 export type { PayinWorkflowInput } from './payin-api';
 
 /**
- * One payin, direct or session: session wait -> collect -> finish -> refund window.
+ * One payin, direct or session: session wait -> collect -> finish.
  * Session: nothing happens until the customer confirms on the hosted page (Update). Collect: the
  * operator is asked until it answers (workflows/ask-operator.ts); at the customer's deadline it is
  * asked to cancel, and only a confirmed cancellation makes the payin `expired`. Finish: success
- * credits the merchant; an ambiguous failure is re-checked with the operator's partner for 48
- * hours. Refunds: decided by the payin's refund desk (workflows/payin-refund-desk.ts); payins started
- * before it keep a refund window open here (workflows/payin-refunds.ts). The steps are in
+ * credits the merchant and writes the end of the refund window; an ambiguous failure is re-checked
+ * with the operator's partner for 48 hours. The workflow ends at the final status: refunds are
+ * decided by the payin's refund desk (workflows/payin-refund-desk.ts). The steps are in
  * workflows/payin-steps.ts, what they share in workflows/payin-run.ts.
  */
 export async function payinWorkflow(input: PayinWorkflowInput): Promise<PayinState> {
-  // CLOSES_AT_FINAL_PATCH implies ANSWERS_ONLY_PATCH: a new payin records only the newer marker.
-  if (!input.resume && !patched(CLOSES_AT_FINAL_PATCH) && !patched(ANSWERS_ONLY_PATCH))
-    return legacyPayinWorkflow(input);
   const run = startPayinRun(input);
   return CancellationScope.nonCancellable(async () => {
     const collection = input.resume?.collection ?? input.collection ?? (await sessionWait(run));
     if (!collection) return run.state;
     const otp = keepOtp(run, collection);
-    // Refundable from the moment success is recorded (before the API can read it).
-    run.refunds?.open(collection);
     const deadline = input.resume?.deadline ?? Date.now() + input.timing.expiryMs;
     const answer = await collect(run, collection, deadline, otp);
     if (answer.outcome === 'continue')
       return continueAsking(run, answer.state, { deadline, collection, otp });
     // The operator answered for good: the OTP will not be sent again.
     await otp?.forget();
-    if (!(await finish(run, answer, collection))) return run.state;
-    // Since CLOSES_AT_FINAL_PATCH the payin ends here; its refund desk takes its refunds.
-    if (!run.closesAtFinal) await keepRefundWindow(run);
+    await finish(run, answer, collection);
     return run.state;
   });
 }

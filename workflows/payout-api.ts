@@ -13,13 +13,11 @@ export interface PayoutWorkflowInput {
     /** Status reads (or health checks while held) in one run before continuing as new (tests lower it). */
     readsPerRun?: number;
   };
-  /** Only in workflows started by revisions 2-3 (workflows/code-revision.ts); new ones go without. */
-  codeRevision?: number;
   /** Set when the workflow continued as new while asking the operator. */
   resume?: PayoutResume;
   /**
    * Set when the workflow continued as new while holding the payout for its provider (debited, not
-   * sent): the next run goes on holding. Only runs of the `payout-holds-for-provider` change set it.
+   * sent): the next run goes on holding.
    */
   held?: PayoutHeld;
 }

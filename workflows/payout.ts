@@ -4,7 +4,6 @@ import {
   condition,
   continueAsNew,
   log,
-  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -19,16 +18,13 @@ import { operatorCallbackSignal } from './signals';
 import {
   operatorActivities,
   recordActivities,
-  type EventActivities,
   type OperatorActivities,
   type PayoutActivities,
   type PayoutOutcomeActivities,
 } from './activity-proxies';
 import { askOperator, type AskAnswer } from './ask-operator';
-import { ANSWERS_ONLY_PATCH } from './code-revision';
 import { watchStopRequest } from './stop-request';
 import { isInsufficientFunds } from './activity-failures';
-import { legacyPayoutWorkflow } from './legacy/payout';
 import {
   cancelPayoutUpdate,
   type PayoutCancelAnswer,
@@ -37,12 +33,6 @@ import {
 } from './payout-api';
 
 export type { PayoutResult, PayoutWorkflowInput } from './payout-api';
-
-/**
- * Change (Temporal `patched()`): before sending, the workflow asks the provider's health; a delayed or
- * closed provider holds the payout `pending`, unsent and cancellable, until it recovers.
- */
-export const PAYOUT_HOLD_PATCH = 'payout-holds-for-provider';
 
 /** Checks of the provider's health in one run while holding, before continuing as new. */
 const HOLD_CHECKS_PER_RUN = 200;
@@ -55,21 +45,12 @@ const holdDelayMs = (retryAfterSeconds: number | null) =>
     ? HOLD_DEFAULT_MS
     : Math.min(Math.max(retryAfterSeconds * 1000, HOLD_MIN_MS), HOLD_MAX_MS);
 
-const acts = recordActivities<
-  PayoutActivities & Pick<OperatorActivities, 'flagForOps'> & Pick<EventActivities, 'emitTransactionEvent'>
+const acts = recordActivities<Pick<OperatorActivities, 'flagForOps'>>();
+const operator = operatorActivities<
+  Pick<PayoutActivities, 'requestDisbursement'> & Pick<OperatorActivities, 'cancelAtOperator'>
 >();
-const operator = operatorActivities<PayoutActivities & Pick<OperatorActivities, 'cancelAtOperator'>>();
 const outcomes = recordActivities<PayoutOutcomeActivities>();
 const settling = operatorActivities<Pick<PayoutOutcomeActivities, 'readDisbursementAndSettle'>>();
-
-/**
- * Change (Temporal `patched()`): a status write and its event are one activity, the debit check and
- * the provider's health one, the end one (fee, `completed` and its events; or `failed`, the money
- * back and `reversed`), and a completion is recorded by the status read that finds it. Only the
- * final status is shown in the Temporal UI (set at start: `pending`); it implies the provider hold. Histories without it take each step apart.
- * docs/scaling.md.
- */
-export const PAYOUT_FEWER_STEPS_PATCH = 'payout-records-in-fewer-steps';
 /**
  * The health read gives up soon: a health store that cannot answer must not hold payouts, and
  * sending is always safe (the ask step never moves money on silence).
@@ -81,12 +62,15 @@ const health = proxyActivities<Pick<PayoutActivities, 'payoutProviderState'>>({
 
 /**
  * One payout: pending (the API debited the account) -> processing -> processed -> completed, or
- * failed / expired -> reversed. The money goes back only on the operator's explicit answer: a
- * refusal, or a cancellation it confirmed after our deadline (`expired`). An operator that answers
- * neither is asked until it does, and the payout is flagged for ops meanwhile (docs/payouts.md).
+ * failed / expired -> reversed. Before sending, the provider's health is asked: a delayed or closed
+ * provider holds the payout `pending`, unsent and cancellable, until it recovers. The money goes
+ * back only on the operator's explicit answer: a refusal, or a cancellation it confirmed after our
+ * deadline (`expired`). An operator that answers neither is asked until it does, and the payout is
+ * flagged for ops meanwhile (docs/payouts.md). A status write and its event are one activity, the
+ * debit check and the provider's health one, the end one; only the final status is shown in the
+ * Temporal UI (set at start: `pending`). docs/scaling.md.
  */
 export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<PayoutResult> {
-  if (!input.resume && !input.held && !patched(ANSWERS_ONLY_PATCH)) return legacyPayoutWorkflow(input);
   const req = input.disbursement;
   const id = input.transactionId;
   const failureOf = (code: string, message: string): Failure => ({
@@ -99,11 +83,10 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
     woken.value = true;
   });
   const stop = watchStopRequest();
-  const fewerSteps = patched(PAYOUT_FEWER_STEPS_PATCH);
   let seq = input.resume?.seq ?? input.held?.seq ?? 0;
-  /** The provider's health read with the debit check (change PAYOUT_FEWER_STEPS_PATCH). */
+  /** The provider's health, read with the debit check. */
   let healthAtStart: PayoutProviderState | null = null;
-  /** The status read that found the completion recorded it (change PAYOUT_FEWER_STEPS_PATCH). */
+  /** The status read that found the completion recorded it. */
   let endRecorded = false;
   const completedUpdate = (operatorReference: string, processedAt: string): PayoutStateUpdate => ({
     status: 'completed',
@@ -132,16 +115,8 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
     if (status) upsertSearchAttributes([{ key: saStatus, value: status }]);
   };
   const record = async (update: PayoutStateUpdate) => {
-    if (fewerSteps) {
-      if (update.status !== 'processing' && update.status !== 'processed') showStatus(update.status);
-      await outcomes.recordPayoutStep(id, { update, seq: ++seq });
-      return;
-    }
-    await acts.recordPayoutState(id, update, ++seq);
-    if (update.status) {
-      upsertSearchAttributes([{ key: saStatus, value: update.status }]);
-      await acts.emitTransactionEvent(id, 'payout.updated');
-    }
+    if (update.status !== 'processing' && update.status !== 'processed') showStatus(update.status);
+    await outcomes.recordPayoutStep(id, { update, seq: ++seq });
   };
   /** The operator took the transfer: `processed`, with its reference in the record. */
   const processed = (first: OperatorStatus) =>
@@ -160,15 +135,13 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
         endHold({ outcome: 'ended' });
         return { status: 'failed', failure };
       }
-      if (input.held || fewerSteps || patched(PAYOUT_HOLD_PATCH)) {
-        const held = await hold();
-        if (held === 'cancel') return cancelled();
-        if (held === 'continue') {
-          // A cancellation taken meanwhile is answered here, not carried into the next run.
-          await condition(() => allHandlersFinished() || cancelAsked);
-          if (cancelAsked) return cancelled();
-          return continueAsNew<typeof payoutWorkflow>({ ...input, held: { seq } });
-        }
+      const held = await hold();
+      if (held === 'cancel') return cancelled();
+      if (held === 'continue') {
+        // A cancellation taken meanwhile is answered here, not carried into the next run.
+        await condition(() => allHandlersFinished() || cancelAsked);
+        if (cancelAsked) return cancelled();
+        return continueAsNew<typeof payoutWorkflow>({ ...input, held: { seq } });
       }
       sending = true;
       endHold({ outcome: 'with-operator' });
@@ -178,7 +151,7 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
     const deadline = input.resume?.deadline ?? Date.now() + input.timing.expiryMs;
     const answer = await askOperator({
       request: () => operator.requestDisbursement(req),
-      read: fewerSteps ? readAndSettle : () => operator.readDisbursementStatus(id, req.operator, req.country),
+      read: readAndSettle,
       cancel: () => operator.cancelAtOperator('disbursement', id, req.operator, req.country),
       deadline,
       woken,
@@ -234,16 +207,9 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
   /** Cancelled before it was sent: the debit credited back (fixed sourceRef: once), then `reversed`. */
   async function cancelled(): Promise<PayoutResult> {
     const failure = failureOf('CANCELLED', 'The payout was cancelled before it was sent to the operator');
-    if (fewerSteps) {
-      showStatus('reversed');
-      const reversed = { update: { status: 'reversed' as const, failure, attention: null }, seq: ++seq };
-      await outcomes.recordPayoutEnd(id, { outcome: 'reversed', failed: null, reversed });
-      endHold({ outcome: 'cancelled' });
-      await condition(allHandlersFinished);
-      return { status: 'reversed', failure };
-    }
-    await acts.reversePayout(id);
-    await record({ status: 'reversed', failure, attention: null });
+    showStatus('reversed');
+    const reversed = { update: { status: 'reversed' as const, failure, attention: null }, seq: ++seq };
+    await outcomes.recordPayoutEnd(id, { outcome: 'reversed', failed: null, reversed });
     endHold({ outcome: 'cancelled' });
     await condition(allHandlersFinished);
     return { status: 'reversed', failure };
@@ -252,8 +218,7 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
   /** The API applied this very debit (same sourceRef): normally a replay that writes nothing. */
   async function debited(): Promise<boolean> {
     try {
-      if (fewerSteps) healthAtStart = await outcomes.beginPayout(id, req.operator, req.country);
-      else await acts.ensurePayoutDebited(id);
+      healthAtStart = await outcomes.beginPayout(id, req.operator, req.country);
       return true;
     } catch (err) {
       if (isInsufficientFunds(err)) return false;
@@ -262,8 +227,8 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
   }
 
   /**
-   * A status read that records the completion it finds (change PAYOUT_FEWER_STEPS_PATCH): the next
-   * write number is used only if the operator answered `completed`.
+   * A status read that records the completion it finds: the next write number is used only if the
+   * operator answered `completed`.
    */
   async function readAndSettle(): Promise<OperatorStatus> {
     const completed = { update: completedUpdate('', new Date().toISOString()), seq: seq + 1 };
@@ -283,17 +248,11 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
     }
     if (answer.outcome === 'completed') {
       const completed = completedUpdate(answer.status.operatorReference, processedAt);
-      if (fewerSteps) {
-        showStatus('completed');
-        await outcomes.recordPayoutEnd(id, {
-          outcome: 'completed',
-          completed: { update: completed, seq: ++seq },
-        });
-        return { status: 'completed', failure: null };
-      }
-      await acts.settlePayoutFee(id);
-      await record(completed);
-      await acts.emitTransactionEvent(id, 'payout.completed');
+      showStatus('completed');
+      await outcomes.recordPayoutEnd(id, {
+        outcome: 'completed',
+        completed: { update: completed, seq: ++seq },
+      });
       return { status: 'completed', failure: null };
     }
     const failure = answer.cancelled
@@ -309,18 +268,12 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
       failure,
       attention: null,
     };
-    if (fewerSteps) {
-      showStatus('reversed');
-      await outcomes.recordPayoutEnd(id, {
-        outcome: 'reversed',
-        failed: { update: failed, seq: ++seq },
-        reversed: { update: { status: 'reversed' }, seq: ++seq },
-      });
-      return { status: 'reversed', failure };
-    }
-    await record(failed);
-    await acts.reversePayout(id);
-    await record({ status: 'reversed' });
+    showStatus('reversed');
+    await outcomes.recordPayoutEnd(id, {
+      outcome: 'reversed',
+      failed: { update: failed, seq: ++seq },
+      reversed: { update: { status: 'reversed' }, seq: ++seq },
+    });
     return { status: 'reversed', failure };
   }
 }

@@ -4,10 +4,10 @@ import type { SandboxScenario } from '../src/domain/transaction';
 import type { RefundRequest } from '../src/operators/gateway';
 import type { AskState } from './ask-operator';
 
-// The messages of refunds: the payin workflow's `requestRefund` Update, which serialises every
-// refund of the payin, and the input of each refund's own (child) workflow.
+// The messages of refunds: the refund desk's `requestRefund` Update, which serialises every refund
+// of the payin (workflows/payin-refund-desk.ts), and the input of each refund's own (child) workflow.
 
-/** A merchant's refund request, as the API hands it to the payin's workflow. */
+/** A merchant's refund request, as the API hands it to the payin's refund desk. */
 export interface RefundAsk {
   /** rf_… and tr_…, chosen by the API so a crash-and-retry can be recognised. */
   refundId: string;
@@ -48,8 +48,6 @@ export interface RefundWorkflowInput {
   amount: number;
   currency: string;
   sandboxScenario: SandboxScenario | null;
-  /** workflows/code-revision.ts; absent in histories started before revision 2. */
-  codeRevision?: number;
   /** Status reads in one run before continuing as new (tests lower it). */
   readsPerRun?: number;
   /** Set when the workflow continued as new while asking the operator. */

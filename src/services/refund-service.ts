@@ -19,7 +19,6 @@ import { newId } from '../domain/ids';
 import type { Transaction } from '../domain/transaction';
 import { refundedTotal, type Refund } from '../domain/refund';
 import { RETRY_AFTER_SECONDS } from '../persistence/unavailable';
-import { requestRefundUpdate } from '../../workflows/refund-api';
 import { isUpdateLimitReached, refundIdsOf, refundUpdateId } from './update-limits';
 import { askRefundDesk } from '../temporal/start-workflow';
 import { fingerprintsDiffer } from '../security/request-fingerprint';
@@ -102,7 +101,8 @@ export class RefundService {
     if (!payin) return refuse('PAYMENT_NOT_FOUND');
     // The stored status trails the workflow's: not yet success here means not refundable now.
     if (payin.status !== 'success') return refuse('REFUND_NOT_ALLOWED');
-    if (payin.refundableUntil && new Date(payin.refundableUntil).getTime() <= Date.now())
+    // A success writes the end of its refund window (workflows/payin-steps.ts); the desk checks it again.
+    if (!payin.refundableUntil || new Date(payin.refundableUntil).getTime() <= Date.now())
       return refuse('REFUND_NOT_ALLOWED');
     if (body.amount !== undefined && !Number.isInteger(body.amount * 10 ** minorUnitDigits[payin.currency])) {
       await log('VALIDATION_ERROR');
@@ -171,16 +171,11 @@ export class RefundService {
         apiKey: caller.apiKey,
         requestedAt: new Date().toISOString(),
       };
-      // Bounded: with its worker down or backlogged the workflow cannot decide now. The Update stays
+      // Bounded: with its worker down or backlogged the desk cannot decide now. The Update stays
       // queued and is decided later; the client's retry (same key and externalReference) finds it.
-      // A payin that closed at its final status (it wrote `refundableUntil`) has a refund desk; an
-      // older one decides its refunds in its own workflow, open for its refund window.
+      // The payin's refund desk decides (workflows/payin-refund-desk.ts).
       accepted = await this.deps.temporal.withDeadline(Date.now() + this.deps.decisionWaitMs, () =>
-        payin.refundableUntil
-          ? askRefundDesk(this.deps.temporal, this.deps.taskQueue, payin, ask, updateId)
-          : this.deps.temporal.workflow
-              .getHandle(payin.workflowId)
-              .executeUpdate(requestRefundUpdate, { ...(updateId ? { updateId } : {}), args: [ask] }),
+        askRefundDesk(this.deps.temporal, this.deps.taskQueue, payin, ask, updateId),
       );
     } catch (err) {
       const code = refusalOf(err);
@@ -242,7 +237,7 @@ function refusalOf(err: unknown): ProblemCode | null {
       return cause.type as ProblemCode;
     return null;
   }
-  // The payin's workflow has ended: the payin failed or expired, or its refund window closed.
+  // The desk closed under each of askRefundDesk's attempts (src/temporal/start-workflow.ts).
   if (err instanceof WorkflowNotFoundError) return 'REFUND_NOT_ALLOWED';
   return null;
 }

@@ -5,13 +5,7 @@ import { testPayinService } from '../helpers/services';
 import type { TestStack } from '../helpers/stack';
 import { useStack } from '../helpers/use-stack';
 import { historyToJson } from '../helpers/history-json';
-import {
-  payinStateQuery,
-  type PayinWorkflowInput,
-  type SessionConfirmation,
-} from '../../workflows/payin-api';
-import { directPayinInput, storedDirectPayin } from '../helpers/payin-input';
-import { TransactionStore } from '../../src/persistence/transactions';
+import type { PayinWorkflowInput, SessionConfirmation } from '../../workflows/payin-api';
 import { OtpStore } from '../../src/persistence/otp-store';
 
 // "OTPs never enter history" (issue 16): the API stores an Orange OTP sealed, with a short lifetime,
@@ -122,37 +116,6 @@ describe('OTPs by reference', () => {
     await eventually(
       () => otpDocs(stack).countDocuments({ _id: choice.otpId! }),
       (n) => n === 0,
-    );
-  });
-
-  it('a workflow started before the change, with the OTP itself in its input, still sends it', async () => {
-    const id = 'pr_0000000000000000000000b1';
-    const workflowId = `payin:${merchant.merchantId}:otp-legacy-1`;
-    const base = directPayinInput({
-      id,
-      merchantId: merchant.merchantId,
-      reference: 'otp-legacy-1',
-      refundWindowMs: 60_000,
-    });
-    const input: PayinWorkflowInput = {
-      ...base,
-      collection: { ...base.collection!, operator: 'ORANGE', msisdn: '+2250700000001', otp: OTP },
-    };
-    delete input.codeRevision;
-    await TransactionStore.on(stack.mongo).insertOrGet({
-      ...storedDirectPayin({ id, merchantId: merchant.merchantId, reference: 'otp-legacy-1', workflowId }),
-      provider: 'ORANGE_CI',
-      customer: { name: 'Test', phoneNumber: '+2250700000001' },
-    });
-    const handle = await stack.env.client.workflow.start('payinWorkflow', {
-      taskQueue: stack.taskQueue,
-      workflowId,
-      args: [input],
-    });
-    // Without its OTP the operator would refuse it (OTP_REQUIRED).
-    await eventually(
-      () => handle.query(payinStateQuery),
-      (st) => st.status === 'success',
     );
   });
 

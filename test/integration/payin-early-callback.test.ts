@@ -7,7 +7,6 @@ import type { OperatorStatus } from '../../src/operators/gateway';
 import { directPayinInput } from '../helpers/payin-input';
 import { operatorCallbackSignal } from '../../workflows/signals';
 import { startTimeSkippingEnv } from '../helpers/stack';
-import { CODE_REVISION } from '../../workflows/code-revision';
 import { configSchema } from '../../src/config';
 import { dataConverter } from '../../src/temporal/codec';
 
@@ -31,12 +30,7 @@ describe('payin workflow: an operator callback during the collection request', (
     await env?.teardown();
   });
 
-  // Every new execution runs the current code behind one patch (operator-answers-only), whatever
-  // its input's revision; the earlier changes it includes ask nothing more.
-  it.each([
-    ['started for revision 2', CODE_REVISION],
-    ['started without a revision', undefined],
-  ])('%s: wakes the first wait, no poll timer before the status is read', async (_label, codeRevision) => {
+  it('wakes the first wait, no poll timer before the status is read', async () => {
     statusReads = 0;
     const noop = async () => undefined;
     const worker = await Worker.create({
@@ -45,9 +39,6 @@ describe('payin workflow: an operator callback during the collection request', (
       workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
       dataConverter: dataConverter(configSchema.parse({}).PAYLOAD_CODEC_KEYS),
       activities: {
-        recordPayinState: noop,
-        creditMerchantForPayin: async () => ({ credited: 985, fee: 15 }),
-        emitTransactionEvent: async () => ({ eventId: 'evt_stub' }),
         async requestCollection(): Promise<OperatorStatus> {
           const { workflowId } = Context.current().info.workflowExecution!;
           await env.client.workflow
@@ -55,11 +46,7 @@ describe('payin workflow: an operator callback during the collection request', (
             .signal(operatorCallbackSignal, { kind: 'collection', id: 'pr_early' });
           return { outcome: 'pending', operatorReference: 'op_early' };
         },
-        async readCollectionStatus(): Promise<OperatorStatus> {
-          statusReads++;
-          return { outcome: 'completed', operatorReference: 'op_early' };
-        },
-        // Since `payin-closes-at-final-status`: the read that finds the success records it.
+        // The read that finds the success records it.
         async readCollectionAndSettle(): Promise<OperatorStatus & { settled: boolean }> {
           statusReads++;
           return { outcome: 'completed', operatorReference: 'op_early', settled: true };
@@ -67,16 +54,13 @@ describe('payin workflow: an operator callback during the collection request', (
         recordPayinOutcome: noop,
       },
     });
-    const input = {
-      ...directPayinInput({
-        id: 'pr_early',
-        merchantId: 'mer_early',
-        reference: 'early-1',
-        refundWindowMs: 60_000,
-      }),
-      ...(codeRevision === undefined ? {} : { codeRevision }),
-    };
-    const workflowId = `early-${taskQueue}-${codeRevision ?? 'none'}`;
+    const input = directPayinInput({
+      id: 'pr_early',
+      merchantId: 'mer_early',
+      reference: 'early-1',
+      refundWindowMs: 60_000,
+    });
+    const workflowId = `early-${taskQueue}`;
     const state = await worker.runUntil(
       env.client.workflow.execute('payinWorkflow', { taskQueue, workflowId, args: [input] }),
     );
@@ -87,18 +71,13 @@ describe('payin workflow: an operator callback during the collection request', (
     const events = history.events ?? [];
     const types = events.map((e) => Number(e.eventType));
     const activityNames = events.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name);
-    const firstRead = activityNames.findIndex(
-      (name) => name === 'readCollectionStatus' || name === 'readCollectionAndSettle',
-    );
+    const firstRead = activityNames.indexOf('readCollectionAndSettle');
     expect(firstRead).toBeGreaterThan(activityNames.indexOf('requestCollection'));
     // Before the fix the callback was cleared before the first wait: a 5 s poll timer came first.
     expect(types.slice(0, firstRead)).not.toContain(EventType.EVENT_TYPE_TIMER_STARTED);
     expect(types).toContain(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED);
 
-    // One patch marker, the gate in front of the current code (workflows/code-revision.ts).
-    expect(events.filter((e) => e.markerRecordedEventAttributes)).toHaveLength(1);
-
-    // And the current code replays the history it wrote, whichever way it was started.
+    // And the current code replays the history it wrote.
     await Worker.runReplayHistory(
       {
         workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
