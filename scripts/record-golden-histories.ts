@@ -1,49 +1,455 @@
-// Records the golden workflow histories that test/unit/golden-histories.test.ts replays: real
-// transactions through the real stack (HTTP API, worker, FerretDB, the operator simulator) on the
-// time-skipping test server, each finished workflow's history saved as `<workflowType>-<branch>.json`.
+// Records the golden workflow histories (test/golden) that test/unit/golden-histories.test.ts replays.
+// Each scenario below is a real transaction through the real stack (HTTP API, worker, FerretDB, the
+// operator simulator) on the time-skipping test server; once its workflows end, each history is
+// saved as `<workflowType>-<scenario>.json`, payloads opened (readable in review and in a diff).
 //
-//   npx tsx scripts/record-golden-histories.ts [--tree DIR] [--out DIR] [--suffix -revN] [--only name,name]
-//   (or GOLDEN_TREE / GOLDEN_OUT / GOLDEN_SUFFIX / GOLDEN_ONLY; defaults: this checkout, test/golden)
+//   npx tsx scripts/record-golden-histories.ts [--only <scenario>,<scenario>]
 //
-// The tree is the checkout whose workflows, activities, API and test helpers are recorded: to keep
-// the histories of the code before a change, record from a worktree of that commit (its
-// node_modules may be a symlink to this one's). Needs `bash scripts/provision test` done.
-import { existsSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+// One file per scenario of this code. Re-record them only when a release retires versioning (a new
+// baseline, docs/versioning.md): a change to a running workflow must replay the files as they are.
+// Needs the provisioned servers (`bash scripts/provision test`).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import type { TestStack } from '../test/helpers/stack';
+import { freePort, startFerretDB } from '../src/infra/local-servers';
+import { failureConverterPath, decodeHistoryPayloads } from '../src/temporal/codec';
+import { buildActivityDeps } from '../src/main/wiring';
+import { Ledger } from '../src/ledger';
+import { replacementWorker, startStack, type TestStack } from '../test/helpers/stack';
+import { createTestMerchant, fundMerchant } from '../test/helpers/merchants';
+import { ApiClient, eventually } from '../test/helpers/http';
 import { historyToJson } from '../test/helpers/history-json';
-import { decodeHistoryPayloads } from '../src/temporal/codec';
 
-type StackModule = typeof import('../test/helpers/stack');
-type MerchantsModule = typeof import('../test/helpers/merchants');
-type ServersModule = typeof import('../src/infra/local-servers');
-type LedgerModule = typeof import('../src/ledger');
-type WiringModule = typeof import('../src/main/wiring');
+const out = resolve(__dirname, '../test/golden');
+const onlyAt = process.argv.indexOf('--only');
+const only = onlyAt >= 0 ? process.argv[onlyAt + 1]!.split(',') : null;
 
-function option(name: string, env: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : process.env[env];
+/** What a scenario has to work with: the stack, a funded merchant's API, the page's (no credentials). */
+interface World {
+  stack: TestStack;
+  merchantId: string;
+  api: ApiClient;
+  customer: ApiClient;
+  /** A local merchant endpoint that refuses its very first delivery, so that delivery retries. */
+  hookUrl: string;
+  /** The `webhook-id` of the first delivery each path of the endpoint received. */
+  firstDelivery: Map<string, string>;
 }
 
-const tree = resolve(option('tree', 'GOLDEN_TREE') ?? resolve(__dirname, '..'));
-const out = resolve(option('out', 'GOLDEN_OUT') ?? resolve(__dirname, '../test/golden'));
-const only = option('only', 'GOLDEN_ONLY')?.split(',');
-/** Appended to each name (e.g. `-rev3`), so new recordings sit beside the old ones. */
-const suffix = option('suffix', 'GOLDEN_SUFFIX') ?? '';
+/** A scenario does its transaction, then names the workflows to save: file name -> workflow id. */
+type Scenario = (w: World) => Promise<Record<string, string>>;
 
-/** Polls in real time (time skipping stays locked) until `check` holds. */
-async function eventually<T>(what: string, fn: () => Promise<T>, check: (v: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const v = await fn();
-    if (check(v)) return v;
-    if (Date.now() > deadline) throw new Error(`${what}: not reached; last ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 100));
+const action = { successUrl: 'https://shop.example/ok', failureUrl: 'https://shop.example/ko' };
+
+// The simulator's answers are chosen by `sandboxScenario` or by the customer's number
+// (src/simulator): 9902 fails ambiguously and its partner later finds the funds; 9901 never does.
+async function directPayin(
+  w: World,
+  reference: string,
+  payin: { scenario?: string; msisdn?: string; provider?: string; otp?: string },
+  done: (status: string, confirmation: string) => boolean,
+  api = w.api,
+): Promise<string> {
+  await post(
+    api,
+    '/v1/direct/payin',
+    {
+      reference,
+      ...(payin.scenario ? { sandboxScenario: payin.scenario } : {}),
+      customerName: 'Golden Test',
+      payin: {
+        amount: 1000,
+        msisdn: payin.msisdn ?? '+2250500000001',
+        provider: payin.provider ?? 'MTN',
+        country: 'CI',
+        ...(payin.otp ? { otp: payin.otp } : {}),
+      },
+      action,
+    },
+    201,
+  );
+  await eventually(
+    () => get(api, `/v1/payin/${reference}`),
+    (b) => done(b.status ?? '', b.confirmationStatus ?? ''),
+  );
+  return `payin:${w.merchantId}:${reference}`;
+}
+
+async function session(w: World, reference: string): Promise<string> {
+  const res = await post(
+    w.api,
+    '/v1/payin/sessions',
+    {
+      reference,
+      sandboxScenario: 'completed',
+      amount: 1000,
+      msisdn: '+2250500000001',
+      customerName: 'Golden Test',
+      country: 'CI',
+      action,
+    },
+    201,
+  );
+  return new URL(String(res.paymentUrl)).pathname;
+}
+
+/** Refunds of a collected payin, each awaited to `status`; answers the payin's refund desk id. */
+async function refunds(w: World, payinRef: string, asks: Record<string, unknown>[], status: string) {
+  const ids = await Promise.all(
+    asks.map(async (ask) => {
+      const res = await post(w.api, `/v1/payin/${payinRef}/refund`, { reason: 'golden', ...ask }, 201);
+      const rf = String(res.reference);
+      await eventually(
+        () => get(w.api, `/v1/refunds/${rf}`),
+        (b) => b.status === status,
+      );
+      return `refund:${w.merchantId}:${rf}`;
+    }),
+  );
+  const payin = await get(w.api, `/v1/payin/${payinRef}`);
+  return { ids, desk: `refund-desk:${w.merchantId}:${String(payin.id)}` };
+}
+
+async function payout(w: World, reference: string, scenario: string | null, done: string) {
+  await post(
+    w.api,
+    '/v1/direct/payout',
+    {
+      reference,
+      ...(scenario ? { sandboxScenario: scenario } : {}),
+      customerName: 'Golden Test',
+      payout: { amount: 10_000, msisdn: '+2250500000001', provider: 'MTN', country: 'CI' },
+    },
+    201,
+  );
+  if (done)
+    await eventually(
+      () => get(w.api, `/v1/direct/payout/${reference}`),
+      (b) => b.status === done,
+    );
+  return `payout:${w.merchantId}:${reference}`;
+}
+
+/** Starts a workflow the way its schedule or the CLI does (no API route starts it). */
+async function start(w: World, type: string, workflowId: string, args: unknown[] = []): Promise<string> {
+  await w.stack.env.client.workflow.start(type, { taskQueue: w.stack.taskQueue, workflowId, args });
+  return workflowId;
+}
+
+const final = (s: string) => s !== 'processing' && s !== 'pending';
+
+// Every workflow type the worker registers (workflows/index.ts), in its main branches.
+const scenarios: Record<string, Scenario> = {
+  // A payin collected, then refunded in part: the payin, its refund desk and the refund's workflow.
+  'payin-completed-refunded': async (w) => {
+    const payin = await directPayin(w, 'golden-completed', { scenario: 'completed' }, (s) => s === 'success');
+    const refund = await refunds(
+      w,
+      'golden-completed',
+      [{ amount: 400, externalReference: 'rf-1' }],
+      'completed',
+    );
+    return {
+      'payinWorkflow-direct-completed': payin,
+      'payinRefundDeskWorkflow-refund': refund.desk,
+      'refundWorkflow-completed': refund.ids[0]!,
+    };
+  },
+  // The operator refuses the refund: the merchant's money comes back (`reversed`).
+  'refund-refused': async (w) => {
+    await directPayin(w, 'golden-refund-refused', { scenario: 'completed' }, (s) => s === 'success');
+    const asks = [{ amount: 600, externalReference: 'rf-2', sandboxScenario: 'failed' }];
+    const refund = await refunds(w, 'golden-refund-refused', asks, 'reversed');
+    return { 'refundWorkflow-failed-reversed': refund.ids[0]! };
+  },
+  // Four refund Updates at once: the desk answers them one by one, in the order they were accepted.
+  'refunds-together': async (w) => {
+    await directPayin(w, 'golden-together', { scenario: 'completed' }, (s) => s === 'success');
+    const asks = [0, 1, 2, 3].map((i) => ({ amount: 100, externalReference: `rf-together-${i}` }));
+    const refund = await refunds(w, 'golden-together', asks, 'completed');
+    return { 'payinRefundDeskWorkflow-concurrent-refunds': refund.desk };
+  },
+  // Orange takes an OTP: stored apart, its id in the workflow, deleted once the operator holds it.
+  'payin-orange-otp': async (w) => ({
+    'payinWorkflow-direct-orange-otp': await directPayin(
+      w,
+      'golden-orange-otp',
+      { scenario: 'completed', provider: 'ORANGE', msisdn: '+2250700000001', otp: '4821' },
+      (s) => s === 'success',
+    ),
+  }),
+  'payin-failed': async (w) => ({
+    'payinWorkflow-direct-failed': await directPayin(w, 'golden-failed', { scenario: 'failed' }, final),
+  }),
+  // The operator never answers: at the deadline it is asked to cancel, and confirms (`expired`).
+  'payin-expired': async (w) => ({
+    'payinWorkflow-direct-expired': await directPayin(
+      w,
+      'golden-expired',
+      { scenario: 'pending' },
+      (_s, confirmation) => confirmation === 'pending',
+    ),
+  }),
+  // An ambiguous failure: partner checks, and the third finds the funds (`payin.corrected`).
+  'payin-corrected': async (w) => ({
+    'payinWorkflow-direct-ambiguous-corrected': await directPayin(
+      w,
+      'golden-corrected',
+      { msisdn: '+2250500009902' },
+      (s) => s === 'failed',
+    ),
+  }),
+  // An ambiguous failure nobody corrects: partner checks to the window's end; it stays `failed`.
+  'payin-uncorrected': async (w) => ({
+    'payinWorkflow-direct-ambiguous-uncorrected': await directPayin(
+      w,
+      'golden-uncorrected',
+      { msisdn: '+2250500009901' },
+      (s) => s === 'failed',
+    ),
+  }),
+  'session-confirmed': async (w) => {
+    const page = await session(w, 'golden-session');
+    await post(w.customer, `${page}/confirm`, { provider: 'MTN', msisdn: '+2250500000001' }, 200);
+    await eventually(
+      () => get(w.api, '/v1/payin/golden-session').then((b) => b.status),
+      (s) => s === 'success',
+    );
+    return { 'payinWorkflow-session-success': `payin:${w.merchantId}:golden-session` };
+  },
+  'session-declined': async (w) => {
+    const page = await session(w, 'golden-session-declined');
+    await post(w.customer, `${page}/decline`, {}, 200);
+    return { 'payinWorkflow-session-declined': `payin:${w.merchantId}:golden-session-declined` };
+  },
+  // Nobody comes to the page: the session expires (time skipped).
+  'session-expired': async (w) => {
+    await session(w, 'golden-session-expired');
+    return { 'payinWorkflow-session-expired': `payin:${w.merchantId}:golden-session-expired` };
+  },
+  'payout-completed': async (w) => ({
+    'payoutWorkflow-completed': await payout(w, 'golden-po-completed', 'completed', 'completed'),
+  }),
+  'payout-refused': async (w) => ({
+    'payoutWorkflow-failed-reversed': await payout(w, 'golden-po-failed', 'failed', 'reversed'),
+  }),
+  // The operator never answers: at the deadline it is asked to cancel, confirms, the money comes back.
+  'payout-expired': async (w) => ({
+    'payoutWorkflow-expired-reversed': await payout(w, 'golden-po-expired', 'pending', 'processed'),
+  }),
+  // Two bulk items: watched until both are final, then `payout.batch.completed`.
+  'payout-batch': async (w) => {
+    const item = () => ({
+      reference: `golden-bulk-${randomUUID().slice(0, 8)}`,
+      amount: 500,
+      msisdn: '+2250700000002',
+      country: 'CI',
+      sandboxScenario: 'completed',
+    });
+    const res = await post(w.api, '/v1/payouts/bulk', { items: [item(), item()] }, 201);
+    return { 'payoutBatchWorkflow-completed': `payout-batch:${w.merchantId}:${String(res.id)}` };
+  },
+  // A statement of the funded account: generated, then `statement.ready`.
+  statement: async (w) => {
+    const res = await post(
+      w.api,
+      '/v1/statements',
+      {
+        accountId: await mainAccountId(w),
+        from: new Date(Date.now() - 3_600_000).toISOString(),
+        to: new Date(Date.now() + 60_000).toISOString(),
+        format: 'csv',
+      },
+      202,
+    );
+    return { 'statementWorkflow-ready': `statement:${w.merchantId}:${String(res.id)}` };
+  },
+  // A merchant endpoint that refuses the first delivery: the delivery workflow retries, then delivers.
+  'webhook-retried': async (w) => {
+    const { api, endpointId } = await merchantWithEndpoint(w, 'Golden webhooks', '/hook');
+    await directPayin(w, 'golden-webhook', { scenario: 'completed' }, (s) => s === 'success', api);
+    const eventId = await eventually(
+      async () => w.firstDelivery.get('/hook'),
+      (id) => id !== undefined,
+    );
+    const workflowId = `webhook:${eventId!}:${endpointId}`;
+    await eventually(
+      () =>
+        w.stack.env.client.workflow
+          .getHandle(workflowId)
+          .describe()
+          .then(
+            () => true,
+            () => false,
+          ),
+      (found) => found,
+    );
+    return { 'webhookDeliveryWorkflow-retried-delivered': workflowId };
+  },
+  // A replay of a period to one endpoint: one slice, its deliveries started.
+  'webhook-replay': async (w) => {
+    const { api, merchantId, endpointId } = await merchantWithEndpoint(w, 'Golden replays', '/replayed');
+    const from = new Date(Date.now() - 1_000).toISOString();
+    await directPayin(w, 'golden-replayed', { scenario: 'completed' }, (s) => s === 'success', api);
+    await eventually(
+      () => api.get<{ data: unknown[] }>('/v1/events?type=payin.completed').then((r) => r.body.data),
+      (data: unknown[]) => data.length > 0,
+    );
+    const to = new Date(Date.now() + 60_000).toISOString();
+    const res = await post(api, `/v1/webhooks/${endpointId}/replay`, { from, to, onlyFailed: false }, 202);
+    return { 'webhookReplayWorkflow-sent': `webhook-replay:${merchantId}:${String(res.id)}` };
+  },
+  // The scheduled workflows and the CLI's event (src/reconciliation/ports.ts), started by hand.
+  reconciliation: async (w) => ({
+    'reconciliationWorkflow-day': await start(
+      w,
+      'reconciliationWorkflow',
+      `golden-reconciliation-${randomUUID()}`,
+      [{ date: new Date().toISOString().slice(0, 10), operators: ['MTN', 'ORANGE'] }],
+    ),
+  }),
+  'recovery-sweep': async (w) => ({
+    'recoverySweepWorkflow-pass': await start(w, 'recoverySweepWorkflow', `golden-recovery-${randomUUID()}`),
+  }),
+  'publish-event': async (w) => ({
+    'publishEventWorkflow-recorded': await start(
+      w,
+      'publishEventWorkflow',
+      `event:golden-subject:payin.corrected`,
+      [
+        {
+          merchantId: w.merchantId,
+          type: 'payin.corrected',
+          subjectId: 'golden-subject',
+          reference: 'golden-corrected',
+          data: { reference: 'golden-corrected', status: 'success' },
+        },
+      ],
+    ),
+  }),
+  // Last, as it replaces the stack's worker: one whose provider health says `closed` (as the ops
+  // override would), so the payout is held unsent; the merchant cancels it and gets the money back.
+  'payout-held-cancelled': async (w) => {
+    const s = w.stack;
+    s.worker.shutdown();
+    await eventually(
+      async () => s.worker.getState(),
+      (state) => state === 'STOPPED' || state === 'FAILED',
+    );
+    let checked = 0;
+    const deps = await buildActivityDeps({ mongo: s.mongo, config: s.config });
+    const closed = { state: 'closed' as const, since: null, retryAfterSeconds: 60 };
+    const worker = await replacementWorker(s, {
+      ...deps,
+      providerHealth: {
+        stateOf: async () => {
+          checked++;
+          return closed;
+        },
+      },
+    });
+    const running = worker.run();
+    try {
+      const id = await payout(w, 'golden-po-held', null, '');
+      await eventually(
+        async () => checked,
+        (n) => n >= 1,
+      );
+      await post(w.api, '/v1/direct/payout/golden-po-held/cancel', {}, 200);
+      await s.env.client.workflow.getHandle(id).result();
+      return { 'payoutWorkflow-held-cancelled': id };
+    } finally {
+      worker.shutdown();
+      await running;
+    }
+  },
+};
+
+async function main(): Promise<void> {
+  // What jest's global setup provides: a FerretDB and this tree's workflow bundle.
+  const dir = mkdtempSync(join(tmpdir(), 'golden-'));
+  const port = await freePort();
+  const ferret = await startFerretDB({ dataDir: join(dir, 'ferretdb'), port });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: resolve(__dirname, '../workflows/index.ts'),
+    failureConverterPath,
+    logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} },
+  });
+  writeFileSync(join(dir, 'workflow-bundle.js'), code);
+  process.env.TEST_MONGODB_URL = `mongodb://127.0.0.1:${port}`;
+  process.env.TEST_WORKFLOW_BUNDLE = join(dir, 'workflow-bundle.js');
+  // The very first delivery to this endpoint is refused (500), every other accepted.
+  const firstDelivery = new Map<string, string>();
+  const hook = createServer((req, res) => {
+    const first = firstDelivery.size === 0;
+    if (!firstDelivery.has(req.url!)) firstDelivery.set(req.url!, String(req.headers['webhook-id']));
+    req.resume().on('end', () => res.writeHead(first ? 500 : 200).end());
+  });
+  await new Promise<void>((r) => hook.listen(0, '127.0.0.1', () => r()));
+  const hookUrl = `http://127.0.0.1:${(hook.address() as { port: number }).port}`;
+
+  // Short deadlines and correction window: fewer status reads and partner checks, smaller files.
+  const stack = await startStack({
+    PAYIN_EXPIRY: '2m',
+    PAYOUT_EXPIRY: '2m',
+    PAYIN_CORRECTION_WINDOW: '1h',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+  });
+  try {
+    const merchant = await createTestMerchant(stack, 'Golden histories');
+    await fundMerchant(stack, merchant.merchantId);
+    const w: World = {
+      stack,
+      merchantId: merchant.merchantId,
+      api: new ApiClient(stack.baseUrl, merchant.credentials),
+      customer: new ApiClient(stack.baseUrl, null),
+      hookUrl,
+      firstDelivery,
+    };
+    for (const [name, scenario] of Object.entries(scenarios)) {
+      if (only && !only.includes(name)) continue;
+      const files = await scenario(w);
+      for (const [file, workflowId] of Object.entries(files)) {
+        // Waits for the workflow's end: time skipping passes its timers.
+        const handle = stack.env.client.workflow.getHandle(workflowId);
+        await handle.result();
+        const history = await decodeHistoryPayloads(
+          await handle.fetchHistory(),
+          stack.env.client.options.loadedDataConverter.payloadCodecs,
+        );
+        writeFileSync(join(out, `${file}.json`), historyToJson(history));
+        console.log(`${name}: ${file}.json, ${history.events?.length} events`);
+      }
+    }
+  } finally {
+    await stack.stop();
+    await new Promise<void>((r) => hook.close(() => r()));
+    await ferret.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Another merchant with a webhook endpoint on the local hook, for payin.completed. */
+async function merchantWithEndpoint(w: World, name: string, path: string) {
+  const other = await createTestMerchant(w.stack, name);
+  const api = new ApiClient(w.stack.baseUrl, other.credentials);
+  const endpoint = await post(
+    api,
+    '/v1/webhooks',
+    {
+      url: `${w.hookUrl}${path}`,
+      eventTypes: ['payin.completed'],
+    },
+    201,
+  );
+  return { api, merchantId: other.merchantId, endpointId: String(endpoint.id) };
+}
+
+async function mainAccountId(w: World): Promise<string> {
+  return (await Ledger.on(w.stack.mongo).mainAccount(w.merchantId, 'XOF')).id;
 }
 
 /** The few fields of the API's answers the scenarios read. */
@@ -53,462 +459,17 @@ interface Body {
   status?: string;
   confirmationStatus?: string;
   paymentUrl?: string;
-  data?: unknown[];
-}
-interface Answer {
-  status: number;
-  body: Body;
-}
-interface Api {
-  post(path: string, body: unknown): Promise<Answer>;
-  get(path: string): Promise<Answer>;
 }
 
-function apiClient(baseUrl: string, credentials: { apiKey: string; apiClient: string } | null): Api {
-  const call = async (method: string, path: string, body?: unknown) => {
-    const headers: Record<string, string> = {};
-    if (credentials)
-      headers.authorization = `Basic ${Buffer.from(`${credentials.apiKey}:${credentials.apiClient}`).toString('base64')}`;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    if (method === 'POST') headers['x-idempotency-key'] = randomUUID();
-    const res = await fetch(`${baseUrl}${path}`, {
-      method,
-      headers,
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    const text = await res.text();
-    return { status: res.status, body: (text ? JSON.parse(text) : {}) as Body };
-  };
-  return { post: (p, b) => call('POST', p, b), get: (p) => call('GET', p) };
+/** POSTs and throws unless the answer has `status`. */
+async function post(api: ApiClient, path: string, body: unknown, status: number): Promise<Body> {
+  const res = await api.post<Body>(path, body);
+  if (res.status !== status)
+    throw new Error(`${path}: expected ${status}, got ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body;
 }
 
-async function main(): Promise<void> {
-  const load = <T>(path: string) => import(join(tree, path)) as Promise<T>;
-  const servers = await load<ServersModule>('src/infra/local-servers.ts');
-  const { startStack } = await load<StackModule>('test/helpers/stack.ts');
-  const { createTestMerchant } = await load<MerchantsModule>('test/helpers/merchants.ts');
-  const { Ledger } = await load<LedgerModule>('src/ledger/index.ts');
-
-  // What jest's global setup provides: a FerretDB and the tree's workflow bundle.
-  const dir = mkdtempSync(join(tmpdir(), 'golden-'));
-  const port = await servers.freePort();
-  const ferret = await servers.startFerretDB({ dataDir: join(dir, 'ferretdb'), port });
-  const { code } = await bundleWorkflowCode({
-    workflowsPath: join(tree, 'workflows/index.ts'),
-    // The tree's own failure converter, if it has one (trees before the payload codec do not).
-    ...(existsSync(join(tree, 'src/temporal/failure-converter.ts'))
-      ? { failureConverterPath: join(tree, 'src/temporal/failure-converter.ts') }
-      : {}),
-    logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} },
-  });
-  writeFileSync(join(dir, 'workflow-bundle.js'), code);
-  process.env.TEST_MONGODB_URL = `mongodb://127.0.0.1:${port}`;
-  process.env.TEST_WORKFLOW_BUNDLE = join(dir, 'workflow-bundle.js');
-
-  // A merchant endpoint that refuses the first delivery, so a webhook delivery workflow runs.
-  let hookCalls = 0;
-  let lastEventId = '';
-  const hook: Server = createServer((req, res) => {
-    lastEventId = String(req.headers['webhook-id'] ?? '');
-    req.resume().on('end', () => res.writeHead(hookCalls++ === 0 ? 500 : 200).end());
-  });
-  await new Promise<void>((r) => hook.listen(0, '127.0.0.1', () => r()));
-  const hookPort = (hook.address() as { port: number }).port;
-
-  let stack: TestStack | undefined;
-  try {
-    stack = await startStack({
-      // Short deadlines and correction window: fewer polls and partner checks, smaller files.
-      PAYIN_EXPIRY: '2m',
-      PAYOUT_EXPIRY: '2m',
-      PAYIN_CORRECTION_WINDOW: '1h',
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-    });
-    const s = stack;
-    const merchant = await createTestMerchant(s, 'Golden histories');
-    const api = apiClient(s.baseUrl, merchant.credentials);
-    const customer = apiClient(s.baseUrl, null);
-    const ledger = Ledger.on(s.mongo);
-    await ledger.transfer({
-      sourceRef: `fund:${randomUUID()}`,
-      fromAccountId: (await ledger.systemAccount('sandbox-funding', 'XOF', 'test')).id,
-      toAccountId: (await ledger.mainAccount(merchant.merchantId, 'XOF')).id,
-      amount: 100_000,
-      reason: 'golden histories funding',
-    });
-
-    mkdirSync(out, { recursive: true });
-    /** Waits for the workflow's end (time skipping passes its timers), then saves its history. */
-    const save = async (name: string, workflowId: string) => {
-      const handle = s.env.client.workflow.getHandle(workflowId);
-      await handle.result();
-      // Saved opened (src/temporal/codec.ts): readable in review and in a diff, and independent of
-      // the keys; replay takes sealed and plain payloads alike.
-      const history = await decodeHistoryPayloads(
-        await handle.fetchHistory(),
-        s.env.client.options.loadedDataConverter.payloadCodecs,
-      );
-      const file = join(out, `${name}${suffix}.json`);
-      writeFileSync(file, historyToJson(history));
-      console.log(`${name}${suffix}.json: ${history.events?.length} events`);
-    };
-    const payinId = (reference: string, m = merchant.merchantId) => `payin:${m}:${reference}`;
-    const action = { successUrl: 'https://shop.example/ok', failureUrl: 'https://shop.example/ko' };
-    const directPayin = async (
-      client: Api,
-      reference: string,
-      opts: { scenario?: string; msisdn?: string; provider?: string; otp?: string } = {},
-    ) => {
-      const res = await client.post('/v1/direct/payin', {
-        reference,
-        ...(opts.scenario ? { sandboxScenario: opts.scenario } : {}),
-        customerName: 'Golden Test',
-        payin: {
-          amount: 1000,
-          msisdn: opts.msisdn ?? '+2250500000001',
-          provider: opts.provider ?? 'MTN',
-          country: 'CI',
-          ...(opts.otp ? { otp: opts.otp } : {}),
-        },
-        action,
-      });
-      if (res.status !== 201)
-        throw new Error(`payin ${reference}: ${res.status} ${JSON.stringify(res.body)}`);
-    };
-    const payinStatus = (reference: string, done: (b: Body) => boolean) =>
-      eventually(reference, () => api.get(`/v1/payin/${reference}`).then((r) => r.body), done);
-    const refund = async (payinRef: string, body: Record<string, unknown>, status: string) => {
-      const res = await api.post(`/v1/payin/${payinRef}/refund`, { reason: 'golden', ...body });
-      if (res.status !== 201) throw new Error(`refund: ${res.status} ${JSON.stringify(res.body)}`);
-      const rf = String(res.body.reference);
-      await eventually(
-        rf,
-        () => api.get(`/v1/refunds/${rf}`).then((r) => r.body),
-        (b) => b.status === status,
-      );
-      return `refund:${merchant.merchantId}:${rf}`;
-    };
-    const session = async (reference: string) => {
-      const res = await api.post('/v1/payin/sessions', {
-        reference,
-        sandboxScenario: 'completed',
-        amount: 1000,
-        msisdn: '+2250500000001',
-        customerName: 'Golden Test',
-        country: 'CI',
-        action,
-      });
-      if (res.status !== 201) throw new Error(`session: ${res.status} ${JSON.stringify(res.body)}`);
-      return new URL(String(res.body.paymentUrl)).pathname;
-    };
-    const payout = async (reference: string, scenario: string, done: (b: Body) => boolean) => {
-      const res = await api.post('/v1/direct/payout', {
-        reference,
-        sandboxScenario: scenario,
-        customerName: 'Golden Test',
-        payout: { amount: 10_000, msisdn: '+2250500000001', provider: 'MTN', country: 'CI' },
-      });
-      if (res.status !== 201) throw new Error(`payout: ${res.status} ${JSON.stringify(res.body)}`);
-      await eventually(reference, () => api.get(`/v1/direct/payout/${reference}`).then((r) => r.body), done);
-      return `payout:${merchant.merchantId}:${reference}`;
-    };
-
-    // Each scenario reaches its state in real time, then its workflows are awaited (time skipped).
-    const scenarios: Record<string, () => Promise<void>> = {
-      'direct-completed': async () => {
-        await directPayin(api, 'golden-completed', { scenario: 'completed' });
-        await payinStatus('golden-completed', (b) => b.status === 'success');
-        const rf = await refund(
-          'golden-completed',
-          { amount: 400, externalReference: 'golden-rf-1' },
-          'completed',
-        );
-        await save('refundWorkflow-completed', rf);
-        await save('payinWorkflow-direct-completed', payinId('golden-completed'));
-        // A payin that closed at success (change payin-closes-at-final-status): its refund desk.
-        const payin = await api.get('/v1/payin/golden-completed');
-        const id = String(payin.body.id ?? '');
-        await save('payinRefundDeskWorkflow-refund', `refund-desk:${merchant.merchantId}:${id}`);
-      },
-      'refund-reversed': async () => {
-        await directPayin(api, 'golden-refund-reversed', { scenario: 'completed' });
-        await payinStatus('golden-refund-reversed', (b) => b.status === 'success');
-        const rf = await refund(
-          'golden-refund-reversed',
-          { amount: 600, externalReference: 'golden-rf-2', sandboxScenario: 'failed' },
-          'reversed',
-        );
-        await save('refundWorkflow-failed-reversed', rf);
-        await save('payinWorkflow-direct-completed-refund-reversed', payinId('golden-refund-reversed'));
-      },
-      // Orange: the OTP stored apart, its id in the input, deleted at acknowledgement (otp-by-reference).
-      'direct-orange-otp': async () => {
-        await directPayin(api, 'golden-orange-otp', {
-          scenario: 'completed',
-          provider: 'ORANGE',
-          msisdn: '+2250700000001',
-          otp: '4821',
-        });
-        await payinStatus('golden-orange-otp', (b) => b.status === 'success');
-        await save('payinWorkflow-direct-orange-otp', payinId('golden-orange-otp'));
-      },
-      'direct-failed': async () => {
-        await directPayin(api, 'golden-failed', { scenario: 'failed' });
-        await payinStatus('golden-failed', (b) => b.status === 'failed');
-        await save('payinWorkflow-direct-failed', payinId('golden-failed'));
-      },
-      'direct-expired': async () => {
-        await directPayin(api, 'golden-expired', { scenario: 'pending' });
-        await payinStatus('golden-expired', (b) => b.confirmationStatus === 'pending');
-        await save('payinWorkflow-direct-expired', payinId('golden-expired'));
-      },
-      'session-success': async () => {
-        const page = await session('golden-session');
-        const res = await customer.post(`${page}/confirm`, { provider: 'MTN', msisdn: '+2250500000001' });
-        if (res.status !== 200) throw new Error(`confirm: ${res.status} ${JSON.stringify(res.body)}`);
-        await payinStatus('golden-session', (b) => b.status === 'success');
-        await save('payinWorkflow-session-success', payinId('golden-session'));
-      },
-      'session-declined': async () => {
-        const page = await session('golden-session-declined');
-        const res = await customer.post(`${page}/decline`, {});
-        if (res.status !== 200) throw new Error(`decline: ${res.status} ${JSON.stringify(res.body)}`);
-        await save('payinWorkflow-session-declined', payinId('golden-session-declined'));
-      },
-      'session-expired': async () => {
-        await session('golden-session-expired');
-        await save('payinWorkflow-session-expired', payinId('golden-session-expired'));
-      },
-      // 9902: the collection fails ambiguously (operator timeout); the 3rd partner check finds the funds.
-      'direct-corrected': async () => {
-        await directPayin(api, 'golden-corrected', { msisdn: '+2250500009902' });
-        await payinStatus('golden-corrected', (b) => b.status === 'failed');
-        await save('payinWorkflow-direct-ambiguous-corrected', payinId('golden-corrected'));
-      },
-      // 9901 with nobody marking the funds collected: partner checks to the window's end; stays failed.
-      'direct-uncorrected': async () => {
-        await directPayin(api, 'golden-uncorrected', { msisdn: '+2250500009901' });
-        await payinStatus('golden-uncorrected', (b) => b.status === 'failed');
-        await save('payinWorkflow-direct-ambiguous-uncorrected', payinId('golden-uncorrected'));
-      },
-      'payout-completed': async () => {
-        const id = await payout('golden-po-completed', 'completed', (b) => b.status === 'completed');
-        await save('payoutWorkflow-completed', id);
-      },
-      'payout-failed': async () => {
-        const id = await payout('golden-po-failed', 'failed', (b) => b.status === 'reversed');
-        await save('payoutWorkflow-failed-reversed', id);
-      },
-      // The operator never answers: at the deadline it is asked to cancel, and confirms (the final answer).
-      'payout-expired': async () => {
-        const id = await payout('golden-po-expired', 'pending', (b) => b.status === 'processed');
-        await save(
-          suffix === '' ? 'payoutWorkflow-expired-reversed' : 'payoutWorkflow-unanswered-asked-final',
-          id,
-        );
-      },
-      // Refund Updates arriving together on one payin (change `refund-updates-serialized`).
-      'concurrent-refunds': async () => {
-        await directPayin(api, 'golden-concurrent', { scenario: 'completed' });
-        await payinStatus('golden-concurrent', (b) => b.status === 'success');
-        const ids = await Promise.all(
-          [0, 1, 2, 3].map((i) =>
-            refund('golden-concurrent', { amount: 100, externalReference: `golden-cc-${i}` }, 'completed'),
-          ),
-        );
-        await save('payinWorkflow-direct-concurrent-refunds', payinId('golden-concurrent'));
-        await save('refundWorkflow-concurrent-completed', ids[0]!);
-        // Since the payin closes at success, its refund desk takes them (change refund-updates-queued:
-        // one loop answers the queued Updates in order).
-        const payin = await api.get('/v1/payin/golden-concurrent');
-        await save(
-          'payinRefundDeskWorkflow-concurrent-refunds',
-          `refund-desk:${merchant.merchantId}:${String(payin.body.id ?? '')}`,
-        );
-      },
-      reconciliation: async () => {
-        const workflowId = `golden-reconciliation-${randomUUID()}`;
-        await s.env.client.workflow.start('reconciliationWorkflow', {
-          taskQueue: s.taskQueue,
-          workflowId,
-          args: [{ date: new Date().toISOString().slice(0, 10), operators: ['MTN', 'ORANGE'] }],
-        });
-        await save('reconciliationWorkflow-day', workflowId);
-      },
-      'recovery-sweep': async () => {
-        const workflowId = `golden-recovery-${randomUUID()}`;
-        await s.env.client.workflow.start('recoverySweepWorkflow', { taskQueue: s.taskQueue, workflowId });
-        await save('recoverySweepWorkflow-pass', workflowId);
-      },
-      // A reconciliation correction told from the CLI (src/reconciliation/ports.ts): the workflow
-      // records the event once and starts its deliveries.
-      'publish-event': async () => {
-        const workflowId = `event:golden-subject-${randomUUID()}:payin.corrected`;
-        await s.env.client.workflow.start('publishEventWorkflow', {
-          taskQueue: s.taskQueue,
-          workflowId,
-          args: [
-            {
-              merchantId: merchant.merchantId,
-              type: 'payin.corrected',
-              subjectId: 'golden-subject',
-              reference: 'golden-corrected',
-              data: { reference: 'golden-corrected', status: 'success' },
-            },
-          ],
-        });
-        await save('publishEventWorkflow-recorded', workflowId);
-      },
-      // A statement of the funded account: generated, then statement.ready recorded.
-      statement: async () => {
-        const account = (await ledger.mainAccount(merchant.merchantId, 'XOF')).id;
-        const res = await api.post('/v1/statements', {
-          accountId: account,
-          from: new Date(Date.now() - 3_600_000).toISOString(),
-          to: new Date(Date.now() + 60_000).toISOString(),
-          format: 'csv',
-        });
-        if (res.status !== 202) throw new Error(`statement: ${res.status} ${JSON.stringify(res.body)}`);
-        await save('statementWorkflow-ready', `statement:${merchant.merchantId}:${String(res.body.id)}`);
-      },
-      // A bulk payout of two items from the funded account: watched until both are final, then
-      // payout.batch.completed recorded.
-      'payout-batch': async () => {
-        const item = (reference: string) => ({
-          reference,
-          amount: 500,
-          msisdn: '+2250700000002',
-          country: 'CI',
-          sandboxScenario: 'completed',
-        });
-        const res = await api.post('/v1/payouts/bulk', {
-          items: [
-            item(`golden-bulk-${randomUUID().slice(0, 8)}`),
-            item(`golden-bulk-${randomUUID().slice(0, 8)}`),
-          ],
-        });
-        if (res.status !== 201) throw new Error(`payout batch: ${res.status} ${JSON.stringify(res.body)}`);
-        await save(
-          'payoutBatchWorkflow-completed',
-          `payout-batch:${merchant.merchantId}:${String(res.body.id)}`,
-        );
-      },
-      'webhook-retried': async () => {
-        const other = await createTestMerchant(s, 'Golden webhooks');
-        const client = apiClient(s.baseUrl, other.credentials);
-        const endpoint = await client.post('/v1/webhooks', {
-          url: `http://127.0.0.1:${hookPort}/hook`,
-          eventTypes: ['payin.completed'],
-        });
-        if (endpoint.status !== 201)
-          throw new Error(`webhook: ${endpoint.status} ${JSON.stringify(endpoint.body)}`);
-        await directPayin(client, 'golden-webhook', { scenario: 'completed' });
-        await eventually(
-          'first delivery',
-          () => Promise.resolve(hookCalls),
-          (n) => n >= 1,
-        );
-        // Recording the event starts the delivery workflow (it makes every attempt); let it exist first.
-        const workflowId = `webhook:${lastEventId}:${String(endpoint.body.id)}`;
-        await eventually(
-          workflowId,
-          () =>
-            s.env.client.workflow
-              .getHandle(workflowId)
-              .describe()
-              .then(
-                () => true,
-                () => false,
-              ),
-          (found) => found,
-        );
-        await save('webhookDeliveryWorkflow-retried-delivered', workflowId);
-      },
-      // A replay of the period to that merchant's endpoint (every event, not only failed ones): one
-      // slice, its deliveries started, the workflow done.
-      'webhook-replay': async () => {
-        const other = await createTestMerchant(s, 'Golden replays');
-        const client = apiClient(s.baseUrl, other.credentials);
-        const endpoint = await client.post('/v1/webhooks', {
-          url: `http://127.0.0.1:${hookPort}/replayed`,
-          eventTypes: ['payin.completed'],
-        });
-        if (endpoint.status !== 201)
-          throw new Error(`webhook: ${endpoint.status} ${JSON.stringify(endpoint.body)}`);
-        const from = new Date(Date.now() - 1_000).toISOString();
-        await directPayin(client, 'golden-replayed', { scenario: 'completed' });
-        await eventually(
-          'event recorded',
-          () => client.get('/v1/events?type=payin.completed'),
-          (r) => (r.body.data ?? []).length > 0,
-        );
-        const replay = await client.post(`/v1/webhooks/${String(endpoint.body.id)}/replay`, {
-          from,
-          to: new Date(Date.now() + 60_000).toISOString(),
-          onlyFailed: false,
-        });
-        if (replay.status !== 202) throw new Error(`replay: ${replay.status} ${JSON.stringify(replay.body)}`);
-        await save(
-          'webhookReplayWorkflow-sent',
-          `webhook-replay:${other.merchantId}:${String(replay.body.id)}`,
-        );
-      },
-    };
-    // Last: the stack's worker makes way for one whose provider health says `closed` (as the ops
-    // override would), so the payout is held, then cancelled by the merchant (payout-holds-for-provider).
-    scenarios['payout-held-cancelled'] = async () => {
-      const { replacementWorker } = await load<StackModule>('test/helpers/stack.ts');
-      const { buildActivityDeps } = await load<WiringModule>('src/main/wiring.ts');
-      s.worker.shutdown();
-      await eventually(
-        'worker stopped',
-        async () => s.worker.getState(),
-        (state) => state === 'STOPPED' || state === 'FAILED',
-      );
-      let checked = 0;
-      const deps = await buildActivityDeps({ mongo: s.mongo, config: s.config });
-      const worker = await replacementWorker(s, {
-        ...deps,
-        providerHealth: {
-          stateOf: async () => {
-            checked++;
-            return { state: 'closed', since: null, retryAfterSeconds: 60 };
-          },
-        },
-      });
-      const running = worker.run();
-      try {
-        const reference = 'golden-po-held-cancelled';
-        const res = await api.post('/v1/direct/payout', {
-          reference,
-          customerName: 'Golden Test',
-          payout: { amount: 10_000, msisdn: '+2250500000001', provider: 'MTN', country: 'CI' },
-        });
-        if (res.status !== 201) throw new Error(`payout: ${res.status} ${JSON.stringify(res.body)}`);
-        await eventually(
-          'held',
-          async () => checked,
-          (n) => n >= 1,
-        );
-        const cancel = await api.post(`/v1/direct/payout/${reference}/cancel`, {});
-        if (cancel.status !== 200) throw new Error(`cancel: ${cancel.status} ${JSON.stringify(cancel.body)}`);
-        await save('payoutWorkflow-held-cancelled', `payout:${merchant.merchantId}:${reference}`);
-      } finally {
-        worker.shutdown();
-        await running;
-      }
-    };
-    for (const [name, run] of Object.entries(scenarios)) {
-      if (only && !only.includes(name)) continue;
-      await run();
-    }
-  } finally {
-    await stack?.stop();
-    await new Promise<void>((r) => hook.close(() => r()));
-    await ferret.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+const get = (api: ApiClient, path: string) => api.get<Body>(path).then((r) => r.body);
 
 main().then(
   () => process.exit(0),
