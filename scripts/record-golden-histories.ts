@@ -5,9 +5,9 @@
 //
 //   npx tsx scripts/record-golden-histories.ts [--only <scenario>,<scenario>]
 //
-// One file per scenario of this code. Re-record them only when a release retires versioning (a new
-// baseline, docs/versioning.md): a change to a running workflow must replay the files as they are.
-// Needs the provisioned servers (`bash scripts/provision test`).
+// One file per scenario of the baseline. Never re-record over them to make a change pass: a change to
+// a running workflow must replay them as they are; only a new baseline (every patch retired) records
+// them all again (docs/decisions/versioning/golden-histories.md). Needs `bash scripts/provision test`.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';

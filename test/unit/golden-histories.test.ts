@@ -16,8 +16,8 @@ import { dataConverter, EncryptionCodec, failureConverterPath } from '../../src/
 
 // Golden histories: one per scenario of the 1.0 baseline, recorded by
 // scripts/record-golden-histories.ts and replayed on the workflow code of this tree. A change that
-// would break a running workflow (a command added, removed or reordered without `patched()`,
-// docs/versioning.md) fails here, naming the file. Replay needs no server: only the workflow bundle
+// would break a running workflow (a command added, removed or reordered without `patched()`) fails
+// here, naming the file. Replay needs no server: only the workflow bundle
 // (built by jest's global setup). Histories from before 1.0 are not kept: no deployment ran them.
 
 const goldenDir = join(repoRoot, 'test/golden');
