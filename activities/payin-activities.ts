@@ -18,8 +18,7 @@ export interface PayinActivityDeps {
 
 /**
  * A collection as the payin workflow carries it: the operator's request with, for an OTP, the id of
- * the stored OTP (read just before calling the operator). `otp` itself is only in inputs of workflows
- * started before the change `otp-by-reference` (workflows/code-revision.ts).
+ * the stored OTP (read just before calling the operator); never the OTP itself.
  */
 export interface PayinCollection extends CollectionRequest {
   otpId?: string;
@@ -53,9 +52,8 @@ export function createPayinActivities({ transactions, operators, ledger, otps }:
       opts: { sentBefore?: boolean; pendingSeq?: number; recordsCustomer?: boolean } = {},
     ): Promise<OperatorStatus> {
       const { otpId, ...request } = req;
-      // Merged write (change payin-closes-at-final-status): the record says `pending` before we ask;
-      // a session's with the provider and phone its customer chose (change
-      // payin-session-request-records-customer).
+      // Merged write: the record says `pending` before we ask; a session's with the provider and
+      // phone its customer chose.
       if (opts.pendingSeq !== undefined)
         await transactions.applyState(req.transactionId, opts.pendingSeq, {
           confirmationStatus: 'pending',

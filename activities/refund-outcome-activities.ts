@@ -57,7 +57,7 @@ export function mergeRefundSteps(refund: RefundStepActivities) {
     recordRefundEnd,
 
     /**
-     * `refund.processing`, then the operator asked (change `refund-announced-by-request`): the
+     * `refund.processing`, then the operator asked: the
      * event goes out before the operator can answer, and every send announces, so a send whose
      * event could not be written (the request not sent either) is followed by one that writes it.
      * The event's emission key makes the repeats no-ops.

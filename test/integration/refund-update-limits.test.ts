@@ -199,8 +199,8 @@ describe('refund Updates on the real server', () => {
   // refund Updates queue on one payin, the desk replayed later started its refund children in another
   // order than recorded (TMPRL1100), its task then failed for ever and later Updates answered 500.
   // The cause: a retry after a 503 sent new refund ids under the same Update id, and the live run
-  // took them while the history kept the first attempt's; ids now derive from the Update id. Since
-  // `refund-updates-queued` the handlers also only queue; one loop answers them in order, in batches. 20 requests: twice the server's in-flight limit, so some are refused at once and the
+  // took them while the history kept the first attempt's; ids now derive from the Update id. The
+  // handlers also only queue; one loop answers them in order, in batches. 20 requests: twice the server's in-flight limit, so some are refused at once and the
   // desk takes the rest in waves (30, as in issue 16, went past the 60 s decision budget on a loaded
   // machine: 2 cores, load average 12-22). At the end every desk history recorded
   // is replayed on this tree's workflow code: its commands must not depend on the interleaving.

@@ -12,7 +12,7 @@ import { eventually } from '../helpers/http';
 import { TransactionStore } from '../../src/persistence/transactions';
 
 // A session payin waits for its customer until its session expires: the longest timer a new payin
-// keeps (its refund window is a stored date since `payin-closes-at-final-status`). Time skipping
+// keeps (its refund window is a stored date, not a timer). Time skipping
 // passes it fast.
 describe('time skipping', () => {
   let env: TestWorkflowEnvironment;

@@ -92,7 +92,7 @@ test('refund.processing goes out with the request, in one activity; an event not
       return name ? [name] : [];
     });
   });
-  // Change refund-announced-by-request: no event step of its own before the request.
+  // The request announces `refund.processing`: no event step of its own before it.
   expect(types.slice(0, 2)).toEqual(['announceAndRequestRefund', 'readRefundAndSettle']);
   expect(types.filter((n) => n === 'emitRefundEvent')).toEqual([]);
   // The operator is asked only once the event exists: the first send never reached it.
