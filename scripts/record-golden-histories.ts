@@ -50,7 +50,7 @@ async function directPayin(
   w: World,
   reference: string,
   payin: { scenario?: string; msisdn?: string; provider?: string; otp?: string },
-  done: (status: string, confirmation: string) => boolean,
+  until: (payin: Body) => boolean,
   api = w.api,
 ): Promise<string> {
   await post(
@@ -71,10 +71,7 @@ async function directPayin(
     },
     201,
   );
-  await eventually(
-    () => get(api, `/v1/payin/${reference}`),
-    (b) => done(b.status ?? '', b.confirmationStatus ?? ''),
-  );
+  await eventually(() => get(api, `/v1/payin/${reference}`), until);
   return `payin:${w.merchantId}:${reference}`;
 }
 
@@ -139,13 +136,18 @@ async function start(w: World, type: string, workflowId: string, args: unknown[]
   return workflowId;
 }
 
-const final = (s: string) => s !== 'processing' && s !== 'pending';
+// What a scenario waits for in real time before its workflows are awaited with time skipped: the
+// operator's answer must come before a skipped timer (a poll, the deadline) could overtake it.
+const success = (b: Body) => b.status === 'success';
+const failed = (b: Body) => b.status === 'failed';
+/** The operator holds the request and says nothing (sandbox scenario `pending`). */
+const asked = (b: Body) => b.confirmationStatus === 'pending';
 
 // Every workflow type the worker registers (workflows/index.ts), in its main branches.
 const scenarios: Record<string, Scenario> = {
   // A payin collected, then refunded in part: the payin, its refund desk and the refund's workflow.
   'payin-completed-refunded': async (w) => {
-    const payin = await directPayin(w, 'golden-completed', { scenario: 'completed' }, (s) => s === 'success');
+    const payin = await directPayin(w, 'golden-completed', { scenario: 'completed' }, success);
     const refund = await refunds(
       w,
       'golden-completed',
@@ -160,14 +162,14 @@ const scenarios: Record<string, Scenario> = {
   },
   // The operator refuses the refund: the merchant's money comes back (`reversed`).
   'refund-refused': async (w) => {
-    await directPayin(w, 'golden-refund-refused', { scenario: 'completed' }, (s) => s === 'success');
+    await directPayin(w, 'golden-refund-refused', { scenario: 'completed' }, success);
     const asks = [{ amount: 600, externalReference: 'rf-2', sandboxScenario: 'failed' }];
     const refund = await refunds(w, 'golden-refund-refused', asks, 'reversed');
     return { 'refundWorkflow-failed-reversed': refund.ids[0]! };
   },
   // Four refund Updates at once: the desk answers them one by one, in the order they were accepted.
   'refunds-together': async (w) => {
-    await directPayin(w, 'golden-together', { scenario: 'completed' }, (s) => s === 'success');
+    await directPayin(w, 'golden-together', { scenario: 'completed' }, success);
     const asks = [0, 1, 2, 3].map((i) => ({ amount: 100, externalReference: `rf-together-${i}` }));
     const refund = await refunds(w, 'golden-together', asks, 'completed');
     return { 'payinRefundDeskWorkflow-concurrent-refunds': refund.desk };
@@ -178,20 +180,15 @@ const scenarios: Record<string, Scenario> = {
       w,
       'golden-orange-otp',
       { scenario: 'completed', provider: 'ORANGE', msisdn: '+2250700000001', otp: '4821' },
-      (s) => s === 'success',
+      success,
     ),
   }),
   'payin-failed': async (w) => ({
-    'payinWorkflow-direct-failed': await directPayin(w, 'golden-failed', { scenario: 'failed' }, final),
+    'payinWorkflow-direct-failed': await directPayin(w, 'golden-failed', { scenario: 'failed' }, failed),
   }),
   // The operator never answers: at the deadline it is asked to cancel, and confirms (`expired`).
   'payin-expired': async (w) => ({
-    'payinWorkflow-direct-expired': await directPayin(
-      w,
-      'golden-expired',
-      { scenario: 'pending' },
-      (_s, confirmation) => confirmation === 'pending',
-    ),
+    'payinWorkflow-direct-expired': await directPayin(w, 'golden-expired', { scenario: 'pending' }, asked),
   }),
   // An ambiguous failure: partner checks, and the third finds the funds (`payin.corrected`).
   'payin-corrected': async (w) => ({
@@ -199,7 +196,7 @@ const scenarios: Record<string, Scenario> = {
       w,
       'golden-corrected',
       { msisdn: '+2250500009902' },
-      (s) => s === 'failed',
+      failed,
     ),
   }),
   // An ambiguous failure nobody corrects: partner checks to the window's end; it stays `failed`.
@@ -208,16 +205,13 @@ const scenarios: Record<string, Scenario> = {
       w,
       'golden-uncorrected',
       { msisdn: '+2250500009901' },
-      (s) => s === 'failed',
+      failed,
     ),
   }),
   'session-confirmed': async (w) => {
     const page = await session(w, 'golden-session');
     await post(w.customer, `${page}/confirm`, { provider: 'MTN', msisdn: '+2250500000001' }, 200);
-    await eventually(
-      () => get(w.api, '/v1/payin/golden-session').then((b) => b.status),
-      (s) => s === 'success',
-    );
+    await eventually(() => get(w.api, '/v1/payin/golden-session'), success);
     return { 'payinWorkflow-session-success': `payin:${w.merchantId}:golden-session` };
   },
   'session-declined': async (w) => {
@@ -270,30 +264,22 @@ const scenarios: Record<string, Scenario> = {
   // A merchant endpoint that refuses the first delivery: the delivery workflow retries, then delivers.
   'webhook-retried': async (w) => {
     const { api, endpointId } = await merchantWithEndpoint(w, 'Golden webhooks', '/hook');
-    await directPayin(w, 'golden-webhook', { scenario: 'completed' }, (s) => s === 'success', api);
+    await directPayin(w, 'golden-webhook', { scenario: 'completed' }, success, api);
     const eventId = await eventually(
       async () => w.firstDelivery.get('/hook'),
       (id) => id !== undefined,
     );
     const workflowId = `webhook:${eventId!}:${endpointId}`;
-    await eventually(
-      () =>
-        w.stack.env.client.workflow
-          .getHandle(workflowId)
-          .describe()
-          .then(
-            () => true,
-            () => false,
-          ),
-      (found) => found,
-    );
+    // Recording the event starts the delivery workflow (it makes every attempt): let it exist first.
+    const handle = w.stack.env.client.workflow.getHandle(workflowId);
+    await eventually(() => handle.describe().then(Boolean, () => false), Boolean);
     return { 'webhookDeliveryWorkflow-retried-delivered': workflowId };
   },
   // A replay of a period to one endpoint: one slice, its deliveries started.
   'webhook-replay': async (w) => {
     const { api, merchantId, endpointId } = await merchantWithEndpoint(w, 'Golden replays', '/replayed');
     const from = new Date(Date.now() - 1_000).toISOString();
-    await directPayin(w, 'golden-replayed', { scenario: 'completed' }, (s) => s === 'success', api);
+    await directPayin(w, 'golden-replayed', { scenario: 'completed' }, success, api);
     await eventually(
       () => api.get<{ data: unknown[] }>('/v1/events?type=payin.completed').then((r) => r.body.data),
       (data: unknown[]) => data.length > 0,
@@ -439,10 +425,7 @@ async function merchantWithEndpoint(w: World, name: string, path: string) {
   const endpoint = await post(
     api,
     '/v1/webhooks',
-    {
-      url: `${w.hookUrl}${path}`,
-      eventTypes: ['payin.completed'],
-    },
+    { url: `${w.hookUrl}${path}`, eventTypes: ['payin.completed'] },
     201,
   );
   return { api, merchantId: other.merchantId, endpointId: String(endpoint.id) };
