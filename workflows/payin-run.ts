@@ -13,12 +13,11 @@ import {
 } from './payin-api';
 import { operatorCallbackSignal } from './signals';
 import type { PayinOutcome } from '../activities/payin-outcome-activities';
-import type { PayinOutcomeActivities } from './activity-proxies';
 import {
   recordActivities,
-  type EventActivities,
   type OperatorActivities,
   type PayinActivities,
+  type PayinOutcomeActivities,
 } from './activity-proxies';
 import { watchStopRequest } from './stop-request';
 
@@ -26,7 +25,7 @@ import { watchStopRequest } from './stop-request';
 // the numbered queue of its record writes, and the messages it answers (query, Updates, signals).
 
 export const acts = recordActivities<
-  PayinActivities & Pick<OperatorActivities, 'flagForOps'> & Pick<EventActivities, 'emitTransactionEvent'>
+  Pick<PayinActivities, 'recordPayinState'> & Pick<OperatorActivities, 'flagForOps'>
 >();
 
 const outcomes = recordActivities<Pick<PayinOutcomeActivities, 'recordPayinOutcome'>>();
