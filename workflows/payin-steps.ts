@@ -84,21 +84,20 @@ export async function collect(
   const { input, state } = run;
   // Whether the operator may already hold this request (an earlier send, or a previous run's).
   let sentBefore = input.resume !== undefined;
-  // The first send of a run that is not resumed writes `pending` itself (next in the write queue),
-  // and for a session the provider and phone the customer chose.
-  const send = async (opts: { sentBefore?: boolean }) => {
-    if (input.resume || sentBefore) return operator.requestCollection(req, opts);
+  const send = () => {
+    // With an OTP, the activity must know: a request the operator may hold goes without it.
+    const opts = req.otpId === undefined ? {} : { sentBefore };
+    if (sentBefore) return operator.requestCollection(req, opts);
+    sentBefore = true;
+    // The first send writes `pending` itself (next in the write queue), and for a session the
+    // provider and phone the customer chose.
     const customer = input.flow === 'session' ? { recordsCustomer: true } : {};
     return run.write((n) => operator.requestCollection(req, { ...opts, pendingSeq: n, ...customer }));
   };
   return askOperator({
     request: async () => {
       try {
-        if (req.otpId === undefined && input.resume) return await operator.requestCollection(req);
-        const sent = sentBefore;
-        const answer = send(req.otpId === undefined ? {} : { sentBefore: sent });
-        sentBefore = true;
-        return await answer;
+        return await send();
       } finally {
         run.requestSent = true; // the API's wait for WAVE's address ends, answered or not
       }
