@@ -1,3 +1,4 @@
+// eslint-disable-next-line no-restricted-imports -- the one file allowed to call them
 import { deprecatePatch, patched } from '@temporalio/workflow';
 
 // The one place a change to a running workflow is declared (docs/versioning.md): every patch id a
