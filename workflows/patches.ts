@@ -37,9 +37,9 @@ export const LONGEST_RUN_DAYS: Readonly<Record<WorkflowType, number>> = {
   payoutWorkflow: 21,
   // Waits until every payout of the batch is final; continues as new when the history grows.
   payoutBatchWorkflow: 22,
-  // 11 attempts over ~2.9 days with ±20 % jitter, a Retry-After at most 24 h
-  // (src/webhooks/retry-schedule.ts).
-  webhookDeliveryWorkflow: 5,
+  // 11 attempts over ~2.9 days with ±20 % jitter; a receiver answering Retry-After (at most 24 h,
+  // src/webhooks/retry-schedule.ts) to every attempt stretches its 10 waits to ~10.2 days.
+  webhookDeliveryWorkflow: 11,
   // Activities and short pauses only: minutes to hours.
   webhookReplayWorkflow: 1,
   publishEventWorkflow: 1,
