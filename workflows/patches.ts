@@ -40,7 +40,8 @@ export const LONGEST_RUN_DAYS: Readonly<Record<WorkflowType, number>> = {
   // 11 attempts over ~2.9 days with ±20 % jitter; a receiver answering Retry-After (at most 24 h,
   // src/webhooks/retry-schedule.ts) to every attempt stretches its 10 waits to ~10.2 days.
   webhookDeliveryWorkflow: 11,
-  // Activities and short pauses only: minutes to hours.
+  // Activities and short pauses only: minutes to hours (a replay sends at most 10,000 events, 10 a
+  // second). An outage longer than a period, while activities retry, pushes every date by as much.
   webhookReplayWorkflow: 1,
   publishEventWorkflow: 1,
   reconciliationWorkflow: 1,
