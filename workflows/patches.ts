@@ -41,7 +41,7 @@ export const LONGEST_RUN_DAYS: Readonly<Record<WorkflowType, number>> = {
   // src/webhooks/retry-schedule.ts) to every attempt stretches its 10 waits to ~10.2 days.
   webhookDeliveryWorkflow: 11,
   // Activities and short pauses only: minutes to hours (a replay sends at most 10,000 events, 10 a
-  // second). An outage longer than a period, while activities retry, pushes every date by as much.
+  // second). An outage, while activities retry, pushes every date by its length.
   webhookReplayWorkflow: 1,
   publishEventWorkflow: 1,
   reconciliationWorkflow: 1,
