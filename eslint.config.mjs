@@ -88,6 +88,14 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
+          paths: [
+            {
+              name: '@temporalio/workflow',
+              importNames: ['patched', 'deprecatePatch'],
+              message:
+                'Use isPatched()/deprecated() from workflows/patches.ts, with a row for the id (docs/versioning.md).',
+            },
+          ],
           patterns: [
             {
               group: ['node:*'],
