@@ -44,7 +44,8 @@ export type CallbackOutcome =
   | { outcome: 'malformed-json' }
   /** Signed, but not a callback body (simulator); messages in the request's language. */
   | { outcome: 'invalid'; errors: { path: string; message: string }[] }
-  | { outcome: 'rate-limited' }
+  /** Beyond the per-transaction limit; the window ends in `retryAfterSec`. */
+  | { outcome: 'rate-limited'; retryAfterSec: number }
   /** Already received, here or on another API process: the workflow has had its trigger. */
   | { outcome: 'replay' }
   /** Accepted: the workflow it concerns, if any, was signalled. */
@@ -91,8 +92,11 @@ export class CallbackService {
     const checked = await this.verify(req);
     if ('outcome' in checked) return checked;
     if (this.limiter) {
-      const { totalHits } = await this.limiter.increment(`${checked.signed.signer}:${checked.id}`);
-      if (totalHits > this.deps.perTransactionPerMinute) return { outcome: 'rate-limited' };
+      const { totalHits, resetTime } = await this.limiter.increment(`${checked.signed.signer}:${checked.id}`);
+      if (totalHits > this.deps.perTransactionPerMinute) {
+        const retryAfterSec = Math.max(1, Math.ceil(((resetTime?.getTime() ?? 0) - Date.now()) / 1000));
+        return { outcome: 'rate-limited', retryAfterSec };
+      }
     }
     if (!(await this.deps.receipts.firstReceipt(checked.signed))) return { outcome: 'replay' };
     try {

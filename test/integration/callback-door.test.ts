@@ -178,6 +178,7 @@ describe('callback door', () => {
     expect({ waves, simulator }).toEqual({ waves: [202, 202, 429], simulator: [202, 202, 429] });
     const refused = await sendWave(base, waveWebhook(id, 'checkout.session.completed', 'EVT_lim_fr'));
     expect(refused.headers.get('content-type')).toMatch(/application\/problem\+json/);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(await refused.json()).toMatchObject({ status: 429, code: 'RATE_LIMITED' });
   });
 });

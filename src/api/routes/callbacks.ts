@@ -38,7 +38,7 @@ export function callbackRoutes(service: CallbackService): Router {
         case 'invalid':
           throw new ApiProblem('VALIDATION_ERROR', { errors: result.errors });
         case 'rate-limited':
-          throw new ApiProblem('RATE_LIMITED');
+          throw new ApiProblem('RATE_LIMITED', { headers: { 'Retry-After': String(result.retryAfterSec) } });
         case 'replay':
           res.status(200).json({ received: true });
           return;
