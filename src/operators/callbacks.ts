@@ -116,15 +116,16 @@ export class CallbackService {
   }
 
   private async verify(req: CallbackRequest): Promise<Verified | CallbackOutcome> {
-    if (req.source.via === 'connector') {
-      const connector = this.deps.connectors.get(req.source.name);
+    const { source } = req;
+    if (source.via === 'connector') {
+      const connector = this.deps.connectors.get(source.name);
       if (!connector) return { outcome: 'unknown-source' };
       const verified = await connector.verifyCallback(req);
       if (!verified) return { outcome: 'unverified' };
       const { kind, id, signed } = verified;
-      return { kind, id, signed: { signer: req.source.name, ...signed } };
+      return { kind, id, signed: { signer: source.name, ...signed } };
     }
-    const operator = operatorCodes.find((c) => c === (req.source as { operator: string }).operator);
+    const operator = operatorCodes.find((c) => c === source.operator);
     const secret = operator ? this.deps.simulatorSecrets[operator] : undefined;
     if (!operator || !secret) return { outcome: 'unknown-source' };
     const timestamp = verifiedCallbackTimestamp(secret, req.rawBody, req.headers[signatureHeader]);
