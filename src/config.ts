@@ -339,7 +339,7 @@ export const configSchema = z
     OPERATOR_CALLBACKS_PER_MINUTE: z.coerce.number().int().min(0).default(20).register(configDocs, {
       group: 'operators',
       description:
-        'Operator callbacks per operator and transaction per minute, per API process (429 beyond; a replay of the same signed callback answers 200 and is not delivered again); `0` disables.',
+        'Callbacks per signer (simulator operator or provider connector) and transaction per minute, per API process, at both doors (`/operator-callbacks`, `/provider-callbacks`): 429 beyond; a replay of the same signed callback answers 200 and is not delivered again; `0` disables.',
     }),
     EMBEDDED_SIMULATOR_PORT: z.coerce.number().int().min(1).max(65535).default(4010).register(configDocs, {
       group: 'embedded',

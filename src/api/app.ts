@@ -15,8 +15,8 @@ import { databaseGuard, type DatabaseGuardOptions } from './dependency-guard';
 import { payinRoutes } from './routes/payins';
 import { accountRoutes } from './routes/accounts';
 import type { Ledger } from '../ledger';
-import { operatorCallbackRoutes, type OperatorCallbackDeps } from './routes/operator-callbacks';
-import { providerCallbackRoutes, type ProviderCallbackDeps } from './routes/provider-callbacks';
+import { callbackRoutes } from './routes/callbacks';
+import type { CallbackService } from '../operators/callbacks';
 import { providerRoutes, type ConnectorOf, type ProviderStates } from './routes/providers';
 import { recipientRoutes, type RecipientRouteOptions } from './routes/recipient';
 import type { RecipientService } from '../services/recipient-service';
@@ -65,12 +65,13 @@ export interface AppDeps {
   checkout: CheckoutService;
   /** Its limits per client address and per session (CHECKOUT_*_PER_MINUTE); omitted, the defaults. */
   checkoutLimits?: CheckoutLimits;
-  /** Signed operator callbacks (POST /operator-callbacks/:code); omitted, the route is absent. */
-  operatorCallbacks?: OperatorCallbackDeps;
+  /**
+   * The callback door: real providers' callbacks (POST /provider-callbacks/:name) and the sandbox
+   * simulator's (POST /operator-callbacks/:code); omitted, the routes are absent.
+   */
+  callbacks?: CallbackService;
   /** GET /v1/providers/recipient (recipient checks); omitted, the route is absent. */
   recipients?: RecipientRouteOptions & { service: RecipientService };
-  /** Real providers' callbacks (pawaPay, MTN, Wave), each verified by its connector. */
-  providerCallbacks?: ProviderCallbackDeps;
   /** Provider states shown by GET /v1/providers; omitted, every provider is operational. */
   providerHealth?: ProviderStates;
   /** The live connector per provider × operation, shown by GET /v1/providers. */
@@ -108,9 +109,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(healthRoutes(deps.health, internal));
   app.use(docsRoutes());
   if (deps.database) app.use(databaseGuard(deps.database));
-  // Before the JSON parser: the HMAC is over the raw body, and operators have no merchant credentials.
-  if (deps.operatorCallbacks) app.use(operatorCallbackRoutes(deps.operatorCallbacks));
-  if (deps.providerCallbacks) app.use(providerCallbackRoutes(deps.providerCallbacks));
+  // Before the JSON parser: signatures cover the raw body, and providers have no merchant credentials.
+  if (deps.callbacks) app.use(callbackRoutes(deps.callbacks));
   app.use(jsonBody());
   // Customers reach the hosted checkout page with the link alone: mounted before /v1 authentication.
   app.use(checkoutRoutes(deps.checkout, deps.checkoutLimits));

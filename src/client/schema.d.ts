@@ -184,12 +184,12 @@ export interface paths {
     get?: never;
     /**
      * Callback from a provider's own API (PUT)
-     * @description In the provider's own format, checked by its connector as the provider documents it: pawaPay's RFC 9421 signature and Content-Digest, Wave-Signature, or for MTN (which signs nothing) the token of the X-Callback-Url we gave. Only a trigger: the transaction re-reads its status from the provider. MTN may call back with PUT or POST. At most OPERATOR_CALLBACKS_PER_MINUTE (20) a minute per transaction.
+     * @description In the provider's own format, checked by its connector as the provider documents it: pawaPay's RFC 9421 signature and Content-Digest, Wave-Signature, or for MTN (which signs nothing) the token of the X-Callback-Url we gave. Only a trigger: the transaction re-reads its status from the provider. The same signed callback again answers 200 and is not delivered again; the same transaction with a new status is another callback. MTN may call back with PUT or POST. At most OPERATOR_CALLBACKS_PER_MINUTE (20) a minute per transaction, 429 beyond.
      */
     put: operations['providerCallbackPut'];
     /**
      * Callback from a provider's own API (POST)
-     * @description In the provider's own format, checked by its connector as the provider documents it: pawaPay's RFC 9421 signature and Content-Digest, Wave-Signature, or for MTN (which signs nothing) the token of the X-Callback-Url we gave. Only a trigger: the transaction re-reads its status from the provider. MTN may call back with PUT or POST. At most OPERATOR_CALLBACKS_PER_MINUTE (20) a minute per transaction.
+     * @description In the provider's own format, checked by its connector as the provider documents it: pawaPay's RFC 9421 signature and Content-Digest, Wave-Signature, or for MTN (which signs nothing) the token of the X-Callback-Url we gave. Only a trigger: the transaction re-reads its status from the provider. The same signed callback again answers 200 and is not delivered again; the same transaction with a new status is another callback. MTN may call back with PUT or POST. At most OPERATOR_CALLBACKS_PER_MINUTE (20) a minute per transaction, 429 beyond.
      */
     post: operations['providerCallback'];
     delete?: never;
@@ -3297,7 +3297,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Already received (a replay within the signature window): not delivered again */
+      /** @description Already received (a replay of the same signed callback): not delivered again */
       200: {
         headers: {
           [name: string]: unknown;
@@ -3531,6 +3531,15 @@ export interface operations {
       };
     };
     responses: {
+      /** @description Already received (a replay of the same signed callback): not delivered again */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CallbackReceipt'];
+        };
+      };
       /** @description Received (known transaction or not) */
       202: {
         headers: {
@@ -3684,6 +3693,15 @@ export interface operations {
       };
     };
     responses: {
+      /** @description Already received (a replay of the same signed callback): not delivered again */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CallbackReceipt'];
+        };
+      };
       /** @description Received (known transaction or not) */
       202: {
         headers: {

@@ -17,15 +17,12 @@ import { RefundService } from '../services/refund-service';
 import { RefundStore } from '../persistence/refunds';
 import { RefundAuditLog } from '../persistence/refund-audit';
 import { CallbackReceiptStore } from '../persistence/callback-receipts';
-import { signatureToleranceSec } from '../operators/signature';
+import { CallbackService } from '../operators/callbacks';
 import { PayoutService } from '../services/payout-service';
 import { CheckoutService } from '../checkout/service';
 import { pingTemporal } from '../temporal/connection';
 import { buildOperatorGateway, buildOperators, providerHealthOf, type Operators } from './operators';
 import type { RulesOf } from '../operators/connectors';
-import { operatorCallbackSignal } from '../../workflows/signals';
-import type { CallbackKind } from '../operators/wire';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import type { ActivityDeps } from '../../activities';
 import type { Authenticator } from '../api/auth';
 import type { WebhookApiDeps } from '../api/routes/webhooks';
@@ -118,22 +115,13 @@ export async function buildApi(opts: {
   await payoutBatches.init();
   const otps = OtpStore.on(opts.mongo, opts.config.DATA_ENCRYPTION_KEYS, opts.config.OTP_LIFETIME);
   await otps.init();
-  const callbackReceipts = CallbackReceiptStore.on(opts.mongo, signatureToleranceSec, (err) =>
+  const callbackReceipts = CallbackReceiptStore.on(opts.mongo, (err) =>
     opts.logger.warn({ err }, 'operator callback receipts: prune failed'),
   );
   await callbackReceipts.init();
   const operators = buildOperators(opts.config, {
     payinOfRefund: async (id) => (await refunds.findById(id))?.payinId ?? null,
   });
-  const refundWorkflowOf = async (id: string) => (await refunds.findById(id))?.workflowId ?? null;
-  const signalOperatorCallback = async (workflowId: string, payload: { kind: CallbackKind; id: string }) => {
-    try {
-      await opts.temporal.workflow.getHandle(workflowId).signal(operatorCallbackSignal, payload);
-    } catch (err) {
-      // A closed workflow has nothing left to learn from the operator.
-      if (!(err instanceof WorkflowNotFoundError)) throw err;
-    }
-  };
   // Provider states (src/operators/health): a payin to a closed provider is refused with 503.
   const providerHealth = providerHealthOf(opts.mongo, opts.config, operators);
   // A live request meets the rules of the connector it is routed to; the sandbox imposes none.
@@ -155,21 +143,15 @@ export async function buildApi(opts: {
   const app = createApp({
     webhooks: eventApi.webhooks,
     wsTokens: eventApi.wsTokens,
-    operatorCallbacks: {
-      secrets: opts.config.OPERATOR_CALLBACK_SECRETS,
+    callbacks: new CallbackService({
+      connectors: operators.connectors,
+      simulatorSecrets: opts.config.OPERATOR_CALLBACK_SECRETS,
       receipts: callbackReceipts,
+      transactions,
+      refunds,
+      temporal: opts.temporal,
       perTransactionPerMinute: opts.config.OPERATOR_CALLBACKS_PER_MINUTE,
-      findTransaction: (id) => transactions.findById(id),
-      refundWorkflowOf,
-      signal: signalOperatorCallback,
-    },
-    providerCallbacks: {
-      verifiers: operators.connectors,
-      perTransactionPerMinute: opts.config.OPERATOR_CALLBACKS_PER_MINUTE,
-      findTransaction: (id) => transactions.findById(id),
-      refundWorkflowOf,
-      signal: signalOperatorCallback,
-    },
+    }),
     providerHealth,
     // Test helpers: the sandbox simulator test mode always calls (OPERATOR_BASE_URL).
     sandbox: new SandboxHelpers({ transactions, refunds, controls: operators.sandbox.controls }),

@@ -2,9 +2,10 @@ import type { Connection } from 'mongoose';
 import { connectTestMongo } from '../helpers/stack';
 import { CallbackReceiptStore, type SignedCallback } from '../../src/persistence/callback-receipts';
 
-// The receipts behind the replay guard of operator callbacks, on FerretDB: one first receipt per
-// signed callback across processes, and old receipts pruned by their `_id` prefix.
-describe('operator callback receipts', () => {
+// The receipts behind the replay guard of the callback door, on FerretDB: one first receipt per
+// signed callback across processes, and receipts whose signature is no longer accepted pruned by
+// their `_id` prefix.
+describe('callback receipts', () => {
   let mongo: Connection;
   beforeAll(async () => {
     mongo = await connectTestMongo();
@@ -14,29 +15,29 @@ describe('operator callback receipts', () => {
   });
 
   const nowSec = Math.floor(Date.now() / 1000);
-  const cb = (body: string, timestamp = nowSec, operator = 'MTN'): SignedCallback => ({
-    operator,
-    timestamp,
-    body: Buffer.from(body),
+  const cb = (body: string, timestamp = nowSec, signer = 'MTN'): SignedCallback => ({
+    signer,
+    content: Buffer.from(`${timestamp}.${body}`),
+    acceptedUntil: timestamp + 300,
   });
 
   it('takes the first receipt once, even from concurrent API processes', async () => {
-    const a = CallbackReceiptStore.on(mongo, 300);
-    const b = CallbackReceiptStore.on(mongo, 300);
+    const a = CallbackReceiptStore.on(mongo);
+    const b = CallbackReceiptStore.on(mongo);
     await a.init();
     const same = cb('{"kind":"collection","id":"pr_1"}');
     const results = await Promise.all(
       Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).firstReceipt(same)),
     );
     expect(results.filter(Boolean)).toHaveLength(1);
-    // Another timestamp, body or operator is another callback.
+    // Another timestamp, body or signer is another callback.
     expect(await a.firstReceipt(cb('{"kind":"collection","id":"pr_1"}', nowSec + 1))).toBe(true);
     expect(await a.firstReceipt(cb('{"kind":"collection","id":"pr_2"}'))).toBe(true);
     expect(await a.firstReceipt(cb('{"kind":"collection","id":"pr_1"}', nowSec, 'ORANGE'))).toBe(true);
   });
 
   it('forgets a receipt whose delivery failed, so the retry gets through', async () => {
-    const store = CallbackReceiptStore.on(mongo, 300);
+    const store = CallbackReceiptStore.on(mongo);
     const one = cb('{"kind":"collection","id":"pr_forget"}');
     expect(await store.firstReceipt(one)).toBe(true);
     expect(await store.firstReceipt(one)).toBe(false);
@@ -45,7 +46,7 @@ describe('operator callback receipts', () => {
   });
 
   it('prunes receipts whose signature window has passed and keeps the others', async () => {
-    const store = CallbackReceiptStore.on(mongo, 300);
+    const store = CallbackReceiptStore.on(mongo);
     const old = cb('{"kind":"collection","id":"pr_old"}', nowSec - 300 - 180);
     const recent = cb('{"kind":"collection","id":"pr_recent"}', nowSec - 240);
     await store.firstReceipt(old);

@@ -6,7 +6,9 @@ import type { Connection } from 'mongoose';
 import type { Client } from '@temporalio/client';
 import { observability } from '../../src/api/observability';
 import { errorHandler } from '../../src/api/problem';
-import { providerCallbackRoutes } from '../../src/api/routes/provider-callbacks';
+import { callbackRoutes } from '../../src/api/routes/callbacks';
+import { CallbackService } from '../../src/operators/callbacks';
+import { CallbackReceiptStore } from '../../src/persistence/callback-receipts';
 import { statementDownloadRoutes } from '../../src/api/routes/statements';
 import { newId } from '../../src/domain/ids';
 import { createLogger } from '../../src/infra/logger';
@@ -111,13 +113,17 @@ describe('credentials in URLs never reach the logs', () => {
     app.use(observability(logger, internalAccess(undefined)));
     app.use(statementDownloadRoutes(statements));
     app.use(
-      providerCallbackRoutes({
-        verifiers: new Map([['mtn', mtn]]),
-        findTransaction: () => Promise.resolve(null),
-        refundWorkflowOf: () => Promise.resolve(null),
-        signal: () => Promise.resolve(),
-        perTransactionPerMinute: 0,
-      }),
+      callbackRoutes(
+        new CallbackService({
+          connectors: new Map([['mtn', mtn]]),
+          simulatorSecrets: {},
+          receipts: CallbackReceiptStore.on(conn),
+          transactions: { findById: () => Promise.resolve(null) },
+          refunds: { findById: () => Promise.resolve(null) },
+          temporal: null as unknown as Client, // not reached: the transaction is unknown
+          perTransactionPerMinute: 0,
+        }),
+      ),
     );
     app.use(errorHandler((err) => logger.error({ err }, 'unhandled error')));
     const server = app.listen(0, '127.0.0.1');

@@ -20,6 +20,11 @@ export interface VerifiedCallback {
   kind: OperatorKind;
   /** Our id: payin/payout transaction id (`pr_…`) or refund id (`rf_…`). */
   id: string;
+  /**
+   * What the provider's signature covers, and until when it is accepted: the callback door
+   * (src/operators/callbacks.ts) keeps a receipt of it, so a replay is acknowledged, not signalled.
+   */
+  signed: { content: string | Buffer; acceptedUntil: number };
 }
 
 /** A provider callback as it reached us, untouched: signatures cover the raw bytes. */
@@ -82,8 +87,10 @@ export interface Connector extends OperatorGateway {
   readonly serves: ReadonlyArray<{ operator: OperatorCode; country: Country }>;
   /**
    * Checks a callback's authenticity as the provider documents it (signature, digest, freshness) and
-   * answers what it is about, or null when it is forged, replayed, stale or not ours. The caller only
-   * signals the workflow, which re-reads the status: a callback is a trigger, never an answer.
+   * answers what it is about and what was signed, or null when it is forged, stale or not ours.
+   * Replays are the callback door's (src/operators/callbacks.ts): it keeps receipts shared by every
+   * API process. The door only signals the workflow, which re-reads the status: a callback is a
+   * trigger, never an answer.
    */
   verifyCallback(cb: IncomingCallback): Promise<VerifiedCallback | null>;
   /** Recipient checks, where the provider offers them. */

@@ -173,7 +173,10 @@ describe('pawaPay connector against the pawaPay fake', () => {
     expect(done.outcome).toBe('completed');
     expect(done.operatorReference).toMatch(/^PT/);
     const cb = await callbackFor(toProviderUuid(req.transactionId));
-    await expect(pawapay.verifyCallback(cb)).resolves.toEqual({ kind: 'collection', id: req.transactionId });
+    await expect(pawapay.verifyCallback(cb)).resolves.toMatchObject({
+      kind: 'collection',
+      id: req.transactionId,
+    });
     await expect(pawapay.partnerCheck(req.transactionId, 'MTN', 'CI')).resolves.toMatchObject({
       collected: true,
     });
@@ -282,7 +285,7 @@ describe('pawaPay connector against the pawaPay fake', () => {
     );
   });
 
-  test('callbacks forged, tampered, stale, re-signed by another key or replayed are refused', async () => {
+  test('callbacks forged, tampered, stale or re-signed by another key are refused; a replay signs the same content', async () => {
     const req = collection(OK_CI);
     await pawapay.requestCollection(req);
     const cb = await callbackFor(toProviderUuid(req.transactionId));
@@ -327,18 +330,19 @@ describe('pawaPay connector against the pawaPay fake', () => {
       Date.now(),
       'ieee-p1363',
     );
-    await expect(pawapay.verifyCallback({ ...cb, headers: { ...cb.headers, ...p1363 } })).resolves.toEqual({
-      kind: 'collection',
-      id: req.transactionId,
-    });
+    await expect(
+      pawapay.verifyCallback({ ...cb, headers: { ...cb.headers, ...p1363 } }),
+    ).resolves.toMatchObject({ kind: 'collection', id: req.transactionId });
     // Another keyid than the configured one.
     const otherKeyId = signPawapayCallback(receiverUrl, cb.rawBody.toString(), PAWAPAY_PRIVATE, 'OTHER_KEY');
     await expect(
       pawapay.verifyCallback({ ...cb, headers: { ...cb.headers, ...otherKeyId } }),
     ).resolves.toBeNull();
-    // The genuine one, once; the same again is a replay.
-    await expect(pawapay.verifyCallback(cb)).resolves.toEqual({ kind: 'collection', id: req.transactionId });
-    await expect(pawapay.verifyCallback(cb)).resolves.toBeNull();
+    // The genuine one; the same again names the same signed content, which the callback door
+    // (src/operators/callbacks.ts) acknowledges once.
+    const genuine = await pawapay.verifyCallback(cb);
+    expect(genuine).toMatchObject({ kind: 'collection', id: req.transactionId });
+    expect((await pawapay.verifyCallback(cb))?.signed.content).toEqual(genuine?.signed.content);
     // A genuine signature over a body naming an id we did not make.
     const foreign = cb.rawBody
       .toString()
@@ -399,7 +403,7 @@ describe('pawaPay connector against the pawaPay fake', () => {
     await expect(pawapay.collectionStatus(req.transactionId, 'MTN', 'CI')).resolves.toMatchObject({
       outcome: 'completed',
     });
-    await expect(pawapay.verifyCallback(await callbackFor(uuid))).resolves.toEqual({
+    await expect(pawapay.verifyCallback(await callbackFor(uuid))).resolves.toMatchObject({
       kind: 'collection',
       id: req.transactionId,
     });
@@ -434,7 +438,10 @@ describe('pawaPay connector against the pawaPay fake', () => {
       outcome: 'completed',
     });
     const cb = await callbackFor(toProviderUuid(ok.transactionId));
-    await expect(pawapay.verifyCallback(cb)).resolves.toEqual({ kind: 'disbursement', id: ok.transactionId });
+    await expect(pawapay.verifyCallback(cb)).resolves.toMatchObject({
+      kind: 'disbursement',
+      id: ok.transactionId,
+    });
     const ko = disbursement(FAIL_CI, {
       operator: 'MTN',
       country: 'CM',
@@ -487,7 +494,9 @@ describe('pawaPay connector against the pawaPay fake', () => {
     await expect(until(() => pawapay.refundStatus(rf.refundId, 'MTN', 'CM'), final)).resolves.toMatchObject({
       outcome: 'completed',
     });
-    await expect(pawapay.verifyCallback(await callbackFor(toProviderUuid(rf.refundId)))).resolves.toEqual({
+    await expect(
+      pawapay.verifyCallback(await callbackFor(toProviderUuid(rf.refundId))),
+    ).resolves.toMatchObject({
       kind: 'refund',
       id: rf.refundId,
     });

@@ -173,7 +173,7 @@ describe('wave connector: payins (checkout sessions)', () => {
     expect(done.operatorReference).toMatch(/^T/);
     expect(await wave.partnerCheck(req.transactionId, 'WAVE', 'CI')).toMatchObject({ collected: true });
     const cb = await waitForCallback(req.transactionId);
-    expect(await wave.verifyCallback(cb)).toEqual({ kind: 'collection', id: req.transactionId });
+    expect(await wave.verifyCallback(cb)).toMatchObject({ kind: 'collection', id: req.transactionId });
   });
 
   it('uses the payin’s own return URLs when it names them, and refuses URLs Wave refuses', async () => {
@@ -244,7 +244,7 @@ describe('wave connector: payins (checkout sessions)', () => {
     expect(s).toMatchObject({ outcome: 'failed', failure: { code: 'INSUFFICIENT_FUNDS' } });
     expect(JSON.stringify(s)).not.toContain('0700000011');
     const cb = await waitForCallback(req.transactionId);
-    expect(await wave.verifyCallback(cb)).toEqual({ kind: 'collection', id: req.transactionId });
+    expect(await wave.verifyCallback(cb)).toMatchObject({ kind: 'collection', id: req.transactionId });
   });
 
   it('a pending session stays pending; cancel expires it → failed CANCELLED; a paid one cannot be cancelled', async () => {
@@ -324,11 +324,12 @@ describe('wave connector: payins (checkout sessions)', () => {
     const req = collection('+2250700000000');
     await wave.requestCollection(req);
     const cb = await waitForCallback(req.transactionId);
-    // A fresh connector has not seen it yet: the genuine webhook verifies once…
+    // The genuine webhook verifies; the very same bytes again name the same signed content, which
+    // the callback door (src/operators/callbacks.ts) acknowledges once.
     const fresh = build();
-    expect(await fresh.verifyCallback(cb)).toEqual({ kind: 'collection', id: req.transactionId });
-    // …and the very same bytes again are a replay.
-    expect(await fresh.verifyCallback(cb)).toBeNull();
+    const genuine = await fresh.verifyCallback(cb);
+    expect(genuine).toMatchObject({ kind: 'collection', id: req.transactionId });
+    expect((await fresh.verifyCallback(cb))?.signed.content).toEqual(genuine?.signed.content);
     const forged = {
       ...cb,
       rawBody: Buffer.from(cb.rawBody.toString().replace(req.transactionId, newId('pr'))),
@@ -358,7 +359,7 @@ describe('wave connector: payins (checkout sessions)', () => {
           'wave-signature': `t=${now},v1=${signWave('old', now, body)},v1=${signWave(SECRET, now, body)}`,
         },
       }),
-    ).toEqual({ kind: 'collection', id: req.transactionId });
+    ).toMatchObject({ kind: 'collection', id: req.transactionId });
   });
 
   it('5xx and 429 are unavailable (retry), then the same call works', async () => {

@@ -184,7 +184,7 @@ defineOperations(
     body: { schemas: [{ name: 'OperatorCallback', schema: operatorCallbackBody }] },
     responses: {
       200: {
-        description: 'Already received (a replay within the signature window): not delivered again',
+        description: 'Already received (a replay of the same signed callback): not delivered again',
         name: 'CallbackReceipt',
         schema: z.object({ received: z.literal(true) }),
       },

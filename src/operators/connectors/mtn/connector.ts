@@ -31,7 +31,7 @@
 // (verifyCallback below). What the docs leave unclear, and how this connector reads it:
 // docs/connectors/mtn.md.
 
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { z } from 'zod';
 import type { Country, OperatorCode } from '../../../domain/operators';
 import { currencyByCountry } from '../../../domain/operators';
@@ -166,9 +166,8 @@ function notes(
   return { payerMessage: label, payeeNote: label };
 }
 
-/** Accepted callbacks are remembered this long: an identical one within it is a replay. */
-const replayWindowMs = 24 * 3_600_000;
-const replayMemory = 10_000;
+/** MTN signs nothing and dates nothing: an identical callback within this window is a replay. */
+const replayWindowSec = 24 * 3600;
 
 export class MtnConnector implements Connector {
   readonly name = 'mtn' as const;
@@ -176,7 +175,6 @@ export class MtnConnector implements Connector {
   private readonly baseUrl: string;
   private readonly tokens = new Map<string, Token>();
   private readonly pendingTokens = new Map<string, Promise<string>>();
-  private readonly seen = new Map<string, number>();
 
   constructor(private readonly opts: MtnConnectorOptions) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
@@ -315,8 +313,9 @@ export class MtnConnector implements Connector {
   /**
    * MTN signs nothing. Each request's X-Callback-Url carries `kind`, `ref` (the X-Reference-Id) and
    * `sig` = HMAC-SHA256(callback secret, "mtn-callback:v1:<kind>:<ref>"): only MTN (and we) know that
-   * URL, so a callback naming it is about that transaction. A body naming another externalId, or the
-   * same callback twice (a replay), is refused. Either way it only makes the workflow read the status.
+   * URL, so a callback naming it is about that transaction. A body naming another externalId is
+   * refused; the same callback twice is acknowledged once by the callback door (its receipt). Either
+   * way it only makes the workflow read the status.
    */
   verifyCallback(cb: IncomingCallback): Promise<VerifiedCallback | null> {
     try {
@@ -350,15 +349,10 @@ export class MtnConnector implements Connector {
     if (typeof body !== 'object' || body === null) return null;
     const externalId = (body as { externalId?: unknown }).externalId;
     if (externalId !== undefined && externalId !== id) return null;
-    const key = createHash('sha256').update(cb.path).update('\0').update(cb.rawBody).digest('hex');
-    const now = Date.now();
-    for (const [k, exp] of this.seen) {
-      if (exp > now && this.seen.size < replayMemory) break;
-      this.seen.delete(k);
-    }
-    if ((this.seen.get(key) ?? 0) > now) return null;
-    this.seen.set(key, now + replayWindowMs);
-    return { kind, id };
+    // What vouches for it is the secret URL; with the body, that is the callback (a replay repeats both).
+    const content = Buffer.concat([Buffer.from(cb.path), Buffer.from('\0'), cb.rawBody]);
+    const acceptedUntil = Math.floor(Date.now() / 1000) + replayWindowSec;
+    return { kind, id, signed: { content, acceptedUntil } };
   }
 
   private callbackSig(kind: OperatorKind, ref: string): string {

@@ -30,7 +30,7 @@
 //     no funds have been deposited"; provider replaces correspondent.
 // What the docs leave unclear, and how this connector reads it: docs/connectors/pawapay.md.
 
-import { createHash, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import type { z } from 'zod';
 import type { Country, OperatorCode } from '../../../domain/operators';
 import { fromProviderUuid, toProviderUuid } from '../../provider-ids';
@@ -144,8 +144,6 @@ export class PawapayConnector implements Connector {
   private readonly baseUrl: string;
   private readonly authority: string;
   private readonly now: () => number;
-  /** Callbacks already accepted (sha-256 of the signature base → expiry ms): a resend is a replay. */
-  private readonly seen = new Map<string, number>();
   private conf: { value: ActiveConf; until: number } | null = null;
   private confFailedUntil = 0;
 
@@ -333,8 +331,9 @@ export class PawapayConnector implements Connector {
     if (!digestMatches(cb.headers['content-digest'], cb.rawBody)) return null;
     const signatures = parseSignature(cb.headers.signature);
     const nowMs = this.now();
-    // The replay memory keeps what was signed (the signature base), never the Signature bytes: one
-    // ECDSA signature has several encodings (DER, r||s) and a second valid value (s and n − s).
+    // The receipt is of what was signed (the signature base, which binds the body through
+    // content-digest), never the Signature bytes: one ECDSA signature has several encodings (DER,
+    // r||s) and a second valid value (s and n − s).
     let signedBase: string | null = null;
     for (const p of parseSignatureInput(cb.headers['signature-input'])) {
       const sig = signatures.get(p.label);
@@ -356,17 +355,12 @@ export class PawapayConnector implements Connector {
       }
     }
     if (signedBase === null) return null;
-    this.forgetExpired(nowMs);
-    const seenKey = createHash('sha256').update(signedBase).digest('base64');
-    if (this.seen.has(seenKey)) return null;
     let body: Payment;
     try {
       body = payment.parse(JSON.parse(cb.rawBody.toString('utf8')));
     } catch {
       return null;
     }
-    if (this.seen.size >= 10_000) this.seen.delete(this.seen.keys().next().value!);
-    this.seen.set(seenKey, nowMs + this.opts.callbackToleranceSeconds * 2000);
     // A refund callback may name its deposit too: the most specific id decides.
     const [kind, uuid, prefix]: [OperatorKind, string | undefined, string] = body.refundId
       ? ['refund', body.refundId, 'rf_']
@@ -374,7 +368,9 @@ export class PawapayConnector implements Connector {
         ? ['disbursement', body.payoutId, 'pr_']
         : ['collection', body.depositId, 'pr_'];
     const id = uuid ? fromProviderUuid(uuid) : null;
-    return id && id.startsWith(prefix) ? { kind, id } : null;
+    // Fresh means signed within the tolerance of now, either side: accepted at most 2× it from now.
+    const acceptedUntil = Math.ceil(nowMs / 1000) + 2 * this.opts.callbackToleranceSeconds;
+    return id && id.startsWith(prefix) ? { kind, id, signed: { content: signedBase, acceptedUntil } } : null;
   }
 
   /**
@@ -395,13 +391,6 @@ export class PawapayConnector implements Connector {
       at = Number.isNaN(parsed) ? null : parsed;
     }
     return at !== null && Math.abs(nowMs - at) <= tol;
-  }
-
-  private forgetExpired(nowMs: number): void {
-    for (const [k, until] of this.seen) {
-      if (until > nowMs) break; // inserted in time order
-      this.seen.delete(k);
-    }
   }
 
   // ---- shared paths ----

@@ -107,8 +107,6 @@ export class WaveConnector implements Connector {
    */
   readonly rules: ConnectorRules = { httpsReturnUrls: true, fullRefundsOnly: true };
   private readonly baseUrl: string;
-  /** Signatures already accepted (t,v1 → expiry ms): an identical resend is a replay. */
-  private readonly seen = new Map<string, number>();
 
   constructor(private readonly opts: WaveConnectorOptions) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
@@ -315,27 +313,18 @@ export class WaveConnector implements Connector {
       return got !== null && timingSafeEqual(got, expected);
     });
     if (!match) return null;
-    this.forgetExpired(nowMs);
-    const key = `${t}:${match}`;
-    if (this.seen.has(key)) return null;
     let event: z.infer<typeof webhookEvent>;
     try {
       event = webhookEvent.parse(JSON.parse(cb.rawBody.toString('utf8')));
     } catch {
       return null;
     }
-    if (this.seen.size >= 10_000) this.seen.delete(this.seen.keys().next().value!);
-    this.seen.set(key, nowMs + this.opts.webhookToleranceSeconds * 2000);
     const ref = event.data.client_reference;
     if (!event.type.startsWith('checkout.session.') || !ref || !ourPayinId.test(ref)) return null;
-    return { kind: 'collection', id: ref };
-  }
-
-  private forgetExpired(nowMs: number): void {
-    for (const [k, until] of this.seen) {
-      if (until > nowMs) break; // inserted in time order: the rest are younger
-      this.seen.delete(k);
-    }
+    // What the v1 HMAC covers: the timestamp and the body, accepted while t is within the tolerance.
+    const content = Buffer.concat([Buffer.from(t), cb.rawBody]);
+    const acceptedUntil = Number(t) + this.opts.webhookToleranceSeconds;
+    return { kind: 'collection', id: ref, signed: { content, acceptedUntil } };
   }
 
   // ---- mapping ----
