@@ -111,6 +111,20 @@ export default tseslint.config(
               message: 'Workflows import only workflow-safe code (types excepted).',
               allowTypeImports: true,
             },
+            {
+              // These folders start, schedule or sweep workflows: a workflow importing them closes a
+              // folder cycle. What both sides need lives in workflows/ or src/domain; the workflow ids
+              // (a pure module every side computes ids with) are the one exception.
+              group: [
+                '../src/temporal/*',
+                '!../src/temporal/workflow-ids',
+                '../src/recovery/*',
+                '../src/reconciliation/*',
+                '../src/main/*',
+              ],
+              message:
+                'Workflows sit above Temporal plumbing, recovery and reconciliation: move the shared piece to workflows/ or src/domain.',
+            },
           ],
         },
       ],

@@ -6,7 +6,7 @@ import { createPayoutOutcomeActivities } from './payout-outcome-activities';
 import { createRefundActivities, type RefundActivityDeps } from './refund-activities';
 import { createRefundOutcomeActivities } from './refund-outcome-activities';
 import { createReconciliationActivities, type ReconciliationActivityDeps } from './reconciliation-activities';
-import { createRecoveryActivities, type RecoveryActivityDeps } from '../src/recovery/activities';
+import { createRecoveryActivities, type RecoveryActivityDeps } from './recovery-activities';
 import { createOperatorActivities, type OperatorActivityDeps } from './operator-activities';
 import { createStatementActivities, type StatementActivityDeps } from './statement-activities';
 import { createPayoutBatchActivities, type PayoutBatchActivityDeps } from './payout-batch-activities';

@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import type { Ledger } from '../src/ledger';
 import type { TransactionStore } from '../src/persistence/transactions';
 import type { PayoutBatchStore } from '../src/persistence/payout-batches';
-import type { RecoveryDeps } from '../src/recovery/activities';
+import type { RecoveryDeps } from './recovery-activities';
 import type { FeeSchedule } from '../src/domain/fees';
 import { PayoutBatchService } from '../src/services/payout-batch-service';
 import { PayoutService } from '../src/services/payout-service';

@@ -10,7 +10,7 @@ import type { CorrectionLog } from '../src/reconciliation/corrections';
 import type { OperatorAsk, OperatorAskIndex } from '../src/reconciliation/operator-asks';
 import type { ReconciliationReportStore } from '../src/reconciliation/report-store';
 import type { ReportTotals } from '../src/reconciliation/types';
-import type { RecoveryDeps } from '../src/recovery/activities';
+import type { RecoveryDeps } from './recovery-activities';
 
 export interface ReconciliationActivityDeps extends EventActivityDeps {
   operators: OperatorGateway;

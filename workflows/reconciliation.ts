@@ -5,7 +5,7 @@ import type {
   createReconciliationActivities,
 } from '../activities/reconciliation-activities';
 import { operatorCodes, type OperatorCode } from '../src/domain/operators';
-import { previousUtcDay } from '../src/reconciliation/days';
+import { previousUtcDay } from '../src/domain/days';
 
 // Reconciles one UTC day (yesterday's, for the daily schedule) with every operator's statement: one
 // activity per operator, all at once; each stores its report (docs/reconciliation.md). An operator

@@ -1,6 +1,5 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { createRecoveryActivities } from '../src/recovery/activities';
-import type { RecoverySweepResult } from '../src/recovery/sweep';
+import type { createRecoveryActivities, RecoverySweepResult } from '../activities/recovery-activities';
 
 // One pass of the recovery sweep (src/recovery/sweep.ts): started every minute by its schedule
 // (src/recovery/schedule.ts). The pass is idempotent, so a retry or the next pass redoes it safely.

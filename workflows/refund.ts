@@ -16,7 +16,7 @@ import {
 } from './activity-proxies';
 import { askOperator } from './ask-operator';
 import { watchStopRequest } from './stop-request';
-import { saStatus } from '../src/temporal/search-attributes';
+import { saStatus } from './search-attributes';
 
 export type { RefundWorkflowInput } from './refund-api';
 

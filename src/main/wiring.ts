@@ -34,7 +34,7 @@ import { DeliveryLog } from '../webhooks/delivery-log';
 import { ReadChains } from '../persistence/read-chains';
 import { EndpointStore } from '../webhooks/endpoint-store';
 import type { KeyRing } from '../security/key-ring';
-import type { RecoveryDeps } from '../recovery/activities';
+import type { RecoveryDeps } from '../../activities/recovery-activities';
 import type { PayinTiming } from '../services/transaction-workflows';
 import { buildReconciliationStores } from '../reconciliation';
 import { registerRealtime } from '../api/ws';

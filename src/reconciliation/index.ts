@@ -19,4 +19,4 @@ export {
   RECONCILIATION_SCHEDULE_ID,
   type ReconciliationScheduleConfig,
 } from './schedule';
-export { previousUtcDay, shiftDay, utcDay } from './days';
+export { previousUtcDay, shiftDay, utcDay } from '../domain/days';

@@ -6,7 +6,7 @@ import type { RefundStore } from '../persistence/refunds';
 import type { TransactionStore } from '../persistence/transactions';
 import { creditPayin, payinNet } from '../ledger/postings';
 import type { CorrectionLog } from './corrections';
-import { shiftDay, utcDay } from './days';
+import { shiftDay, utcDay } from '../domain/days';
 import {
   amountDetail,
   examineDisbursement,

@@ -1,6 +1,6 @@
 import { WithStartWorkflowOperation, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Transaction } from '../domain/transaction';
-import { saKind, saMerchantId, saProvider, saReference, saStatus } from './search-attributes';
+import { saKind, saMerchantId, saProvider, saReference, saStatus } from '../../workflows/search-attributes';
 import { startOnce, type StartResult } from './start-once';
 import { payinWorkflow, type PayinWorkflowInput } from '../../workflows/payin';
 import { payoutWorkflow, type PayoutWorkflowInput } from '../../workflows/payout';

@@ -11,7 +11,7 @@ import {
   saProvider,
   saReference,
   saStatus,
-} from '../../src/temporal/search-attributes';
+} from '../../workflows/search-attributes';
 import { transactionTimeline } from '../../src/cli/timeline';
 
 // Issue 17, Temporal wiring: a transaction's workflow starts one way (src/temporal/start-workflow.ts,

@@ -43,7 +43,7 @@ describe('walking skeleton: a direct payin end to end', () => {
     const description = await handle.describe();
     expect(
       description.typedSearchAttributes.get(
-        (await import('../../src/temporal/search-attributes')).saReference,
+        (await import('../../workflows/search-attributes')).saReference,
       ),
     ).toBe('order-1001');
     expect(description.memo).toMatchObject({ amount: 5000, currency: 'XOF' });

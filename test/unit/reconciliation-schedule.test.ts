@@ -5,7 +5,7 @@ import {
   reconciliationSchedule,
   RECONCILIATION_SCHEDULE_ID,
 } from '../../src/reconciliation/schedule';
-import { previousUtcDay, shiftDay } from '../../src/reconciliation/days';
+import { previousUtcDay, shiftDay } from '../../src/domain/days';
 import { reconciliationWorkflow } from '../../workflows/reconciliation';
 
 // The daily reconciliation's Temporal Schedule (the time-skipping test server has no Schedules:

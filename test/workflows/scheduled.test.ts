@@ -1,6 +1,6 @@
 import { reconciliationWorkflow, recoverySweepWorkflow } from '../../workflows';
 import { operatorCodes } from '../../src/domain/operators';
-import { previousUtcDay } from '../../src/reconciliation/days';
+import { previousUtcDay } from '../../src/domain/days';
 import { newId, stubActivities, useWorkflowTestEnv } from './helpers/stub-activities';
 
 // The scheduled workflows: the daily reconciliation (one activity per operator, all at once; an

@@ -1,10 +1,17 @@
 import { Context, log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
-import type { Ledger } from '../ledger';
-import type { TransactionStore } from '../persistence/transactions';
-import type { WorkflowStartLog } from '../persistence/workflow-starts';
-import { TransactionWorkflows, type PayinTiming } from '../services/transaction-workflows';
-import { RecoverySweep, type ChainRepair, type RecoverySweepResult, type SweepLog } from './sweep';
+import type { Ledger } from '../src/ledger';
+import type { TransactionStore } from '../src/persistence/transactions';
+import type { WorkflowStartLog } from '../src/persistence/workflow-starts';
+import { TransactionWorkflows, type PayinTiming } from '../src/services/transaction-workflows';
+import {
+  RecoverySweep,
+  type ChainRepair,
+  type RecoverySweepResult,
+  type SweepLog,
+} from '../src/recovery/sweep';
+
+export type { RecoverySweepResult };
 
 // The recovery sweep as an activity of the worker (workflows/recovery-sweep.ts runs it on schedule).
 
