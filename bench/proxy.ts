@@ -1,5 +1,7 @@
 // The production topology's load balancer (bench --topology production), in its own process as
 // nginx is in docker-compose.yml: round robin over the API processes, one upstream per request.
+// The latency phase's bare route (BARE_UPSTREAM) is served by the same proxy, so both sides of the
+// comparison pay the same extra hop.
 import http from 'node:http';
 
 const upstreams = (process.env.UPSTREAMS ?? '')
@@ -7,10 +9,11 @@ const upstreams = (process.env.UPSTREAMS ?? '')
   .filter(Boolean)
   .map((u) => new URL(u));
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+const bare = process.env.BARE_UPSTREAM ? new URL(process.env.BARE_UPSTREAM) : undefined;
 let next = 0;
 
 const server = http.createServer((req, res) => {
-  const target = upstreams[next++ % upstreams.length]!;
+  const target = bare && req.url === '/bare' ? bare : upstreams[next++ % upstreams.length]!;
   const upstream = http.request(
     {
       host: target.hostname,

@@ -145,6 +145,7 @@ async function main(): Promise<void> {
     // The service's processes: one API and one worker, or in production two of each, the APIs
     // behind a proxy (bench/proxy.ts) on apiPort. Named for the CPU table.
     const service: Record<string, ChildProcess> = {};
+    const apiPorts: number[] = [];
     const metricsPort = async () => `127.0.0.1:${await freePort()}`;
     // Each worker's Temporal exporter, read at the end for the time per activity type.
     const workerMetrics = [common.TEMPORAL_METRICS_ADDRESS!];
@@ -156,20 +157,15 @@ async function main(): Promise<void> {
         { ...common, TEMPORAL_METRICS_ADDRESS: workerMetrics[1] },
         'worker-2',
       );
-      const ports = [await freePort(), await freePort()];
-      ports.forEach((port, i) => {
+      apiPorts.push(await freePort(), await freePort());
+      apiPorts.forEach((port, i) => {
         service[`api ${i + 1}`] = nodeProcess(
           'src/main/api.ts',
           { ...common, PORT: String(port), HOST: '127.0.0.1', TRUST_PROXY: 'loopback' },
           `api-${i + 1}`,
         );
       });
-      for (const port of ports) await waitForPort(port, 60_000);
-      service.proxy = nodeProcess(
-        'bench/proxy.ts',
-        { ...common, PORT: String(apiPort), UPSTREAMS: ports.map((p) => `http://127.0.0.1:${p}`).join(',') },
-        'proxy',
-      );
+      for (const port of apiPorts) await waitForPort(port, 60_000);
     } else {
       service.api = nodeProcess(
         'src/main/api.ts',
@@ -193,8 +189,22 @@ async function main(): Promise<void> {
         'bare-route',
       ),
     );
-    await waitForPort(apiPort, 60_000);
     await waitForPort(barePort, 60_000);
+    // On the production topology the bare route is reached through the APIs' proxy, like for like.
+    if (production) {
+      service.proxy = nodeProcess(
+        'bench/proxy.ts',
+        {
+          ...common,
+          PORT: String(apiPort),
+          UPSTREAMS: apiPorts.map((p) => `http://127.0.0.1:${p}`).join(','),
+          BARE_UPSTREAM: `http://127.0.0.1:${barePort}`,
+        },
+        'proxy',
+      );
+      children.push(service.proxy);
+    }
+    await waitForPort(apiPort, 60_000);
     await waitForPoller(client, taskQueue);
     await waitForPoller(client, bareQueue);
 
@@ -297,7 +307,7 @@ async function main(): Promise<void> {
     // Creation latency, the API against a bare route; its payins are completed before the reads.
     const latency = await latencyBench({
       apiUrl,
-      bareUrl: `http://127.0.0.1:${barePort}`,
+      bareUrl: production ? apiUrl : `http://127.0.0.1:${barePort}`,
       credentials,
       prefix: 'lat',
     });

@@ -19,8 +19,21 @@ const stats = (ms: number[]) => ({
   p50: Math.round(percentile(ms, 50)),
   p99: Math.round(percentile(ms, 99)),
 });
-/** Requests per slice at 16 clients (each side in turn). */
+/** Largest slice at 16 clients (each side in turn). */
 const SLICE_16 = 64;
+const CLIENTS = 16;
+
+/**
+ * Splits n requests into slices of at most `max`, as even as possible, so no last slice is left
+ * smaller than the clients (autocannon refuses more connections than requests).
+ */
+export function slices(n: number, max: number): number[] {
+  const count = Math.ceil(n / max);
+  return Array.from(
+    { length: count },
+    (_, i) => Math.floor(((i + 1) * n) / count) - Math.floor((i * n) / count),
+  );
+}
 const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
 
 export async function latencyBench({ apiUrl, bareUrl, credentials, prefix }: LatencyContext) {
@@ -46,9 +59,10 @@ export async function latencyBench({ apiUrl, bareUrl, credentials, prefix }: Lat
   const sequential = { api: [] as number[], bare: [] as number[] };
   /** Answers other than 201 at 16 clients, by status (their payins may not exist). */
   const refused = new Map<number, number>();
-  for (let done = 0; done < n; done += 20) {
-    for (let i = 0; i < 20; i++) sequential.api.push(await timed(`${apiUrl}/v1/direct/payin`, apiRequest()));
-    for (let i = 0; i < 20; i++)
+  for (const slice of slices(n, 20)) {
+    for (let i = 0; i < slice; i++)
+      sequential.api.push(await timed(`${apiUrl}/v1/direct/payin`, apiRequest()));
+    for (let i = 0; i < slice; i++)
       sequential.bare.push(
         await timed(`${bareUrl}/bare`, {
           method: 'POST',
@@ -65,7 +79,12 @@ export async function latencyBench({ apiUrl, bareUrl, credentials, prefix }: Lat
     const latencies: number[] = [];
     await new Promise<void>((resolve, reject) => {
       const run = autocannon(
-        { url, connections: 16, amount, requests: [{ setupRequest: (req) => ({ ...req, ...build() }) }] },
+        {
+          url,
+          connections: Math.min(CLIENTS, amount),
+          amount,
+          requests: [{ setupRequest: (req) => ({ ...req, ...build() }) }],
+        },
         (err) => (err ? reject(err as Error) : resolve()),
       );
       run.on('response', (_c, status, _b, ms) => {
@@ -79,8 +98,7 @@ export async function latencyBench({ apiUrl, bareUrl, credentials, prefix }: Lat
   // the bare route measured after all of them would run under that backlog alone.
   const c16Api: number[] = [];
   const c16Bare: number[] = [];
-  for (let done = 0; done < n; done += SLICE_16) {
-    const amount = Math.min(SLICE_16, n - done);
+  for (const amount of slices(n, SLICE_16)) {
     c16Api.push(...(await concurrent(`${apiUrl}/v1/direct/payin`, apiRequest, amount)));
     c16Bare.push(
       ...(await concurrent(
