@@ -12,7 +12,7 @@ import { signCallback } from '../../src/operators/signature';
 import { CallbackReceiptStore } from '../../src/persistence/callback-receipts';
 import { RefundStore } from '../../src/persistence/refunds';
 import { TransactionStore } from '../../src/persistence/transactions';
-import { decodeHistoryPayloads } from '../../src/temporal/codec';
+import { callbackSignals } from '../helpers/callback-signals';
 
 // The callback door (src/operators/callbacks.ts) on the real stack: a provider's callback, checked
 // by its connector (Wave here: an HMAC we can sign), is deduplicated by what was signed through the
@@ -102,18 +102,7 @@ describe('callback door', () => {
     return res.body.id as string;
   }
 
-  /** The operatorCallback signals the payin's workflow has received. */
-  async function signals(reference: string): Promise<{ kind: string; id: string }[]> {
-    const history = await stack.env.client.workflow
-      .getHandle(`payin:${merchant.merchantId}:${reference}`)
-      .fetchHistory();
-    await decodeHistoryPayloads(history, stack.env.client.options.loadedDataConverter.payloadCodecs);
-    const { defaultPayloadConverter } = await import('@temporalio/common');
-    return (history.events ?? [])
-      .map((e) => e.workflowExecutionSignaledEventAttributes)
-      .filter((a) => a?.signalName === 'operatorCallback')
-      .map((a) => defaultPayloadConverter.fromPayload(a!.input!.payloads![0]!));
-  }
+  const signals = (reference: string) => callbackSignals(stack.env.client, merchant.merchantId, reference);
 
   it('signals a connector callback replayed byte-for-byte once, on any replica, and acknowledges the replays', async () => {
     const [a, b] = [await replica(), await replica()];

@@ -2,7 +2,7 @@ import { eventually } from '../helpers/http';
 import { useStack } from '../helpers/use-stack';
 import { signCallback } from '../../src/operators/signature';
 import { TransactionStore } from '../../src/persistence/transactions';
-import { decodeHistoryPayloads } from '../../src/temporal/codec';
+import { callbackSignals } from '../helpers/callback-signals';
 import type { Server } from 'node:http';
 import { Client } from '@temporalio/client';
 import { buildApi } from '../../src/main/wiring';
@@ -24,18 +24,7 @@ describe('operator callbacks', () => {
       body,
     });
 
-  /** Names of the operatorCallback signals the payin's workflow has received. */
-  async function signals(reference: string): Promise<{ kind: string; id: string }[]> {
-    const history = await stack.env.client.workflow
-      .getHandle(`payin:${merchant.merchantId}:${reference}`)
-      .fetchHistory();
-    await decodeHistoryPayloads(history, stack.env.client.options.loadedDataConverter.payloadCodecs);
-    const { defaultPayloadConverter } = await import('@temporalio/common');
-    return (history.events ?? [])
-      .map((e) => e.workflowExecutionSignaledEventAttributes)
-      .filter((a) => a?.signalName === 'operatorCallback')
-      .map((a) => defaultPayloadConverter.fromPayload(a!.input!.payloads![0]!));
-  }
+  const signals = (reference: string) => callbackSignals(stack.env.client, merchant.merchantId, reference);
 
   async function createPayin(reference: string, sandboxScenario = 'completed') {
     const res = await api.post('/v1/direct/payin', {
