@@ -2,6 +2,7 @@ import type { EventType } from '../src/events/catalogue';
 import type { Country, OperatorCode } from '../src/domain/operators';
 import { settleOnCompleted, type SettledStatus } from './settle-on-completed';
 import { createEventActivities, type EventActivityDeps } from './event-activities';
+import { readingOnce } from '../src/persistence/read-once';
 import { createPayinActivities, type PayinActivityDeps, type PayinStateUpdate } from './payin-activities';
 
 /** A payin's final answer as its workflow records it in one step. */
@@ -29,7 +30,8 @@ export function createPayinOutcomeActivities(deps: PayinActivityDeps & EventActi
     await payin.recordPayinState(transactionId, outcome.changes, outcome.seq);
     await events.emitTransactionEvent(transactionId, outcome.event);
   };
-  return {
+  // Each activity reads the payin once: the event after the state write carries the record as written.
+  return readingOnce({
     recordPayinOutcome,
 
     /** The status read that records the success the workflow prepared (settle-on-completed.ts). */
@@ -44,5 +46,5 @@ export function createPayinOutcomeActivities(deps: PayinActivityDeps & EventActi
         () => recordPayinOutcome(transactionId, onCompleted),
       );
     },
-  };
+  });
 }

@@ -1,5 +1,6 @@
 import type { Country, OperatorCode } from '../src/domain/operators';
 import { settleOnCompleted, type SettledStatus } from './settle-on-completed';
+import { readingOnce } from '../src/persistence/read-once';
 import { createEventActivities, type EventActivityDeps } from './event-activities';
 import {
   createPayoutActivities,
@@ -40,7 +41,8 @@ export type PayoutStepActivities = Pick<
  * is the one the workflow used to take step by step.
  */
 export function createPayoutOutcomeActivities(deps: PayoutActivityDeps & EventActivityDeps) {
-  return mergePayoutSteps({ ...createPayoutActivities(deps), ...createEventActivities(deps) });
+  // Each activity reads the payout once: its events after the state write carry the record as written.
+  return readingOnce(mergePayoutSteps({ ...createPayoutActivities(deps), ...createEventActivities(deps) }));
 }
 
 export function mergePayoutSteps(payout: PayoutStepActivities) {

@@ -2,6 +2,7 @@ import type { EventType } from '../src/events/catalogue';
 import type { Country, OperatorCode } from '../src/domain/operators';
 import type { OperatorStatus, RefundRequest } from '../src/operators/gateway';
 import { settleOnCompleted, type SettledStatus } from './settle-on-completed';
+import { readingOnce } from '../src/persistence/read-once';
 import { createEventActivities, type EventActivityDeps } from './event-activities';
 import { createRefundActivities, type RefundActivityDeps } from './refund-activities';
 
@@ -29,7 +30,8 @@ export type RefundStepActivities = Pick<
  * redoes nothing twice; the order is the one the workflow used to take step by step.
  */
 export function createRefundOutcomeActivities(deps: RefundActivityDeps & EventActivityDeps) {
-  return mergeRefundSteps({ ...createRefundActivities(deps), ...createEventActivities(deps) });
+  // Each activity reads the refund once: its events after the state write carry the record as written.
+  return readingOnce(mergeRefundSteps({ ...createRefundActivities(deps), ...createEventActivities(deps) }));
 }
 
 export function mergeRefundSteps(refund: RefundStepActivities) {

@@ -93,8 +93,9 @@ export function buildOperatorGateway(
   recorder?: HealthRecorder,
 ): OperatorGateway {
   const modeOf = modeOfIdFromRecords({
-    transactionScope: async (id) => (await records.transactions.findById(id))?.merchantId ?? null,
-    refundScope: async (id) => (await records.refunds.findById(id))?.merchantId ?? null,
+    // The scope is fixed at creation: one document read, no version probe.
+    transactionScope: (id) => records.transactions.merchantOf(id),
+    refundScope: (id) => records.refunds.merchantOf(id),
     modeOfScope,
   });
   const measured: OperatorGateway = recorder

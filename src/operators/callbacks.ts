@@ -57,7 +57,13 @@ export interface CallbackServiceDeps {
   /** The simulator's HMAC secret of each operator code. */
   simulatorSecrets: Readonly<Record<string, string>>;
   receipts: Pick<CallbackReceiptStore, 'firstReceipt' | 'forget'>;
-  transactions: { findById(id: string): Promise<Transaction | null> };
+  transactions: {
+    findById(id: string): Promise<Transaction | null>;
+    /** The fields a callback routes by, from the document alone (one read); findById without it. */
+    identityOf?(
+      id: string,
+    ): Promise<Pick<Transaction, 'kind' | 'merchantId' | 'reference' | 'provider'> | null>;
+  };
   refunds: { findById(id: string): Promise<Refund | null> };
   temporal: Pick<Client, 'workflow'>;
   /** Callbacks per signer and transaction per minute, per API process (rate-limited beyond); 0 disables. */
@@ -150,10 +156,12 @@ export class CallbackService {
    * otherwise; null when we know of no such transaction, or (simulator) it is another operator's.
    */
   private async workflowOf(cb: Verified): Promise<string | null> {
+    const identity = (id: string) =>
+      this.deps.transactions.identityOf?.(id) ?? this.deps.transactions.findById(id);
     if (cb.operator !== undefined) {
       // The simulator's operator must be the payin's (a refund's: the payin it reverses).
       const owner = cb.kind === 'refund' ? cb.transactionId : cb.id;
-      const tx = owner ? await this.deps.transactions.findById(owner) : null;
+      const tx = owner ? await identity(owner) : null;
       if (!tx || tx.provider?.split('_')[0] !== cb.operator) return null;
       if (cb.kind !== 'refund') return transactionWorkflowId(tx.kind, tx.merchantId, tx.reference);
     }
@@ -161,7 +169,7 @@ export class CallbackService {
       const refund = await this.deps.refunds.findById(cb.id);
       return refund ? refundWorkflowId(refund.merchantId, refund.id) : null;
     }
-    const tx = await this.deps.transactions.findById(cb.id);
+    const tx = await identity(cb.id);
     return tx ? transactionWorkflowId(tx.kind, tx.merchantId, tx.reference) : null;
   }
 

@@ -3,6 +3,7 @@ import type { Metadata } from '../domain/metadata';
 import { TransactionIndex } from './transaction-index';
 import type { Refund, RefundStatus, RefundTransactionStatus } from '../domain/refund';
 import type { Attention, Failure, Transaction } from '../domain/transaction';
+import { ReadOnceScope } from './read-once';
 import { StateVersions } from './state-versions';
 import { RefundExternalRefs } from './refund-external-refs';
 
@@ -78,6 +79,9 @@ const pendingMetadataSchema = new Schema(
   { versionKey: false, minimize: false, collection: 'refund_metadata' },
 );
 
+/** Reads and writes inside one activity (src/persistence/read-once.ts). */
+const kept = new ReadOnceScope<Refund>('refunds');
+
 export class RefundStore {
   private readonly versions: StateVersions;
   private readonly externalRefs: RefundExternalRefs;
@@ -151,8 +155,19 @@ export class RefundStore {
 
   /** The latest state: the document, then the versions after the one it copies (two `_id` lookups). */
   async findById(id: string): Promise<Refund | null> {
-    const doc = await this.model.findOne({ _id: id }, { _id: 0 }).lean<RefundDoc>().exec();
-    return this.versions.read<Refund>(id, doc);
+    return kept.read(id, async () => {
+      const doc = await this.model.findOne({ _id: id }, { _id: 0 }).lean<RefundDoc>().exec();
+      return this.versions.read<Refund>(id, doc);
+    });
+  }
+
+  /** The merchant scope of a refund: fixed at creation, the document alone answers (no version probe). */
+  async merchantOf(id: string): Promise<string | null> {
+    const doc = await this.model
+      .findOne({ _id: id }, { merchantId: 1 })
+      .lean<{ merchantId: string }>()
+      .exec();
+    return doc?.merchantId ?? null;
   }
 
   /** A merchant's refund by its rf_ reference; another merchant's is not found. */
@@ -200,6 +215,7 @@ export class RefundStore {
    * refund's fixed sequence; the fields versions hold are overridden by the next version.
    */
   async update(id: string, progress: RefundProgress): Promise<void> {
+    kept.forget(id);
     await this.model.updateOne({ _id: id }, { $set: { ...progress, updatedAt: new Date() } }).exec();
   }
 
@@ -214,6 +230,7 @@ export class RefundStore {
    * (seq 1), which copies it forward and clears it.
    */
   async flag(id: string, attention: Attention): Promise<void> {
+    kept.forget(id);
     await this.model.updateOne({ _id: id }, { $set: { attention, updatedAt: new Date() } }).exec();
   }
 
@@ -223,10 +240,26 @@ export class RefundStore {
    * older one, writes nothing. Answers whether this call applied it.
    */
   async applyState(id: string, seq: number, progress: Partial<RefundProgress>): Promise<boolean> {
-    const doc = await this.model.findOne({ _id: id }, { stateSeq: 1 }).lean<{ stateSeq?: number }>().exec();
-    if (!doc) throw new Error(`refund ${id} not found`);
-    return this.versions.apply(id, doc.stateSeq ?? 0, seq, { ...progress, updatedAt: new Date() }, (set) =>
-      this.model.updateOne({ _id: id }, { $set: set }).exec(),
+    // The writer knows its seq: no read of the document's hint first (StateVersions.applyNext).
+    const stamped = { ...progress, updatedAt: new Date() };
+    const applied = await this.versions.applyNext(
+      id,
+      seq,
+      stamped,
+      async (set) => {
+        const { matchedCount } = await this.model.updateOne({ _id: id }, { $set: set }).exec();
+        if (matchedCount === 0) throw new Error(`refund ${id} not found`);
+      },
+      async () => {
+        const doc = await this.model
+          .findOne({ _id: id }, { stateSeq: 1 })
+          .lean<{ stateSeq?: number }>()
+          .exec();
+        if (!doc) throw new Error(`refund ${id} not found`);
+        return doc.stateSeq ?? 0;
+      },
     );
+    kept.wrote(id, applied, stamped);
+    return applied;
   }
 }

@@ -165,6 +165,32 @@ export class StateVersions {
     return true;
   }
 
+  /**
+   * apply() for the record's single writer, which knows its write `seq` and so needs no look at the
+   * document's hint: the base state is version `seq - 1` itself (immutable, exactly the state after
+   * the previous write), read by `_id`, and the insert of `<id>:<seq>` still decides once whether
+   * this write applies. One read, one insert, one update, where apply() reads the hint and probes
+   * two versions first. Anything unusual (a retry that finds its version stored, a gap in the seqs,
+   * a first write over a record written before versions) falls back to apply() from `readHint()`.
+   */
+  async applyNext(
+    recordId: string,
+    seq: number,
+    changes: Record<string, unknown>,
+    writeHint: (set: Record<string, unknown>) => Promise<unknown>,
+    readHint: () => Promise<number>,
+  ): Promise<boolean> {
+    if (!Number.isSafeInteger(seq) || seq < 1)
+      throw new RangeError(`state seq must be a positive integer: ${seq}`);
+    const slow = async () => this.apply(recordId, await readHint(), seq, changes, writeHint);
+    const previous = seq === 1 ? null : await this.versions.findOne({ _id: versionId(recordId, seq - 1) });
+    if (seq > 1 && !previous) return slow();
+    const state = withChanges(previous?.state ?? [], changes);
+    if (!(await this.insert(recordId, seq, state))) return slow();
+    await retryOnWriteConflict(() => writeHint(hintUpdate(seq, state)));
+    return true;
+  }
+
   /** Removes a record's versions (before its document: a record re-created under its id starts clean). */
   async remove(recordId: string): Promise<void> {
     for (let seq = 1; ; seq++) {

@@ -2,6 +2,7 @@ import { Schema, type Connection, type Model } from 'mongoose';
 import { TransactionIndex } from './transaction-index';
 import type { Transaction } from '../domain/transaction';
 import { StateVersions } from './state-versions';
+import { ReadOnceScope } from './read-once';
 
 // Payins and payouts. One document per transaction; the workflow is its only writer after creation.
 //
@@ -98,6 +99,9 @@ const refKey = (merchantId: string, kind: Transaction['kind'], reference: string
   `${merchantId}|${kind}|${reference}`;
 const isDuplicateKey = (err: unknown) => (err as { code?: number }).code === 11000;
 
+/** Reads and writes inside one activity (src/persistence/read-once.ts). */
+const kept = new ReadOnceScope<Transaction>('transactions');
+
 export class TransactionStore {
   private readonly versions: StateVersions;
   /** The lists GET /v1/transactions walks (src/persistence/transaction-index.ts). */
@@ -129,11 +133,25 @@ export class TransactionStore {
    * The reference is claimed first (unique `_id`); a claim whose transaction was never written (a
    * crash in between) is completed by the next attempt, under the claimed id.
    */
-  async insertOrGet(tx: Transaction): Promise<{ created: boolean; transaction: Transaction }> {
+  async insertOrGet(
+    tx: Transaction,
+    opts: {
+      /**
+       * A write that must land before the record is stored (the workflow's start marker): run beside
+       * the reference's claim, one round trip fewer in sequence, and awaited before the record's insert.
+       */
+      alongside?: () => Promise<unknown>;
+    } = {},
+  ): Promise<{ created: boolean; transaction: Transaction }> {
     let id = tx.id;
     let fresh = true;
+    const alongside = opts.alongside?.();
+    // Awaited below whatever happens, so a failure of either is never left unobserved.
+    const claim = this.refs.create({ _id: refKey(tx.merchantId, tx.kind, tx.reference), id });
+    const [claimed, marked] = await Promise.allSettled([claim, alongside]);
+    if (marked.status === 'rejected') throw marked.reason;
     try {
-      await this.refs.create({ _id: refKey(tx.merchantId, tx.kind, tx.reference), id });
+      if (claimed.status === 'rejected') throw claimed.reason;
     } catch (err) {
       fresh = false;
       if (!isDuplicateKey(err)) throw err;
@@ -175,8 +193,10 @@ export class TransactionStore {
 
   /** The latest state: the document, then the versions after the one it copies (two `_id` lookups). */
   async findById(id: string): Promise<Transaction | null> {
-    const doc = await this.model.findOne({ _id: id }, { _id: 0 }).lean<StoredTransaction>().exec();
-    return this.versions.read<Transaction>(id, doc);
+    return kept.read(id, async () => {
+      const doc = await this.model.findOne({ _id: id }, { _id: 0 }).lean<StoredTransaction>().exec();
+      return this.versions.read<Transaction>(id, doc);
+    });
   }
 
   /**
@@ -196,6 +216,7 @@ export class TransactionStore {
     if (!tx || tx.status !== 'pending') return;
     // Versions first: a claimed id is re-used by the next attempt, which must start with none.
     await this.versions.remove(id);
+    kept.forget(id);
     await this.model.deleteOne({ _id: id }).exec();
     // After the transaction: a claim left alone by a crash here is re-used by the next attempt.
     await this.refs.deleteOne({ _id: refKey(tx.merchantId, tx.kind, tx.reference) }).exec();
@@ -208,6 +229,7 @@ export class TransactionStore {
    * the next version, or at once when one newer than the document's copy exists.
    */
   async update(id: string, fields: Partial<Transaction>): Promise<void> {
+    kept.forget(id);
     await this.model.updateOne({ _id: id }, { $set: { ...fields, updatedAt: new Date() } }).exec();
   }
 
@@ -226,15 +248,57 @@ export class TransactionStore {
   }
 
   async applyState(id: string, seq: number, changes: TransactionStateChanges): Promise<boolean> {
-    const doc = await this.model.findOne({ _id: id }, { stateSeq: 1 }).lean<{ stateSeq?: number }>().exec();
-    if (!doc) throw new Error(`transaction ${id} not found`);
     // A session learns its provider when the customer confirms: it joins that provider's list then.
     if (changes.provider) {
       const tx = await this.findById(id);
       if (tx) await this.index.add(tx, [{ by: 'provider', value: changes.provider }]);
     }
-    return this.versions.apply(id, doc.stateSeq ?? 0, seq, { ...changes, updatedAt: new Date() }, (set) =>
-      this.model.updateOne({ _id: id }, { $set: set }).exec(),
+    // The writer knows its seq: no read of the document's hint first (StateVersions.applyNext).
+    const stamped = { ...changes, updatedAt: new Date() };
+    const applied = await this.versions.applyNext(
+      id,
+      seq,
+      stamped,
+      async (set) => {
+        const { matchedCount } = await this.model.updateOne({ _id: id }, { $set: set }).exec();
+        if (matchedCount === 0) throw new Error(`transaction ${id} not found`);
+      },
+      async () => {
+        const doc = await this.model
+          .findOne({ _id: id }, { stateSeq: 1 })
+          .lean<{ stateSeq?: number }>()
+          .exec();
+        if (!doc) throw new Error(`transaction ${id} not found`);
+        return doc.stateSeq ?? 0;
+      },
     );
+    kept.wrote(id, applied, stamped);
+    return applied;
+  }
+
+  /**
+   * What routes a callback to its workflow: identity fields fixed at creation, and the provider (a
+   * session's is set by the write that precedes asking the operator, so before any callback): the
+   * document alone answers, one read.
+   */
+  async identityOf(
+    id: string,
+  ): Promise<Pick<Transaction, 'kind' | 'merchantId' | 'reference' | 'provider'> | null> {
+    return this.model
+      .findOne({ _id: id }, { _id: 0, kind: 1, merchantId: 1, reference: 1, provider: 1 })
+      .lean<Pick<Transaction, 'kind' | 'merchantId' | 'reference' | 'provider'>>()
+      .exec();
+  }
+
+  /**
+   * The merchant scope of a transaction: fixed at creation, so the document alone answers (no
+   * version probe), and the mode gateway asks it once per id and process.
+   */
+  async merchantOf(id: string): Promise<string | null> {
+    const doc = await this.model
+      .findOne({ _id: id }, { merchantId: 1 })
+      .lean<{ merchantId: string }>()
+      .exec();
+    return doc?.merchantId ?? null;
   }
 }

@@ -150,8 +150,10 @@ export class PayinService {
       createdAt: now,
       updatedAt: now,
     };
-    await this.workflows.mark(draft);
-    const stored = await this.deps.transactions.insertOrGet(draft);
+    // The start marker beside the reference's claim: both land before the record is stored.
+    const stored = await this.deps.transactions.insertOrGet(draft, {
+      alongside: () => this.workflows.mark(draft),
+    });
     if (!stored.created) assertSameRequest(stored.transaction, idempotencyKey, requestFingerprint);
     const tx = stored.transaction;
     const otpId = payin.otp ? await this.storeOtp(payin.otp) : undefined;
@@ -234,8 +236,10 @@ export class PayinService {
       createdAt: now,
       updatedAt: now,
     };
-    await this.workflows.mark(draft);
-    const stored = await this.deps.transactions.insertOrGet(draft);
+    // The start marker beside the reference's claim: both land before the record is stored.
+    const stored = await this.deps.transactions.insertOrGet(draft, {
+      alongside: () => this.workflows.mark(draft),
+    });
     // Same rule as the direct flow: only this very request (its retry) may get the stored one back.
     if (!stored.created) assertSameRequest(stored.transaction, opts.idempotencyKey, opts.requestFingerprint);
     await this.workflows.startPayin(stored.transaction, { answerFirst: true });

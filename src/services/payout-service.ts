@@ -197,8 +197,10 @@ export class PayoutService {
     idempotencyKey: string | undefined,
     requestFingerprint: string | undefined,
   ): Promise<{ created: boolean; transaction: Transaction }> {
-    await this.workflows.mark(draft);
-    const stored = await this.deps.transactions.insertOrGet(draft);
+    // The start marker beside the reference's claim: both land before the record is stored.
+    const stored = await this.deps.transactions.insertOrGet(draft, {
+      alongside: () => this.workflows.mark(draft),
+    });
     if (!stored.created) return this.resume(stored.transaction, idempotencyKey, requestFingerprint);
     return { created: true, transaction: await this.debitAndStart(stored.transaction) };
   }
