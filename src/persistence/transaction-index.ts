@@ -12,7 +12,7 @@ import type { Metadata } from '../domain/metadata';
 // The read model of GET /v1/transactions: one read chain (src/persistence/read-chains.ts) per list a
 // search may start from, so a page costs the same `_id` reads however many transactions are stored.
 // Each payin, payout and refund joins its merchant's list of everything and the lists of its type,
-// country, provider and each metadata pair; a query walks the most selective of those and checks the
+// provider and each metadata pair; a query walks the most selective of those and checks the
 // rest on the records. Joining is idempotent (one place per member and list), so the stores join
 // before they insert: a retry joins nothing twice, and a member whose insert lost (a duplicate
 // reference) is skipped by readers, as its record does not exist.
@@ -60,11 +60,15 @@ export function streamOf(merchantId: string, list: IndexList): string {
   }
 }
 
+/**
+ * The lists a member joins. Not its country's any more: a merchant works in one or two countries,
+ * so that list is nearly its list of everything and did not earn its three writes per transaction
+ * (docs/decisions/persistence/no-country-list.md); lists written before stay, unread.
+ */
 export function listsOf(x: Omit<Indexable, 'id' | 'createdAt'>): IndexList[] {
   return [
     { by: 'all' },
     { by: 'type', value: x.kind },
-    { by: 'country', value: x.country },
     ...(x.provider ? [{ by: 'provider' as const, value: x.provider }] : []),
     ...Object.entries(x.metadata ?? {}).map(([key, value]) => ({ by: 'metadata' as const, key, value })),
   ];

@@ -121,14 +121,16 @@ function providersOf(q: TransactionSearchQuery): readonly string[] | null {
     .map((c) => providerName(code, c));
 }
 
-/** A metadata pair is rarest, then a provider, a country, a type; else everything. */
+/**
+ * A metadata pair is rarest, then a provider, a type; else everything. A country alone is checked on
+ * the records: its list is not kept (src/persistence/transaction-index.ts, listsOf).
+ */
 function mostSelective(q: TransactionSearchQuery): IndexList {
   const pair = Object.entries(q.metadata ?? {})[0];
   if (pair) return { by: 'metadata', key: pair[0], value: pair[1] };
   const providers = providersOf(q);
   // An operator of several countries has one list per country: its country's list then.
   if (providers?.length === 1) return { by: 'provider', value: providers[0]! };
-  if (q.country) return { by: 'country', value: q.country };
   if (q.type) return { by: 'type', value: q.type };
   return { by: 'all' };
 }
