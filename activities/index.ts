@@ -23,8 +23,32 @@ export type ActivityDeps = RecoveryActivityDeps &
   PayoutBatchActivityDeps &
   WebhookReplayActivityDeps;
 
+/**
+ * Single steps only the merged activities call now: no workflow and no golden history (the 1.0
+ * shapes, test/golden) schedules them, so the worker does not register them. Workflow tests still
+ * stub them one by one to build the merged ones (test/workflows/helpers/stub-activities.ts).
+ */
+const unscheduled = [
+  'creditMerchantForPayin',
+  'readCollectionStatus',
+  'ensurePayoutDebited',
+  'recordPayoutState',
+  'readRefundStatus',
+  'refundEventInput',
+  'emitRefundEvent',
+  'readDisbursementStatus',
+] as const;
+
 /** Every activity the worker registers, built from its dependencies. */
-export function createActivities(deps: ActivityDeps) {
+export function createActivities(
+  deps: ActivityDeps,
+): Omit<ReturnType<typeof allActivities>, (typeof unscheduled)[number]> {
+  const all: Partial<ReturnType<typeof allActivities>> = allActivities(deps);
+  for (const name of unscheduled) delete all[name];
+  return all as Omit<ReturnType<typeof allActivities>, (typeof unscheduled)[number]>;
+}
+
+function allActivities(deps: ActivityDeps) {
   return {
     ...createPayinActivities(deps),
     ...createPayinOutcomeActivities(deps),
@@ -42,4 +66,5 @@ export function createActivities(deps: ActivityDeps) {
   };
 }
 
-export type Activities = ReturnType<typeof createActivities>;
+/** The activities and the single steps merged ones are built from (workflow tests stub both). */
+export type Activities = ReturnType<typeof allActivities>;
