@@ -137,8 +137,11 @@ export class TransactionStore {
     tx: Transaction,
     opts: {
       /**
-       * A write that must land before the record is stored (the workflow's start marker): run beside
-       * the reference's claim, one round trip fewer in sequence, and awaited before the record's insert.
+       * The workflow's start marker (TransactionWorkflows.mark), which must land before the record is
+       * stored. Given, creation waits for fewer round trips in sequence: the marker, the reference's
+       * claim and the lists' entries go together, and the record's insert beside the lists'
+       * positions. The lists may then land after the record: a crash in between leaves the marker,
+       * and the recovery sweep lists the record again before it starts its workflow (relist()).
        */
       alongside?: () => Promise<unknown>;
     } = {},
@@ -146,13 +149,18 @@ export class TransactionStore {
     let id = tx.id;
     let fresh = true;
     const alongside = opts.alongside?.();
+    // Listed as fresh before the claim answers: if the reference turns out taken, these entries
+    // name this draft's id, which no record will ever have, and readers skip them.
+    const listing = alongside ? this.join(tx, true) : null;
     // Awaited below whatever happens, so a failure of either is never left unobserved.
     const claim = this.refs.create({ _id: refKey(tx.merchantId, tx.kind, tx.reference), id });
     const [claimed, marked] = await Promise.allSettled([claim, alongside]);
-    if (marked.status === 'rejected') throw marked.reason;
     try {
+      if (marked.status === 'rejected') throw marked.reason;
       if (claimed.status === 'rejected') throw claimed.reason;
     } catch (err) {
+      await listing?.catch(() => undefined);
+      if (marked.status === 'rejected') throw err;
       fresh = false;
       if (!isDuplicateKey(err)) throw err;
       const claim = await this.refs
@@ -169,18 +177,28 @@ export class TransactionStore {
       id = claim.id;
     }
     const stored: Transaction = { ...tx, id };
-    // Listed before it is stored: a crash in between leaves a member readers skip, never a
-    // transaction no search finds.
-    await this.join(stored, fresh);
+    // Without a marker: listed before it is stored, so a crash in between leaves a member readers
+    // skip, never a transaction no search finds.
+    if (!fresh || !listing) await this.join(stored, fresh);
     try {
       await this.model.create({ ...stored, _id: id });
+      await listing;
       return { created: true, transaction: stored };
     } catch (err) {
+      await listing?.catch(() => undefined);
       if (!isDuplicateKey(err)) throw err;
       const existing = await this.findById(id);
       if (!existing) throw err;
       return { created: false, transaction: existing };
     }
+  }
+
+  /**
+   * Joins a stored transaction's lists again (idempotent): the recovery sweep's, for a record whose
+   * creation stopped before its lists were written (insertOrGet with a marker).
+   */
+  async relist(tx: Transaction): Promise<void> {
+    await this.join(tx);
   }
 
   async find(merchantId: string, kind: Transaction['kind'], reference: string): Promise<Transaction | null> {

@@ -100,6 +100,8 @@ export class RecoverySweep {
         await this.deps.starts.clear(marker._id);
         return 'missing';
       }
+      // Its creation may have stopped before its lists were written (TransactionStore.insertOrGet).
+      await this.deps.transactions.relist(tx);
       const outcome =
         tx.kind === 'payin'
           ? await this.deps.workflows.startPayin(tx)
