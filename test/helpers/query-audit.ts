@@ -41,6 +41,11 @@ export interface QueryAuditOptions {
   idRanges?: { maxIn: number; maxLimit: number } | null;
   /** Commands to leave out (background work: the event feed's tail, a schedule's sweep). */
   ignore?: (q: AuditedQuery) => boolean;
+  /**
+   * Holds every command this long before sending it, so that a caller's duration divided by it is
+   * the number of store round trips it waits for in sequence (parallel ones wait together).
+   */
+  delayMs?: number;
 }
 
 export interface QueryAudit<T> {
@@ -49,7 +54,17 @@ export interface QueryAudit<T> {
   queries: AuditedQuery[];
   scans: AuditedQuery[];
   /** Raw command names seen (inserts, getMores, index commands included), for debugging. */
-  commands: Array<{ name: string; collection: string | null }>;
+  commands: AuditedCommand[];
+}
+
+export interface AuditedCommand {
+  name: string;
+  collection: string | null;
+  /** The `_id` it names (a find's or an update's filter, an insert's document), when it names one. */
+  id?: string;
+  /** When it was sent and when its answer came (performance.now()), to tell sequence from overlap. */
+  start: number;
+  end?: number;
 }
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
@@ -138,8 +153,23 @@ function queriesOf(cmd: Cmd, opts: QueryAuditOptions): AuditedQuery[] {
   return [];
 }
 
+/** The `_id` a command names, for a reader of the audit (the first one of a batch). */
+function idOf(cmd: Cmd): string | undefined {
+  const first = (v: unknown): Cmd | undefined => (Array.isArray(v) && isPlainObject(v[0]) ? v[0] : undefined);
+  const filter =
+    (isPlainObject(cmd.filter) ? cmd.filter : undefined) ??
+    first(cmd.updates)?.q ??
+    first(cmd.deletes)?.q ??
+    (isPlainObject(cmd.query) ? cmd.query : undefined) ??
+    first(cmd.documents);
+  const id = isPlainObject(filter) ? filter._id : undefined;
+  if (typeof id === 'string') return id;
+  // An ObjectId, or the compound `_id` of a position document.
+  return id == null ? undefined : JSON.stringify(id);
+}
+
 // One wrapper at a time per process: nested or concurrent audits share it and each records all.
-type Recorder = (db: string, cmd: Cmd) => void;
+type Recorder = ((db: string, cmd: Cmd) => ((answered: number) => void) | void) & { delayMs?: number };
 type CommandFn = (this: unknown, ns: { db: string }, cmd: Cmd, ...rest: unknown[]) => unknown;
 const recorders = new Set<Recorder>();
 let original: CommandFn | null = null;
@@ -150,8 +180,21 @@ function install(): void {
   original = proto.command;
   const wrapped = original;
   proto.command = function (this: unknown, ns, cmd, ...rest) {
-    for (const r of recorders) r(ns.db, cmd);
-    return wrapped.call(this, ns, cmd, ...rest);
+    const list = [...recorders];
+    const done = list.map((r) => r(ns.db, cmd));
+    const delay = Math.max(0, ...list.map((r, i) => (done[i] ? (r.delayMs ?? 0) : 0)));
+    const answer =
+      delay > 0
+        ? new Promise((r) => setTimeout(r, delay)).then(() => wrapped.call(this, ns, cmd, ...rest))
+        : wrapped.call(this, ns, cmd, ...rest);
+    if (done.some(Boolean) && answer instanceof Promise) {
+      const stamp = () => {
+        const at = performance.now();
+        for (const d of done) d?.(at);
+      };
+      answer.then(stamp, stamp);
+    }
+    return answer;
   };
 }
 
@@ -174,9 +217,20 @@ export async function auditQueries<T>(
     if (db !== dbName) return;
     const name = Object.keys(cmd)[0] ?? '?';
     const target = cmd[name];
-    commands.push({ name, collection: typeof target === 'string' ? target : null });
+    const id = idOf(cmd);
+    const entry: AuditedCommand = {
+      name,
+      collection: typeof target === 'string' ? target : null,
+      ...(id !== undefined ? { id } : {}),
+      start: performance.now(),
+    };
+    commands.push(entry);
     for (const q of queriesOf(cmd, opts)) if (!isTimerWork(q) && !opts.ignore?.(q)) queries.push(q);
+    return (at) => {
+      entry.end = at;
+    };
   };
+  if (opts.delayMs) recorder.delayMs = opts.delayMs;
   install();
   recorders.add(recorder);
   try {
