@@ -15,8 +15,8 @@ import { useWebhookStack } from '../helpers/webhooks';
 /** Commands of event recording and webhook delivery. */
 const isEventWork = (c: AuditedCommand) => /^(events|event_|webhook)/.test(c.collection ?? '');
 
-// Measured before issue 31 (total / without events): direct payin 106 / 51, payout 294 / 70, refund
-// 181 / 65 (the session payin was not counted then). The totals' budgets are the issue's 45 for a
+// Measured before issue 31 (total / without events): direct payin 106 / 51, payout 294 / 80, refund
+// 181 / 73 (the session payin was not counted then). The totals' budgets are the issue's 45 for a
 // direct payin and the same 0.42 of before for the others; a session's is a direct payin's plus what
 // its confirmation adds (3 reads). Without events: what item 1 leaves, plus 1 or 2 for the hint
 // writes one append in eight makes (src/reconciliation/operator-asks.ts).
