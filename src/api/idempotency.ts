@@ -91,6 +91,9 @@ export function idempotency(opts: IdempotencyOptions): RequestHandler {
   const sweepEveryMs = opts.sweepEveryMs ?? 60 * 60 * 1000;
   const log = opts.log ?? (() => undefined);
   let lastSweep = 0;
+  // Kept answers being stored by this process, by merchant and key: a retry reaching this process
+  // while its answer is stored waits for it rather than meeting the in-progress claim.
+  const storing = new Map<string, Promise<unknown>>();
 
   const replay = (res: Response, record: IdempotencyRecord): void => {
     res.status(record.status!).set('Idempotent-Replayed', 'true');
@@ -111,6 +114,8 @@ export function idempotency(opts: IdempotencyOptions): RequestHandler {
         opts.store.sweepExpired().catch(log);
       }
 
+      const pending = storing.get(`${merchantId}\n${key}`);
+      if (pending) await pending;
       let claim = await opts.store.claim(merchantId, key, fingerprint, lockMs);
       while (claim.outcome === 'existing') {
         const record = claim.record;
@@ -149,8 +154,10 @@ export function idempotency(opts: IdempotencyOptions): RequestHandler {
       };
       req.idempotencyKey = key;
       req.idempotencyFingerprint = fingerprint;
-      // The answer is stored (or the key released) before the client sees it, so a retry that
-      // follows the response can only meet the stored answer, never the in-progress claim.
+      // A kept answer is stored as it is sent, not before: creation answers after three round trips
+      // to the store, not four. A retry reaching this process meanwhile waits for it (`storing`);
+      // one reaching another process in those milliseconds meets the in-progress claim, a 409 with
+      // Retry-After. A released key is released before the answer, so a corrected retry finds it free.
       const send = res.send.bind(res);
       let settled = false;
       res.send = (body?: unknown) => {
@@ -162,14 +169,22 @@ export function idempotency(opts: IdempotencyOptions): RequestHandler {
         const status = res.statusCode;
         const text = body === undefined ? '' : typeof body === 'string' ? body : body.toString('utf8');
         const contentType = res.get('Content-Type') ?? null;
-        const persisted = stopRenewing().then(() =>
-          isReplayable(status)
-            ? opts.store.complete(merchantId, key, owned, { status, contentType, body: text })
-            : opts.store.release(merchantId, key, owned),
-        );
         // If storing fails the claim stays in progress until its lock expires; then a retry runs
         // the request again, which our idempotent handlers answer with the same resource.
-        void persisted
+        if (isReplayable(status)) {
+          const id = `${merchantId}\n${key}`;
+          const stored = stopRenewing()
+            .then(() => opts.store.complete(merchantId, key, owned, { status, contentType, body: text }))
+            .catch(log)
+            .finally(() => {
+              if (storing.get(id) === stored) storing.delete(id);
+            });
+          storing.set(id, stored);
+          send(body);
+          return res;
+        }
+        void stopRenewing()
+          .then(() => opts.store.release(merchantId, key, owned))
           .catch(log)
           .then(() => send(body))
           .catch(log);
