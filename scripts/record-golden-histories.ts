@@ -261,6 +261,26 @@ const scenarios: Record<string, Scenario> = {
     await eventually(() => get(w.api, '/v1/payin/golden-local-session'), success);
     return { 'payinWorkflow-session-success-local': `payin:${w.merchantId}:golden-local-session` };
   },
+  // Patch `refund-local-activities`: a refund's request, reads and end as local activities.
+  'refund-local': async (w) => {
+    await directPayin(w, 'golden-local-refunded', { scenario: 'completed' }, success);
+    const refund = await refunds(
+      w,
+      'golden-local-refunded',
+      [{ amount: 400, externalReference: 'rf-local-1' }],
+      'completed',
+    );
+    const refused = await refunds(
+      w,
+      'golden-local-refunded',
+      [{ amount: 300, externalReference: 'rf-local-2', sandboxScenario: 'failed' }],
+      'reversed',
+    );
+    return {
+      'refundWorkflow-completed-local': refund.ids[0]!,
+      'refundWorkflow-failed-reversed-local': refused.ids[0]!,
+    };
+  },
   'payout-completed': async (w) => ({
     'payoutWorkflow-completed': await payout(w, 'golden-po-completed', 'completed', 'completed'),
   }),

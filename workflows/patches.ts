@@ -115,6 +115,14 @@ export const patches = {
     deprecateFrom: '2026-12-21', // policyDates(): shipped + 23 + 1 days
     removeFrom: '2027-01-14',
   },
+  'refund-local-activities': {
+    change:
+      "A refund's request, status reads and end run first as one local activity try each, then as regular activities.",
+    workflows: ['refundWorkflow'],
+    shipped: '2026-11-27',
+    deprecateFrom: '2026-12-19', // policyDates(): shipped + 21 + 1 days
+    removeFrom: '2027-01-10',
+  },
 } as const satisfies PatchTable;
 
 /** The typed doors to `patched()` / `deprecatePatch()` for a table: an id without a row does not compile. */
