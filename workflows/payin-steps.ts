@@ -95,10 +95,16 @@ export async function collect(
   // The request and each status read: a local activity first (run.local).
   const calls: CollectCalls = run.local
     ? {
-        requestCollection: (...args) =>
+        requestCollection: (r, opts) =>
           localFirst(
-            () => localCalls.requestCollection(...args),
-            () => regularCalls.requestCollection(...args),
+            () => localCalls.requestCollection(r, opts),
+            // The local try may have reached the operator: with an OTP, the activity must know
+            // (a gone OTP then asks again without it, never OTP_EXPIRED).
+            () =>
+              regularCalls.requestCollection(
+                r,
+                opts && 'sentBefore' in opts ? { ...opts, sentBefore: true } : opts,
+              ),
           ),
         readCollectionAndSettle: (...args) =>
           localFirst(

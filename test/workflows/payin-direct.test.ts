@@ -317,3 +317,19 @@ test('a long wait continues as new (bounded history): the request is not sent ag
   expect(stubs.of('requestCollection')[0]!.args[1]).toEqual({ pendingSeq: 1 });
   expect(stubs.of('recordPayinState').map((c) => c.args[2])).toEqual([2]);
 });
+
+test('OTP: a local try of the request that fails may have reached the operator: its regular activity says sent before', async () => {
+  const input = directPayin({ otpId: 'otp_e5' });
+  const stubs = stubActivities({
+    requestCollection: replies(new Error('no answer in time'), pending()),
+    readCollectionStatus: replies(completed()),
+  });
+  const { result } = await run(stubs, input);
+
+  expect(result.status).toBe('success');
+  const sends = stubs.of('requestCollection').map((c) => c.args[1]);
+  expect(sends).toEqual([
+    { sentBefore: false, pendingSeq: 1 },
+    { sentBefore: true, pendingSeq: 1 },
+  ]);
+});
