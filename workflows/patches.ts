@@ -95,7 +95,7 @@ export function policyDates(row: Pick<PatchRow, 'workflows' | 'shipped' | 'depre
 }
 
 /**
- * Every patch in force, keyed by its id (the marker Temporal records). Empty at 1.0: no
+ * Every patch in force, keyed by its id (the marker Temporal records). It was empty at 1.0: no
  * deployment ran anything older (docs/versioning.md). A row looks like this:
  *
  *   'payout-asks-provider-health': {
