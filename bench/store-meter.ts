@@ -23,7 +23,7 @@ export function storeMeter(debugAddr: string): StoreMeter {
  * (pollers, schedules) over as long, measured just before.
  */
 export async function commandsOf(meter: StoreMeter, fn: () => Promise<void>): Promise<number> {
-  const idleMs = 2_000;
+  const idleMs = 1_000;
   const idleFrom = await meter();
   await new Promise((r) => setTimeout(r, idleMs));
   const idlePerMs = ((await meter()) - idleFrom) / idleMs;
