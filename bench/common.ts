@@ -18,6 +18,13 @@ export const sizes = {
   boundActivities: int('BENCH_BOUND_ACTIVITIES', 7),
   /** Creations per client in the latency phase, one client back to back, then 16 at once. */
   latencyRequests: int('BENCH_LATENCY_REQUESTS', 200),
+  /**
+   * 1: a second API starts payins with PAYIN_LOCAL_ACTIVITIES=false, and its payins take their turn
+   * in every round: local activities against regular ones, side by side (embedded topology).
+   */
+  compareLocal: process.env.BENCH_COMPARE_LOCAL === '1',
+  /** 1: the Temporal server dispatches activities eagerly (system.enableActivityEagerExecution). */
+  eagerActivities: process.env.BENCH_EAGER_ACTIVITIES === '1',
 };
 export const profile = process.env.BENCH_PROFILE === '1';
 export const resultsDir = join(repoRoot, 'bench-results');

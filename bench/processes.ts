@@ -184,13 +184,15 @@ export async function activityLatencies(
       .catch(() => '');
     for (const line of text.split('\n')) {
       const m =
-        /^temporal_activity_execution_latency_(sum|count)\{[^}]*activity_type="([^"]+)"[^}]*\} ([\d.e+]+)/.exec(
+        /^temporal_(local_)?activity_execution_latency_(sum|count)\{[^}]*activity_type="([^"]+)"[^}]*\} ([\d.e+]+)/.exec(
           line,
         );
       if (!m) continue;
-      const entry = sums.get(m[2]!) ?? { sum: 0, count: 0 };
-      entry[m[1] === 'sum' ? 'sum' : 'count'] += Number(m[3]);
-      sums.set(m[2]!, entry);
+      // A local activity (workflows/activity-proxies.ts, localFirst) is its own row.
+      const type = m[1] ? `${m[3]!} (local)` : m[3]!;
+      const entry = sums.get(type) ?? { sum: 0, count: 0 };
+      entry[m[2] === 'sum' ? 'sum' : 'count'] += Number(m[4]);
+      sums.set(type, entry);
     }
   }
   return Object.fromEntries(

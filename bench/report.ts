@@ -27,6 +27,17 @@ export function printTable(r: {
   ledger: { hotAccount: { transfersPerSecond: number }; spread100: { transfersPerSecond: number } };
   cpu: Record<'e2e' | 'bound' | 'minimal', Record<string, number | null>> & { loadAverage: number[] };
   activities: Record<string, { executions: number; meanMs: number }>;
+  perKind: Record<string, { storeCommands: number; temporalEvents: number }>;
+  cpuPerPayin: Record<string, number | null>;
+  regularActivities: {
+    completedPerSecond: number;
+    ratioLocalToRegular: number;
+    ratioToMinimal: number;
+    createLatencyMs: { p50: number; p99: number };
+    payinWorkflowOnly: { historyEvents: number } | null;
+    cpuPerPayin: Record<string, number | null>;
+  } | null;
+  eagerActivities: boolean;
 }): void {
   const cpuRow = (phase: 'e2e' | 'bound' | 'minimal'): [string, string] => {
     const { wallSeconds, ...perProcess } = r.cpu[phase];
@@ -49,6 +60,45 @@ export function printTable(r: {
     ['ratio e2e / bound', String(r.ratioE2eToBound)],
     ['minimal durable transaction /s (start, 1 no-op activity, end)', String(r.minimal.workflowsPerSecond)],
     ['ratio e2e / minimal', String(r.ratioE2eToMinimal)],
+    ...Object.entries(r.perKind).map(([k, c]): [string, string] => [
+      `${k}: store commands / Temporal events per whole life (webhooks included)`,
+      `${c.storeCommands} / ${c.temporalEvents}`,
+    ]),
+    [
+      'CPU s per payin per process (payins phase)',
+      Object.entries(r.cpuPerPayin)
+        .filter(([, v]) => v !== null)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', '),
+    ],
+    ...(r.regularActivities
+      ? ((): [string, string][] => {
+          const g = r.regularActivities;
+          return [
+            [
+              'regular activities (PAYIN_LOCAL_ACTIVITIES=false): payins completed /s',
+              String(g.completedPerSecond),
+            ],
+            ['ratio local / regular activities (payins/s, same rounds)', String(g.ratioLocalToRegular)],
+            [
+              'regular activities: ratio to minimal; creation p50 / p99 ms',
+              `${g.ratioToMinimal}; ${g.createLatencyMs.p50} / ${g.createLatencyMs.p99}`,
+            ],
+            [
+              'regular activities: payin workflow history events',
+              String(g.payinWorkflowOnly?.historyEvents ?? '?'),
+            ],
+            [
+              'regular activities: CPU s per payin per process',
+              Object.entries(g.cpuPerPayin)
+                .filter(([, v]) => v !== null)
+                .map(([k, v]) => `${k} ${v}`)
+                .join(', '),
+            ],
+          ];
+        })()
+      : []),
+    ['eager activity dispatch (system.enableActivityEagerExecution)', r.eagerActivities ? 'on' : 'off'],
     ...(['oneClient', 'clients16'] as const).map((k): [string, string] => {
       const l = r.latency[k];
       return [

@@ -48,10 +48,15 @@ import {
 } from './processes';
 import { ledgerBench } from './phases/ledger';
 import { readBench, storeSynthetic } from './phases/reads';
-import { measureCost as measureTemporalCost, timeline } from './phases/temporal-cost';
+import {
+  cost as measureTemporalCostOf,
+  measureCost as measureTemporalCost,
+  timeline,
+} from './phases/temporal-cost';
 import { throughputPhases } from './phases/throughput';
 import { latencyBench } from './phases/latency';
 import { printTable } from './report';
+import { storeMeter } from './store-meter';
 
 /**
  * `embedded` (default): FerretDB on SQLite, the Temporal dev server, one API, one worker.
@@ -73,6 +78,9 @@ async function main(): Promise<void> {
   let mongo: Connection | undefined;
   let temporalConn: TemporalConnection | undefined;
   try {
+    // FerretDB's debug listener: its command counters give the store commands per kind (phase 3).
+    const ferretDebugAddr = `127.0.0.1:${await freePort()}`;
+    const eager = sizes.eagerActivities ? ['system.enableActivityEagerExecution'] : [];
     let mongoUri = process.env.MONGODB_URI;
     let temporalAddress = process.env.TEMPORAL_ADDRESS;
     if (production) {
@@ -88,18 +96,24 @@ async function main(): Promise<void> {
           pgPort,
           port: temporalPort,
           namespace: 'default',
+          enable: eager,
         }),
       );
       temporalAddress = `127.0.0.1:${temporalPort}`;
       const mongoPort = await freePort();
       servers.push(
-        await startFerretDBOnPostgres({ pgPort, port: mongoPort, stateDir: join(dir, 'ferretdb') }),
+        await startFerretDBOnPostgres({
+          pgPort,
+          port: mongoPort,
+          stateDir: join(dir, 'ferretdb'),
+          debugAddr: ferretDebugAddr,
+        }),
       );
       mongoUri = `mongodb://127.0.0.1:${mongoPort}/bench`;
     }
     if (!mongoUri) {
       const port = await freePort();
-      servers.push(await startFerretDB({ dataDir: join(dir, 'ferretdb'), port }));
+      servers.push(await startFerretDB({ dataDir: join(dir, 'ferretdb'), port, debugAddr: ferretDebugAddr }));
       mongoUri = `mongodb://127.0.0.1:${port}/bench`;
     }
     if (!temporalAddress) {
@@ -110,6 +124,7 @@ async function main(): Promise<void> {
           port,
           uiPort: await freePort(),
           namespace: 'default',
+          dynamicConfig: eager.map((k) => `${k}=true`),
         }),
       );
       temporalAddress = `127.0.0.1:${port}`;
@@ -173,6 +188,18 @@ async function main(): Promise<void> {
         'api',
       );
     }
+    // BENCH_COMPARE_LOCAL: the same payins started with regular activities only, by an API of their own.
+    let regularApiUrl: string | null = null;
+    if (sizes.compareLocal) {
+      const port = await freePort();
+      service['api (regular)'] = nodeProcess(
+        'src/main/api.ts',
+        { ...common, PORT: String(port), HOST: '127.0.0.1', PAYIN_LOCAL_ACTIVITIES: 'false' },
+        'api-regular',
+      );
+      await waitForPort(port, 60_000);
+      regularApiUrl = `http://127.0.0.1:${port}`;
+    }
     children.push(...Object.values(service));
     const bareQueue = `${taskQueue}-bare`;
     const bareWorker = nodeProcess(
@@ -218,8 +245,10 @@ async function main(): Promise<void> {
     const api = new ApiClient(apiUrl, credentials);
     const receiver = await startReceiver();
     const completedAt = new Map<string, number>();
+    const webhooks: { type: string; reference: string }[] = [];
     receiver.respond = ({ body }) => {
       const event = JSON.parse(body) as { type: string; data: { reference: string } };
+      webhooks.push({ type: event.type, reference: event.data.reference });
       if (event.type === 'payin.completed') completedAt.set(event.data.reference, Date.now());
       return { status: 200 };
     };
@@ -268,8 +297,18 @@ async function main(): Promise<void> {
       (_, r) =>
         Math.floor(((r + 1) * sizes.payins) / sizes.rounds) - Math.floor((r * sizes.payins) / sizes.rounds),
     );
-    const { e2eTotals, boundTotals, minimalTotals, e2eRound, boundRound, minimalRound } = throughputPhases({
+    const {
+      e2eTotals,
+      regularTotals,
+      boundTotals,
+      minimalTotals,
+      e2eRound,
+      regularRound,
+      boundRound,
+      minimalRound,
+    } = throughputPhases({
       apiUrl,
+      regularApiUrl,
       credentials,
       client,
       taskQueue,
@@ -283,7 +322,9 @@ async function main(): Promise<void> {
     // 3. Temporal cost per transaction (before the first bound round: it uses the payin's activity count).
     const db = mongo; // narrowed for the closure below
     const endpointId = (hook.body as { id: string }).id;
-    const measureCost = () => measureTemporalCost({ client, api, mongo: db, merchantId, endpointId });
+    const meter = storeMeter(ferretDebugAddr);
+    const measureCost = () =>
+      measureTemporalCost({ client, api, mongo: db, merchantId, endpointId, webhooks, meter });
 
     let costs: Awaited<ReturnType<typeof measureCost>> | undefined;
     let from = 0;
@@ -291,18 +332,20 @@ async function main(): Promise<void> {
     const minimal = (f: number, n: number) => minimalRound(f, n, 1);
     for (const [r, count] of shares.entries()) {
       // The three phases rotate their order from round to round, so drift weighs on each alike.
-      const order = [
-        [e2eRound, bound, minimal],
-        [bound, minimal, e2eRound],
-        [minimal, e2eRound, bound],
-      ][r % 3]!;
+      const phases = [e2eRound, ...(regularRound ? [regularRound] : []), bound, minimal];
+      const order = phases.map((_, i) => phases[(i + r) % phases.length]!);
       for (const phase of order) {
         await phase(from, count);
         if (phase === e2eRound) costs ??= await measureCost();
       }
       from += count;
     }
-    const { payinCost, payinOwn, payinDeliveries, sessionCost, payoutCost, refundCost } = costs!;
+    const { payinCost, payinOwn, payinDeliveries, sessionCost, payoutCost, refundCost, storeCommands } =
+      costs!;
+    // The regular-activities payin's own history, for the events it costs against the local one.
+    const regularOwn = regularRound
+      ? await measureTemporalCostOf(client, [`payin:${merchantId}:regular-0`])
+      : null;
 
     // Creation latency, the API against a bare route; its payins are completed before the reads.
     const latency = await latencyBench({
@@ -403,6 +446,32 @@ async function main(): Promise<void> {
         payout: payoutCost,
         refund: refundCost,
       },
+      /** Per kind, one whole life (webhooks included): store commands alone, Temporal events. */
+      perKind: {
+        'direct payin': { storeCommands: storeCommands.payin, temporalEvents: payinCost.historyEvents },
+        'session payin': { storeCommands: storeCommands.session, temporalEvents: sessionCost.historyEvents },
+        payout: { storeCommands: storeCommands.payout, temporalEvents: payoutCost.historyEvents },
+        refund: { storeCommands: storeCommands.refund, temporalEvents: refundCost.historyEvents },
+      },
+      /** CPU seconds per payin of each process during the payins (phase 1). */
+      cpuPerPayin: perPayin(e2eCpuSeconds, sizes.payins),
+      /** BENCH_COMPARE_LOCAL: the same payins with regular activities only, in the same rounds. */
+      regularActivities: regularRound
+        ? {
+            completedPerSecond: round(sizes.payins / sum(regularTotals.rounds)),
+            /** Local activities' payins/s over regular ones' (> 1: local faster). */
+            ratioLocalToRegular: Math.round((sum(regularTotals.rounds) / e2eSeconds) * 100) / 100,
+            ratioToMinimal: Math.round((minimalSeconds / sum(regularTotals.rounds)) * 100) / 100,
+            createLatencyMs: {
+              p50: Math.round(percentile(regularTotals.latencies, 50)),
+              p99: Math.round(percentile(regularTotals.latencies, 99)),
+            },
+            payinWorkflowOnly: regularOwn,
+            rounds: regularTotals.rounds.map(round),
+            cpuPerPayin: perPayin(regularTotals.cpu, sizes.payins),
+          }
+        : null,
+      eagerActivities: sizes.eagerActivities,
       latency,
       reads: { at1k: reads1k, atStored: readsBig, ratio: round(readsBig.perSecond / reads1k.perSecond) },
       ledger: ledgerFigures,
@@ -431,6 +500,13 @@ async function main(): Promise<void> {
     for (const s of servers.reverse()) await s.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** CPU seconds per payin, each process (three decimals). */
+function perPayin(cpu: Record<string, number | null>, payins: number): Record<string, number | null> {
+  return Object.fromEntries(
+    Object.entries(cpu).map(([k, v]) => [k, v === null ? null : Math.round((v / payins) * 1000) / 1000]),
+  );
 }
 
 main().catch((err: unknown) => {

@@ -224,6 +224,63 @@ const scenarios: Record<string, Scenario> = {
     await session(w, 'golden-session-expired');
     return { 'payinWorkflow-session-expired': `payin:${w.merchantId}:golden-session-expired` };
   },
+  // Patch `payin-local-activities` (workflows/patches.ts): the request, the status reads and the
+  // record writes as local activities, one marker each. Until the patch goes, the payin scenarios
+  // above are its old path.
+  'payin-local-completed': async (w) => ({
+    'payinWorkflow-direct-completed-local': await directPayin(
+      w,
+      'golden-local-completed',
+      { scenario: 'completed' },
+      success,
+    ),
+  }),
+  'payin-local-expired': async (w) => ({
+    'payinWorkflow-direct-expired-local': await directPayin(
+      w,
+      'golden-local-expired',
+      { scenario: 'pending' },
+      asked,
+    ),
+  }),
+  'payin-local-failed': async (w) => ({
+    'payinWorkflow-direct-failed-local': await directPayin(
+      w,
+      'golden-local-failed',
+      { scenario: 'failed' },
+      failed,
+    ),
+  }),
+  'session-local-expired': async (w) => {
+    await session(w, 'golden-local-session-expired');
+    return { 'payinWorkflow-session-expired-local': `payin:${w.merchantId}:golden-local-session-expired` };
+  },
+  'session-local-confirmed': async (w) => {
+    const page = await session(w, 'golden-local-session');
+    await post(w.customer, `${page}/confirm`, { provider: 'MTN', msisdn: '+2250500000001' }, 200);
+    await eventually(() => get(w.api, '/v1/payin/golden-local-session'), success);
+    return { 'payinWorkflow-session-success-local': `payin:${w.merchantId}:golden-local-session` };
+  },
+  // Patch `refund-local-activities`: a refund's request, reads and end as local activities.
+  'refund-local': async (w) => {
+    await directPayin(w, 'golden-local-refunded', { scenario: 'completed' }, success);
+    const refund = await refunds(
+      w,
+      'golden-local-refunded',
+      [{ amount: 400, externalReference: 'rf-local-1' }],
+      'completed',
+    );
+    const refused = await refunds(
+      w,
+      'golden-local-refunded',
+      [{ amount: 300, externalReference: 'rf-local-2', sandboxScenario: 'failed' }],
+      'reversed',
+    );
+    return {
+      'refundWorkflow-completed-local': refund.ids[0]!,
+      'refundWorkflow-failed-reversed-local': refused.ids[0]!,
+    };
+  },
   'payout-completed': async (w) => ({
     'payoutWorkflow-completed': await payout(w, 'golden-po-completed', 'completed', 'completed'),
   }),

@@ -203,6 +203,15 @@ export const configSchema = z
       description:
         'First partner check after an ambiguous failure; each next one waits twice as long, at most 24 times this (2 hours by default).',
     }),
+    PAYIN_LOCAL_ACTIVITIES: z
+      .enum(['true', 'false'])
+      .transform((v) => v === 'true')
+      .prefault('true')
+      .register(configDocs, {
+        group: 'payments',
+        description:
+          "A payin's operator calls and record writes run first as one local activity try (a marker in its history instead of six events), then as regular activities with their retries. `false`: regular activities only (docs/benchmarks.md#temporal-where-it-pays).",
+      }),
     PAYOUT_EXPIRY: duration.prefault('30m').register(configDocs, {
       group: 'payments',
       description:

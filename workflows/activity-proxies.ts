@@ -1,4 +1,11 @@
-import { proxyActivities, type ActivityOptions } from '@temporalio/workflow';
+import {
+  log,
+  proxyActivities,
+  proxyLocalActivities,
+  type ActivityOptions,
+  type LocalActivityOptions,
+} from '@temporalio/workflow';
+import { activityApplicationFailure } from './activity-failures';
 import { INSUFFICIENT_FUNDS } from '../src/ledger/errors';
 import type { createEventActivities } from '../activities/event-activities';
 import type { createOperatorActivities } from '../activities/operator-activities';
@@ -53,6 +60,46 @@ const operatorCall: ActivityOptions = {
     nonRetryableErrorTypes: ['OperatorRejectedError'],
   },
 };
+
+/**
+ * One try of a short step inside the workflow task (a local activity: one marker in history
+ * instead of six events). Bounded well under the 10 s workflow task timeout, so it never needs a
+ * task heartbeat; anything longer, or any failure, goes to the regular activity and its retries
+ * (`localFirst`), so a local activity never runs or retries long.
+ */
+const oneLocalTry: LocalActivityOptions = {
+  startToCloseTimeout: '5s',
+  retry: { maximumAttempts: 1 },
+};
+
+/** Operator calls of type `A`, one try as a local activity (see `localFirst`). */
+export const localOperatorActivities = <A>() => proxyLocalActivities<A>(oneLocalTry);
+
+/** Ledger and record activities of type `A`, one try as a local activity (see `localFirst`). */
+export const localRecordActivities = <A>() => proxyLocalActivities<A>(oneLocalTry);
+
+/**
+ * Runs `local` (one local try) and, when it fails for a reason a retry may cure (a timeout, a 5xx,
+ * a store hiccup), the same call as a regular activity with its retry policy. An answer retrying
+ * cannot change (a refusal, a permanent error) is the answer. Both calls carry the same ids, so
+ * an abandoned local try that still lands is deduplicated like any activity retry.
+ */
+export async function localFirst<T>(local: () => Promise<T>, regular: () => Promise<T>): Promise<T> {
+  try {
+    return await local();
+  } catch (err) {
+    const failure = activityApplicationFailure(err);
+    const type = failure?.type ?? null;
+    if (failure?.nonRetryable || (type !== null && finalFailureTypes.has(type))) throw err;
+    log.info('local activity try failed; running it as a regular activity', { error: type ?? 'timeout' });
+    return regular();
+  }
+}
+
+const finalFailureTypes = new Set([
+  ...(operatorCall.retry?.nonRetryableErrorTypes ?? []),
+  ...(untilApplied.retry?.nonRetryableErrorTypes ?? []),
+]);
 
 /** Ledger and record activities of type `A`, retried until they apply. */
 export const recordActivities = <A>() => proxyActivities<A>(untilApplied);

@@ -95,7 +95,7 @@ export function policyDates(row: Pick<PatchRow, 'workflows' | 'shipped' | 'depre
 }
 
 /**
- * Every patch in force, keyed by its id (the marker Temporal records). Empty at 1.0: no
+ * Every patch in force, keyed by its id (the marker Temporal records). It was empty at 1.0: no
  * deployment ran anything older (docs/versioning.md). A row looks like this:
  *
  *   'payout-asks-provider-health': {
@@ -106,7 +106,24 @@ export function policyDates(row: Pick<PatchRow, 'workflows' | 'shipped' | 'depre
  *     removeFrom: '2027-02-23',
  *   },
  */
-export const patches = {} as const satisfies PatchTable;
+export const patches = {
+  'payin-local-activities': {
+    change:
+      "A payin's collection request, status reads and record writes run first as one local activity try each, then as regular activities.",
+    workflows: ['payinWorkflow'],
+    shipped: '2026-11-27',
+    deprecateFrom: '2026-12-21', // policyDates(): shipped + 23 + 1 days
+    removeFrom: '2027-01-14',
+  },
+  'refund-local-activities': {
+    change:
+      "A refund's request, status reads and end run first as one local activity try each, then as regular activities.",
+    workflows: ['refundWorkflow'],
+    shipped: '2026-11-27',
+    deprecateFrom: '2026-12-19', // policyDates(): shipped + 21 + 1 days
+    removeFrom: '2027-01-10',
+  },
+} as const satisfies PatchTable;
 
 /** The typed doors to `patched()` / `deprecatePatch()` for a table: an id without a row does not compile. */
 export function patchDoors<T extends PatchTable>(_table: T) {

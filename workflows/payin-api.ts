@@ -62,6 +62,8 @@ export interface PayinWorkflowInput {
     readsPerRun?: number;
     /** OTP_LIFETIME: the workflow deletes a stored OTP this long after it got its id. Absent: 5 min. */
     otpLifetimeMs?: number;
+    /** PAYIN_LOCAL_ACTIVITIES: false runs the operator calls as regular activities only. Absent: true. */
+    localActivities?: boolean;
   };
   /** Set when the workflow continued as new while asking the operator. */
   resume?: PayinResume;

@@ -14,12 +14,15 @@ import {
 import { operatorCallbackSignal } from './signals';
 import type { PayinOutcome } from '../activities/payin-outcome-activities';
 import {
+  localFirst,
+  localRecordActivities,
   recordActivities,
   type OperatorActivities,
   type PayinActivities,
   type PayinOutcomeActivities,
 } from './activity-proxies';
 import { watchStopRequest } from './stop-request';
+import { isPatched } from './patches';
 
 // What one run of a payin workflow shares between its steps (workflows/payin-steps.ts): its state,
 // the numbered queue of its record writes, and the messages it answers (query, Updates, signals).
@@ -29,10 +32,19 @@ export const acts = recordActivities<
 >();
 
 const outcomes = recordActivities<Pick<PayinOutcomeActivities, 'recordPayinOutcome'>>();
+// The same writes, one try each inside the workflow task (workflows/activity-proxies.ts).
+const localWrites = localRecordActivities<
+  Pick<PayinActivities, 'recordPayinState'> & Pick<PayinOutcomeActivities, 'recordPayinOutcome'>
+>();
 
 export interface PayinRun {
   readonly input: PayinWorkflowInput;
   readonly state: PayinState;
+  /**
+   * Short steps run first as a local activity (one marker each instead of six events), then as a
+   * regular one: patch `payin-local-activities`, unless started with PAYIN_LOCAL_ACTIVITIES off.
+   */
+  readonly local: boolean;
   /** An operator's callback arrived (a wake-up only: the status is read). */
   readonly woken: { value: boolean };
   /** A Temporal cancellation, read as "the deadline is now" (workflows/stop-request.ts). */
@@ -71,6 +83,7 @@ export function startPayinRun(input: PayinWorkflowInput): PayinRun {
     ussdCode: null,
   };
   const stop = watchStopRequest();
+  const local = input.timing.localActivities !== false && isPatched('payin-local-activities');
   let seq = input.resume?.seq ?? 0;
 
   // Every write of the payin's record is numbered, and write n+1 starts only once n is stored
@@ -92,6 +105,7 @@ export function startPayinRun(input: PayinWorkflowInput): PayinRun {
   const run: PayinRun = {
     input,
     state,
+    local,
     woken: { value: false },
     stop,
     customer: { confirmation: null, declined: false },
@@ -102,11 +116,25 @@ export function startPayinRun(input: PayinWorkflowInput): PayinRun {
     async record(changes) {
       Object.assign(state, changes);
       showStatus(changes.status);
-      await write((n) => acts.recordPayinState(input.transactionId, changes, n));
+      await write((n) =>
+        local
+          ? localFirst(
+              () => localWrites.recordPayinState(input.transactionId, changes, n),
+              () => acts.recordPayinState(input.transactionId, changes, n),
+            )
+          : acts.recordPayinState(input.transactionId, changes, n),
+      );
     },
     async settle(outcome) {
       applyOutcome(outcome.changes);
-      await write((n) => outcomes.recordPayinOutcome(input.transactionId, { ...outcome, seq: n }));
+      await write((n) =>
+        local
+          ? localFirst(
+              () => localWrites.recordPayinOutcome(input.transactionId, { ...outcome, seq: n }),
+              () => outcomes.recordPayinOutcome(input.transactionId, { ...outcome, seq: n }),
+            )
+          : outcomes.recordPayinOutcome(input.transactionId, { ...outcome, seq: n }),
+      );
     },
     maybeWrite(fn) {
       const next = lastWrite.then(async () => {

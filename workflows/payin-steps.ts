@@ -6,6 +6,8 @@ import { isAmbiguousFailure } from '../src/domain/failures';
 import { saProvider } from './search-attributes';
 import type { SessionConfirmation } from './payin-api';
 import {
+  localFirst,
+  localOperatorActivities,
   operatorActivities,
   type OperatorActivities,
   type PayinActivities,
@@ -21,6 +23,14 @@ import { acts, type PayinRun } from './payin-run';
 
 const operator = operatorActivities<PayinActivities & Pick<OperatorActivities, 'cancelAtOperator'>>();
 const settling = operatorActivities<Pick<PayinOutcomeActivities, 'readCollectionAndSettle'>>();
+// The same two calls, one try each inside the workflow task (workflows/activity-proxies.ts).
+type CollectCalls = Pick<PayinActivities, 'requestCollection'> &
+  Pick<PayinOutcomeActivities, 'readCollectionAndSettle'>;
+const localCalls = localOperatorActivities<CollectCalls>();
+const regularCalls: CollectCalls = {
+  requestCollection: (...args) => operator.requestCollection(...args),
+  readCollectionAndSettle: (...args) => settling.readCollectionAndSettle(...args),
+};
 
 /** Partner checks after an ambiguous failure: 5 min, 10 min ... capped at 2 hours (by default). */
 const partnerCheckDelayMs = (attempt: number, intervalMs = 300_000) =>
@@ -82,17 +92,38 @@ export async function collect(
   otp: OtpKeeper | null,
 ): Promise<AskAnswer> {
   const { input, state } = run;
+  // The request and each status read: a local activity first (run.local).
+  const calls: CollectCalls = run.local
+    ? {
+        requestCollection: (r, opts) =>
+          localFirst(
+            () => localCalls.requestCollection(r, opts),
+            // The local try may have reached the operator: with an OTP, the activity must know
+            // (a gone OTP then asks again without it, never OTP_EXPIRED).
+            () =>
+              regularCalls.requestCollection(
+                r,
+                opts && 'sentBefore' in opts ? { ...opts, sentBefore: true } : opts,
+              ),
+          ),
+        readCollectionAndSettle: (...args) =>
+          localFirst(
+            () => localCalls.readCollectionAndSettle(...args),
+            () => regularCalls.readCollectionAndSettle(...args),
+          ),
+      }
+    : regularCalls;
   // Whether the operator may already hold this request (an earlier send, or a previous run's).
   let sentBefore = input.resume !== undefined;
   const send = () => {
     // With an OTP, the activity must know: a request the operator may hold goes without it.
     const opts = req.otpId === undefined ? {} : { sentBefore };
-    if (sentBefore) return operator.requestCollection(req, opts);
+    if (sentBefore) return calls.requestCollection(req, opts);
     sentBefore = true;
     // The first send writes `pending` itself (next in the write queue), and for a session the
     // provider and phone the customer chose.
     const customer = input.flow === 'session' ? { recordsCustomer: true } : {};
-    return run.write((n) => operator.requestCollection(req, { ...opts, pendingSeq: n, ...customer }));
+    return run.write((n) => calls.requestCollection(req, { ...opts, pendingSeq: n, ...customer }));
   };
   return askOperator({
     request: async () => {
@@ -106,7 +137,7 @@ export async function collect(
       // A success is recorded by the read that finds it (one activity, not two).
       const onCompleted = completedOutcome(run);
       const status = await run.maybeWrite((seq) =>
-        settling.readCollectionAndSettle(req.transactionId, req.operator, req.country, {
+        calls.readCollectionAndSettle(req.transactionId, req.operator, req.country, {
           ...onCompleted,
           seq,
         }),

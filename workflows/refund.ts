@@ -9,6 +9,9 @@ import {
 import { refundRequestOf, type RefundOutcome, type RefundWorkflowInput } from './refund-api';
 import { operatorCallbackSignal } from './signals';
 import {
+  localFirst,
+  localOperatorActivities,
+  localRecordActivities,
   operatorActivities,
   recordActivities,
   type OperatorActivities,
@@ -17,14 +20,18 @@ import {
 import { askOperator } from './ask-operator';
 import { watchStopRequest } from './stop-request';
 import { saStatus } from './search-attributes';
+import { isPatched } from './patches';
 
 export type { RefundWorkflowInput } from './refund-api';
 
 const acts = recordActivities<Pick<OperatorActivities, 'flagForOps'>>();
 const operator = operatorActivities<Pick<OperatorActivities, 'cancelAtOperator'>>();
 const outcomes = recordActivities<RefundOutcomeActivities>();
-const operatorSteps =
-  operatorActivities<Pick<RefundOutcomeActivities, 'readRefundAndSettle' | 'announceAndRequestRefund'>>();
+type OperatorSteps = Pick<RefundOutcomeActivities, 'readRefundAndSettle' | 'announceAndRequestRefund'>;
+const operatorSteps = operatorActivities<OperatorSteps>();
+// The same steps, one try each inside the workflow task first (workflows/activity-proxies.ts).
+const localSteps = localOperatorActivities<OperatorSteps>();
+const localOutcomes = localRecordActivities<Pick<RefundOutcomeActivities, 'recordRefundEnd'>>();
 
 /** A refund the operator leaves pending this long is asked to be cancelled. */
 export const REFUND_OPERATOR_DEADLINE_MS = 48 * 3_600_000;
@@ -43,6 +50,31 @@ export async function refundWorkflow(input: RefundWorkflowInput): Promise<Refund
     woken.value = true;
   });
   const stop = watchStopRequest();
+  // Patch `refund-local-activities`: the request, the reads and the end as local activities first.
+  const local = isPatched('refund-local-activities');
+  const steps: OperatorSteps & Pick<RefundOutcomeActivities, 'recordRefundEnd'> = local
+    ? {
+        announceAndRequestRefund: (...args) =>
+          localFirst(
+            () => localSteps.announceAndRequestRefund(...args),
+            () => operatorSteps.announceAndRequestRefund(...args),
+          ),
+        readRefundAndSettle: (...args) =>
+          localFirst(
+            () => localSteps.readRefundAndSettle(...args),
+            () => operatorSteps.readRefundAndSettle(...args),
+          ),
+        recordRefundEnd: (...args) =>
+          localFirst(
+            () => localOutcomes.recordRefundEnd(...args),
+            () => outcomes.recordRefundEnd(...args),
+          ),
+      }
+    : {
+        announceAndRequestRefund: (...args) => operatorSteps.announceAndRequestRefund(...args),
+        readRefundAndSettle: (...args) => operatorSteps.readRefundAndSettle(...args),
+        recordRefundEnd: (...args) => outcomes.recordRefundEnd(...args),
+      };
   // Ops filter refunds by status in the Temporal UI, as they do payins and payouts.
   const showStatus = (status: 'completed' | 'failed' | 'reversed') =>
     upsertSearchAttributes([{ key: saStatus, value: status }]);
@@ -50,7 +82,7 @@ export async function refundWorkflow(input: RefundWorkflowInput): Promise<Refund
   const read = async () => {
     // Applied by the activity only if the operator answers `completed`; dated with workflow time.
     const processedAt = new Date().toISOString();
-    const status = await operatorSteps.readRefundAndSettle(
+    const status = await steps.readRefundAndSettle(
       input.refundId,
       input.operator,
       input.country,
@@ -65,7 +97,7 @@ export async function refundWorkflow(input: RefundWorkflowInput): Promise<Refund
     const request = refundRequestOf(input);
     const answer = await askOperator({
       // A resumed run's re-sends announce too (a no-op once the event exists).
-      request: () => operatorSteps.announceAndRequestRefund(request),
+      request: () => steps.announceAndRequestRefund(request),
       read,
       cancel: () => operator.cancelAtOperator('refund', input.refundId, input.operator, input.country),
       deadline,
@@ -87,7 +119,7 @@ export async function refundWorkflow(input: RefundWorkflowInput): Promise<Refund
     // completion the status read recorded, in the task right after.
     if (answer.outcome === 'completed') {
       showStatus('completed');
-      if (!endRecorded) await outcomes.recordRefundEnd(input.refundId, { outcome: 'completed', processedAt });
+      if (!endRecorded) await steps.recordRefundEnd(input.refundId, { outcome: 'completed', processedAt });
       return 'completed';
     }
     const failure = answer.cancelled
@@ -97,7 +129,7 @@ export async function refundWorkflow(input: RefundWorkflowInput): Promise<Refund
         }
       : (answer.status.failure ?? { code: 'OPERATOR_ERROR', message: 'The operator refused the refund' });
     showStatus('reversed');
-    await outcomes.recordRefundEnd(input.refundId, { outcome: 'failed', failure, processedAt });
+    await steps.recordRefundEnd(input.refundId, { outcome: 'failed', failure, processedAt });
     return 'reversed';
   });
 }

@@ -10,6 +10,8 @@ import { payin, pool, round, sizes, waitFor } from '../common';
 
 export interface ThroughputContext {
   apiUrl: string;
+  /** An API starting payins with PAYIN_LOCAL_ACTIVITIES=false (BENCH_COMPARE_LOCAL), or null. */
+  regularApiUrl: string | null;
   credentials: { apiKey: string; apiClient: string };
   client: Client;
   taskQueue: string;
@@ -24,6 +26,7 @@ export interface ThroughputContext {
 /** The two phases' rounds and the totals they add up to. */
 export function throughputPhases({
   apiUrl,
+  regularApiUrl,
   credentials,
   client,
   taskQueue,
@@ -40,6 +43,13 @@ export function throughputPhases({
     cpu: {},
     rounds: [] as number[],
   };
+  const regularTotals = {
+    createSeconds: 0,
+    non2xx: 0,
+    latencies: [] as number[],
+    cpu: {},
+    rounds: [] as number[],
+  };
   const boundTotals = { cpu: {}, rounds: [] as number[] };
   const minimalTotals = { cpu: {}, rounds: [] as number[] };
   const addCpu = (into: Record<string, number | null>, add: Record<string, number | null>) => {
@@ -48,45 +58,49 @@ export function throughputPhases({
   };
 
   /** Payins `from`..`from + count - 1` created over HTTP; done when each one's webhook arrived. */
-  const e2eRound = async (from: number, count: number) => {
-    console.log(`1/5 payins ${from}..${from + count - 1} at concurrency ${sizes.concurrency}...`);
-    let seq = from;
-    const before = cpu.snapshot();
-    const start = Date.now();
-    const created = await new Promise<autocannon.Result>((resolve, reject) => {
-      const run = autocannon(
-        {
-          url: apiUrl,
-          connections: Math.min(sizes.concurrency, count), // autocannon refuses more
-          amount: count,
-          requests: [
-            {
-              method: 'POST',
-              path: '/v1/direct/payin',
-              setupRequest: (req) => ({
-                ...req,
-                headers: {
-                  authorization: basic(credentials),
-                  'content-type': 'application/json',
-                  'x-idempotency-key': randomUUID(),
-                },
-                body: JSON.stringify(payin(`bench-${seq++}`)),
-              }),
-            },
-          ],
-        },
-        (err, result) => (err ? reject(err as Error) : resolve(result)),
-      );
-      // Every creation's latency, so the percentiles cover all rounds (autocannon's are per run).
-      run.on('response', (_client, _status, _bytes, ms) => e2eTotals.latencies.push(ms));
-    });
-    e2eTotals.createSeconds += (Date.now() - start) / 1000;
-    e2eTotals.non2xx += created.non2xx;
-    const mine = refs.slice(from, from + count);
-    await waitFor(() => mine.every((r) => completedAt.has(r)), 600_000, 'payins completed');
-    e2eTotals.rounds.push((Math.max(...mine.map((r) => completedAt.get(r)!)) - start) / 1000);
-    addCpu(e2eTotals.cpu, cpu.since(before));
-  };
+  const payinRound =
+    (url: string, totals: typeof e2eTotals, prefix: string) => async (from: number, count: number) => {
+      console.log(`1/5 ${prefix} payins ${from}..${from + count - 1} at concurrency ${sizes.concurrency}...`);
+      let seq = from;
+      const before = cpu.snapshot();
+      const start = Date.now();
+      const created = await new Promise<autocannon.Result>((resolve, reject) => {
+        const run = autocannon(
+          {
+            url,
+            connections: Math.min(sizes.concurrency, count), // autocannon refuses more
+            amount: count,
+            requests: [
+              {
+                method: 'POST',
+                path: '/v1/direct/payin',
+                setupRequest: (req) => ({
+                  ...req,
+                  headers: {
+                    authorization: basic(credentials),
+                    'content-type': 'application/json',
+                    'x-idempotency-key': randomUUID(),
+                  },
+                  body: JSON.stringify(payin(`${prefix}-${seq++}`)),
+                }),
+              },
+            ],
+          },
+          (err, result) => (err ? reject(err as Error) : resolve(result)),
+        );
+        // Every creation's latency, so the percentiles cover all rounds (autocannon's are per run).
+        run.on('response', (_client, _status, _bytes, ms) => totals.latencies.push(ms));
+      });
+      totals.createSeconds += (Date.now() - start) / 1000;
+      totals.non2xx += created.non2xx;
+      const mine = refs.slice(from, from + count).map((r) => r.replace(/^bench-/, `${prefix}-`));
+      await waitFor(() => mine.every((r) => completedAt.has(r)), 600_000, 'payins completed');
+      totals.rounds.push((Math.max(...mine.map((r) => completedAt.get(r)!)) - start) / 1000);
+      addCpu(totals.cpu, cpu.since(before));
+    };
+  const e2eRound = payinRound(apiUrl, e2eTotals, 'bench');
+  // The same payins through an API that starts them with regular activities only.
+  const regularRound = regularApiUrl ? payinRound(regularApiUrl, regularTotals, 'regular') : null;
 
   /** Bare workflows `from`..: started like the payins are created (a slot frees once started). */
   const bareRound =
@@ -113,5 +127,14 @@ export function throughputPhases({
   // transaction: start, one no-op activity, complete (the orchestrator's own floor on this machine).
   const boundRound = bareRound(boundTotals, 'bare');
   const minimalRound = bareRound(minimalTotals, 'minimal');
-  return { e2eTotals, boundTotals, minimalTotals, e2eRound, boundRound, minimalRound };
+  return {
+    e2eTotals,
+    regularTotals,
+    boundTotals,
+    minimalTotals,
+    e2eRound,
+    regularRound,
+    boundRound,
+    minimalRound,
+  };
 }

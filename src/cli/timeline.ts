@@ -110,6 +110,20 @@ export function stepsOf(events: HistoryEvent[]): TimelineStep[] {
         steps.push({ at, step: s?.name ?? 'activity', outcome });
         break;
       }
+      case EventType.EVENT_TYPE_MARKER_RECORDED: {
+        // A local activity (workflows/activity-proxies.ts, localFirst): one marker with its type,
+        // attempt and result; a failed try is followed by the same step as a regular activity.
+        const m = e.markerRecordedEventAttributes;
+        if (m?.markerName !== 'core_local_activity') break;
+        const data = decode(m.details?.data?.payloads?.[0]) as
+          { activity_type?: string; attempt?: number } | undefined;
+        const result = decode(m.details?.result?.payloads?.[0]);
+        const outcome = m.failure
+          ? `FAILED (local try): ${short(m.failure.message)}`
+          : `completed${result === undefined ? '' : `: ${short(result)}`} (local)`;
+        steps.push({ at, step: data?.activity_type ?? 'local activity', outcome });
+        break;
+      }
       case EventType.EVENT_TYPE_TIMER_STARTED: {
         const a = e.timerStartedEventAttributes;
         const secs = Number(a?.startToFireTimeout?.seconds ?? 0);

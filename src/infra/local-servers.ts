@@ -101,8 +101,16 @@ async function started(
   }
 }
 
-/** FerretDB with its SQLite backend; telemetry off, no debug listener (its default port clashes). */
-export async function startFerretDB(opts: { dataDir: string; port: number }): Promise<LocalServer> {
+/**
+ * FerretDB with its SQLite backend; telemetry off, no debug listener (its default port clashes)
+ * unless `debugAddr` asks for one (its Prometheus counters at /debug/metrics: the bench counts
+ * store commands with them).
+ */
+export async function startFerretDB(opts: {
+  dataDir: string;
+  port: number;
+  debugAddr?: string;
+}): Promise<LocalServer> {
   mkdirSync(opts.dataDir, { recursive: true });
   const logs: string[] = [];
   const proc = spawn(
@@ -111,7 +119,7 @@ export async function startFerretDB(opts: { dataDir: string; port: number }): Pr
       '--handler=sqlite',
       `--sqlite-url=file:${opts.dataDir.replace(/\/?$/, '/')}`,
       `--listen-addr=127.0.0.1:${opts.port}`,
-      '--debug-addr=-',
+      `--debug-addr=${opts.debugAddr ?? '-'}`,
       '--telemetry=disable',
       // Its state file (telemetry id) goes with its data, not into the working directory.
       `--state-dir=${opts.dataDir}`,
@@ -130,6 +138,8 @@ export async function startTemporalDevServer(opts: {
   namespace: string;
   /** The codec server the Web UI asks to decode payloads (src/api/codec-server.ts). */
   uiCodecEndpoint?: string;
+  /** More dynamic config values (`key=value`), e.g. the bench's `system.enableActivityEagerExecution=true`. */
+  dynamicConfig?: string[];
 }): Promise<LocalServer> {
   mkdirSync(opts.dataDir, { recursive: true });
   const logs: string[] = [];
@@ -157,6 +167,7 @@ export async function startTemporalDevServer(opts: {
     'frontend.enableExecuteMultiOperation=true',
   ];
   if (opts.uiCodecEndpoint) args.push('--ui-codec-endpoint', opts.uiCodecEndpoint);
+  for (const value of opts.dynamicConfig ?? []) args.push('--dynamic-config-value', value);
   for (const [name, type] of Object.entries(searchAttributes))
     args.push('--search-attribute', `${name}=${type}`);
   const proc = spawn(temporalCliPath(), args, {
@@ -250,6 +261,8 @@ export async function startTemporalServer(opts: {
   pgPort: number;
   port: number;
   namespace: string;
+  /** More dynamic config keys set to true, e.g. the bench's `system.enableActivityEagerExecution`. */
+  enable?: string[];
 }): Promise<LocalServer> {
   const dir = temporalServerDir();
   const sql = (db: string, ...args: string[]) =>
@@ -341,7 +354,7 @@ dynamicConfigClient:
   // As the dev server runs: Updates and update-with-start on, no version check (no phone-home).
   writeFileSync(
     join(configDir, 'dynamicconfig/production.yaml'),
-    ['frontend.enableUpdateWorkflowExecution', 'frontend.enableExecuteMultiOperation']
+    ['frontend.enableUpdateWorkflowExecution', 'frontend.enableExecuteMultiOperation', ...(opts.enable ?? [])]
       .map((k) => `${k}:\n  - value: true\n`)
       .join('') + 'frontend.enableServerVersionCheck:\n  - value: false\n',
   );
@@ -389,6 +402,7 @@ export async function startFerretDBOnPostgres(opts: {
   pgPort: number;
   port: number;
   stateDir: string;
+  debugAddr?: string;
 }): Promise<LocalServer> {
   mkdirSync(opts.stateDir, { recursive: true });
   const logs: string[] = [];
@@ -398,7 +412,7 @@ export async function startFerretDBOnPostgres(opts: {
       '--handler=pg',
       `--postgresql-url=postgres://postgres@127.0.0.1:${opts.pgPort}/ferretdb`,
       `--listen-addr=127.0.0.1:${opts.port}`,
-      '--debug-addr=-',
+      `--debug-addr=${opts.debugAddr ?? '-'}`,
       '--telemetry=disable',
       `--state-dir=${opts.stateDir}`,
       '--log-level=warn',

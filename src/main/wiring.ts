@@ -80,6 +80,7 @@ function payinTiming(config: Config, merchants: MerchantService): PayinTiming {
     sessionExpiryMs: config.SESSION_EXPIRY,
     correctionWindowMs: config.PAYIN_CORRECTION_WINDOW,
     partnerCheckIntervalMs: config.PAYIN_PARTNER_CHECK_INTERVAL,
+    localActivities: config.PAYIN_LOCAL_ACTIVITIES,
     refundWindowMs: config.REFUND_WINDOW,
     refundWindowMsOf: refundWindowOf(merchants),
   };

@@ -47,6 +47,8 @@ export interface PayinServiceDeps {
   sessionExpiryMs: number;
   correctionWindowMs: number;
   partnerCheckIntervalMs: number;
+  /** PAYIN_LOCAL_ACTIVITIES (src/services/transaction-workflows.ts). */
+  localActivities?: boolean | undefined;
   /** How long the create call waits for WAVE's redirect address before answering without it. */
   operatorAnswerWaitMs: number;
   feeSchedule: FeeSchedule;
@@ -76,6 +78,7 @@ export class PayinService {
         sessionExpiryMs: deps.sessionExpiryMs,
         correctionWindowMs: deps.correctionWindowMs,
         partnerCheckIntervalMs: deps.partnerCheckIntervalMs,
+        localActivities: deps.localActivities,
         refundWindowMs: deps.refundWindowMs,
         refundWindowMsOf: deps.refundWindowMsOf,
         otpLifetimeMs: deps.otps?.lifetimeMs,

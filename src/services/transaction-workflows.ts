@@ -45,6 +45,8 @@ export interface PayinTiming {
   refundWindowMsOf?: ((merchantId: string) => Promise<number | null>) | undefined;
   /** OTP_LIFETIME: the workflow deletes a stored OTP this long after its start. Unset: 5 min. */
   otpLifetimeMs?: number | undefined;
+  /** PAYIN_LOCAL_ACTIVITIES: false runs a payin's short steps as regular activities only. Unset: true. */
+  localActivities?: boolean | undefined;
 }
 
 export interface TransactionWorkflowsDeps {
@@ -141,6 +143,8 @@ export class TransactionWorkflows {
         partnerCheckIntervalMs: t.partnerCheckIntervalMs,
         refundWindowMs: (await t.refundWindowMsOf?.(tx.merchantId)) ?? t.refundWindowMs,
         ...(t.otpLifetimeMs !== undefined ? { otpLifetimeMs: t.otpLifetimeMs } : {}),
+        // Only when off: a payin's input stays as it was by default.
+        ...(t.localActivities === false ? { localActivities: false } : {}),
       },
     };
   }

@@ -24,6 +24,17 @@ it('npm run bench runs at a small size and writes its results', async () => {
   });
   const written = /written: (\S+\.json)/.exec(stdout)?.[1];
   expect(written).toBeDefined();
-  const results = JSON.parse(readFileSync(written!, 'utf8')) as { latency: { requests: number } };
+  const results = JSON.parse(readFileSync(written!, 'utf8')) as {
+    latency: { requests: number };
+    perKind: Record<string, { storeCommands: number; temporalEvents: number }>;
+    cpuPerPayin: Record<string, number | null>;
+  };
   expect(results.latency.requests).toBe(8);
+  // Issue 31 item 4: store commands and Temporal events per kind, CPU per payin per process.
+  expect(Object.keys(results.perKind)).toEqual(['direct payin', 'session payin', 'payout', 'refund']);
+  for (const kind of Object.values(results.perKind)) {
+    expect(kind.storeCommands).toBeGreaterThan(0);
+    expect(kind.temporalEvents).toBeGreaterThan(0);
+  }
+  expect(results.cpuPerPayin.worker).toBeGreaterThan(0);
 }, 240_000);

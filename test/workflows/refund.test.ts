@@ -74,8 +74,11 @@ test('refund completed: the operator credits the customer -> completed, no rever
 test('refund.processing goes out with the request, in one activity; an event not written keeps the request unsent', async () => {
   const storeDown = new Error('event store unreachable');
   const stubs = stubActivities({
-    // Every attempt of the first send fails on the event (the operator-call policy gives up after 5).
-    recordEvent: replies(storeDown, storeDown, storeDown, storeDown, storeDown, { eventId: 'evt_1' }),
+    // Every attempt of the first send fails on the event: its local try, then the regular
+    // activity's 5 (the operator-call policy gives up after 5).
+    recordEvent: replies(storeDown, storeDown, storeDown, storeDown, storeDown, storeDown, {
+      eventId: 'evt_1',
+    }),
     readRefundStatus: replies(unknown(), completed()),
   });
   const input = refundInput();
@@ -92,8 +95,9 @@ test('refund.processing goes out with the request, in one activity; an event not
       return name ? [name] : [];
     });
   });
-  // The request announces `refund.processing`: no event step of its own before it.
-  expect(types.slice(0, 2)).toEqual(['announceAndRequestRefund', 'readRefundAndSettle']);
+  // The request announces `refund.processing`: no event step of its own before it. Its local try
+  // failed on the event, so it went on as a regular activity; the reads are local activities.
+  expect(types).toEqual(['announceAndRequestRefund']);
   expect(types.filter((n) => n === 'emitRefundEvent')).toEqual([]);
   // The operator is asked only once the event exists: the first send never reached it.
   expect(stubs.count('requestRefund')).toBe(1);
@@ -101,7 +105,13 @@ test('refund.processing goes out with the request, in one activity; an event not
   expect(names.lastIndexOf('recordEvent', names.indexOf('requestRefund'))).toBeGreaterThan(
     names.indexOf('readRefundStatus'),
   );
-  expect(events(stubs)).toEqual(['refund.processing', 'refund.processing', 'refund.completed']);
+  // One event built per call: the local try, its regular activity, the resend.
+  expect(events(stubs)).toEqual([
+    'refund.processing',
+    'refund.processing',
+    'refund.processing',
+    'refund.completed',
+  ]);
 });
 
 test('refund failed -> reversed: the operator refuses -> failed with its code, the merchant credited back once', async () => {

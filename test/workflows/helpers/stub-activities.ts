@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
@@ -71,8 +72,17 @@ export const insufficientFunds = () =>
     nonRetryable: true,
   });
 
-/** Inside a stub: the test server's time (ms) at which this call was scheduled (skipped time included). */
-export const serverNow = () => Context.current().info.currentAttemptScheduledTimestampMs;
+/**
+ * Inside a stub: the test server's time (ms) at which this call was scheduled (skipped time
+ * included). A local activity's own timestamps are the worker's clock: it reads the server's.
+ */
+export const serverNow = () =>
+  Context.current().info.isLocal
+    ? localCallTime.getStore()!
+    : Context.current().info.currentAttemptScheduledTimestampMs;
+const localCallTime = new AsyncLocalStorage<number>();
+/** The test server's clock, for local activities (set by workflowTestEnv). */
+let serverClock: (() => Promise<number>) | null = null;
 
 /**
  * Answers in turn, the last one repeated. An Error in the list is thrown (the call failed); a
@@ -189,14 +199,15 @@ export function stubActivities(script: Script = {}): Stubs {
   const activities: Record<string, Fn> = {};
   for (const [name, fn] of Object.entries(impl)) {
     activities[name] = async (...args: unknown[]) => {
-      // Recorded once per workflow call, not per attempt.
-      if (Context.current().info.attempt === 1)
-        calls.push({
-          name: name as keyof Activities,
-          args,
-          at: serverNow(),
-        });
-      return fn(...args);
+      const { isLocal, attempt } = Context.current().info;
+      const call = () => {
+        // Recorded once per workflow call, not per attempt.
+        if (attempt === 1) calls.push({ name: name as keyof Activities, args, at: serverNow() });
+        return fn(...args);
+      };
+      // Steps called from within a local activity (the merged steps below) keep its time.
+      if (!isLocal || localCallTime.getStore() !== undefined) return call();
+      return localCallTime.run(serverClock ? await serverClock() : Date.now(), call);
     };
   }
   // The merged steps of payouts and refunds, the production code over the stubbed single steps:
@@ -276,6 +287,7 @@ export async function workflowTestEnv(): Promise<WorkflowTestEnv> {
     client: { dataConverter: dataConverter(keys) },
   });
   await ensureSearchAttributes(env.connection, env.namespace ?? 'default');
+  serverClock = () => env.currentTimeMs();
 
   let current: Stubs | null = null;
   const routed = Object.fromEntries(
