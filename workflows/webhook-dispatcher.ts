@@ -1,5 +1,7 @@
 import {
+  CancellationScope,
   continueAsNew,
+  isCancellation,
   defineSignal,
   proxyActivities,
   setHandler,
@@ -56,39 +58,50 @@ export async function webhookDispatcherWorkflow(
   });
   let from: OutboxCursor | null = input.from ?? null;
   let failing = input.failing ?? null;
-  for (;;) {
-    if (failing) {
-      const delay = nextRetryDelayMs(failing.failures, failing.retryAfterMs, seededRandom());
-      if (delay === null) {
-        const at = from!;
-        await parkWebhookEndpoint({ merchantId, endpointId, ...at });
-        return { state: 'parked', reason: 'exhausted', ...at };
+  try {
+    return await dispatch();
+  } catch (err) {
+    // Cancelled: the endpoint was deleted (the API cancels its dispatcher); nothing is left to send.
+    if (isCancellation(err) && CancellationScope.current().consideredCancelled)
+      return { state: 'parked', reason: 'deleted', ...(from ?? { cursor: 0, attempts: 0 }) };
+    throw err;
+  }
+
+  async function dispatch(): Promise<WebhookDispatcherResult> {
+    for (;;) {
+      if (failing) {
+        const delay = nextRetryDelayMs(failing.failures, failing.retryAfterMs, seededRandom());
+        if (delay === null) {
+          const at = from!;
+          await parkWebhookEndpoint({ merchantId, endpointId, ...at });
+          return { state: 'parked', reason: 'exhausted', ...at };
+        }
+        await sleep(delay);
       }
-      await sleep(delay);
+      enabled = false;
+      const r = await drainWebhookOutbox({ merchantId, endpointId, from });
+      from = { cursor: r.cursor, attempts: r.attempts };
+      if (r.state === 'parked') {
+        // Enabled again while the drain was finding it disabled: go on rather than park.
+        if (enabled && r.reason === 'disabled') continue;
+        return { state: 'parked', reason: r.reason, ...from };
+      }
+      failing =
+        r.state === 'failed'
+          ? {
+              eventId: r.eventId,
+              failures: failing?.eventId === r.eventId ? failing.failures + 1 : 1,
+              retryAfterMs: r.retryAfterMs,
+            }
+          : null;
+      const info = workflowInfo();
+      if (info.continueAsNewSuggested || info.historyLength > HISTORY_LIMIT)
+        await continueAsNew<typeof webhookDispatcherWorkflow>({
+          merchantId,
+          endpointId,
+          from,
+          ...(failing ? { failing } : {}),
+        });
     }
-    enabled = false;
-    const r = await drainWebhookOutbox({ merchantId, endpointId, from });
-    from = { cursor: r.cursor, attempts: r.attempts };
-    if (r.state === 'parked') {
-      // Enabled again while the drain was finding it disabled: go on rather than park.
-      if (enabled && r.reason === 'disabled') continue;
-      return { state: 'parked', reason: r.reason, ...from };
-    }
-    failing =
-      r.state === 'failed'
-        ? {
-            eventId: r.eventId,
-            failures: failing?.eventId === r.eventId ? failing.failures + 1 : 1,
-            retryAfterMs: r.retryAfterMs,
-          }
-        : null;
-    const info = workflowInfo();
-    if (info.continueAsNewSuggested || info.historyLength > HISTORY_LIMIT)
-      await continueAsNew<typeof webhookDispatcherWorkflow>({
-        merchantId,
-        endpointId,
-        from,
-        ...(failing ? { failing } : {}),
-      });
   }
 }

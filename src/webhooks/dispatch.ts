@@ -61,6 +61,17 @@ export async function ensureDispatcher(
   }
 }
 
+/**
+ * Cancels the dispatcher of a deleted endpoint: it ends, its drain stops at its next heartbeat.
+ * Best effort: a dispatcher not running, or not reached now, finds the endpoint gone and ends.
+ */
+export async function stopDispatcher(client: Client, endpointId: string): Promise<void> {
+  await client.workflow
+    .getHandle(webhookDispatcherWorkflowId(endpointId))
+    .cancel()
+    .catch(() => undefined);
+}
+
 /** Starts the delivery unless a workflow with its id already ran; answers the delivery id. */
 export async function startDelivery(
   client: Client,

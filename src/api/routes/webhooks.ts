@@ -1,5 +1,5 @@
 import { Router, type Request } from 'express';
-import { ensureDispatcher } from '../../webhooks/dispatch';
+import { ensureDispatcher, stopDispatcher } from '../../webhooks/dispatch';
 import { isLiveScope } from '../../domain/modes';
 import type { Client } from '@temporalio/client';
 import { z } from 'zod';
@@ -209,6 +209,7 @@ export function webhookRoutes(deps: WebhookApiDeps): Router {
   router.delete('/v1/webhooks/:id', async (req, res) => {
     if (!(await deps.endpoints.remove(req.merchantId!, String(req.params.id))))
       throw new ApiProblem('WEBHOOK_NOT_FOUND');
+    await stopDispatcher(deps.temporal, String(req.params.id));
     res.status(204).end();
   });
 
