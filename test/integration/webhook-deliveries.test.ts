@@ -187,4 +187,39 @@ describe('webhooks: deliveries and events', () => {
     expect(JSON.stringify(after.body)).not.toContain('10.0.0.5');
     await api.request('DELETE', `/v1/webhooks/${endpoint.id}`);
   });
+
+  it("delivers an endpoint's events in order; a 410 parks its queue, and enabling it resumes from that event", async () => {
+    const endpoint = await register(api, '/parked');
+    const refs = (hits: { body: string }[]) =>
+      hits.map((h) => (JSON.parse(h.body) as { data: { reference: string } }).data.reference);
+    let gone = true;
+    receiver.respond = (req) => (req.path === '/parked' && gone ? { status: 410 } : { status: 200 });
+    await publishTestEvent(stack, merchant.merchantId, { type: 'payin.completed', reference: 'park-1' });
+    // The 410 disables the endpoint and its dispatcher ends, parked at that event.
+    const dispatcher = stack.env.client.workflow.getHandle(webhookDispatcherWorkflowId(endpoint.id));
+    expect(await dispatcher.result()).toMatchObject({ state: 'parked', reason: 'disabled', attempts: 1 });
+    expect((await api.get(`/v1/webhooks/${endpoint.id}`)).body.status).toBe('disabled');
+    await publishTestEvent(stack, merchant.merchantId, { type: 'payin.completed', reference: 'park-2' });
+    await publishTestEvent(stack, merchant.merchantId, { type: 'payin.completed', reference: 'park-3' });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(refs(await at('/parked')())).toEqual(['park-1']);
+
+    gone = false;
+    expect((await api.post(`/v1/webhooks/${endpoint.id}/enable`, {})).status).toBe(200);
+    const hits = await eventually(at('/parked'), (r) => r.length === 4);
+    expect(refs(hits)).toEqual(['park-1', 'park-1', 'park-2', 'park-3']);
+    const log = await eventually(
+      () => api.get(`/v1/webhooks/${endpoint.id}/deliveries`),
+      (r) => r.body.data?.length === 4,
+    );
+    // The parked event's attempts go on numbering: 1 (410), then 2 (delivered).
+    expect(
+      log.body.data.map((a: { attempt: number; succeeded: boolean }) => [a.attempt, a.succeeded]),
+    ).toEqual([
+      [1, true],
+      [1, true],
+      [2, true],
+      [1, false],
+    ]);
+  });
 });
