@@ -14,7 +14,7 @@ import { nextRetryDelayMs } from '../src/webhooks/retry-schedule';
 import type { OutboxCursor, WebhookDispatcherInput, WebhookDispatcherResult } from '../src/webhooks/messages';
 
 // One per endpoint (`webhook-dispatcher:<endpointId>`): delivers the merchant's events to it in
-// order (docs/webhooks.md). Its drain activity runs for up to an hour, delivering as events are
+// order (docs/events.md, Delivery and retries). Its drain activity runs for up to an hour, delivering as events are
 // recorded, and comes back only when the event at the head of the queue failed (then this workflow
 // waits the retry schedule of src/webhooks/retry-schedule.ts, honouring Retry-After, and drains
 // again), when the endpoint is disabled or deleted (the queue parks: this workflow ends, and

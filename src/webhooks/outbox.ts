@@ -14,7 +14,7 @@ import { postWebhook } from './sender';
 import { signedHeaders } from './signing';
 import type { PrivateNetworkAccess } from './ssrf';
 
-// The drain of an endpoint's outbox (docs/webhooks.md): the merchant's events in the order of its
+// The drain of an endpoint's outbox (docs/events.md, Delivery and retries): the merchant's events in the order of its
 // chain `m|`, after the endpoint's cursor, one HTTP attempt each, in order. It runs for its
 // dispatcher workflow (workflows/webhook-dispatcher.ts) as an activity completed asynchronously:
 // the activity hands its task token here and frees its slot, so a thousand idle endpoints hold no
