@@ -222,4 +222,29 @@ describe('webhooks: deliveries and events', () => {
       [1, false],
     ]);
   });
+
+  it("adds no event to its endpoint's dispatcher history per delivery, one event or a burst of 20", async () => {
+    const endpoint = await register(api, '/burst');
+    const dispatcher = stack.env.client.workflow.getHandle(webhookDispatcherWorkflowId(endpoint.id));
+    const length = async () => (await dispatcher.fetchHistory()).events!.length;
+    await publishTestEvent(stack, merchant.merchantId, { type: 'payin.completed', reference: 'burst-0' });
+    await eventually(at('/burst'), (r) => r.length === 1);
+    const afterOne = await length();
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        publishTestEvent(stack, merchant.merchantId, {
+          type: 'payin.completed',
+          reference: `burst-${i + 1}`,
+        }),
+      ),
+    );
+    const hits = await eventually(at('/burst'), (r) => r.length === 21);
+    // Each once.
+    expect(new Set(hits.map((h) => h.headers['webhook-id'])).size).toBe(21);
+    const afterBurst = await length();
+    console.log(`dispatcher history: ${afterOne} events after 1 delivery, ${afterBurst} after 21`);
+    expect(afterBurst).toBe(afterOne);
+    // Started, its first task, the drain scheduled: nothing since.
+    expect(afterOne).toBeLessThanOrEqual(5);
+  });
 });
