@@ -1,5 +1,6 @@
 import { Router, type Request } from 'express';
 import { ensureDispatcher, stopDispatcher } from '../../webhooks/dispatch';
+import { outboxCursors, saveCursor } from '../../webhooks/outbox';
 import { isLiveScope } from '../../domain/modes';
 import type { Client } from '@temporalio/client';
 import { z } from 'zod';
@@ -142,7 +143,11 @@ export function webhookRoutes(deps: WebhookApiDeps): Router {
         if (err instanceof TooManyEndpointsError) throw new ApiProblem('WEBHOOK_ENDPOINT_LIMIT');
         throw err;
       });
-    await ensureDispatcher(deps.temporal, deps.taskQueue, endpoint, { from: { cursor: head, attempts: 0 } });
+    // The queue's start is saved first: a dispatcher started later (Temporal unreachable now, then the
+    // worker's sweep) still begins there.
+    const from = { cursor: head, attempts: 0 };
+    await saveCursor(outboxCursors(deps.events.connection), endpoint.id, from);
+    await ensureDispatcher(deps.temporal, deps.taskQueue, endpoint, { from });
     res.status(201).json({ ...toEndpointRecord(endpoint), secret: endpoint.secrets[0]!.secret });
   });
 
