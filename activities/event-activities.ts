@@ -1,5 +1,4 @@
 import { observeTransactionEvent, webhookDeliveries } from '../src/infra/metrics';
-import { Context } from '@temporalio/activity';
 import { toPublicEvent, type EventType } from '../src/events/catalogue';
 import type { EventStore, RecordEventInput } from '../src/events/event-store';
 import { toPublicRecord } from '../src/contract/records/payout-record';
@@ -7,7 +6,6 @@ import { refundedTotal } from '../src/domain/refund';
 import type { RefundStore } from '../src/persistence/refunds';
 import type { TransactionStore } from '../src/persistence/transactions';
 import type { DeliveryLog } from '../src/webhooks/delivery-log';
-import { startDelivery } from '../src/webhooks/dispatch';
 import { activeSecrets, type EndpointStore } from '../src/webhooks/endpoint-store';
 import { postWebhook } from '../src/webhooks/sender';
 import type { PrivateNetworkAccess } from '../src/webhooks/ssrf';
@@ -83,27 +81,14 @@ export function createEventActivities(deps: EventActivityDeps) {
   }
 
   /**
-   * Stores the event (once per emission key), then starts one delivery workflow per subscribed
-   * endpoint and returns: the first HTTP attempt is made in that workflow, never here. This
-   * activity runs on the money path (a payout's `processing` event comes before the operator is
-   * asked, a failure's before the reversal), so a slow merchant endpoint must not hold it. Each
-   * start is a no-op for an id that already ran, so a retry of this activity starts nothing twice.
-   * Endpoints per merchant are bounded (WEBHOOK_MAX_ENDPOINTS), and so are the starts here.
+   * Stores the event (once per emission key): one insert, its place in the merchant's chain and its
+   * feed entry. Nothing else on the money path: each endpoint's dispatcher (workflows/webhook-
+   * dispatcher.ts) delivers it from that chain, woken in its worker process, so no endpoint is
+   * listed and no workflow started per event, and a slow merchant endpoint never holds this.
    */
   async function recordEvent(input: RecordEventInput): Promise<{ eventId: string }> {
     const event = await events.record(input);
     observeTransactionEvent(input.type, input.data);
-    const ctx = Context.current();
-    const subscribed = await endpoints.subscribedTo(event.merchantId, event.type);
-    await Promise.all(
-      subscribed.map((endpoint) =>
-        startDelivery(ctx.client, ctx.info.taskQueue, {
-          eventId: event.id,
-          endpointId: endpoint.id,
-          merchantId: event.merchantId,
-        }),
-      ),
-    );
     return { eventId: event.id };
   }
 

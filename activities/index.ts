@@ -11,6 +11,7 @@ import { createOperatorActivities, type OperatorActivityDeps } from './operator-
 import { createStatementActivities, type StatementActivityDeps } from './statement-activities';
 import { createPayoutBatchActivities, type PayoutBatchActivityDeps } from './payout-batch-activities';
 import { createWebhookReplayActivities, type WebhookReplayActivityDeps } from './webhook-replay-activities';
+import { createWebhookDispatchActivities, ensureAllDispatchers } from './webhook-dispatch-activities';
 
 export type ActivityDeps = RecoveryActivityDeps &
   PayinActivityDeps &
@@ -58,11 +59,15 @@ function allActivities(deps: ActivityDeps) {
     ...createRefundActivities(deps),
     ...createRefundOutcomeActivities(deps),
     ...createReconciliationActivities(deps),
-    ...createRecoveryActivities(deps),
+    ...createRecoveryActivities({
+      ...deps,
+      ensureDispatchers: (client) => ensureAllDispatchers(deps, client, deps.recovery.taskQueue),
+    }),
     ...createOperatorActivities(deps),
     ...createStatementActivities(deps),
     ...createPayoutBatchActivities(deps),
     ...createWebhookReplayActivities(deps),
+    ...createWebhookDispatchActivities(deps),
   };
 }
 

@@ -31,7 +31,13 @@ export interface RecoveryDeps {
 
 export interface RecoveryActivityDeps {
   recovery: RecoveryDeps;
+  /** Starts the dispatcher of each enabled endpoint without one (activities/webhook-dispatch-activities.ts). */
+  ensureDispatchers?: (temporal: Client) => Promise<number>;
 }
+
+/** Dispatchers are checked at a worker's first sweep, then hourly: a scan of the endpoints each time. */
+const DISPATCHER_CHECK_MS = 60 * 60_000;
+let dispatchersCheckedAt = Number.NEGATIVE_INFINITY;
 
 /** The sweep over these dependencies, starting workflows with this client. */
 export function recoverySweepOf(deps: RecoveryDeps, temporal: Client, sweepLog?: SweepLog): RecoverySweep {
@@ -53,12 +59,18 @@ export function recoverySweepOf(deps: RecoveryDeps, temporal: Client, sweepLog?:
   });
 }
 
-export function createRecoveryActivities({ recovery }: RecoveryActivityDeps) {
+export function createRecoveryActivities({ recovery, ensureDispatchers }: RecoveryActivityDeps) {
   return {
     /** One pass: every start marker older than the grace period is resolved (src/recovery/sweep.ts). */
     async recoverUnstartedWorkflows(): Promise<RecoverySweepResult> {
       // The worker's own client: same connection and namespace as the workflows it starts.
-      return recoverySweepOf(recovery, Context.current().client, log).run();
+      const client = Context.current().client;
+      if (ensureDispatchers && Date.now() - dispatchersCheckedAt >= DISPATCHER_CHECK_MS) {
+        dispatchersCheckedAt = Date.now();
+        const started = await ensureDispatchers(client);
+        if (started > 0) log.info('webhook dispatchers started for endpoints without one', { started });
+      }
+      return recoverySweepOf(recovery, client, log).run();
     },
   };
 }

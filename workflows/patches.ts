@@ -13,6 +13,7 @@ export type WorkflowType =
   | 'payoutWorkflow'
   | 'payoutBatchWorkflow'
   | 'webhookDeliveryWorkflow'
+  | 'webhookDispatcherWorkflow'
   | 'webhookReplayWorkflow'
   | 'publishEventWorkflow'
   | 'reconciliationWorkflow'
@@ -40,6 +41,10 @@ export const LONGEST_RUN_DAYS: Readonly<Record<WorkflowType, number>> = {
   // 11 attempts over ~2.9 days with ±20 % jitter; a receiver answering Retry-After (at most 24 h,
   // src/webhooks/retry-schedule.ts) to every attempt stretches its 10 waits to ~10.2 days.
   webhookDeliveryWorkflow: 11,
+  // A run is drains of at most 75 minutes and waits of the retry schedule (~2.9 days, at most
+  // ~10.2 with Retry-After, as above) for one failing event; it continues as new before 2,000 events.
+  // A run delivering steadily continues as new after ~2,000 / 6 hours (a week and a half at most).
+  webhookDispatcherWorkflow: 14,
   // Activities and short pauses only: minutes to hours (a replay sends at most 10,000 events, 10 a
   // second). An outage, while activities retry, pushes every date by its length.
   webhookReplayWorkflow: 1,

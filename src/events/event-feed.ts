@@ -22,6 +22,11 @@ export interface EventFeedOptions {
   /** Re-reads this far back when (re)opening the cursor; duplicates are dropped by event id. */
   overlapMs?: number;
   logger?: Pick<Logger, 'warn'>;
+  /**
+   * Stops when the connection is closed (a worker's wake-ups: whoever tails again reopens it), and
+   * its waits do not keep the process alive.
+   */
+  untilClosed?: boolean;
 }
 
 const RECENT_IDS = 10_000;
@@ -44,6 +49,11 @@ export class EventFeed {
     if (this.loop) return;
     this.lastAt = Date.now();
     this.loop = this.run();
+  }
+
+  /** Tailing, not closed nor stopped with its connection. */
+  get running(): boolean {
+    return this.loop !== null && !this.stopped;
   }
 
   subscribe(listener: FeedListener): () => void {
@@ -70,7 +80,16 @@ export class EventFeed {
     const db = this.conn.db!;
     const pollMs = this.opts.pollMs ?? 250;
     const overlapMs = this.opts.overlapMs ?? 30_000;
+    const pause = (ms: number) =>
+      new Promise((r) => {
+        const t = setTimeout(r, ms);
+        if (this.opts.untilClosed) t.unref();
+      });
     while (!this.stopped) {
+      if (this.opts.untilClosed && (this.conn.readyState as number) === 0) {
+        this.stopped = true;
+        break;
+      }
       let cursorId: mongo.Long | null = null;
       try {
         // The first cursor starts where tailing began; a reopened one re-reads a margin.
@@ -93,8 +112,7 @@ export class EventFeed {
           })) as { cursor: { id: unknown; nextBatch: FeedEntry[] } };
           this.emit(more.cursor.nextBatch);
           cursorId = mongo.Long.fromValue(more.cursor.id as number);
-          if (more.cursor.nextBatch.length === 0 && !this.stopped)
-            await new Promise((r) => setTimeout(r, pollMs));
+          if (more.cursor.nextBatch.length === 0 && !this.stopped) await pause(pollMs);
         }
       } catch (err) {
         if (!this.stopped) this.opts.logger?.warn({ err }, 'event feed cursor failed; reopening');
@@ -103,7 +121,7 @@ export class EventFeed {
         await db.command({ killCursors: FEED_COLLECTION, cursors: [cursorId] }).catch(() => undefined);
       }
       // A dead cursor (empty capped collection on MongoDB, a restart) is reopened shortly.
-      if (!this.stopped) await new Promise((r) => setTimeout(r, 200));
+      if (!this.stopped) await pause(200);
     }
   }
 }

@@ -12,9 +12,11 @@ import { backfillOnce } from '../persistence/backfill-once';
 // the only filter FerretDB 1.24's SQLite backend pushes down.
 //
 // Lists read a read model keyed by `_id` (src/persistence/read-chains.ts): each event is appended to
-// three chains of its merchant, all events, those of its type and those of its reference; a page is
-// the positions below its cursor, each read by `_id`, so a list costs the same however many events
-// this or any other merchant has. Newest first means most recently appended first (appends follow
+// its merchant's chain `m|` (the order webhook dispatchers deliver in and WebSocket clients resume
+// from); a page is the positions below its cursor, each read by `_id`, so a list costs the same
+// however many events this or any other merchant has. A type or reference filter walks `m|` with a
+// read budget (docs/decisions/events/one-event-chain.md); the `t|` and `r|` chains events were also
+// appended to before are still read by the cursors issued on them. Newest first means most recently appended first (appends follow
 // `createdAt` closely, not exactly: a time window is checked per entry). Events stored before the chains
 // existed are appended once by init() (a one-time scan; docs/events.md).
 
@@ -67,6 +69,8 @@ export interface EventQuery {
   to?: Date;
   /** Where a previous page stopped: a position in the chain the filters select. */
   before?: number;
+  /** `before` is a position in the type or reference chain (a cursor issued before `m|` alone). */
+  legacyChain?: boolean;
   /** A cursor issued before the chains: continue below this (createdAt, id). */
   after?: { createdAt: Date; id: string };
   limit: number;
@@ -84,7 +88,10 @@ const EVENT_CHAINS = 'event_chains';
 /** Positions read at most for one filtered page; past it the page is short and its cursor goes on. */
 const PAGE_BUDGET = 2_000;
 
-/** The chain a query reads: the narrowest its filters name (reference, then type, then all). */
+/**
+ * The chain a filtered query read before events went to `m|` alone (reference, then type, then
+ * all): cursors issued then still continue on it, where every event below them is.
+ */
 export function eventStreamOf(merchantId: string, q: { type?: EventType; reference?: string }): string {
   if (q.reference !== undefined) return `r|${merchantId}|${q.reference}`;
   if (q.type !== undefined) return `t|${merchantId}|${q.type}`;
@@ -94,6 +101,16 @@ export function eventStreamOf(merchantId: string, q: { type?: EventType; referen
 /** `evt_` and 24 hex digits like every id, the same for every retry of one emission. */
 export function eventIdOf(emissionKey: string): string {
   return `evt_${createHash('sha256').update(emissionKey).digest('hex').slice(0, 24)}`;
+}
+
+/** A fresh event and its position in its merchant's chain, as recorded in this process. */
+export type RecordedListener = (event: StoredEvent, position: number) => void;
+const recordedListeners = new Set<RecordedListener>();
+
+/** Told of each event this process records (webhook dispatchers wake on it): in-process, best effort. */
+export function onEventRecorded(listener: RecordedListener): () => void {
+  recordedListeners.add(listener);
+  return () => recordedListeners.delete(listener);
 }
 
 // The last createdAt given per subject in this process (bounded): see record().
@@ -114,6 +131,11 @@ export class EventStore {
     const model =
       (conn.models.Event as Model<EventDoc> | undefined) ?? conn.model<EventDoc>('Event', eventSchema);
     return new EventStore(model, conn);
+  }
+
+  /** The store's connection (the webhook outbox keeps its cursors and tails the feed on it). */
+  get connection(): Connection {
+    return this.conn;
   }
 
   async init(): Promise<void> {
@@ -141,18 +163,15 @@ export class EventStore {
     });
   }
 
-  /**
-   * Appends to the merchant's three chains (each append idempotent: an activity retry is harmless).
-   * The type and reference chains first: an event listed unfiltered is listed by its filters too.
-   */
-  private async index(event: StoredEvent, opts: AppendOptions = {}): Promise<void> {
-    const at = new Date(event.createdAt);
-    const { merchantId, type, reference } = event;
-    await Promise.all([
-      this.chains.append(eventStreamOf(merchantId, { type }), event.id, at, event, opts),
-      this.chains.append(eventStreamOf(merchantId, { reference }), event.id, at, event, opts),
-    ]);
-    await this.chains.append(eventStreamOf(merchantId, {}), event.id, at, event, opts);
+  /** Appends to the merchant's chain (idempotent: an activity retry is harmless); answers the position. */
+  private async index(event: StoredEvent, opts: AppendOptions = {}): Promise<number> {
+    return this.chains.append(
+      eventStreamOf(event.merchantId, {}),
+      event.id,
+      new Date(event.createdAt),
+      event,
+      opts,
+    );
   }
 
   /** Records once per emission key (a retry answers the stored event), then mirrors it to the feed. */
@@ -191,8 +210,9 @@ export class EventStore {
     }
     // Before the feed: a WebSocket client resuming from this event finds its position. Created
     // just now, it was never listed: no position to look up first.
-    await this.index(event, { fresh });
+    const position = await this.index(event, { fresh });
     await this.publish(event);
+    for (const listener of recordedListeners) listener(event, position);
     return event;
   }
 
@@ -225,7 +245,7 @@ export class EventStore {
    * backfill appends old events after new ones), so neither bound may cut the walk by position.
    */
   async list(merchantId: string, q: EventQuery): Promise<EventPage> {
-    const stream = eventStreamOf(merchantId, q);
+    const stream = eventStreamOf(merchantId, q.legacyChain ? q : {});
     const time = (e: ChainEntry<StoredEvent>) => new Date(e.at).getTime();
     const after = q.after;
     const page = await this.chains.walkDown(stream, {
@@ -234,6 +254,7 @@ export class EventStore {
       budget: PAGE_BUDGET,
       keep: (e) =>
         (!q.type || e.doc.type === q.type) &&
+        (q.reference === undefined || e.doc.reference === q.reference) &&
         (!q.to || time(e) < q.to.getTime()) &&
         (!q.from || time(e) >= q.from.getTime()) &&
         (!after ||
@@ -246,6 +267,16 @@ export class EventStore {
       positions: page.entries.map((e) => e.seq),
       next: page.entries.length < q.limit ? page.next : null,
     };
+  }
+
+  /** The entry at `position` of the merchant's chain (a tombstone included), or null: one `_id` read. */
+  async outboxAt(merchantId: string, position: number): Promise<ChainEntry<StoredEvent> | null> {
+    return this.chains.at(eventStreamOf(merchantId, {}), position);
+  }
+
+  /** The last position of the merchant's chain (0: none yet). */
+  async outboxHead(merchantId: string): Promise<number> {
+    return this.chains.head(eventStreamOf(merchantId, {}));
   }
 
   /** Closes the holes readers found in the event chains (the recovery sweep): from the events themselves. */

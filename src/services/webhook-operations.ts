@@ -29,7 +29,7 @@ const owed = (endpoint: WebhookEndpoint, event: StoredEvent) =>
   subscribes(endpoint, event) &&
   new Date(endpoint.createdAt).getTime() <= new Date(event.createdAt).getTime();
 
-type EventFilter = Pick<EventQuery, 'type' | 'reference' | 'from' | 'to'>;
+type EventFilter = Pick<EventQuery, 'type' | 'reference' | 'from' | 'to' | 'legacyChain'>;
 
 export interface WebhookOperationsDeps {
   events: EventStore;

@@ -52,6 +52,15 @@ export function webhookDeliveryWorkflowId(
   return `webhook:${eventId}:${endpointId}${redeliveryKey ? `:redeliver:${redeliveryKey}` : ''}`;
 }
 
+/**
+ * `webhook-dispatcher:<endpointId>`: the one workflow that delivers an endpoint's events in order
+ * (workflows/webhook-dispatcher.ts). Reused by design: a parked dispatcher closes, and enabling the
+ * endpoint starts it again under the same id.
+ */
+export function webhookDispatcherWorkflowId(endpointId: string): string {
+  return `webhook-dispatcher:${endpointId}`;
+}
+
 /** `event:<subjectId>:<eventType>`: an event published apart from its transaction's workflow (a correction). */
 export function eventPublishWorkflowId(subjectId: string, eventType: string): string {
   return `event:${subjectId}:${eventType}`;
@@ -85,6 +94,7 @@ export type ParsedWorkflowId =
   | { kind: 'refund'; merchantId: string; refundId: string }
   | { kind: 'statement' | 'payout-batch' | 'webhook-replay'; merchantId: string; id: string }
   | { kind: 'webhook'; eventId: string; endpointId: string; redeliveryKey: string | null }
+  | { kind: 'webhook-dispatcher'; endpointId: string }
   | { kind: 'event'; subjectId: string; eventType: string }
   | { kind: 'reconciliation'; scheduledAt: string | null }
   | { kind: 'recovery-sweep'; taskQueue: string; scheduledAt: string | null };
@@ -129,6 +139,8 @@ export function parseWorkflowId(id: string): ParsedWorkflowId | null {
       if (redelivery) return { kind, eventId, endpointId: redelivery[1]!, redeliveryKey: redelivery[2]! };
       return tail.includes(':') ? null : { kind, eventId, endpointId: tail, redeliveryKey: null };
     }
+    case 'webhook-dispatcher':
+      return rest && !rest.includes(':') ? { kind, endpointId: rest } : null;
     case 'event': {
       const parts = split(rest);
       if (!parts || !parts[1]) return null;
@@ -168,6 +180,8 @@ export function buildWorkflowId(parsed: ParsedWorkflowId): string {
       return webhookReplayWorkflowId(parsed.merchantId, parsed.id);
     case 'webhook':
       return webhookDeliveryWorkflowId(parsed.eventId, parsed.endpointId, parsed.redeliveryKey ?? undefined);
+    case 'webhook-dispatcher':
+      return webhookDispatcherWorkflowId(parsed.endpointId);
     case 'event':
       return eventPublishWorkflowId(parsed.subjectId, parsed.eventType);
     case 'reconciliation':

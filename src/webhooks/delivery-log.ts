@@ -182,6 +182,17 @@ export class DeliveryLog {
   }
 
   /**
+   * An attempt of an endpoint's dispatcher (src/webhooks/outbox.ts): its chain entry is its log line,
+   * with no attempt document beside it (the listing, the health and the filters read the chain
+   * only). Appended once per attempt id: a repeat is refused by the chain's unique member, then read.
+   */
+  async recordListed(a: DeliveryAttempt): Promise<void> {
+    const _id = attemptId(a.deliveryId, a.attempt);
+    await this.chains.append(a.endpointId, _id, new Date(a.attemptedAt), a, { fresh: true });
+    if (a.succeeded) await this.markDelivered(a.eventId, a.endpointId, new Date(a.attemptedAt));
+  }
+
+  /**
    * Newest first, from the endpoint's chain: positions below `before` (a cursor), each an `_id`
    * read. With `eventId`, at most FILTERED_READ_BUDGET positions are read for one page, which may
    * then be short; `next` continues below the last position read (null: nothing older).

@@ -254,6 +254,17 @@ export class EndpointStore {
       .map((d) => this.opened(d)!);
   }
 
+  /**
+   * Every endpoint's id, merchant and status: one scan, for a worker's one-time check that each
+   * enabled endpoint has its dispatcher (never on a request path).
+   */
+  async all(): Promise<Pick<WebhookEndpoint, 'id' | 'merchantId' | 'status'>[]> {
+    return this.model
+      .find({}, { _id: 0, id: 1, merchantId: 1, status: 1 })
+      .lean<Pick<WebhookEndpoint, 'id' | 'merchantId' | 'status'>[]>()
+      .exec();
+  }
+
   async get(merchantId: string, id: string): Promise<WebhookEndpoint | null> {
     const doc = await this.model.findById(id).lean<EndpointDoc>().exec();
     return doc && doc.merchantId === merchantId ? this.opened(doc) : null;

@@ -5,6 +5,7 @@ import { createTestMerchant } from '../helpers/merchants';
 import { useWebhookStack } from '../helpers/webhooks';
 import { publishTestEvent } from '../helpers/events';
 import { publicEvent } from '../../src/events/catalogue';
+import { webhookDispatcherWorkflowId } from '../../src/temporal/workflow-ids';
 
 // Webhook deliveries and the events API through HTTP: signed deliveries verified with the
 // standardwebhooks package, redelivery, the delivery log and its pages, events listing. Endpoints
@@ -48,11 +49,13 @@ describe('webhooks: deliveries and events', () => {
       latencyMs: expect.any(Number),
       attemptedAt: expect.stringMatching(/Z$/),
     });
-    // Delivered at its first attempt, made by the delivery workflow the event's activity started.
-    expect(await stack.env.client.workflow.getHandle(log.body.data[0].deliveryId).result()).toEqual({
-      outcome: 'delivered',
-      attempts: 1,
-    });
+    // Delivered at its first attempt by the endpoint's dispatcher, whose history did not grow for it:
+    // its drain activity is still open (no workflow per delivery any more).
+    expect(log.body.data[0].deliveryId).toBe(`webhook:${event.id}:${endpoint.id}`);
+    const dispatcher = await stack.env.client.workflow
+      .getHandle(webhookDispatcherWorkflowId(endpoint.id))
+      .fetchHistory();
+    expect(dispatcher.events?.some((e) => e.activityTaskCompletedEventAttributes)).toBe(false);
 
     // Redelivery sends the same event again, as a new delivery, signed afresh.
     const again = await api.post(`/v1/events/${event.id}/redeliver`, {});
@@ -183,5 +186,65 @@ describe('webhooks: deliveries and events', () => {
     expect(after.body.data[0]).toMatchObject({ eventId: 'evt_legacy', error: 'connection refused' });
     expect(JSON.stringify(after.body)).not.toContain('10.0.0.5');
     await api.request('DELETE', `/v1/webhooks/${endpoint.id}`);
+  });
+
+  it("delivers an endpoint's events in order; a 410 parks its queue, and enabling it resumes from that event", async () => {
+    const endpoint = await register(api, '/parked');
+    const refs = (hits: { body: string }[]) =>
+      hits.map((h) => (JSON.parse(h.body) as { data: { reference: string } }).data.reference);
+    let gone = true;
+    receiver.respond = (req) => (req.path === '/parked' && gone ? { status: 410 } : { status: 200 });
+    await publishTestEvent(stack, merchant.merchantId, { type: 'payin.completed', reference: 'park-1' });
+    // The 410 disables the endpoint and its dispatcher ends, parked at that event.
+    const dispatcher = stack.env.client.workflow.getHandle(webhookDispatcherWorkflowId(endpoint.id));
+    expect(await dispatcher.result()).toMatchObject({ state: 'parked', reason: 'disabled', attempts: 1 });
+    expect((await api.get(`/v1/webhooks/${endpoint.id}`)).body.status).toBe('disabled');
+    await publishTestEvent(stack, merchant.merchantId, { type: 'payin.completed', reference: 'park-2' });
+    await publishTestEvent(stack, merchant.merchantId, { type: 'payin.completed', reference: 'park-3' });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(refs(await at('/parked')())).toEqual(['park-1']);
+
+    gone = false;
+    expect((await api.post(`/v1/webhooks/${endpoint.id}/enable`, {})).status).toBe(200);
+    const hits = await eventually(at('/parked'), (r) => r.length === 4);
+    expect(refs(hits)).toEqual(['park-1', 'park-1', 'park-2', 'park-3']);
+    const log = await eventually(
+      () => api.get(`/v1/webhooks/${endpoint.id}/deliveries`),
+      (r) => r.body.data?.length === 4,
+    );
+    // The parked event's attempts go on numbering: 1 (410), then 2 (delivered).
+    expect(
+      log.body.data.map((a: { attempt: number; succeeded: boolean }) => [a.attempt, a.succeeded]),
+    ).toEqual([
+      [1, true],
+      [1, true],
+      [2, true],
+      [1, false],
+    ]);
+  });
+
+  it("adds no event to its endpoint's dispatcher history per delivery, one event or a burst of 20", async () => {
+    const endpoint = await register(api, '/burst');
+    const dispatcher = stack.env.client.workflow.getHandle(webhookDispatcherWorkflowId(endpoint.id));
+    const length = async () => (await dispatcher.fetchHistory()).events!.length;
+    await publishTestEvent(stack, merchant.merchantId, { type: 'payin.completed', reference: 'burst-0' });
+    await eventually(at('/burst'), (r) => r.length === 1);
+    const afterOne = await length();
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        publishTestEvent(stack, merchant.merchantId, {
+          type: 'payin.completed',
+          reference: `burst-${i + 1}`,
+        }),
+      ),
+    );
+    const hits = await eventually(at('/burst'), (r) => r.length === 21);
+    // Each once.
+    expect(new Set(hits.map((h) => h.headers['webhook-id'])).size).toBe(21);
+    const afterBurst = await length();
+    console.log(`dispatcher history: ${afterOne} events after 1 delivery, ${afterBurst} after 21`);
+    expect(afterBurst).toBe(afterOne);
+    // Started, its first task, the drain scheduled: nothing since.
+    expect(afterOne).toBeLessThanOrEqual(5);
   });
 });

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { stopDispatcher } from '../../src/webhooks/dispatch';
+import { webhookDispatcherWorkflowId } from '../../src/temporal/workflow-ids';
 import fc from 'fast-check';
 import type { Model } from 'mongoose';
 import { ApiClient, eventually } from '../helpers/http';
@@ -58,6 +60,9 @@ describe('webhook replays at once (fast-check scheduler)', () => {
           const api = new ApiClient(stack.baseUrl, merchant.credentials);
           const path = `/replay/${randomUUID()}`;
           const hook = await registerEndpoint(api, receiver, path, ['payin.completed']);
+          // No dispatcher: the events below stay unsent, as if each had failed (replays send them).
+          await stopDispatcher(stack.env.client, hook.id);
+          await stack.env.client.workflow.getHandle(webhookDispatcherWorkflowId(hook.id)).result();
           await new Promise((r) => setTimeout(r, 5)); // events strictly after the endpoint
           const from = new Date(Date.now() - 60_000);
           const recorded: StoredEvent[] = [];

@@ -1,4 +1,5 @@
 import { Webhook } from 'standardwebhooks';
+import { ensureAllDispatchers } from '../../activities/webhook-dispatch-activities';
 import { EndpointStore } from '../../src/webhooks/endpoint-store';
 import { auditQueries, describeScans } from '../helpers/query-audit';
 import { newSigningSecret } from '../../src/webhooks/signing';
@@ -175,6 +176,11 @@ describe('webhooks', () => {
     expect(JSON.stringify(raw)).not.toContain('whsec_');
     expect(await store.migrate()).toBe(0);
     expect((await client.get('/v1/webhooks')).body.data.map((e: { id: string }) => e.id)).toEqual([id]);
+    // What a worker's first recovery sweep does: a dispatcher for each enabled endpoint without one.
+    expect(
+      await ensureAllDispatchers({ endpoints: store }, stack.env.client, stack.taskQueue),
+    ).toBeGreaterThan(0);
+    expect(await ensureAllDispatchers({ endpoints: store }, stack.env.client, stack.taskQueue)).toBe(0);
 
     await publishTestEvent(stack, merchant.merchantId, { type: 'payin.completed', reference: 'wh-legacy-2' });
     const hits = await eventually(at('/legacy'), (r) => r.length === 1);

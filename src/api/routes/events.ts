@@ -8,13 +8,16 @@ import { toPublicEvent } from '../../events/catalogue';
 import { startDelivery } from '../../webhooks/dispatch';
 import type { WebhookApiDeps } from './webhooks';
 
-// A position in the chain the query's filters select (`k` names which, so a cursor used with other
-// filters is refused); `{ t, id }` cursors were issued before the chains and still continue.
+// A position in the merchant's chain `m|` (`k` names the filters, so a cursor used with other
+// filters is refused). Cursors of kind `r`/`t` were issued on the reference and type chains before
+// events went to `m|` alone: they go on down those chains. `{ t, id }` cursors predate the chains.
 const eventCursor = z.union([
   z.object({ s: z.number().int().positive(), k: z.string() }),
   z.object({ t: z.number(), id: z.string() }),
 ]);
-const chainKind = (q: { type?: string; reference?: string }) => (q.reference ? 'r' : q.type ? 't' : 'm');
+const filterKind = (q: { type?: string; reference?: string }) =>
+  `m${q.reference ? 'r' : ''}${q.type ? 't' : ''}`;
+const legacyKind = (q: { type?: string; reference?: string }) => (q.reference ? 'r' : q.type ? 't' : 'm');
 
 export function eventRoutes(deps: WebhookApiDeps): Router {
   const router = Router();
@@ -23,14 +26,18 @@ export function eventRoutes(deps: WebhookApiDeps): Router {
     const q = parseOr400(listEventsQuery, req.query, req);
     const cursor = q.cursor ? decodeCursor(eventCursor, q.cursor) : undefined;
     // A cursor of a delivery-filtered listing is not one of the plain listing (and back).
-    const kind = `${chainKind(q)}${q.delivered ? `d${q.delivered[0]}` : ''}`;
-    if (cursor && 's' in cursor && cursor.k !== kind) decodeCursor(z.never(), q.cursor!); // another query's cursor: 400 on `cursor`
+    const delivered = q.delivered ? `d${q.delivered[0]}` : '';
+    const kind = `${filterKind(q)}${delivered}`;
+    const legacy =
+      !!cursor && 's' in cursor && legacyKind(q) !== 'm' && cursor.k === `${legacyKind(q)}${delivered}`;
+    if (cursor && 's' in cursor && cursor.k !== kind && !legacy) decodeCursor(z.never(), q.cursor!); // another query's cursor: 400 on `cursor`
     const filter = {
       ...(q.type ? { type: q.type } : {}),
       ...(q.reference ? { reference: q.reference } : {}),
       ...(q.from ? { from: new Date(q.from) } : {}),
       ...(q.to ? { to: new Date(q.to) } : {}),
       ...(cursor && 's' in cursor ? { before: cursor.s } : {}),
+      ...(legacy ? { legacyChain: true } : {}),
     };
     const found = q.delivered
       ? await deps.operations.listByDelivery(req.merchantId!, {
@@ -49,7 +56,7 @@ export function eventRoutes(deps: WebhookApiDeps): Router {
     const below = found.events.length > q.limit ? found.positions[q.limit - 1] : found.next;
     res.json({
       data: page.map(toPublicEvent),
-      nextCursor: below ? encodeCursor({ s: below, k: kind }) : null,
+      nextCursor: below ? encodeCursor({ s: below, k: legacy ? cursor.k : kind }) : null,
     });
   });
 

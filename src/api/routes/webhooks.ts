@@ -1,4 +1,6 @@
 import { Router, type Request } from 'express';
+import { ensureDispatcher, stopDispatcher } from '../../webhooks/dispatch';
+import { outboxCursors, saveCursor } from '../../webhooks/outbox';
 import { isLiveScope } from '../../domain/modes';
 import type { Client } from '@temporalio/client';
 import { z } from 'zod';
@@ -128,6 +130,9 @@ export function webhookRoutes(deps: WebhookApiDeps): Router {
     const body = parseOr400(createWebhookRequest, req.body ?? {}, req);
     const refusal = checkWebhookUrl(body.url, deps.allowPrivateNetworks);
     if (refusal) throw new ApiProblem('WEBHOOK_URL_NOT_ALLOWED', { detail: refusalText[refusal] });
+    // Where its queue starts: events recorded from now on (read before the endpoint exists, so an
+    // event recorded meanwhile is delivered rather than missed).
+    const head = await deps.events.outboxHead(req.merchantId!);
     const endpoint = await deps.endpoints
       .create(
         req.merchantId!,
@@ -138,6 +143,11 @@ export function webhookRoutes(deps: WebhookApiDeps): Router {
         if (err instanceof TooManyEndpointsError) throw new ApiProblem('WEBHOOK_ENDPOINT_LIMIT');
         throw err;
       });
+    // The queue's start is saved first: a dispatcher started later (Temporal unreachable now, then the
+    // worker's sweep) still begins there.
+    const from = { cursor: head, attempts: 0 };
+    await saveCursor(outboxCursors(deps.events.connection), endpoint.id, from);
+    await ensureDispatcher(deps.temporal, deps.taskQueue, endpoint, { from });
     res.status(201).json({ ...toEndpointRecord(endpoint), secret: endpoint.secrets[0]!.secret });
   });
 
@@ -204,6 +214,7 @@ export function webhookRoutes(deps: WebhookApiDeps): Router {
   router.delete('/v1/webhooks/:id', async (req, res) => {
     if (!(await deps.endpoints.remove(req.merchantId!, String(req.params.id))))
       throw new ApiProblem('WEBHOOK_NOT_FOUND');
+    await stopDispatcher(deps.temporal, String(req.params.id));
     res.status(204).end();
   });
 
@@ -223,6 +234,8 @@ export function webhookRoutes(deps: WebhookApiDeps): Router {
   router.post('/v1/webhooks/:id/enable', async (req, res) => {
     await endpointOr404(req);
     const endpoint = await deps.endpoints.setStatus(req.merchantId!, String(req.params.id), 'enabled', null);
+    // Its dispatcher resumes where the queue parked (or, still running, does not park).
+    await ensureDispatcher(deps.temporal, deps.taskQueue, endpoint!, { signal: true });
     res.json(toEndpointRecord(endpoint!));
   });
 

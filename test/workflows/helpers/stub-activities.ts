@@ -170,6 +170,8 @@ function defaults(): Typed {
     settlePayoutFee: async () => undefined,
     reversePayout: async () => ({ applied: true }),
     attemptWebhookDelivery: async () => ({ outcome: 'delivered', retryAfterMs: null }),
+    drainWebhookOutbox: async (input) => ({ state: 'rested', cursor: input.from?.cursor ?? 0, attempts: 0 }),
+    parkWebhookEndpoint: async () => undefined,
     recoverUnstartedWorkflows: async () => ({ examined: 0, outcomes: {} }),
     reconcileOperatorDay: async (input) => ({
       id: `rec_${input.operator}_${input.date}`,
