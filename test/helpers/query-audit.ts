@@ -220,7 +220,9 @@ export async function auditQueries<T>(
     const id = idOf(cmd);
     const entry: AuditedCommand = {
       name,
-      collection: typeof target === 'string' ? target : null,
+      // A getMore names its cursor first and its collection in `collection`.
+      collection:
+        typeof target === 'string' ? target : typeof cmd.collection === 'string' ? cmd.collection : null,
       ...(id !== undefined ? { id } : {}),
       start: performance.now(),
     };
