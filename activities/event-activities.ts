@@ -1,15 +1,14 @@
-import { observeTransactionEvent, webhookDeliveries } from '../src/infra/metrics';
-import { toPublicEvent, type EventType } from '../src/events/catalogue';
+import { observeTransactionEvent } from '../src/infra/metrics';
+import type { EventType } from '../src/events/catalogue';
 import type { EventStore, RecordEventInput } from '../src/events/event-store';
 import { toPublicRecord } from '../src/contract/records/payout-record';
 import { refundedTotal } from '../src/domain/refund';
 import type { RefundStore } from '../src/persistence/refunds';
 import type { TransactionStore } from '../src/persistence/transactions';
 import type { DeliveryLog } from '../src/webhooks/delivery-log';
-import { activeSecrets, type EndpointStore } from '../src/webhooks/endpoint-store';
-import { postWebhook } from '../src/webhooks/sender';
+import type { EndpointStore } from '../src/webhooks/endpoint-store';
+import { attemptWebhook } from '../src/webhooks/attempt';
 import type { PrivateNetworkAccess } from '../src/webhooks/ssrf';
-import { signedHeaders } from '../src/webhooks/signing';
 import type { AttemptOutcome, WebhookDeliveryInput } from '../src/webhooks/messages';
 import { missingRecord } from '../src/temporal/permanent-errors';
 
@@ -43,36 +42,13 @@ export function createEventActivities(deps: EventActivityDeps) {
     const event = await events.findById(input.merchantId, input.eventId);
     if (!event) return { outcome: 'event_missing', retryAfterMs: null };
 
-    const body = JSON.stringify(toPublicEvent(event));
-    // Signed at each attempt: the timestamp is the attempt's, as receivers check its freshness.
-    const headers = signedHeaders(
-      event.id,
-      body,
-      activeSecrets(endpoint).map((s) => s.secret),
-    );
-    const attemptedAt = new Date();
-    const sent = await postWebhook(endpoint.url, headers, body, deps.webhooks);
-    const succeeded = sent.statusCode !== null && sent.statusCode >= 200 && sent.statusCode < 300;
-    await deliveries.record({
+    const sent = await attemptWebhook(deps, endpoint, event, {
       deliveryId: input.deliveryId,
       attempt: input.attempt,
-      merchantId: input.merchantId,
-      endpointId: endpoint.id,
-      eventId: event.id,
-      eventType: event.type,
       trigger: input.trigger,
-      url: endpoint.url,
-      attemptedAt,
-      succeeded,
-      statusCode: sent.statusCode,
-      latencyMs: sent.latencyMs,
-      error: sent.error,
-      retryAfterMs: sent.retryAfterMs,
+      log: 'document',
     });
-    webhookDeliveries.inc({
-      outcome: succeeded ? 'delivered' : sent.statusCode === 410 ? 'gone' : 'failed',
-    });
-    if (succeeded) return { outcome: 'delivered', retryAfterMs: null };
+    if (sent.succeeded) return { outcome: 'delivered', retryAfterMs: null };
     if (sent.statusCode === 410) {
       await endpoints.setStatus(input.merchantId, endpoint.id, 'disabled', 'the endpoint answered 410 Gone');
       return { outcome: 'endpoint_gone', retryAfterMs: null };

@@ -2,17 +2,13 @@ import type { Client } from '@temporalio/client';
 import type { Connection, Model } from 'mongoose';
 import { Schema } from 'mongoose';
 import type { Logger } from 'pino';
-import { toPublicEvent, type StoredEvent } from '../events/catalogue';
+import type { StoredEvent } from '../events/catalogue';
 import { EventFeed } from '../events/event-feed';
 import { onEventRecorded, type EventStore } from '../events/event-store';
-import { webhookDeliveries } from '../infra/metrics';
 import { webhookDeliveryWorkflowId } from '../temporal/workflow-ids';
-import type { DeliveryLog } from './delivery-log';
-import { activeSecrets, type EndpointStore, type WebhookEndpoint } from './endpoint-store';
+import { attemptWebhook, type AttemptDeps } from './attempt';
+import type { EndpointStore, WebhookEndpoint } from './endpoint-store';
 import type { DrainInput, DrainResult, OutboxCursor } from './messages';
-import { postWebhook } from './sender';
-import { signedHeaders } from './signing';
-import type { PrivateNetworkAccess } from './ssrf';
 
 // The drain of an endpoint's outbox (docs/events.md, Delivery and retries): the merchant's events in the order of its
 // chain `m|`, after the endpoint's cursor, one HTTP attempt each, in order. It runs for its
@@ -131,12 +127,10 @@ export class OutboxWaker {
   }
 }
 
-export interface OutboxDeps {
+export interface OutboxDeps extends AttemptDeps {
   events: EventStore;
   endpoints: EndpointStore;
-  deliveries: DeliveryLog;
   cursors: Model<CursorDoc>;
-  webhooks: { timeoutMs: number; allowPrivateNetworks: PrivateNetworkAccess };
   waker: OutboxWaker;
   runMs?: number;
 }
@@ -200,7 +194,7 @@ async function drain(
   input: DrainInput,
   current: () => boolean,
 ): Promise<DrainResult | null> {
-  const { events, endpoints, deliveries, waker, merchantId } = { ...deps, merchantId: input.merchantId };
+  const { events, endpoints, waker, merchantId } = { ...deps, merchantId: input.merchantId };
   const deadline = Date.now() + (deps.runMs ?? DRAIN_RUN_MS);
   let endpoint = await endpoints.get(merchantId, input.endpointId);
   let endpointAt = Date.now();
@@ -275,28 +269,13 @@ async function drain(
     if (!(await beat())) return null;
     const event = entry.doc;
     const attempt = at.attempts + 1;
-    const sent = await send(deps, endpoint, event);
-    const succeeded = sent.statusCode !== null && sent.statusCode >= 200 && sent.statusCode < 300;
-    await deliveries.recordListed({
+    const sent = await attemptWebhook(deps, endpoint, event, {
       deliveryId: webhookDeliveryWorkflowId(event.id, endpoint.id),
       attempt,
-      merchantId,
-      endpointId: endpoint.id,
-      eventId: event.id,
-      eventType: event.type,
       trigger: 'event',
-      url: endpoint.url,
-      attemptedAt: sent.attemptedAt,
-      succeeded,
-      statusCode: sent.statusCode,
-      latencyMs: sent.latencyMs,
-      error: sent.error,
-      retryAfterMs: sent.retryAfterMs,
+      log: 'listed',
     });
-    webhookDeliveries.inc({
-      outcome: succeeded ? 'delivered' : sent.statusCode === 410 ? 'gone' : 'failed',
-    });
-    if (succeeded) {
+    if (sent.succeeded) {
       at = { cursor: next, attempts: 0 };
       continue;
     }
@@ -307,16 +286,4 @@ async function drain(
     }
     return { state: 'failed', eventId: event.id, retryAfterMs: sent.retryAfterMs, ...at };
   }
-}
-
-async function send(deps: OutboxDeps, endpoint: WebhookEndpoint, event: StoredEvent) {
-  const body = JSON.stringify(toPublicEvent(event));
-  // Signed at each attempt: the timestamp is the attempt's, as receivers check its freshness.
-  const headers = signedHeaders(
-    event.id,
-    body,
-    activeSecrets(endpoint).map((s) => s.secret),
-  );
-  const attemptedAt = new Date();
-  return { attemptedAt, ...(await postWebhook(endpoint.url, headers, body, deps.webhooks)) };
 }
