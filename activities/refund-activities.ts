@@ -9,7 +9,7 @@ import { computeFee, type FeeSchedule } from '../src/domain/fees';
 import type { Refund, RefundType } from '../src/domain/refund';
 import { toRefundRecord } from '../src/contract/records/refund-record';
 import type { Country, OperatorCode } from '../src/domain/operators';
-import type { SandboxScenario } from '../src/domain/transaction';
+import type { SandboxScenario, Transaction } from '../src/domain/transaction';
 import type { EventType } from '../src/events/catalogue';
 import type { RecordEventInput } from '../src/events/event-store';
 import { missingRecord } from '../src/temporal/permanent-errors';
@@ -81,6 +81,22 @@ export interface RefundActivityDeps {
 export function createRefundActivities(deps: RefundActivityDeps) {
   const { transactions, refunds, refundAudit, ledger, operators } = deps;
 
+  // A succeeded payin's identity (merchant, reference, currency, country, provider, customer) never
+  // changes: the desk's read serves the openRefund that follows it in this worker, and failRefund.
+  const settledPayins = new Map<string, Transaction>();
+  const remember = (payin: Transaction) => {
+    if (payin.status !== 'success' || !payin.provider) return;
+    if (settledPayins.size >= 10_000) settledPayins.delete(settledPayins.keys().next().value!);
+    settledPayins.set(payin.id, payin);
+  };
+  const settledPayin = async (payinId: string): Promise<Transaction | null> => {
+    const known = settledPayins.get(payinId);
+    if (known) return known;
+    const payin = await transactions.findById(payinId);
+    if (payin) remember(payin);
+    return payin;
+  };
+
   const requireRefund = async (refundId: string): Promise<Refund> => {
     const refund = await refunds.findById(refundId);
     if (!refund) throw missingRecord(`refund ${refundId} not found`);
@@ -104,10 +120,14 @@ export function createRefundActivities(deps: RefundActivityDeps) {
   return {
     /** The payin and its refunds as stored, read by its refund desk when it opens (refunds are never deleted). */
     async openRefundDesk(payinId: string): Promise<RefundDeskFacts> {
-      const payin = await transactions.findById(payinId);
-      if (!payin || payin.kind !== 'payin' || !payin.provider)
+      // The state and the seq of its last write in one read (the document, then the versions after it).
+      const read = await transactions.findWithSeq(payinId);
+      const payin = read?.transaction;
+      if (!read || !payin || payin.kind !== 'payin' || !payin.provider)
         throw missingRecord(`payin ${payinId} not found`);
-      const [seq, known] = await Promise.all([transactions.stateSeqOf(payinId), refunds.ofPayin(payin)]);
+      remember(payin);
+      const { seq } = read;
+      const known = await refunds.ofPayin(payin);
       return {
         payin: {
           merchantId: payin.merchantId,
@@ -140,7 +160,8 @@ export function createRefundActivities(deps: RefundActivityDeps) {
      * first: a refund the balance cannot cover leaves no record (the ledger's non-retryable InsufficientFundsError).
      */
     async openRefund(input: OpenRefundInput): Promise<{ fee: number }> {
-      const payin = await transactions.findById(input.payinId);
+      // Only identity fields of the payin are used here: its desk's read of them serves.
+      const payin = await settledPayin(input.payinId);
       if (!payin) throw missingRecord(`payin ${input.payinId} not found`);
       const fee = computeFee(
         'refund',
@@ -258,7 +279,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
       processedAt: string,
     ): Promise<void> {
       const r = await requireRefund(refundId);
-      const provider = (await transactions.findById(r.payinId))?.provider ?? null;
+      const provider = (await settledPayin(r.payinId))?.provider ?? null;
       await refunds.advance(r.id, {
         status: 'failed',
         transactionStatus: 'failed',

@@ -136,6 +136,19 @@ export class CheckoutService {
     return tx;
   }
 
+  /**
+   * The session for an answer (confirm, decline): only fields fixed at creation are used (country,
+   * amounts, links, its workflow), and whether it still awaits the customer is the workflow's
+   * validator's to say, so its document alone serves (no version probe), or the page's recent read.
+   */
+  private async sessionAsCreated(id: string): Promise<Transaction> {
+    const cached = this.recent.get(id);
+    if (cached) return cached;
+    const tx = /^pr_[0-9a-f]{24}$/.test(id) ? await this.deps.transactions.findAsCreated(id) : null;
+    if (!tx || tx.kind !== 'payin' || tx.flow !== 'session') throw new ApiProblem('SESSION_NOT_FOUND');
+    return tx;
+  }
+
   async view(id: string): Promise<CheckoutView> {
     const tx = await this.session(id);
     const merchantName = await this.deps.merchantName(tx.merchantId);
@@ -166,7 +179,7 @@ export class CheckoutService {
   }
 
   async confirm(id: string, answer: CheckoutConfirmRequest): Promise<CheckoutState> {
-    const tx = await this.session(id);
+    const tx = await this.sessionAsCreated(id);
     const msisdn = this.validate(tx, answer);
     await refuseClosedPayin(this.deps.providerHealth, tx.merchantId, answer.provider, tx.country);
     const otpId = answer.otp ? (await this.deps.otps.put(answer.otp)).id : undefined;

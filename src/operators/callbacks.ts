@@ -64,7 +64,7 @@ export interface CallbackServiceDeps {
       id: string,
     ): Promise<Pick<Transaction, 'kind' | 'merchantId' | 'reference' | 'provider'> | null>;
   };
-  refunds: { findById(id: string): Promise<Refund | null> };
+  refunds: { findById(id: string): Promise<Refund | null>; merchantOf?(id: string): Promise<string | null> };
   temporal: Pick<Client, 'workflow'>;
   /** Callbacks per signer and transaction per minute, per API process (rate-limited beyond); 0 disables. */
   perTransactionPerMinute: number;
@@ -166,8 +166,11 @@ export class CallbackService {
       if (cb.kind !== 'refund') return transactionWorkflowId(tx.kind, tx.merchantId, tx.reference);
     }
     if (cb.kind === 'refund') {
-      const refund = await this.deps.refunds.findById(cb.id);
-      return refund ? refundWorkflowId(refund.merchantId, refund.id) : null;
+      // Its merchant alone names the workflow: fixed at creation, no version probe needed.
+      const merchantId = this.deps.refunds.merchantOf
+        ? await this.deps.refunds.merchantOf(cb.id)
+        : ((await this.deps.refunds.findById(cb.id))?.merchantId ?? null);
+      return merchantId ? refundWorkflowId(merchantId, cb.id) : null;
     }
     const tx = await identity(cb.id);
     return tx ? transactionWorkflowId(tx.kind, tx.merchantId, tx.reference) : null;

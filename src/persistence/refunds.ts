@@ -87,6 +87,8 @@ export class RefundStore {
   private readonly externalRefs: RefundExternalRefs;
   private readonly pendingMetadata: Model<{ _id: string; metadata: Metadata }>;
   private readonly index: TransactionIndex;
+  /** Refund id to merchant id, as read or inserted in this process: a refund's merchant never changes. */
+  private readonly merchants = new Map<string, string>();
 
   constructor(private readonly model: RefundModel) {
     this.versions = new StateVersions(model.db, 'refund_states');
@@ -144,6 +146,7 @@ export class RefundStore {
     if (listedAs) await this.index.add({ ...refund, ...listedAs, kind: 'refund' });
     try {
       await this.model.create({ _id: refund.id, ...refund });
+      this.knowMerchant(refund.id, refund.merchantId);
       return refund;
     } catch (err) {
       if ((err as { code?: number }).code !== 11000) throw err;
@@ -155,19 +158,30 @@ export class RefundStore {
 
   /** The latest state: the document, then the versions after the one it copies (two `_id` lookups). */
   async findById(id: string): Promise<Refund | null> {
-    return kept.read(id, async () => {
+    const refund = await kept.read(id, async () => {
       const doc = await this.model.findOne({ _id: id }, { _id: 0 }).lean<RefundDoc>().exec();
       return this.versions.read<Refund>(id, doc);
     });
+    if (refund) this.knowMerchant(id, refund.merchantId);
+    return refund;
   }
 
   /** The merchant scope of a refund: fixed at creation, the document alone answers (no version probe). */
   async merchantOf(id: string): Promise<string | null> {
+    const known = this.merchants.get(id);
+    if (known) return known;
     const doc = await this.model
       .findOne({ _id: id }, { merchantId: 1 })
       .lean<{ merchantId: string }>()
       .exec();
+    if (doc) this.knowMerchant(id, doc.merchantId);
     return doc?.merchantId ?? null;
+  }
+
+  /** Remembers a refund's merchant (fixed at creation) for merchantOf(), bounded. */
+  private knowMerchant(id: string, merchantId: string): void {
+    if (this.merchants.size >= 50_000) this.merchants.delete(this.merchants.keys().next().value!);
+    this.merchants.set(id, merchantId);
   }
 
   /** A merchant's refund by its rf_ reference; another merchant's is not found. */

@@ -102,10 +102,19 @@ const isDuplicateKey = (err: unknown) => (err as { code?: number }).code === 110
 /** Reads and writes inside one activity (src/persistence/read-once.ts). */
 const kept = new ReadOnceScope<Transaction>('transactions');
 
+/** What a transaction is fixed at creation with; `provider` too once set (a session's at its confirmation). */
+type Identity = Pick<Transaction, 'kind' | 'merchantId' | 'reference' | 'country' | 'provider' | 'createdAt'>;
+
 export class TransactionStore {
   private readonly versions: StateVersions;
   /** The lists GET /v1/transactions walks (src/persistence/transaction-index.ts). */
   readonly index: TransactionIndex;
+  /**
+   * Identities read or stored by this process, bounded: they never change (a provider once set
+   * neither), so the mode gateway, the callback's routing and a session's provider list ask the
+   * store once per id and process.
+   */
+  private readonly identities = new Map<string, Identity>();
 
   constructor(
     private readonly model: TransactionModel,
@@ -113,6 +122,14 @@ export class TransactionStore {
   ) {
     this.versions = new StateVersions(model.db, 'transaction_states');
     this.index = TransactionIndex.on(model.db);
+  }
+
+  private know(id: string, tx: Identity): void {
+    const known = this.identities.get(id);
+    if (known?.provider && !tx.provider) return;
+    if (this.identities.size >= 50_000) this.identities.delete(this.identities.keys().next().value!);
+    const { kind, merchantId, reference, country, provider, createdAt } = tx;
+    this.identities.set(id, { kind, merchantId, reference, country, provider: provider ?? null, createdAt });
   }
 
   static on(conn: Connection): TransactionStore {
@@ -182,6 +199,7 @@ export class TransactionStore {
     if (!fresh || !listing) await this.join(stored, fresh);
     try {
       await this.model.create({ ...stored, _id: id });
+      this.know(id, stored);
       await listing;
       return { created: true, transaction: stored };
     } catch (err) {
@@ -211,10 +229,23 @@ export class TransactionStore {
 
   /** The latest state: the document, then the versions after the one it copies (two `_id` lookups). */
   async findById(id: string): Promise<Transaction | null> {
-    return kept.read(id, async () => {
+    const tx = await kept.read(id, async () => {
       const doc = await this.model.findOne({ _id: id }, { _id: 0 }).lean<StoredTransaction>().exec();
       return this.versions.read<Transaction>(id, doc);
     });
+    if (tx) this.know(id, tx);
+    return tx;
+  }
+
+  /**
+   * The document as stored, without the versions after the state it copies: its fields fixed at
+   * creation are exact, its mutable state may lag. For readers of the former only (one `_id` read).
+   */
+  async findAsCreated(id: string): Promise<Transaction | null> {
+    const doc = await this.model.findOne({ _id: id }, { _id: 0 }).lean<StoredTransaction>().exec();
+    if (!doc) return null;
+    const { stateSeq: _seq, ...tx } = doc;
+    return tx;
   }
 
   /**
@@ -235,6 +266,8 @@ export class TransactionStore {
     // Versions first: a claimed id is re-used by the next attempt, which must start with none.
     await this.versions.remove(id);
     kept.forget(id);
+    // Its id is re-used by the next attempt, with that attempt's createdAt.
+    this.identities.delete(id);
     await this.model.deleteOne({ _id: id }).exec();
     // After the transaction: a claim left alone by a crash here is re-used by the next attempt.
     await this.refs.deleteOne({ _id: refKey(tx.merchantId, tx.kind, tx.reference) }).exec();
@@ -267,9 +300,10 @@ export class TransactionStore {
 
   async applyState(id: string, seq: number, changes: TransactionStateChanges): Promise<boolean> {
     // A session learns its provider when the customer confirms: it joins that provider's list then.
+    // Only its identity is listed (fixed at creation): the document alone, no version probe.
     if (changes.provider) {
-      const tx = await this.findById(id);
-      if (tx) await this.index.add(tx, [{ by: 'provider', value: changes.provider }]);
+      const tx = await this.listedIdentityOf(id);
+      if (tx) await this.index.add({ ...tx, id }, [{ by: 'provider', value: changes.provider }]);
     }
     // The writer knows its seq: no read of the document's hint first (StateVersions.applyNext).
     const stamped = { ...changes, updatedAt: new Date() };
@@ -302,10 +336,29 @@ export class TransactionStore {
   async identityOf(
     id: string,
   ): Promise<Pick<Transaction, 'kind' | 'merchantId' | 'reference' | 'provider'> | null> {
-    return this.model
+    // Known with its provider: final. Without one, the document may have learnt it since.
+    const known = this.identities.get(id);
+    if (known?.provider) return known;
+    const doc = await this.model
       .findOne({ _id: id }, { _id: 0, kind: 1, merchantId: 1, reference: 1, provider: 1 })
       .lean<Pick<Transaction, 'kind' | 'merchantId' | 'reference' | 'provider'>>()
       .exec();
+    return doc;
+  }
+
+  /** What a list entry needs (kind, merchant, createdAt): fixed at creation, the document alone answers. */
+  private async listedIdentityOf(id: string): Promise<Identity | null> {
+    const known = this.identities.get(id);
+    if (known) return known;
+    const doc = await this.model
+      .findOne(
+        { _id: id },
+        { _id: 0, kind: 1, merchantId: 1, reference: 1, country: 1, provider: 1, createdAt: 1 },
+      )
+      .lean<Identity>()
+      .exec();
+    if (doc) this.know(id, doc);
+    return doc;
   }
 
   /**
@@ -313,6 +366,8 @@ export class TransactionStore {
    * version probe), and the mode gateway asks it once per id and process.
    */
   async merchantOf(id: string): Promise<string | null> {
+    const known = this.identities.get(id);
+    if (known) return known.merchantId;
     const doc = await this.model
       .findOne({ _id: id }, { merchantId: 1 })
       .lean<{ merchantId: string }>()

@@ -155,8 +155,9 @@ export class OperatorAskIndex {
         await this.chains.insertOne({ _id: position, kind, id });
         this.heads.set(chain, seq + 1);
         // The hint every HINT_EVERY appends, not each: a new process starting from a hint that far
-        // behind pays a few failed inserts once, where every append paid a write.
-        if ((seq + 1) % HINT_EVERY === 1) await this.writeHint(chain, seq + 1);
+        // behind pays a few failed inserts once, where every append paid a write. At 8, 16… (not
+        // 1, 9…): the same lag at most, and a chain's first append (each new day) writes none.
+        if ((seq + 1) % HINT_EVERY === 0) await this.writeHint(chain, seq + 1);
         return;
       } catch (err) {
         if (!isDuplicateKey(err)) throw err;
