@@ -256,23 +256,7 @@ export class RefundStore {
   async applyState(id: string, seq: number, progress: Partial<RefundProgress>): Promise<boolean> {
     // The writer knows its seq: no read of the document's hint first (StateVersions.applyNext).
     const stamped = { ...progress, updatedAt: new Date() };
-    const applied = await this.versions.applyNext(
-      id,
-      seq,
-      stamped,
-      async (set) => {
-        const { matchedCount } = await this.model.updateOne({ _id: id }, { $set: set }).exec();
-        if (matchedCount === 0) throw new Error(`refund ${id} not found`);
-      },
-      async () => {
-        const doc = await this.model
-          .findOne({ _id: id }, { stateSeq: 1 })
-          .lean<{ stateSeq?: number }>()
-          .exec();
-        if (!doc) throw new Error(`refund ${id} not found`);
-        return doc.stateSeq ?? 0;
-      },
-    );
+    const applied = await this.versions.applyNextOnDocument(this.model, 'refund', id, seq, stamped);
     kept.wrote(id, applied, stamped);
     return applied;
   }

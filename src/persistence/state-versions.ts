@@ -1,4 +1,4 @@
-import type { Connection } from 'mongoose';
+import type { Connection, Model } from 'mongoose';
 import { retryOnWriteConflict } from './write-conflict';
 
 // Monotonic state writes on FerretDB, where every update is read-then-replace of the whole document:
@@ -189,6 +189,40 @@ export class StateVersions {
     if (!(await this.insert(recordId, seq, state))) return slow();
     await retryOnWriteConflict(() => writeHint(hintUpdate(seq, state)));
     return true;
+  }
+
+  /**
+   * applyNext() onto a record kept as a document of `model` (its `_id` the record's id, its hint in
+   * `stateSeq`): the copy is a `$set` on it, the fallback reads its `stateSeq`. `what` names the
+   * record in the error for a missing document.
+   */
+  async applyNextOnDocument<D>(
+    model: Model<D>,
+    what: string,
+    recordId: string,
+    seq: number,
+    changes: Record<string, unknown>,
+  ): Promise<boolean> {
+    const missing = () => new Error(`${what} ${recordId} not found`);
+    return this.applyNext(
+      recordId,
+      seq,
+      changes,
+      async (set) => {
+        const { matchedCount } = await model
+          .updateOne({ _id: recordId } as never, { $set: set })
+          .exec();
+        if (matchedCount === 0) throw missing();
+      },
+      async () => {
+        const doc = await model
+          .findOne({ _id: recordId }, { stateSeq: 1 })
+          .lean<{ stateSeq?: number }>()
+          .exec();
+        if (!doc) throw missing();
+        return doc.stateSeq ?? 0;
+      },
+    );
   }
 
   /** Removes a record's versions (before its document: a record re-created under its id starts clean). */

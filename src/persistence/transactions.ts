@@ -307,22 +307,12 @@ export class TransactionStore {
     }
     // The writer knows its seq: no read of the document's hint first (StateVersions.applyNext).
     const stamped = { ...changes, updatedAt: new Date() };
-    const applied = await this.versions.applyNext(
+    const applied = await this.versions.applyNextOnDocument(
+      this.model as never,
+      'transaction',
       id,
       seq,
       stamped,
-      async (set) => {
-        const { matchedCount } = await this.model.updateOne({ _id: id }, { $set: set }).exec();
-        if (matchedCount === 0) throw new Error(`transaction ${id} not found`);
-      },
-      async () => {
-        const doc = await this.model
-          .findOne({ _id: id }, { stateSeq: 1 })
-          .lean<{ stateSeq?: number }>()
-          .exec();
-        if (!doc) throw new Error(`transaction ${id} not found`);
-        return doc.stateSeq ?? 0;
-      },
     );
     kept.wrote(id, applied, stamped);
     return applied;
