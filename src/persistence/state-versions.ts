@@ -209,9 +209,7 @@ export class StateVersions {
       seq,
       changes,
       async (set) => {
-        const { matchedCount } = await model
-          .updateOne({ _id: recordId } as never, { $set: set })
-          .exec();
+        const { matchedCount } = await model.updateOne({ _id: recordId } as never, { $set: set }).exec();
         if (matchedCount === 0) throw missing();
       },
       async () => {
