@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ApiClient } from '../helpers/http';
+import { ApiClient, eventually } from '../helpers/http';
 import { useStack } from '../helpers/use-stack';
 import { createTestMerchant } from '../helpers/merchants';
 import { requestFingerprint } from '../../src/api/idempotency';
@@ -281,7 +281,11 @@ describe('idempotency of POST requests', () => {
       const first = await api.post(path, body, { 'x-idempotency-key': key });
       expect(first.status).toBeLessThan(300);
       expect(JSON.stringify(first.body)).toMatch(secret);
-      const raw = await rawRecord(key);
+      // Stored as it is sent (docs/decisions/idempotency/what-is-stored-and-released.md).
+      const raw = await eventually(
+        () => rawRecord(key),
+        (r) => r?.state === 'completed',
+      );
       expect(raw).toMatchObject({ state: 'completed', bodySealed: true });
       expect(JSON.stringify(raw)).not.toMatch(/whsec_|wst_/);
       const again = await api.post(path, body, { 'x-idempotency-key': key });
