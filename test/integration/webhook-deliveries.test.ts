@@ -199,8 +199,20 @@ describe('webhooks: deliveries and events', () => {
     const dispatcher = stack.env.client.workflow.getHandle(webhookDispatcherWorkflowId(endpoint.id));
     expect(await dispatcher.result()).toMatchObject({ state: 'parked', reason: 'disabled', attempts: 1 });
     expect((await api.get(`/v1/webhooks/${endpoint.id}`)).body.status).toBe('disabled');
-    await publishTestEvent(stack, merchant.merchantId, { type: 'payin.completed', reference: 'park-2' });
-    await publishTestEvent(stack, merchant.merchantId, { type: 'payin.completed', reference: 'park-3' });
+    // Recorded one after the other, so the queue holds them in this order.
+    const recorded = { recorded: true };
+    await publishTestEvent(
+      stack,
+      merchant.merchantId,
+      { type: 'payin.completed', reference: 'park-2' },
+      recorded,
+    );
+    await publishTestEvent(
+      stack,
+      merchant.merchantId,
+      { type: 'payin.completed', reference: 'park-3' },
+      recorded,
+    );
     await new Promise((r) => setTimeout(r, 300));
     expect(refs(await at('/parked')())).toEqual(['park-1']);
 
