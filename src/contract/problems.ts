@@ -11,6 +11,8 @@ export interface Catalogue {
   detail?: Text;
   /** What to do about it, as the error reference (GET /docs/errors#CODE) tells it. Required, so a new code cannot ship without it. */
   help: Text;
+  /** Answered by the dashboard's own routes only (/dashboard/api), so absent from the OpenAPI document. */
+  dashboardOnly?: true;
 }
 
 export const problemCatalogue = {
@@ -99,6 +101,32 @@ export const problemCatalogue = {
     help: {
       en: 'Call with curl -u "$API_KEY:$API_CLIENT" (HTTP Basic with your api_key and api_client). Use the test key (mk_test_…) in the sandbox, the live key in production; a revoked key no longer works.',
       fr: 'Appelez avec curl -u "$API_KEY:$API_CLIENT" (HTTP Basic avec votre api_key et votre api_client). Utilisez la clé de test (mk_test_…) dans le bac à sable, la clé réelle en production ; une clé révoquée ne fonctionne plus.',
+    },
+  },
+  SESSION_REQUIRED: {
+    dashboardOnly: true,
+    status: 401,
+    title: { en: 'Sign-in required', fr: 'Connexion requise' },
+    detail: {
+      en: 'Your dashboard session has ended or was never opened. Sign in again.',
+      fr: "Votre session du tableau de bord a pris fin ou n'a jamais été ouverte. Reconnectez-vous.",
+    },
+    help: {
+      en: 'Sign in at /dashboard. Sessions end when you sign out, after a period without activity, or when your membership changes.',
+      fr: "Connectez-vous sur /dashboard. Une session prend fin quand vous vous déconnectez, après une période d'inactivité ou quand votre accès change.",
+    },
+  },
+  ROLE_FORBIDDEN: {
+    dashboardOnly: true,
+    status: 403,
+    title: { en: 'Not allowed for your role', fr: 'Non autorisé pour votre rôle' },
+    detail: {
+      en: 'Your role in this team does not allow this action.',
+      fr: 'Votre rôle dans cette équipe ne permet pas cette action.',
+    },
+    help: {
+      en: 'Ask an owner or an admin of your team to do it, or to give you a role that allows it (docs/dashboard.md, Roles).',
+      fr: 'Demandez à un propriétaire ou à un administrateur de votre équipe de le faire, ou de vous donner un rôle qui le permet (docs/dashboard.md, Rôles).',
     },
   },
   NOT_FOUND: {
