@@ -69,9 +69,16 @@ export async function startTimeSkippingEnv(
   payloadKeys: KeyRing = configSchema.parse({}).PAYLOAD_CODEC_KEYS,
 ): Promise<TestWorkflowEnvironment> {
   await quietRuntime();
-  const env = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: 'existing-path', path: testServerWrapper } },
-    client: { dataConverter: dataConverter(payloadKeys) },
+  const create = () =>
+    TestWorkflowEnvironment.createTimeSkipping({
+      server: { executable: { type: 'existing-path', path: testServerWrapper } },
+      client: { dataConverter: dataConverter(payloadKeys) },
+    });
+  // The SDK gives the server's port 5 s to open, which a loaded 2-core machine can miss even for the
+  // forwarder: a second try, not a failed file.
+  const env = await create().catch((err: unknown) => {
+    if (!/did not start within/.test(String(err))) throw err;
+    return create();
   });
   await ensureSearchAttributes(env.connection, env.namespace ?? 'default');
   return env;
