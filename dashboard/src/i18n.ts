@@ -15,6 +15,7 @@ i18n.on('languageChanged', (lng) => {
   const language = lng.startsWith('fr') ? 'fr' : 'en';
   document.documentElement.lang = language;
   setApiLanguage(language);
+  document.title = i18n.t('app.name');
 });
 
 void i18n

@@ -63,42 +63,44 @@ export function Layout() {
       <a className="skip-link" href="#main">
         {t('layout.skip')}
       </a>
-      {!live && (
-        <div className="test-banner" role="status">
-          {t('layout.testBanner')}
+      <header>
+        {!live && (
+          <div className="test-banner" role="status">
+            {t('layout.testBanner')}
+          </div>
+        )}
+        <div className="top">
+          <Link to="/" className="brand">
+            {session.merchant.name}
+          </Link>
+          <div className="top-controls">
+            <button
+              type="button"
+              role="switch"
+              aria-checked={live}
+              className={live ? 'mode-switch mode-live' : 'mode-switch'}
+              disabled={setMode.isPending}
+              onClick={() => setMode.run(live ? 'test' : 'live')}
+            >
+              {t('layout.liveMode')}: {live ? t('layout.on') : t('layout.off')}
+            </button>
+            <LanguageSwitch />
+            <span className="who">
+              {session.member.name} ({t(`roles.${session.role}`)})
+            </span>
+            <Link to="/security">{t('nav.security')}</Link>
+            <button type="button" onClick={() => signOut.run()} disabled={signOut.isPending}>
+              {t('layout.signOut')}
+            </button>
+          </div>
         </div>
-      )}
-      <header className="top">
-        <Link to="/" className="brand">
-          {session.merchant.name}
-        </Link>
-        <div className="top-controls">
-          <button
-            type="button"
-            role="switch"
-            aria-checked={live}
-            className={live ? 'mode-switch mode-live' : 'mode-switch'}
-            disabled={setMode.isPending}
-            onClick={() => setMode.run(live ? 'test' : 'live')}
-          >
-            {t('layout.liveMode')}: {live ? t('layout.on') : t('layout.off')}
-          </button>
-          <LanguageSwitch />
-          <span className="who">
-            {session.member.name} ({t(`roles.${session.role}`)})
-          </span>
-          <Link to="/security">{t('nav.security')}</Link>
-          <button type="button" onClick={() => signOut.run()} disabled={signOut.isPending}>
-            {t('layout.signOut')}
-          </button>
-        </div>
+        {setMode.error != null && (
+          <div className="page-alert">
+            <ProblemAlert error={setMode.error} />
+            {!session.member.totpEnabled && <Link to="/security">{t('security.setUp')}</Link>}
+          </div>
+        )}
       </header>
-      {setMode.error != null && (
-        <div className="page-alert">
-          <ProblemAlert error={setMode.error} />
-          {!session.member.totpEnabled && <Link to="/security">{t('security.setUp')}</Link>}
-        </div>
-      )}
       <div className="body">
         <nav aria-label={t('layout.navigation')} className="side">
           <ul>

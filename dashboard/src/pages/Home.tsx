@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { dashboardApi, type Volume, type Volumes } from '../api/dashboard';
@@ -10,12 +10,13 @@ import { useSession } from '../session';
 function VolumeList(props: { volumes: Volumes; title: string }) {
   const { t } = useTranslation();
   const f = useFormat();
+  const headingId = useId();
   const rows: { type: keyof Volumes; v: Volume }[] = (['payin', 'payout', 'refund'] as const).flatMap(
     (type) => props.volumes[type].map((v) => ({ type, v })),
   );
   return (
-    <section className="tile" aria-labelledby={`vol-${props.title}`}>
-      <h3 id={`vol-${props.title}`}>{props.title}</h3>
+    <section className="tile" aria-labelledby={headingId}>
+      <h3 id={headingId}>{props.title}</h3>
       {rows.length === 0 ? (
         <p>{t('home.noVolume')}</p>
       ) : (
