@@ -116,7 +116,8 @@ export function Layout() {
           </ul>
         </nav>
         <main id="main" ref={mainRef} tabIndex={-1}>
-          <Outlet />
+          {/* A new mode starts each screen afresh: no filter, cursor or list carried across modes. */}
+          <Outlet key={session.mode} />
         </main>
       </div>
     </div>

@@ -23,6 +23,7 @@ interface Filters {
 }
 const none: Filters = { method: '', status: '', path: '', problem: '', idempotencyKey: '', from: '', to: '' };
 const helper = createColumnHelper<typeof features, RequestLogEntry>();
+const noEntries: RequestLogEntry[] = [];
 
 function Body(props: { label: string; value: unknown }) {
   if (props.value === null || props.value === undefined) return null;
@@ -142,7 +143,7 @@ export function RequestLog() {
       <DataTable
         caption={t('requests.caption')}
         columns={columns}
-        data={log.data?.data ?? []}
+        data={log.data?.data ?? noEntries}
         rowKey={(r) => r.id}
         loading={log.isFetching}
       />
