@@ -34,7 +34,7 @@ if (require.main === module) {
   } else {
     console.log('dashboard: building the page into dist/dashboard…');
     const vite = join(root, 'node_modules', 'vite', 'bin', 'vite.js');
-    const result = spawnSync(process.execPath, [vite, 'build', '--config', 'dashboard/vite.config.ts'], {
+    const result = spawnSync(process.execPath, [vite, 'build', '--config', 'dashboard/vite.config.mts'], {
       cwd: root,
       stdio: 'inherit',
     });
