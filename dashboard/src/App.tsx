@@ -124,7 +124,9 @@ export const router = createBrowserRouter(
 
 // A 401 SESSION_REQUIRED from any call: forget what was shown and sign in again, back here after.
 onSessionRequired(() => {
-  const { pathname, search } = router.state.location;
+  const { search } = router.state.location;
+  // The router's location carries the basename; the `next` address is inside the app.
+  const pathname = router.state.location.pathname.replace(/^\/dashboard(?=\/|$)/, '') || '/';
   if (['/sign-in', '/invite', '/reset-password'].some((p) => pathname.startsWith(p))) return;
   forgetSession(queryClient);
   void router.navigate(`/sign-in?next=${encodeURIComponent(pathname + search)}`, { replace: true });

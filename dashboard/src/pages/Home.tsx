@@ -1,11 +1,13 @@
 import { useQuery } from '@tanstack/react-query';
-import { useId, useState } from 'react';
+import { lazy, Suspense, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { dashboardApi, type Volume, type Volumes } from '../api/dashboard';
 import { ProblemAlert } from '../components/ProblemAlert';
 import { useFormat } from '../format';
 import { useSession } from '../session';
+
+// The chart library is the largest part of the page: loaded with Home's chart only.
+const VolumeChart = lazy(() => import('../components/VolumeChart'));
 
 function VolumeList(props: { volumes: Volumes; title: string }) {
   const { t } = useTranslation();
@@ -128,41 +130,9 @@ export function Home() {
             )}
             {currency && (
               <figure className="chart">
-                <div role="img" aria-label={t('home.chartLabel', { currency })}>
-                  <ResponsiveContainer width="100%" height={280}>
-                    <LineChart data={days} margin={{ top: 8, right: 16, bottom: 8, left: 16 }}>
-                      <CartesianGrid stroke="#d0d5dd" strokeDasharray="3 3" />
-                      <XAxis dataKey="date" tickFormatter={(d: string) => f.shortDate(d)} stroke="#344054" />
-                      <YAxis tickFormatter={(n: number) => f.number(n)} stroke="#344054" width={90} />
-                      <Tooltip
-                        labelFormatter={(d: unknown) => (typeof d === 'string' ? f.date(d) : '')}
-                        formatter={(value) => f.amount(Number(value), currency)}
-                      />
-                      <Legend />
-                      <Line
-                        type="monotone"
-                        dataKey="payin"
-                        name={t('types.payin')}
-                        stroke="#1d4ed8"
-                        dot={false}
-                      />
-                      <Line
-                        type="monotone"
-                        dataKey="payout"
-                        name={t('types.payout')}
-                        stroke="#b42318"
-                        dot={false}
-                      />
-                      <Line
-                        type="monotone"
-                        dataKey="refund"
-                        name={t('types.refund')}
-                        stroke="#067647"
-                        dot={false}
-                      />
-                    </LineChart>
-                  </ResponsiveContainer>
-                </div>
+                <Suspense fallback={<p>{t('common.loading')}</p>}>
+                  <VolumeChart days={days} currency={currency} />
+                </Suspense>
                 <figcaption>
                   <details>
                     <summary>{t('home.chartAsTable')}</summary>

@@ -12,7 +12,8 @@ import { adoptSession } from '../session';
 
 /** Only a path inside the dashboard: `next` comes from the address bar. */
 export function safeNext(next: string | null): string {
-  return next && next.startsWith('/') && !next.startsWith('//') ? next : '/';
+  if (!next || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return '/';
+  return next.replace(/^\/dashboard(?=\/|$)/, '') || '/';
 }
 
 export function SignIn() {

@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { Fragment, useState, type FormEvent } from 'react';
+import { Fragment, useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
 import { dashboardApi } from '../api/dashboard';
@@ -45,6 +45,11 @@ function RefundDialog(props: { reference: string; remaining: number; currency: s
   );
   const errors = fieldErrors(refund.error);
   const value = full ? props.remaining : Number(amount);
+  // A refusal naming fields goes back to the form, where each error sits next to its field.
+  const fieldRefusal = Object.keys(errors).length > 0;
+  useEffect(() => {
+    if (fieldRefusal) setConfirming(false);
+  }, [fieldRefusal]);
   const openDialog = () => {
     refund.reset();
     setConfirming(false);
@@ -80,6 +85,7 @@ function RefundDialog(props: { reference: string; remaining: number; currency: s
                 {t('refund.partial')}
               </label>
             </fieldset>
+            <ProblemAlert error={refund.error} shownFields={['amount', 'reason', 'externalReference']} />
             {!full && (
               <Field label={t('fields.amountIn', { currency: props.currency })} error={errors.amount}>
                 {(p) => (
