@@ -1,0 +1,125 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, NavLink, Outlet, useLocation, useNavigate } from 'react-router';
+import { dashboardApi, type Permission } from '../api/dashboard';
+import { useAction } from '../actions';
+import { languages, type Language } from '../i18n';
+import { adoptSession, forgetSession, useCan, useSession } from '../session';
+import { ProblemAlert } from './ProblemAlert';
+
+const links: { to: string; key: string; permission: Permission }[] = [
+  { to: '/', key: 'nav.home', permission: 'read' },
+  { to: '/transactions', key: 'nav.transactions', permission: 'read' },
+  { to: '/payouts', key: 'nav.payouts', permission: 'payout' },
+  { to: '/statements', key: 'nav.statements', permission: 'statement' },
+  { to: '/developers', key: 'nav.developers', permission: 'developer' },
+  { to: '/team', key: 'nav.team', permission: 'team' },
+];
+
+export function LanguageSwitch() {
+  const { t, i18n } = useTranslation();
+  const current = (i18n.resolvedLanguage ?? 'en') as Language;
+  return (
+    <div className="language-switch">
+      <label htmlFor="language">{t('layout.language')}</label>
+      <select id="language" value={current} onChange={(e) => void i18n.changeLanguage(e.target.value)}>
+        {languages.map((l) => (
+          <option key={l} value={l} lang={l}>
+            {l === 'en' ? 'English' : 'Français'}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+export function Layout() {
+  const { t } = useTranslation();
+  const session = useSession();
+  const can = useCan();
+  const client = useQueryClient();
+  const navigate = useNavigate();
+  const location = useLocation();
+  const mainRef = useRef<HTMLElement>(null);
+
+  // After a navigation, focus goes to the new page's main region (screen readers hear the new page).
+  useEffect(() => {
+    mainRef.current?.focus();
+  }, [location.pathname]);
+
+  const setMode = useAction(dashboardApi.setMode, (next) => adoptSession(client, next));
+  const signOut = useAction(
+    (_: void, key: string) => dashboardApi.signOut(key),
+    () => {
+      forgetSession(client);
+      void navigate('/sign-in');
+    },
+  );
+  const live = session.mode === 'live';
+
+  return (
+    <div className="app">
+      <a className="skip-link" href="#main">
+        {t('layout.skip')}
+      </a>
+      <header>
+        {!live && (
+          <div className="test-banner" role="status">
+            {t('layout.testBanner')}
+          </div>
+        )}
+        <div className="top">
+          <Link to="/" className="brand">
+            {session.merchant.name}
+          </Link>
+          <div className="top-controls">
+            <button
+              type="button"
+              role="switch"
+              aria-checked={live}
+              className={live ? 'mode-switch mode-live' : 'mode-switch'}
+              disabled={setMode.isPending}
+              onClick={() => setMode.run(live ? 'test' : 'live')}
+            >
+              {t('layout.liveMode')}: {live ? t('layout.on') : t('layout.off')}
+            </button>
+            <LanguageSwitch />
+            <span className="who">
+              {session.member.name} ({t(`roles.${session.role}`)})
+            </span>
+            <Link to="/security">{t('nav.security')}</Link>
+            <button type="button" onClick={() => signOut.run()} disabled={signOut.isPending}>
+              {t('layout.signOut')}
+            </button>
+          </div>
+        </div>
+        {setMode.error != null && (
+          <div className="page-alert">
+            <ProblemAlert error={setMode.error} />
+            {!session.member.totpEnabled && <Link to="/security">{t('security.setUp')}</Link>}
+          </div>
+        )}
+      </header>
+      <div className="body">
+        <nav aria-label={t('layout.navigation')} className="side">
+          <ul>
+            {links
+              .filter((l) => can(l.permission))
+              .map((l) => (
+                <li key={l.to}>
+                  <NavLink to={l.to} end={l.to === '/'}>
+                    {t(l.key)}
+                  </NavLink>
+                </li>
+              ))}
+          </ul>
+        </nav>
+        <main id="main" ref={mainRef} tabIndex={-1}>
+          {/* A new mode starts each screen afresh: no filter, cursor or list carried across modes. */}
+          <Outlet key={session.mode} />
+        </main>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,40 @@
+// Numbers, amounts and dates through Intl in the page's language. XOF and XAF have no minor unit.
+import { useTranslation } from 'react-i18next';
+
+const noDecimals = new Set(['XOF', 'XAF']);
+
+export function formatAmount(amount: number, currency: string, language: string): string {
+  const digits = noDecimals.has(currency) ? 0 : undefined;
+  try {
+    return new Intl.NumberFormat(language, {
+      style: 'currency',
+      currency,
+      minimumFractionDigits: digits,
+      maximumFractionDigits: digits,
+    }).format(amount);
+  } catch {
+    return `${new Intl.NumberFormat(language).format(amount)} ${currency}`;
+  }
+}
+
+export function useFormat() {
+  const { i18n } = useTranslation();
+  const language = i18n.resolvedLanguage ?? i18n.language;
+  return {
+    language,
+    amount: (amount: number, currency: string) => formatAmount(amount, currency, language),
+    number: (n: number) => new Intl.NumberFormat(language).format(n),
+    percent: (ratio: number) =>
+      new Intl.NumberFormat(language, { style: 'percent', maximumFractionDigits: 1 }).format(ratio),
+    dateTime: (iso: string | null | undefined) =>
+      iso
+        ? new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso))
+        : '—',
+    date: (iso: string) =>
+      new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(iso)),
+    shortDate: (iso: string) =>
+      new Intl.DateTimeFormat(language, { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(
+        new Date(iso),
+      ),
+  };
+}

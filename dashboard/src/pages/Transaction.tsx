@@ -1,0 +1,304 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Fragment, useEffect, useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, useParams } from 'react-router';
+import { dashboardApi } from '../api/dashboard';
+import { api, fieldErrors, unwrap } from '../api/http';
+import { useAction } from '../actions';
+import { Field } from '../components/Field';
+import { ConfirmModal, Modal } from '../components/Modal';
+import { ProblemAlert } from '../components/ProblemAlert';
+import { useFormat } from '../format';
+import { useCan, useSession } from '../session';
+import { toRow, type AnyTransaction } from './transactions-model';
+
+type Kind = 'payin' | 'payout' | 'refund';
+
+function fetchRecord(type: Kind, reference: string): Promise<AnyTransaction> {
+  const path = { path: { reference } };
+  if (type === 'payin') return unwrap(api.GET('/v1/payin/{reference}', { params: path }));
+  if (type === 'payout') return unwrap(api.GET('/v1/payout/{reference}', { params: path }));
+  return unwrap(api.GET('/v1/refunds/{reference}', { params: path }));
+}
+
+function RefundDialog(props: { reference: string; remaining: number; currency: string; onDone: () => void }) {
+  const { t } = useTranslation();
+  const f = useFormat();
+  const [open, setOpen] = useState(false);
+  const [confirming, setConfirming] = useState(false);
+  const [full, setFull] = useState(true);
+  const [amount, setAmount] = useState('');
+  const [reason, setReason] = useState('');
+  const [externalReference, setExternalReference] = useState('');
+  const refund = useAction(
+    (body: { amount?: number; reason: string; externalReference: string }, key: string) =>
+      unwrap(
+        api.POST('/v1/payin/{reference}/refund', {
+          params: { path: { reference: props.reference }, header: { 'X-Idempotency-Key': key } },
+          body,
+        }),
+      ),
+    () => {
+      setOpen(false);
+      props.onDone();
+    },
+  );
+  const errors = fieldErrors(refund.error);
+  const value = full ? props.remaining : Number(amount);
+  // A refusal naming fields goes back to the form, where each error sits next to its field.
+  const fieldRefusal = Object.keys(errors).length > 0;
+  useEffect(() => {
+    if (fieldRefusal) setConfirming(false);
+  }, [fieldRefusal]);
+  const openDialog = () => {
+    refund.reset();
+    setConfirming(false);
+    setFull(true);
+    setAmount('');
+    setReason('');
+    setExternalReference(`rf-${crypto.randomUUID().slice(0, 8)}`);
+    setOpen(true);
+  };
+  const review = (e: FormEvent) => {
+    e.preventDefault();
+    setConfirming(true);
+  };
+  const send = () => refund.run({ ...(full ? {} : { amount: value }), reason, externalReference });
+
+  return (
+    <>
+      <button type="button" className="button-primary" onClick={openDialog}>
+        {t('refund.open')}
+      </button>
+      <Modal open={open} onClose={() => setOpen(false)} title={t('refund.title')}>
+        <p>{t('refund.remaining', { amount: f.amount(props.remaining, props.currency) })}</p>
+        {!confirming ? (
+          <form onSubmit={review} noValidate>
+            <fieldset>
+              <legend>{t('refund.kind')}</legend>
+              <label className="choice">
+                <input type="radio" name="refund-kind" checked={full} onChange={() => setFull(true)} />
+                {t('refund.full')}
+              </label>
+              <label className="choice">
+                <input type="radio" name="refund-kind" checked={!full} onChange={() => setFull(false)} />
+                {t('refund.partial')}
+              </label>
+            </fieldset>
+            <ProblemAlert error={refund.error} shownFields={['amount', 'reason', 'externalReference']} />
+            {!full && (
+              <Field label={t('fields.amountIn', { currency: props.currency })} error={errors.amount}>
+                {(p) => (
+                  <input
+                    {...p}
+                    type="number"
+                    inputMode="numeric"
+                    min={1}
+                    max={props.remaining}
+                    required
+                    value={amount}
+                    onChange={(e) => setAmount(e.target.value)}
+                  />
+                )}
+              </Field>
+            )}
+            <Field label={t('fields.reason')} error={errors.reason}>
+              {(p) => <input {...p} required value={reason} onChange={(e) => setReason(e.target.value)} />}
+            </Field>
+            <Field label={t('fields.externalReference')} error={errors.externalReference}>
+              {(p) => (
+                <input
+                  {...p}
+                  required
+                  value={externalReference}
+                  onChange={(e) => setExternalReference(e.target.value)}
+                />
+              )}
+            </Field>
+            <div className="actions">
+              <button type="button" onClick={() => setOpen(false)}>
+                {t('common.cancel')}
+              </button>
+              <button
+                type="submit"
+                className="button-primary"
+                disabled={!reason || !externalReference || !(value > 0 && value <= props.remaining)}
+              >
+                {t('refund.review')}
+              </button>
+            </div>
+          </form>
+        ) : (
+          <div>
+            <p className="confirm-text">
+              {t('refund.confirm', { amount: f.amount(value, props.currency), reference: props.reference })}
+            </p>
+            <ProblemAlert error={refund.error} />
+            <div className="actions">
+              <button type="button" onClick={() => setConfirming(false)}>
+                {t('common.back')}
+              </button>
+              <button type="button" className="button-danger" onClick={send} disabled={refund.isPending}>
+                {t('refund.send')}
+              </button>
+            </div>
+          </div>
+        )}
+      </Modal>
+    </>
+  );
+}
+
+export function Transaction() {
+  const { t } = useTranslation();
+  const f = useFormat();
+  const can = useCan();
+  const session = useSession();
+  const client = useQueryClient();
+  const params = useParams();
+  const type = (['payin', 'payout', 'refund'].includes(params.type ?? '') ? params.type : 'payin') as Kind;
+  const reference = params.reference ?? '';
+  const [cancelOpen, setCancelOpen] = useState(false);
+
+  const record = useQuery({
+    queryKey: ['transaction', session.mode, type, reference],
+    queryFn: () => fetchRecord(type, reference),
+  });
+  const timeline = useQuery({
+    queryKey: ['timeline', session.mode, reference],
+    queryFn: () => dashboardApi.timeline(reference),
+  });
+  const refresh = () => {
+    void client.invalidateQueries({ queryKey: ['transaction'] });
+    void client.invalidateQueries({ queryKey: ['timeline'] });
+    void client.invalidateQueries({ queryKey: ['transactions'] });
+  };
+  const cancel = useAction(
+    (_: void, key: string) =>
+      unwrap(
+        api.POST('/v1/payout/{reference}/cancel', {
+          params: { path: { reference }, header: { 'X-Idempotency-Key': key } },
+        }),
+      ),
+    () => {
+      setCancelOpen(false);
+      refresh();
+    },
+  );
+
+  const tx = record.data;
+  const row = tx ? toRow(tx) : null;
+  const refunded = tx && 'refundedAmount' in tx ? (tx.refundedAmount ?? 0) : 0;
+  const refundable =
+    tx && row && row.type === 'payin' && ['completed', 'success'].includes(row.status)
+      ? row.amount - refunded
+      : 0;
+
+  return (
+    <>
+      <p>
+        <Link to="/transactions">{t('transaction.back')}</Link>
+      </p>
+      <h1>{t('transaction.title', { type: t(`types.${type}`), reference })}</h1>
+      <ProblemAlert error={record.error} />
+      {record.isPending && <p>{t('common.loading')}</p>}
+      {tx && row && (
+        <section aria-labelledby="summary-heading">
+          <h2 id="summary-heading">{t('transaction.summary')}</h2>
+          <dl className="summary">
+            <dt>{t('fields.status')}</dt>
+            <dd>
+              <span className={`status status-${row.status}`}>{t(`statuses.${row.status}`)}</span>
+            </dd>
+            <dt>{t('fields.amount')}</dt>
+            <dd>{f.amount(row.amount, row.currency)}</dd>
+            <dt>{t('fields.fee')}</dt>
+            <dd>{f.amount(tx.fee, row.currency)}</dd>
+            {row.type === 'payin' && (
+              <>
+                <dt>{t('transaction.refunded')}</dt>
+                <dd>{f.amount(refunded, row.currency)}</dd>
+              </>
+            )}
+            <dt>{t('fields.phone')}</dt>
+            <dd>{row.phone ?? '—'}</dd>
+            <dt>{t('fields.operator')}</dt>
+            <dd>{row.operator ?? '—'}</dd>
+            <dt>{t('fields.createdAt')}</dt>
+            <dd>{f.dateTime(row.createdAt)}</dd>
+            {tx.failure && (
+              <>
+                <dt>{t('transaction.failure')}</dt>
+                <dd>
+                  <code>{tx.failure.code}</code> {tx.failure.message}
+                </dd>
+              </>
+            )}
+            {Object.entries(tx.metadata).map(([k, v]) => (
+              <Fragment key={k}>
+                <dt>
+                  {t('transaction.metadata')} <code>{k}</code>
+                </dt>
+                <dd>{v}</dd>
+              </Fragment>
+            ))}
+          </dl>
+          <div className="actions">
+            {can('refund') && refundable > 0 && (
+              <RefundDialog
+                reference={reference}
+                remaining={refundable}
+                currency={row.currency}
+                onDone={refresh}
+              />
+            )}
+            {can('payout') && row.type === 'payout' && row.status === 'pending' && (
+              <button type="button" className="button-danger" onClick={() => setCancelOpen(true)}>
+                {t('payouts.cancel')}
+              </button>
+            )}
+          </div>
+          <ConfirmModal
+            open={cancelOpen}
+            title={t('payouts.cancelTitle')}
+            confirmLabel={t('payouts.cancel')}
+            danger
+            busy={cancel.isPending}
+            onConfirm={() => cancel.run()}
+            onClose={() => setCancelOpen(false)}
+          >
+            <p>{t('payouts.cancelConfirm', { reference, amount: f.amount(row.amount, row.currency) })}</p>
+            <ProblemAlert error={cancel.error} />
+          </ConfirmModal>
+        </section>
+      )}
+      <section aria-labelledby="timeline-heading">
+        <h2 id="timeline-heading">{t('transaction.timeline')}</h2>
+        <ProblemAlert error={timeline.error} />
+        {timeline.isPending && <p>{t('common.loading')}</p>}
+        {timeline.data && (
+          <ol className="timeline">
+            {timeline.data.entries.map((e, i) => (
+              <li key={`${e.at}-${i}`} className={`timeline-${e.kind}`}>
+                <p>
+                  <time dateTime={e.at}>{f.dateTime(e.at)}</time> ·{' '}
+                  <span className="badge">{t(`timeline.${e.kind}`)}</span> <strong>{e.label}</strong>
+                </p>
+                {Object.keys(e.detail).length > 0 && (
+                  <dl className="detail">
+                    {Object.entries(e.detail).map(([k, v]) => (
+                      <div key={k}>
+                        <dt>{k}</dt>
+                        <dd>{v === null ? '—' : String(v)}</dd>
+                      </div>
+                    ))}
+                  </dl>
+                )}
+              </li>
+            ))}
+          </ol>
+        )}
+      </section>
+    </>
+  );
+}
