@@ -104,6 +104,8 @@ const liveNeedsSecondFactor: RequestHandler = (req, _res, next) => {
 
 /** The public API through the dashboard: the roles.ts permission of the route, else 403. */
 const apiGuard: RequestHandler = (req, _res, next) => {
+  // Not mounted at '/v1': req.path keeps the full '/v1/...' the roles table is written against.
+  if (!req.path.startsWith('/v1/') && req.path !== '/v1') return next();
   const permission = permissionForApiRoute(req.method, req.path);
   if (!req.member) return next(new ApiProblem('SESSION_REQUIRED'));
   if (!permission || !can(req.member.role, permission)) return next(new ApiProblem('ROLE_FORBIDDEN'));
@@ -163,7 +165,7 @@ export function dashboardRouter(deps: DashboardDeps, mountPublicApi: (router: Ro
   api.use(liveNeedsSecondFactor);
   api.use(dashboardDataRoutes(deps.data));
   // Routers declare '/v1/...' paths: inside this router (mounted at /dashboard/api) req.url is that.
-  api.use('/v1', apiGuard);
+  api.use(apiGuard);
   mountPublicApi(api);
   api.use(notFoundHandler);
   router.use('/api', api);
