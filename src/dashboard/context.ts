@@ -5,6 +5,7 @@ import { memberView } from './identity';
 import { SESSION_COOKIE, LIFETIME_MS } from './access/sessions';
 import type { AuditEntry } from './access/audit-log';
 import { permissionsOf, liveNeedsTotp } from './access/roles';
+import { redactLinkTokens } from '../infra/log-masking';
 
 /** What the dashboard's server side needs, wired in src/main/wiring.ts. */
 export interface DashboardDeps {
@@ -82,7 +83,7 @@ export async function routeAudit(
       memberId: member._id,
       email: member.email,
       action,
-      target: req.originalUrl.split('?')[0]!,
+      target: redactLinkTokens(req.originalUrl.split('?')[0]!),
       mode,
       ip: req.ip ?? '',
       userAgent: String(req.headers['user-agent'] ?? '').slice(0, 256),

@@ -3,6 +3,7 @@ import { hashToken, newToken, sameSecret } from '../../src/dashboard/identity/to
 import { newTotpSecret, totpCode, totpEnrolment, totpValid } from '../../src/dashboard/identity/totp';
 import { hashPassword, verifyPassword } from '../../src/dashboard/identity/passwords';
 import { dashboardCsp } from '../../src/dashboard/app';
+import { maskText } from '../../src/infra/log-masking';
 
 describe('dashboard access, pure parts', () => {
   it('tokens are 32 random bytes, stored as SHA-256, compared in constant time', () => {
@@ -49,5 +50,14 @@ describe('dashboard access, pure parts', () => {
     expect(d.frameAncestors).toEqual(["'none'"]);
     expect(d.objectSrc).toEqual(["'none'"]);
     expect(d.baseUri).toEqual(["'none'"]);
+  });
+
+  it('a link token never reaches a log line', () => {
+    const t = newToken();
+    expect(maskText(`/dashboard/api/invitations/${t}/accept`)).toBe(
+      '/dashboard/api/invitations/[redacted]/accept',
+    );
+    expect(maskText(`/dashboard/reset-password/${t}`)).toBe('/dashboard/reset-password/[redacted]');
+    expect(maskText('/dashboard/api/team/invitations')).toBe('/dashboard/api/team/invitations');
   });
 });

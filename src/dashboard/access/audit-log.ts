@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Connection } from 'mongoose';
 import type { RequestHandler } from 'express';
 import { ReadChains } from '../../persistence/read-chains';
+import { redactLinkTokens } from '../../infra/log-masking';
 import type { Mode } from '../../domain/modes';
 
 // What every member did (docs/dashboard.md): each change under /dashboard/api, and sign-in,
@@ -61,7 +62,7 @@ export class AuditLog {
 export function auditChanges(log: AuditLog, onError: (err: unknown) => void): RequestHandler {
   return (req, res, next) => {
     if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return next();
-    const target = req.originalUrl.split('?')[0]!;
+    const target = redactLinkTokens(req.originalUrl.split('?')[0]!);
     res.on('finish', () => {
       // Sign-in and sign-out write their own entries (the member is known only after, or before).
       if (!req.member || req.auditedByRoute) return;
