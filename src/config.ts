@@ -369,6 +369,21 @@ export const configSchema = z
       description:
         'Failed authentications (401, refused WebSocket upgrades) per client address per minute, per API process; past it the address gets 429 before any credential lookup. Successful calls never count; `0` disables.',
     }),
+    DASHBOARD_SIGN_IN_FAILURES_PER_ADDRESS: z.coerce.number().int().min(0).default(20).register(configDocs, {
+      group: 'limits',
+      description:
+        'Failed dashboard sign-ins per client address per minute, per API process; past it the address gets 429. `0` disables.',
+    }),
+    DASHBOARD_LOCKOUT_AFTER: z.coerce.number().int().min(1).default(5).register(configDocs, {
+      group: 'limits',
+      description:
+        'Failed dashboard sign-ins in a row after which the account is locked for `DASHBOARD_LOCKOUT` (docs/decisions/dashboard/sign-in-limits-and-lockout.md).',
+    }),
+    DASHBOARD_LOCKOUT: duration.prefault('15m').register(configDocs, {
+      group: 'limits',
+      description:
+        'How long a dashboard account stays locked after `DASHBOARD_LOCKOUT_AFTER` failed sign-ins.',
+    }),
     METRICS_TOKEN: z
       .preprocess(
         (v) => (v === '' ? undefined : v), // `METRICS_TOKEN=` (an empty compose default) means unset

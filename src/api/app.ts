@@ -1,5 +1,5 @@
 import type { KeyRing } from '../security/key-ring';
-import express, { type Express } from 'express';
+import express, { type Express, type Router } from 'express';
 import type { Logger } from 'pino';
 import { requireMerchant, type Authenticator } from './auth';
 import { errorHandler, notFoundHandler } from './problem';
@@ -41,6 +41,7 @@ import { methodNotAllowed } from './method-not-allowed';
 import { sandboxRoutes, testModeOnly } from './routes/sandbox';
 import type { SandboxHelpers } from '../services/sandbox-helpers';
 import { openApiDocument } from './openapi/document';
+import { dashboardRouter, type DashboardDeps } from '../dashboard/app';
 
 export interface AppDeps {
   logger: Logger;
@@ -91,6 +92,8 @@ export interface AppDeps {
   wsTokens?: WsTokenStore;
   /** Keys request fingerprints (DATA_ENCRYPTION_KEYS), so bodies with phone numbers or OTPs can't be guessed from them. */
   fingerprintKeys?: KeyRing;
+  /** The merchant dashboard under /dashboard (src/dashboard/app.ts); omitted, absent. */
+  dashboard?: DashboardDeps;
   /** Express `trust proxy` (TRUST_PROXY): which proxies may name the client address; default loopback. */
   trustProxy?: boolean | number | string[];
 }
@@ -111,6 +114,12 @@ export function createApp(deps: AppDeps): Express {
   if (deps.database) app.use(databaseGuard(deps.database));
   // Before the JSON parser: signatures cover the raw body, and providers have no merchant credentials.
   if (deps.callbacks) app.use(callbackRoutes(deps.callbacks));
+  // The dashboard parses its own bodies, after its session and CSRF checks.
+  if (deps.dashboard)
+    app.use(
+      '/dashboard',
+      dashboardRouter(deps.dashboard, (router) => mountPublicApi(router, deps)),
+    );
   app.use(jsonBody());
   // Customers reach the hosted checkout page with the link alone: mounted before /v1 authentication.
   app.use(checkoutRoutes(deps.checkout, deps.checkoutLimits));
@@ -125,6 +134,20 @@ export function createApp(deps: AppDeps): Express {
   if (deps.statements) app.use(statementDownloadRoutes(deps.statements));
   // Every /v1 route is the calling merchant's; routers declare full paths, as the interface writes them.
   app.use('/v1', requireMerchant(deps.authenticate));
+  mountPublicApi(app, deps);
+
+  app.use(notFoundHandler);
+  app.use(errorHandler((err) => deps.logger.error({ err }, 'unhandled error')));
+  return app;
+}
+
+/**
+ * What runs after a caller is known (req.merchantId set): the rate limit, idempotency and the
+ * routers of the public API. The API key door (/v1) and the dashboard's (/dashboard/api/v1) both
+ * mount it, so a call made from the dashboard meets the same validation, idempotency and tenant
+ * rules as one made with an API key. Routers declare full paths ('/v1/...').
+ */
+export function mountPublicApi(app: Router, deps: AppDeps): void {
   // A live key on a test helper is refused before it is throttled or claims an idempotency key.
   if (deps.sandbox) app.use('/v1/sandbox', testModeOnly);
   // Throttled requests never claim an idempotency key; every POST claims one before any router.
@@ -149,8 +172,4 @@ export function createApp(deps: AppDeps): Express {
   if (deps.webhooks) app.use(webhookRoutes(deps.webhooks), eventRoutes(deps.webhooks));
   if (deps.wsTokens) app.use(realtimeRoutes(deps.wsTokens));
   if (deps.sandbox) app.use(sandboxRoutes(deps.sandbox));
-
-  app.use(notFoundHandler);
-  app.use(errorHandler((err) => deps.logger.error({ err }, 'unhandled error')));
-  return app;
 }

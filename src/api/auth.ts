@@ -28,7 +28,7 @@ export function parseBasic(header: string | undefined): { apiKey: string; apiCli
 export type Authenticator = (apiKey: string, apiClient: string) => Promise<string | null>;
 
 /** Whether a body asks for a simulated outcome, at its top level or in a list of items (bulk). */
-function asksSandboxScenario(body: unknown): boolean {
+export function asksSandboxScenario(body: unknown): boolean {
   if (body === null || typeof body !== 'object') return false;
   const fields = Object.entries(body as Record<string, unknown>);
   return fields.some(

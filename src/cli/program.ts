@@ -11,6 +11,7 @@ import { renderTimeline, TimelineNotFoundError, transactionTimeline } from './ti
 import { TransactionStore } from '../persistence/transactions';
 import { RefundStore } from '../persistence/refunds';
 import { webhooksCommand } from './webhooks-listen';
+import { usersCommand } from './users';
 import { reconcileCommand } from './reconcile';
 import { providerHealthCommand } from './provider-health';
 import type { CliContext } from './context';
@@ -288,6 +289,16 @@ export function buildProgram(ctx: CliContext): Command {
     });
 
   program.addCommand(webhooksCommand(ctx));
+  program.addCommand(
+    usersCommand(
+      ctx,
+      () => {
+        if (!ctx.config) throw new CliError('users: no configuration (DATA_ENCRYPTION_KEYS)');
+        return ctx.config.DATA_ENCRYPTION_KEYS;
+      },
+      { print, fail: (message) => new CliError(message) },
+    ),
+  );
   program.addCommand(reconcileCommand(ctx, { print, table, fail: (message) => new CliError(message) }));
   program.addCommand(providerHealthCommand(ctx, { print, table, fail: (message) => new CliError(message) }));
 

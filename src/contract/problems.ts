@@ -129,6 +129,126 @@ export const problemCatalogue = {
       fr: 'Demandez à un propriétaire ou à un administrateur de votre équipe de le faire, ou de vous donner un rôle qui le permet (docs/dashboard.md, Rôles).',
     },
   },
+  SIGN_IN_FAILED: {
+    dashboardOnly: true,
+    status: 401,
+    title: { en: 'Sign-in failed', fr: 'Échec de la connexion' },
+    detail: {
+      en: 'The email address or the password is wrong.',
+      fr: "L'adresse e-mail ou le mot de passe est incorrect.",
+    },
+    help: {
+      en: 'Check the address and the password; if you forgot the password, ask for a reset link from the sign-in page.',
+      fr: "Vérifiez l'adresse et le mot de passe ; si vous avez oublié le mot de passe, demandez un lien de réinitialisation depuis la page de connexion.",
+    },
+  },
+  TOTP_REQUIRED: {
+    dashboardOnly: true,
+    status: 401,
+    title: { en: 'Authentication code required', fr: "Code d'authentification requis" },
+    detail: {
+      en: 'This account has two-step verification: enter the 6-digit code of your authenticator app.',
+      fr: "Ce compte a la vérification en deux étapes : saisissez le code à 6 chiffres de votre application d'authentification.",
+    },
+    help: {
+      en: 'Open your authenticator app and send the current 6-digit code as `totp` with your address and password.',
+      fr: "Ouvrez votre application d'authentification et envoyez le code à 6 chiffres du moment dans `totp`, avec votre adresse et votre mot de passe.",
+    },
+  },
+  TOTP_INVALID: {
+    dashboardOnly: true,
+    status: 401,
+    title: { en: 'Wrong authentication code', fr: "Code d'authentification incorrect" },
+    detail: {
+      en: 'The 6-digit code is wrong or has expired.',
+      fr: 'Le code à 6 chiffres est incorrect ou a expiré.',
+    },
+    help: {
+      en: "Enter the code your authenticator app shows now (it changes every 30 seconds); check your phone's clock if it keeps failing.",
+      fr: "Saisissez le code que votre application d'authentification affiche maintenant (il change toutes les 30 secondes) ; vérifiez l'heure de votre téléphone si l'échec se répète.",
+    },
+  },
+  SIGN_IN_LOCKED: {
+    dashboardOnly: true,
+    status: 429,
+    title: { en: 'Too many failed sign-ins', fr: 'Trop de connexions échouées' },
+    detail: {
+      en: 'Sign-in to this account is paused after too many failures. Try again in 15 minutes, or reset your password.',
+      fr: 'La connexion à ce compte est suspendue après trop d’échecs. Réessayez dans 15 minutes ou réinitialisez votre mot de passe.',
+    },
+    help: {
+      en: 'Wait for the time given by Retry-After, or reset your password by the link the sign-in page mails you (docs/decisions/dashboard/sign-in-limits-and-lockout.md).',
+      fr: 'Attendez le délai indiqué par Retry-After, ou réinitialisez votre mot de passe par le lien que la page de connexion vous envoie (docs/decisions/dashboard/sign-in-limits-and-lockout.md).',
+    },
+  },
+  CSRF_REFUSED: {
+    dashboardOnly: true,
+    status: 403,
+    title: { en: 'Request refused', fr: 'Requête refusée' },
+    detail: {
+      en: 'This change did not come from the dashboard page (its security token or origin is missing or wrong).',
+      fr: 'Cette modification ne vient pas de la page du tableau de bord (son jeton de sécurité ou son origine manque ou est incorrect).',
+    },
+    help: {
+      en: 'Reload the dashboard and try again. Changes need the X-CSRF-Token header with the token of GET /dashboard/api/session, sent from the same origin.',
+      fr: "Rechargez le tableau de bord et réessayez. Une modification demande l'en-tête X-CSRF-Token avec le jeton de GET /dashboard/api/session, envoyé depuis la même origine.",
+    },
+  },
+  TOTP_REQUIRED_FOR_LIVE: {
+    dashboardOnly: true,
+    status: 403,
+    title: {
+      en: 'Two-step verification required for live mode',
+      fr: 'Vérification en deux étapes requise en mode live',
+    },
+    detail: {
+      en: 'Owners and admins act in live mode only with two-step verification (TOTP) set up.',
+      fr: 'Les propriétaires et les administrateurs n’agissent en mode live qu’avec la vérification en deux étapes (TOTP) activée.',
+    },
+    help: {
+      en: 'Set up an authenticator app in your profile (POST /dashboard/api/auth/totp/setup, then …/enable with its first code), then switch to live mode.',
+      fr: 'Configurez une application d’authentification dans votre profil (POST /dashboard/api/auth/totp/setup, puis …/enable avec son premier code), puis passez en mode live.',
+    },
+  },
+  LINK_INVALID: {
+    dashboardOnly: true,
+    status: 410,
+    title: { en: 'Link no longer valid', fr: "Lien qui n'est plus valable" },
+    detail: {
+      en: 'This link was already used, has expired or was revoked.',
+      fr: 'Ce lien a déjà servi, a expiré ou a été révoqué.',
+    },
+    help: {
+      en: 'Invitations last 7 days and password-reset links one hour, and each works once: ask an owner for a new invitation, or ask for a new reset link.',
+      fr: 'Une invitation dure 7 jours et un lien de réinitialisation une heure, et chacun ne sert qu’une fois : demandez une nouvelle invitation à un propriétaire, ou un nouveau lien de réinitialisation.',
+    },
+  },
+  EMAIL_TAKEN: {
+    dashboardOnly: true,
+    status: 409,
+    title: { en: 'Address already in a team', fr: 'Adresse déjà dans une équipe' },
+    detail: {
+      en: 'This email address already belongs to a dashboard team; an address belongs to one team only.',
+      fr: "Cette adresse e-mail appartient déjà à une équipe du tableau de bord ; une adresse n'appartient qu'à une équipe.",
+    },
+    help: {
+      en: 'Invite another address, or have the member removed from their current team first (docs/decisions/dashboard/one-merchant-per-member.md).',
+      fr: "Invitez une autre adresse, ou faites d'abord retirer ce membre de son équipe actuelle (docs/decisions/dashboard/one-merchant-per-member.md).",
+    },
+  },
+  OWNER_PROTECTED: {
+    dashboardOnly: true,
+    status: 403,
+    title: { en: 'Owners are protected', fr: 'Les propriétaires sont protégés' },
+    detail: {
+      en: 'Only an owner may change or remove an owner, or make someone an owner, and a team keeps at least one owner.',
+      fr: 'Seul un propriétaire peut modifier ou retirer un propriétaire, ou en nommer un, et une équipe garde au moins un propriétaire.',
+    },
+    help: {
+      en: 'Ask an owner of your team; to leave the team as its last owner, first make another member an owner.',
+      fr: "Demandez à un propriétaire de votre équipe ; pour quitter l'équipe en étant son dernier propriétaire, nommez d'abord un autre membre propriétaire.",
+    },
+  },
   NOT_FOUND: {
     status: 404,
     title: { en: 'Not found', fr: 'Introuvable' },

@@ -56,9 +56,18 @@ export function redactQueryValues(text: string): string {
   );
 }
 
+// A dashboard link's token is its path's last segment (/dashboard/invitations/<token>,
+// /dashboard/api/invitations/<token>/accept, /dashboard/reset-password/<token>): a credential.
+const linkToken = /(\/dashboard(?:\/api)?\/(?:invitations|reset-password)\/)[A-Za-z0-9_-]{16,}/g;
+
+/** A path with the dashboard's link tokens replaced by `[redacted]`. */
+export function redactLinkTokens(text: string): string {
+  return text.replace(linkToken, '$1[redacted]');
+}
+
 /** What a log may keep of a free text or a URL: query credentials removed, phone numbers masked. */
 export function maskText(text: string): string {
-  return maskPhonesInText(redactQueryValues(text));
+  return maskPhonesInText(redactLinkTokens(redactQueryValues(text)));
 }
 
 // Fields that hold a URL or a request target: logged with their query credentials removed.

@@ -9,6 +9,8 @@ import { startSimulator } from '../simulator/server';
 import { installWorkerRuntime } from '../temporal/runtime';
 import { EncryptionCodec } from '../temporal/codec';
 import { embeddedUiOrigins, startCodecServer } from '../api/codec-server';
+import { connectMongo } from '../persistence/mongo';
+import { seedDashboard, SANDBOX_OWNER_EMAIL } from './dashboard-seed';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -74,6 +76,26 @@ async function main(): Promise<void> {
     installWorkerRuntime({ logger, metricsAddress: config.TEMPORAL_METRICS_ADDRESS });
     parts.push(await runWorker(config, urls));
     parts.push(await runApi(config, logger, urls));
+    // The dashboard's first sign-in: a sandbox merchant and, until it has an owner, a one-time link.
+    const seedConn = await connectMongo(mongoUri);
+    const baseUrl = config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${config.PORT}`;
+    const seed = await seedDashboard(seedConn, config.DATA_ENCRYPTION_KEYS, baseUrl).finally(() =>
+      seedConn.close(),
+    );
+    const dashboardLines = [
+      `  Dashboard    ${baseUrl}/dashboard  (sandbox merchant ${seed.merchantId})`,
+      ...(seed.link
+        ? [
+            `  First sign-in (owner ${SANDBOX_OWNER_EMAIL}, one-time link, 7 days):`,
+            `               ${seed.link}`,
+          ]
+        : []),
+      ...(seed.credentials
+        ? [
+            `  Test keys    api_key ${seed.credentials.apiKey}  api_client ${seed.credentials.apiClient}  (shown once)`,
+          ]
+        : []),
+    ];
     const ui = config.TEMPORAL_ADDRESS
       ? '(external Temporal)'
       : `http://127.0.0.1:${config.EMBEDDED_TEMPORAL_UI_PORT}`;
@@ -87,6 +109,7 @@ async function main(): Promise<void> {
         `  Operators    ${operatorUrl}  (sandbox simulator unless OPERATOR_BASE_URL is set)`,
         `  Temporal     ${temporalAddress}`,
         `  MongoDB      ${mongoUri}`,
+        ...dashboardLines,
         'Ctrl-C stops everything.',
         '',
       ].join('\n'),

@@ -51,6 +51,7 @@ import { WebhookOperations } from '../services/webhook-operations';
 import { webhookReplayWorkflow } from '../../workflows/webhook-replay';
 import { StatementService } from '../services/statement-service';
 import { SandboxHelpers } from '../services/sandbox-helpers';
+import { DashboardIdentity } from '../dashboard/identity';
 
 const recipientConnectors = (ops: Operators) => ({
   sandbox: ops.sandbox,
@@ -141,7 +142,20 @@ export async function buildApi(opts: {
     ...opts,
     authenticate: (apiKey, apiClient) => merchants.authenticate(apiKey, apiClient),
   });
+  const dashboardIdentity = DashboardIdentity.on(opts.mongo, opts.config.DATA_ENCRYPTION_KEYS);
+  await dashboardIdentity.init();
   const app = createApp({
+    dashboard: {
+      identity: dashboardIdentity,
+      merchantName: async (id) => (await merchants.getMerchant(id))?.name ?? null,
+      publicBaseUrl: opts.config.PUBLIC_BASE_URL,
+      signIn: {
+        failuresPerAddressPerMinute: opts.config.DASHBOARD_SIGN_IN_FAILURES_PER_ADDRESS,
+        lockAfter: opts.config.DASHBOARD_LOCKOUT_AFTER,
+        lockMs: opts.config.DASHBOARD_LOCKOUT,
+      },
+      logger: opts.logger,
+    },
     webhooks: eventApi.webhooks,
     wsTokens: eventApi.wsTokens,
     callbacks: new CallbackService({

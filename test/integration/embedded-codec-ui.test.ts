@@ -36,6 +36,18 @@ describe('npm start: the embedded UI decodes through the codec server', () => {
     expect(settings.Codec.Endpoint).toBe(codecUrl);
   });
 
+  it("prints a one-time invitation link for the sandbox merchant's owner (the dashboard's first sign-in)", async () => {
+    const api = /API {10}(http:\/\/127\.0\.0\.1:\d+)/.exec(output)![1]!;
+    const token = /\/dashboard\/invitations\/([A-Za-z0-9_-]{43})/.exec(output)![1]!;
+    const res = await fetch(`${api}/dashboard/api/invitations/${token}`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({
+      email: 'owner@sandbox.test',
+      role: 'owner',
+      merchant: { name: 'Sandbox merchant' },
+    });
+  });
+
   it("answers the UI origin's preflight and decodes its request with no token", async () => {
     const origin = `http://127.0.0.1:${ports.ui}`;
     const preflight = await fetch(`http://127.0.0.1:${ports.codec}/decode`, {

@@ -1,0 +1,118 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+import type { Mode } from '../../domain/modes';
+import { hashToken, newToken } from '../identity/tokens';
+
+// Dashboard sessions, server-side (docs/decisions/dashboard/server-side-sessions.md). The cookie
+// holds 32 random bytes; the store keeps their SHA-256 as `_id`, so reading one is an `_id` read.
+// A new session is created at every sign-in and nothing issued before it is ever accepted (no
+// fixation). A session ends on sign-out, after IDLE_MS without a request, after LIFETIME_MS in all,
+// and when its member's epoch moves (role change, password reset) or the member is removed.
+
+export const SESSION_COOKIE = 'dashboard_session';
+export const IDLE_MS = 30 * 60_000;
+export const LIFETIME_MS = 12 * 3_600_000;
+/** `lastSeenAt` is written at most this often: a page's burst of requests costs one write. */
+const TOUCH_EVERY_MS = 60_000;
+
+export interface SessionRecord {
+  _id: string;
+  memberId: string;
+  merchantId: string;
+  mode: Mode;
+  csrfToken: string;
+  /** The member's sessionEpoch when it was opened. */
+  epoch: number;
+  createdAt: Date;
+  lastSeenAt: Date;
+  expiresAt: Date;
+}
+
+const sessionSchema = new Schema<SessionRecord>(
+  {
+    _id: { type: String, required: true },
+    memberId: { type: String, required: true },
+    merchantId: { type: String, required: true },
+    mode: { type: String, required: true },
+    csrfToken: { type: String, required: true },
+    epoch: { type: Number, required: true },
+    createdAt: { type: Date, required: true },
+    lastSeenAt: { type: Date, required: true },
+    expiresAt: { type: Date, required: true },
+  },
+  { versionKey: false, collection: 'dashboard_sessions' },
+);
+
+export class SessionStore {
+  constructor(
+    private readonly model: Model<SessionRecord>,
+    private readonly idleMs = IDLE_MS,
+    private readonly lifetimeMs = LIFETIME_MS,
+  ) {}
+
+  static on(conn: Connection, opts: { idleMs?: number; lifetimeMs?: number } = {}): SessionStore {
+    return new SessionStore(
+      (conn.models.DashboardSession as Model<SessionRecord> | undefined) ??
+        conn.model<SessionRecord>('DashboardSession', sessionSchema),
+      opts.idleMs,
+      opts.lifetimeMs,
+    );
+  }
+
+  async init(): Promise<void> {
+    await this.model.init();
+  }
+
+  /** A new session for a member who just proved who they are: its cookie token, shown once. */
+  async open(member: { id: string; merchantId: string }, epoch: number, now = new Date()): Promise<string> {
+    const token = newToken();
+    await this.model.create({
+      _id: hashToken(token),
+      memberId: member.id,
+      merchantId: member.merchantId,
+      mode: 'test',
+      csrfToken: newToken(),
+      epoch,
+      createdAt: now,
+      lastSeenAt: now,
+      expiresAt: new Date(now.getTime() + this.lifetimeMs),
+    });
+    return token;
+  }
+
+  /** The live session a cookie token names, its idle clock moved on; null (and deleted) when ended. */
+  async resume(token: string, now = new Date()): Promise<SessionRecord | null> {
+    const id = hashToken(token);
+    const session = await this.model.findById(id).lean<SessionRecord>();
+    if (!session) return null;
+    const t = now.getTime();
+    if (t >= session.expiresAt.getTime() || t - session.lastSeenAt.getTime() >= this.idleMs) {
+      await this.end(id);
+      return null;
+    }
+    if (t - session.lastSeenAt.getTime() >= TOUCH_EVERY_MS) {
+      await this.model.updateOne({ _id: id }, { $set: { lastSeenAt: now } });
+      session.lastSeenAt = now;
+    }
+    return session;
+  }
+
+  async setMode(id: string, mode: Mode): Promise<void> {
+    await this.model.updateOne({ _id: id }, { $set: { mode } });
+  }
+
+  async end(id: string): Promise<void> {
+    await this.model.deleteOne({ _id: id });
+  }
+}
+
+/** The session token from a Cookie header, or null. */
+export function sessionTokenOf(cookieHeader: string | undefined): string | null {
+  for (const part of (cookieHeader ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === SESSION_COOKIE) {
+      const value = part.slice(eq + 1).trim();
+      return /^[A-Za-z0-9_-]{43}$/.test(value) ? value : null;
+    }
+  }
+  return null;
+}

@@ -1,0 +1,93 @@
+import type { Logger } from 'pino';
+import type { Request, Response } from 'express';
+import type { DashboardIdentity, MemberRecord } from './identity';
+import { memberView } from './identity';
+import { SESSION_COOKIE, LIFETIME_MS } from './access/sessions';
+import type { AuditEntry } from './access/audit-log';
+import { permissionsOf, liveNeedsTotp } from './access/roles';
+import { redactLinkTokens } from '../infra/log-masking';
+
+/** What the dashboard's server side needs, wired in src/main/wiring.ts. */
+export interface DashboardDeps {
+  identity: DashboardIdentity;
+  /** A merchant's name (shown by GET /session and in invitations), null when unknown. */
+  merchantName(merchantId: string): Promise<string | null>;
+  /** Links in mail (invitations, resets); unset, they follow the request's Host. */
+  publicBaseUrl?: string | undefined;
+  signIn?: {
+    /** Failed sign-ins per client address per minute; 0: no limit. */
+    failuresPerAddressPerMinute?: number;
+    /** Failed sign-ins in a row that lock an account. */
+    lockAfter?: number;
+    lockMs?: number;
+  };
+  /** What helper "data" needs (src/dashboard/routes/data.ts), passed through as is. */
+  data?: unknown;
+  /** Where the built page is (dist/dashboard by default). */
+  staticDir?: string;
+  logger: Logger;
+}
+
+export const baseUrlOf = (deps: DashboardDeps, req: Request): string =>
+  deps.publicBaseUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+
+/** The session cookie: httpOnly, Secure, SameSite=Strict, the dashboard's path only. */
+export function setSessionCookie(res: Response, token: string): void {
+  res.cookie(SESSION_COOKIE, token, {
+    httpOnly: true,
+    secure: true,
+    sameSite: 'strict',
+    path: '/dashboard',
+    maxAge: LIFETIME_MS,
+  });
+}
+
+export function clearSessionCookie(res: Response): void {
+  res.clearCookie(SESSION_COOKIE, { httpOnly: true, secure: true, sameSite: 'strict', path: '/dashboard' });
+}
+
+/** GET /dashboard/api/session's answer. */
+export async function sessionView(
+  deps: DashboardDeps,
+  member: MemberRecord,
+  session: { mode: 'test' | 'live'; csrfToken: string },
+) {
+  return {
+    member: { id: member._id, email: member.email, name: member.name },
+    merchant: {
+      id: member.merchantId,
+      name: (await deps.merchantName(member.merchantId)) ?? member.merchantId,
+    },
+    role: member.role,
+    permissions: permissionsOf(member.role),
+    mode: session.mode,
+    csrfToken: session.csrfToken,
+    totpEnabled: memberView(member).totpEnabled,
+    totpRequiredForLive: liveNeedsTotp.includes(member.role),
+  };
+}
+
+/** An audit entry a route writes itself (sign-in, its failure, sign-out, a link used). */
+export async function routeAudit(
+  deps: DashboardDeps,
+  req: Request,
+  member: MemberRecord,
+  action: string,
+  status: number,
+  mode: AuditEntry['mode'] = null,
+): Promise<void> {
+  req.auditedByRoute = true;
+  await deps.identity.audit
+    .record(member.merchantId, {
+      at: new Date(),
+      memberId: member._id,
+      email: member.email,
+      action,
+      target: redactLinkTokens(req.originalUrl.split('?')[0]!),
+      mode,
+      ip: req.ip ?? '',
+      userAgent: String(req.headers['user-agent'] ?? '').slice(0, 256),
+      status,
+    })
+    .catch((err: unknown) => deps.logger.error({ err }, 'dashboard audit log'));
+}

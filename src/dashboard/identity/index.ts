@@ -1,0 +1,63 @@
+import type { Connection } from 'mongoose';
+import type { KeyRing } from '../../security/key-ring';
+import { AuditLog } from '../access/audit-log';
+import { SessionStore } from '../access/sessions';
+import { InvitationStore } from './invitations';
+import { MailOutbox, type Mailer } from './mailer';
+import { MemberStore } from './members';
+import { PasswordResetStore } from './password-resets';
+import { TokenUses } from './tokens';
+
+export { MemberStore, EmailTakenError, normalizeEmail, memberView, type MemberRecord } from './members';
+export { InvitationStore, INVITATION_TTL_MS, type InvitationRecord } from './invitations';
+export { PasswordResetStore, RESET_TTL_MS } from './password-resets';
+export { MailOutbox, type Mail, type Mailer } from './mailer';
+
+/** The dashboard's stores on one connection: who may sign in, their sessions, links, mail, audit. */
+export class DashboardIdentity {
+  constructor(
+    readonly members: MemberStore,
+    readonly invitations: InvitationStore,
+    readonly resets: PasswordResetStore,
+    readonly sessions: SessionStore,
+    readonly audit: AuditLog,
+    readonly outbox: MailOutbox,
+    readonly mailer: Mailer,
+  ) {}
+
+  static on(conn: Connection, keys: KeyRing, mailer?: Mailer): DashboardIdentity {
+    const uses = TokenUses.on(conn);
+    const outbox = MailOutbox.on(conn);
+    const identity = new DashboardIdentity(
+      MemberStore.on(conn, keys),
+      InvitationStore.on(conn, uses),
+      PasswordResetStore.on(conn, uses),
+      SessionStore.on(conn),
+      AuditLog.on(conn),
+      outbox,
+      mailer ?? outbox,
+    );
+    identity.uses = uses;
+    return identity;
+  }
+
+  private uses: TokenUses | null = null;
+
+  async init(): Promise<void> {
+    await Promise.all([
+      this.members.init(),
+      this.invitations.init(),
+      this.resets.init(),
+      this.sessions.init(),
+      this.audit.init(),
+      this.outbox.init(),
+      this.uses?.init(),
+    ]);
+  }
+}
+
+/** The link an invitation's token opens (the page's route), from the public base URL. */
+export const invitationLink = (baseUrl: string, token: string): string =>
+  `${baseUrl.replace(/\/+$/, '')}/dashboard/invitations/${token}`;
+export const resetLink = (baseUrl: string, token: string): string =>
+  `${baseUrl.replace(/\/+$/, '')}/dashboard/reset-password/${token}`;

@@ -1,0 +1,64 @@
+import { randomBytes } from 'node:crypto';
+import { Schema, type Connection, type Model } from 'mongoose';
+
+// Mail the dashboard sends (invitations, password resets). No SMTP yet
+// (docs/decisions/dashboard/mail-outbox-before-smtp.md): messages go to the `dashboard_mail`
+// collection, where an operator (or a relay added later) reads them, and tests find their links.
+// Nothing here logs an address or a link.
+
+export interface Mail {
+  to: string;
+  kind: 'invitation' | 'password-reset';
+  subject: string;
+  text: string;
+}
+
+export interface Mailer {
+  send(mail: Mail): Promise<void>;
+}
+
+export interface StoredMail extends Mail {
+  _id: string;
+  createdAt: Date;
+}
+
+const mailSchema = new Schema<StoredMail>(
+  {
+    _id: { type: String, required: true },
+    to: { type: String, required: true },
+    kind: { type: String, required: true },
+    subject: { type: String, required: true },
+    text: { type: String, required: true },
+    createdAt: { type: Date, required: true },
+  },
+  { versionKey: false, collection: 'dashboard_mail' },
+);
+
+export class MailOutbox implements Mailer {
+  constructor(private readonly model: Model<StoredMail>) {}
+
+  static on(conn: Connection): MailOutbox {
+    return new MailOutbox(
+      (conn.models.DashboardMail as Model<StoredMail> | undefined) ??
+        conn.model<StoredMail>('DashboardMail', mailSchema),
+    );
+  }
+
+  async init(): Promise<void> {
+    await this.model.init();
+  }
+
+  async send(mail: Mail): Promise<void> {
+    await this.model.create({
+      ...mail,
+      _id: `mail_${randomBytes(12).toString('hex')}`,
+      createdAt: new Date(),
+    });
+  }
+
+  /** The messages sent to an address, newest first (tests; an operator's look-up). */
+  async to(address: string): Promise<StoredMail[]> {
+    const list = await this.model.find({ to: address.trim().toLowerCase() }).lean<StoredMail[]>();
+    return list.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+  }
+}

@@ -1,0 +1,55 @@
+import { Router } from 'express';
+import { stringify } from 'csv-stringify/sync';
+import { z } from 'zod';
+import { parseOr400 } from '../../api/validate';
+import { decodeCursor, encodeCursor } from '../../api/cursor';
+import { requirePermission } from '../access/guard';
+import type { AuditEntry } from '../access/audit-log';
+import type { DashboardDeps } from '../context';
+
+// The audit log of the member's merchant, newest first, and its CSV (owners: the `audit` permission).
+
+const EXPORT_MAX = 10_000;
+const columns = ['at', 'memberId', 'email', 'action', 'target', 'mode', 'ip', 'userAgent', 'status'] as const;
+const out = (e: AuditEntry) => ({ ...e, at: new Date(e.at).toISOString() });
+
+export function auditRoutes(deps: DashboardDeps): Router {
+  const router = Router();
+  const { audit } = deps.identity;
+  router.use('/audit', requirePermission('audit'));
+
+  router.get('/audit', async (req, res) => {
+    const q = parseOr400(
+      z.object({
+        cursor: z.string().max(200).optional(),
+        limit: z.coerce.number().int().min(1).max(100).default(50),
+      }),
+      req.query,
+      req,
+    );
+    const before = q.cursor
+      ? decodeCursor(z.object({ before: z.number().int().min(1) }), q.cursor).before
+      : undefined;
+    const page = await audit.list(req.member!.merchantId, { limit: q.limit, ...(before ? { before } : {}) });
+    res.json({
+      data: page.entries.map(out),
+      nextCursor: page.next === null ? null : encodeCursor({ before: page.next }),
+    });
+  });
+
+  router.get('/audit/export', async (req, res) => {
+    const rows: ReturnType<typeof out>[] = [];
+    let before: number | undefined;
+    do {
+      const page = await audit.list(req.member!.merchantId, { limit: 100, ...(before ? { before } : {}) });
+      rows.push(...page.entries.map(out));
+      before = page.next ?? undefined;
+    } while (before !== undefined && rows.length < EXPORT_MAX);
+    res
+      .type('text/csv; charset=utf-8')
+      .attachment('audit-log.csv')
+      .send(stringify(rows, { header: true, columns: [...columns] }));
+  });
+
+  return router;
+}

@@ -1,0 +1,251 @@
+import { Router, type Request, type Response } from 'express';
+import { rateLimit, ipKeyGenerator, type AugmentedRequest } from 'express-rate-limit';
+import { z } from 'zod';
+import { ApiProblem } from '../../contract/problems';
+import { parseOr400 } from '../../api/validate';
+import { hashPassword, verifyPassword } from '../identity/passwords';
+import { newTotpSecret, totpEnrolment, totpValid } from '../identity/totp';
+import { EmailTakenError, memberView, normalizeEmail, resetLink, type MemberRecord } from '../identity';
+import { sessionTokenOf } from '../access/sessions';
+import { hashToken } from '../identity/tokens';
+import {
+  baseUrlOf,
+  clearSessionCookie,
+  routeAudit,
+  sessionView,
+  setSessionCookie,
+  type DashboardDeps,
+} from '../context';
+
+// Sign-in, sign-out, TOTP, password reset and invitations (docs/dashboard.md). Sign-in answers
+// the same 401 for an unknown address and a wrong password, after the same argon2 work.
+
+const email = z.string().trim().toLowerCase().email().max(254);
+/** NIST SP 800-63B: at least 12 characters asked of a new password, any characters, no rules. */
+const newPassword = z.string().min(12).max(256);
+const signInBody = z.strictObject({
+  email,
+  password: z.string().min(1).max(256),
+  totp: z.string().trim().max(10).optional(),
+});
+
+const retryAfter = (req: Request, fallbackMs: number): Record<string, string> => {
+  const reset = (req as AugmentedRequest).rateLimit?.resetTime?.getTime() ?? Date.now() + fallbackMs;
+  return { 'Retry-After': String(Math.max(1, Math.ceil((reset - Date.now()) / 1000))) };
+};
+
+/** Signs a member in: a new session (the one the request came with, if any, ends). */
+async function openSession(deps: DashboardDeps, req: Request, res: Response, member: MemberRecord) {
+  const previous = sessionTokenOf(req.headers.cookie);
+  if (previous) await deps.identity.sessions.end(hashToken(previous));
+  const token = await deps.identity.sessions.open(memberView(member), member.sessionEpoch);
+  setSessionCookie(res, token);
+  const session = await deps.identity.sessions.resume(token);
+  req.member = memberView(member);
+  return sessionView(deps, member, session!);
+}
+
+/** A missing second factor is the sign-in's first step, not a failure the limits count. */
+const succeeded = (_req: Request, res: Response): boolean =>
+  res.statusCode < 400 || res.locals.countAsSuccess === true;
+
+/** The sign-in routes need no session; only the same origin (no CSRF token yet). */
+export const publicRoutes: readonly { method: string; path: RegExp }[] = [
+  { method: 'POST', path: /^\/auth\/sign-in$/ },
+  { method: 'POST', path: /^\/auth\/password-reset(\/complete)?$/ },
+  { method: 'GET', path: /^\/invitations\/[^/]+$/ },
+  { method: 'POST', path: /^\/invitations\/[^/]+\/accept$/ },
+];
+
+export function authRoutes(deps: DashboardDeps): Router {
+  const router = Router();
+  const { members, invitations, resets, sessions, mailer } = deps.identity;
+  const lockAfter = deps.signIn?.lockAfter ?? 5;
+  const lockMs = deps.signIn?.lockMs ?? 15 * 60_000;
+  const failuresPerAddress = deps.signIn?.failuresPerAddressPerMinute ?? 20;
+
+  // Per client address: failures only, so a team behind one NAT signing in is never throttled.
+  const perAddress = rateLimit({
+    windowMs: 60_000,
+    limit: failuresPerAddress,
+    skip: () => failuresPerAddress === 0,
+    standardHeaders: false,
+    legacyHeaders: false,
+    keyGenerator: (req) => ipKeyGenerator(req.ip ?? ''),
+    skipSuccessfulRequests: true,
+    requestWasSuccessful: succeeded,
+    handler: (req, _res, next) => next(new ApiProblem('RATE_LIMITED', { headers: retryAfter(req, 60_000) })),
+  });
+  // Reset mail per client address: every request counts (each may send a message).
+  const resetMail = rateLimit({
+    windowMs: 60_000,
+    limit: 10,
+    standardHeaders: false,
+    legacyHeaders: false,
+    identifier: 'dashboard-reset-mail',
+    keyGenerator: (req) => ipKeyGenerator(req.ip ?? ''),
+    handler: (req, _res, next) => next(new ApiProblem('RATE_LIMITED', { headers: retryAfter(req, 60_000) })),
+  });
+  // Per account, addresses known or not (so the answer says nothing of whether one exists): twice
+  // the lockout's failures in its window. The stored lockout (below) holds across processes.
+  const perAccount = rateLimit({
+    windowMs: lockMs,
+    limit: lockAfter * 2,
+    standardHeaders: false,
+    legacyHeaders: false,
+    identifier: 'dashboard-account',
+    keyGenerator: (req) => {
+      const raw = (req.body as { email?: unknown } | undefined)?.email;
+      return typeof raw === 'string' ? normalizeEmail(raw) : '';
+    },
+    skipSuccessfulRequests: true,
+    requestWasSuccessful: succeeded,
+    handler: (req, _res, next) =>
+      next(new ApiProblem('SIGN_IN_LOCKED', { headers: retryAfter(req, lockMs) })),
+  });
+
+  router.post('/auth/sign-in', perAddress, perAccount, async (req, res) => {
+    const body = parseOr400(signInBody, req.body, req);
+    const member = await members.byEmail(body.email);
+    // The password is checked even for a locked or unknown account: every answer costs the same.
+    const passwordOk = await verifyPassword(member?.passwordHash ?? null, body.password);
+    if (member?.lockedUntil && member.lockedUntil.getTime() > Date.now()) {
+      await routeAudit(deps, req, member, 'auth.sign-in-locked', 429);
+      const seconds = Math.ceil((member.lockedUntil.getTime() - Date.now()) / 1000);
+      throw new ApiProblem('SIGN_IN_LOCKED', { headers: { 'Retry-After': String(seconds) } });
+    }
+    if (!member || !passwordOk) {
+      if (member) {
+        await members.failedSignIn(member, lockAfter, lockMs);
+        await routeAudit(deps, req, member, 'auth.sign-in-failed', 401);
+      }
+      throw new ApiProblem('SIGN_IN_FAILED');
+    }
+    const secret = members.totpSecretOf(member);
+    if (secret) {
+      // A missing code is not a failure (the page asks for it next); a wrong one is.
+      if (!body.totp) {
+        res.locals.countAsSuccess = true;
+        throw new ApiProblem('TOTP_REQUIRED');
+      }
+      if (!totpValid(secret, body.totp)) {
+        await members.failedSignIn(member, lockAfter, lockMs);
+        await routeAudit(deps, req, member, 'auth.sign-in-failed', 401);
+        throw new ApiProblem('TOTP_INVALID');
+      }
+    }
+    await members.signedIn(member);
+    const view = await openSession(deps, req, res, member);
+    await routeAudit(deps, req, member, 'auth.sign-in', 200, 'test');
+    res.json(view);
+  });
+
+  router.post('/auth/sign-out', async (req, res) => {
+    if (req.dashboardSessionId) await sessions.end(req.dashboardSessionId);
+    clearSessionCookie(res);
+    if (req.member) {
+      const member = await members.get(req.member.id);
+      if (member) await routeAudit(deps, req, member, 'auth.sign-out', 204, req.dashboardMode ?? null);
+    }
+    res.status(204).end();
+  });
+
+  router.post('/auth/totp/setup', async (req, res) => {
+    const member = await signedInMember(req);
+    const secret = newTotpSecret();
+    await members.setPendingTotp(member, secret);
+    const issuer = `momo-payments (${(await deps.merchantName(member.merchantId)) ?? member.merchantId})`;
+    res.json({ secret, ...(await totpEnrolment(secret, member.email, issuer)) });
+  });
+
+  router.post('/auth/totp/enable', async (req, res) => {
+    const member = await signedInMember(req);
+    const { code } = parseOr400(z.strictObject({ code: z.string().trim().max(10) }), req.body, req);
+    const pending = members.pendingTotpOf(member);
+    if (!pending || !totpValid(pending, code)) throw new ApiProblem('TOTP_INVALID');
+    await members.enableTotp(member, pending);
+    res.json({ totpEnabled: true });
+  });
+
+  // 202 whatever the address: the answer says nothing of who has an account.
+  router.post('/auth/password-reset', resetMail, async (req, res) => {
+    const body = parseOr400(z.strictObject({ email }), req.body, req);
+    const member = await members.byEmail(body.email);
+    if (member) {
+      const token = await resets.create(member._id);
+      await mailer.send({
+        to: member.email,
+        kind: 'password-reset',
+        subject: 'Reset your dashboard password / Réinitialisez votre mot de passe',
+        text: `Reset your password (valid one hour, once) / Réinitialisez votre mot de passe (valable une heure, une fois) :\n${resetLink(baseUrlOf(deps, req), token)}\n`,
+      });
+    }
+    res.status(202).json({ status: 'accepted' });
+  });
+
+  router.post('/auth/password-reset/complete', perAddress, async (req, res) => {
+    const body = parseOr400(
+      z.strictObject({ token: z.string().max(100), password: newPassword }),
+      req.body,
+      req,
+    );
+    const memberId = await resets.consume(body.token);
+    const member = memberId ? await members.get(memberId) : null;
+    if (!member) throw new ApiProblem('LINK_INVALID');
+    // A new password ends every session of the member (its epoch moves).
+    await members.setPassword(member, await hashPassword(body.password));
+    await routeAudit(deps, req, member, 'auth.password-reset', 204);
+    res.status(204).end();
+  });
+
+  router.get('/invitations/:token', async (req, res) => {
+    const inv = await invitations.byToken(String(req.params.token));
+    if (!inv || (await invitations.state(inv)) !== 'pending') throw new ApiProblem('LINK_INVALID');
+    const inviter = inv.invitedBy === 'operator' ? null : await members.get(inv.invitedBy);
+    res.json({
+      email: inv.email,
+      role: inv.role,
+      merchant: { name: (await deps.merchantName(inv.merchantId)) ?? inv.merchantId },
+      invitedBy: inviter ? inviter.name : null,
+      expiresAt: inv.expiresAt.toISOString(),
+    });
+  });
+
+  router.post('/invitations/:token/accept', perAddress, async (req, res) => {
+    const body = parseOr400(
+      z.strictObject({ name: z.string().trim().min(1).max(100), password: newPassword }),
+      req.body,
+      req,
+    );
+    const inv = await invitations.byToken(String(req.params.token));
+    if (!inv || (await invitations.state(inv)) !== 'pending') throw new ApiProblem('LINK_INVALID');
+    if (!(await members.emailFree(inv.email))) throw new ApiProblem('EMAIL_TAKEN');
+    const passwordHash = await hashPassword(body.password);
+    // The compare-and-set: of two accepts racing, one inserts the use; the other finds it used.
+    if (!(await invitations.consume(inv))) throw new ApiProblem('LINK_INVALID');
+    let member: MemberRecord;
+    try {
+      member = await members.create({
+        merchantId: inv.merchantId,
+        email: inv.email,
+        name: body.name,
+        role: inv.role,
+        passwordHash,
+      });
+    } catch (err) {
+      if (err instanceof EmailTakenError) throw new ApiProblem('EMAIL_TAKEN');
+      throw err;
+    }
+    const view = await openSession(deps, req, res, member);
+    await routeAudit(deps, req, member, 'auth.invitation-accepted', 201, 'test');
+    res.status(201).json(view);
+  });
+
+  async function signedInMember(req: Request): Promise<MemberRecord> {
+    const member = req.member ? await members.get(req.member.id) : null;
+    if (!member) throw new ApiProblem('SESSION_REQUIRED');
+    return member;
+  }
+
+  return router;
+}
