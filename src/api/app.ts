@@ -41,6 +41,7 @@ import { methodNotAllowed } from './method-not-allowed';
 import { sandboxRoutes, testModeOnly } from './routes/sandbox';
 import type { SandboxHelpers } from '../services/sandbox-helpers';
 import { openApiDocument } from './openapi/document';
+import { requestLog, type RequestLogOptions } from '../request-log/middleware';
 
 export interface AppDeps {
   logger: Logger;
@@ -93,6 +94,8 @@ export interface AppDeps {
   fingerprintKeys?: KeyRing;
   /** Express `trust proxy` (TRUST_PROXY): which proxies may name the client address; default loopback. */
   trustProxy?: boolean | number | string[];
+  /** Every /v1 request of a merchant, kept 30 days for the dashboard (src/request-log); omitted, none. */
+  requestLog?: RequestLogOptions;
 }
 
 export function createApp(deps: AppDeps): Express {
@@ -125,6 +128,8 @@ export function createApp(deps: AppDeps): Express {
   if (deps.statements) app.use(statementDownloadRoutes(deps.statements));
   // Every /v1 route is the calling merchant's; routers declare full paths, as the interface writes them.
   app.use('/v1', requireMerchant(deps.authenticate));
+  // Right after the scope is known: it sees every later refusal (throttling, idempotency) and the answer.
+  if (deps.requestLog) app.use('/v1', requestLog(deps.requestLog));
   // A live key on a test helper is refused before it is throttled or claims an idempotency key.
   if (deps.sandbox) app.use('/v1/sandbox', testModeOnly);
   // Throttled requests never claim an idempotency key; every POST claims one before any router.

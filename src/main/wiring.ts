@@ -6,6 +6,7 @@ import type { Logger } from '../infra/logger';
 import { createApp } from '../api/app';
 import { MerchantService } from '../merchants';
 import { Ledger } from '../ledger';
+import { RequestLogStore } from '../request-log/store';
 import { resolveFeeSchedule } from '../domain/fees';
 import { pingMongo } from '../persistence/mongo';
 import { TransactionStore } from '../persistence/transactions';
@@ -142,6 +143,10 @@ export async function buildApi(opts: {
     authenticate: (apiKey, apiClient) => merchants.authenticate(apiKey, apiClient),
   });
   const app = createApp({
+    requestLog: {
+      store: RequestLogStore.on(opts.mongo),
+      onError: (err) => opts.logger.warn({ err }, 'request log: write failed'),
+    },
     webhooks: eventApi.webhooks,
     wsTokens: eventApi.wsTokens,
     callbacks: new CallbackService({
