@@ -42,6 +42,7 @@ import { sandboxRoutes, testModeOnly } from './routes/sandbox';
 import type { SandboxHelpers } from '../services/sandbox-helpers';
 import { openApiDocument } from './openapi/document';
 import { dashboardRouter, type DashboardDeps } from '../dashboard/app';
+import { requestLog, type RequestLogOptions } from '../request-log/middleware';
 
 export interface AppDeps {
   logger: Logger;
@@ -96,6 +97,8 @@ export interface AppDeps {
   dashboard?: DashboardDeps;
   /** Express `trust proxy` (TRUST_PROXY): which proxies may name the client address; default loopback. */
   trustProxy?: boolean | number | string[];
+  /** Every /v1 request of a merchant, kept 30 days for the dashboard (src/request-log); omitted, none. */
+  requestLog?: RequestLogOptions;
 }
 
 export function createApp(deps: AppDeps): Express {
@@ -148,6 +151,8 @@ export function createApp(deps: AppDeps): Express {
  * rules as one made with an API key. Routers declare full paths ('/v1/...').
  */
 export function mountPublicApi(app: Router, deps: AppDeps): void {
+  // Right after the scope is known: it sees every later refusal (throttling, idempotency) and the answer.
+  if (deps.requestLog) app.use('/v1', requestLog(deps.requestLog));
   // A live key on a test helper is refused before it is throttled or claims an idempotency key.
   if (deps.sandbox) app.use('/v1/sandbox', testModeOnly);
   // Throttled requests never claim an idempotency key; every POST claims one before any router.

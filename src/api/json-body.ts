@@ -15,6 +15,8 @@ export const BODY_LIMIT = '32kb';
  */
 export const BULK_BODY_LIMIT = '512kb';
 const bulkPaths = new Set(['/v1/payouts/bulk']);
+/** The dashboard's spreadsheet upload (CSV or XLSX, src/dashboard/routes/uploads.ts): its own parser reads it. */
+const rawPaths = new Set(['/dashboard/api/payouts/bulk/preview']);
 
 /**
  * How deeply a body may nest objects and arrays. Our deepest request is 3 levels; 32 leaves room
@@ -52,6 +54,7 @@ export function jsonBody(): RequestHandler[] {
   const [single, bulk] = [parser(BODY_LIMIT), parser(BULK_BODY_LIMIT)];
   const parse: RequestHandler = (req, res, next) => (bulkPaths.has(req.path) ? bulk : single)(req, res, next);
   const requireJson: RequestHandler = (req, _res, next) => {
+    if (rawPaths.has(req.path)) return next();
     const type = req.headers['content-type'];
     const hasBody = req.is('*') !== null;
     if (hasBody && type && !jsonType.test(type)) return next(new ApiProblem('UNSUPPORTED_MEDIA_TYPE'));

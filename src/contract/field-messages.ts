@@ -156,6 +156,11 @@ export const fieldMessages = {
       fr: 'Saisissez votre numéro mobile, par ex. 07 00 00 00 01 ou +225 07 00 00 00 01.',
     } satisfies Text,
   },
+  /** The dashboard's bulk upload preview: a row repeats the reference of an earlier row. */
+  duplicateRowReference: {
+    en: 'This reference is already used by an earlier row of the file.',
+    fr: 'Cette référence est déjà utilisée par une ligne précédente du fichier.',
+  } satisfies Text,
 };
 
 /** A problem about one field: `errors` names it with its message. */

@@ -249,6 +249,58 @@ export const problemCatalogue = {
       fr: "Demandez à un propriétaire de votre équipe ; pour quitter l'équipe en étant son dernier propriétaire, nommez d'abord un autre membre propriétaire.",
     },
   },
+  TRANSACTION_NOT_FOUND: {
+    dashboardOnly: true,
+    status: 404,
+    title: { en: 'Transaction not found', fr: 'Transaction introuvable' },
+    detail: {
+      en: 'No payin, payout or refund of yours has this id in this mode.',
+      fr: "Aucun encaissement, paiement ni remboursement de votre compte n'a cet identifiant dans ce mode.",
+    },
+    help: {
+      en: 'Check the id (pi_…, pr_…, rf_…) and the mode switch: test and live data are kept apart.',
+      fr: "Vérifiez l'identifiant (pi_…, pr_…, rf_…) et le mode choisi : les données de test et de production sont séparées.",
+    },
+  },
+  API_KEY_NOT_FOUND: {
+    dashboardOnly: true,
+    status: 404,
+    title: { en: 'API key not found', fr: 'Clé API introuvable' },
+    detail: {
+      en: 'Your account has no API key with this name.',
+      fr: "Votre compte n'a pas de clé API de ce nom.",
+    },
+    help: {
+      en: 'Pick the key from the list of your keys (GET /dashboard/api/keys).',
+      fr: 'Choisissez la clé dans la liste de vos clés (GET /dashboard/api/keys).',
+    },
+  },
+  LAST_ACTIVE_KEY: {
+    dashboardOnly: true,
+    status: 409,
+    title: { en: 'Last active key', fr: 'Dernière clé active' },
+    detail: {
+      en: 'This is the last active API key of its mode: revoking it would cut your integration off.',
+      fr: "C'est la dernière clé API active de ce mode : la révoquer couperait votre intégration.",
+    },
+    help: {
+      en: 'Create a new key of the same mode first (it is shown once), put it in your integration, then revoke this one.',
+      fr: "Créez d'abord une nouvelle clé du même mode (elle n'est affichée qu'une fois), mettez-la dans votre intégration, puis révoquez celle-ci.",
+    },
+  },
+  UPLOAD_UNREADABLE: {
+    dashboardOnly: true,
+    status: 400,
+    title: { en: 'File not readable', fr: 'Fichier illisible' },
+    detail: {
+      en: 'The file is not a CSV or XLSX file of payouts this page can read.',
+      fr: "Le fichier n'est pas un fichier CSV ou XLSX de paiements que cette page sait lire.",
+    },
+    help: {
+      en: 'Send a CSV (UTF-8, comma or semicolon separated, a header line) or an XLSX file of at most 1 MB and 1,000 rows, with the columns of docs/bulk-payouts.md.',
+      fr: "Envoyez un fichier CSV (UTF-8, séparé par des virgules ou des points-virgules, avec une ligne d'en-tête) ou XLSX d'au plus 1 Mo et 1 000 lignes, avec les colonnes de docs/bulk-payouts.md.",
+    },
+  },
   NOT_FOUND: {
     status: 404,
     title: { en: 'Not found', fr: 'Introuvable' },

@@ -6,6 +6,7 @@ import { SESSION_COOKIE, LIFETIME_MS } from './access/sessions';
 import type { AuditEntry } from './access/audit-log';
 import { permissionsOf, liveNeedsTotp } from './access/roles';
 import { redactLinkTokens } from '../infra/log-masking';
+import type { DashboardDataDeps } from './routes/data';
 
 /** What the dashboard's server side needs, wired in src/main/wiring.ts. */
 export interface DashboardDeps {
@@ -21,8 +22,8 @@ export interface DashboardDeps {
     lockAfter?: number;
     lockMs?: number;
   };
-  /** What helper "data" needs (src/dashboard/routes/data.ts), passed through as is. */
-  data?: unknown;
+  /** What the data routes read (src/dashboard/routes/data.ts). */
+  data: DashboardDataDeps;
   /** Where the built page is (dist/dashboard by default). */
   staticDir?: string;
   logger: Logger;

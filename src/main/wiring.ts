@@ -6,6 +6,7 @@ import type { Logger } from '../infra/logger';
 import { createApp } from '../api/app';
 import { MerchantService } from '../merchants';
 import { Ledger } from '../ledger';
+import { RequestLogStore } from '../request-log/store';
 import { resolveFeeSchedule } from '../domain/fees';
 import { pingMongo } from '../persistence/mongo';
 import { TransactionStore } from '../persistence/transactions';
@@ -142,6 +143,7 @@ export async function buildApi(opts: {
     ...opts,
     authenticate: (apiKey, apiClient) => merchants.authenticate(apiKey, apiClient),
   });
+  const requestLog = RequestLogStore.on(opts.mongo);
   const dashboardIdentity = DashboardIdentity.on(opts.mongo, opts.config.DATA_ENCRYPTION_KEYS);
   await dashboardIdentity.init();
   const app = createApp({
@@ -155,6 +157,21 @@ export async function buildApi(opts: {
         lockMs: opts.config.DASHBOARD_LOCKOUT,
       },
       logger: opts.logger,
+      data: {
+        mongo: opts.mongo,
+        merchants,
+        ledger,
+        transactions,
+        refunds,
+        events: eventApi.webhooks.events,
+        endpoints: eventApi.webhooks.endpoints,
+        deliveries: eventApi.webhooks.deliveries,
+        requestLog,
+      },
+    },
+    requestLog: {
+      store: requestLog,
+      onError: (err) => opts.logger.warn({ err }, 'request log: write failed'),
     },
     webhooks: eventApi.webhooks,
     wsTokens: eventApi.wsTokens,

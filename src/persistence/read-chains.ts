@@ -181,10 +181,15 @@ export class ReadChains<T> {
   private readonly queues: Map<string, Promise<unknown>>;
   private readonly knownHeads: Map<string, Tip>;
 
-  /** `name` is the entries' collection; `<name>_heads`, `<name>_positions` and `<name>_holes` go with it. */
+  /**
+   * `name` is the entries' collection; `<name>_heads`, `<name>_positions` and `<name>_holes` go with it.
+   * `positions: false` skips the position documents (one write per append) for chains nobody looks
+   * members up in (position(), since(), repairHoles() reappending): their appends must be `fresh`.
+   */
   constructor(
     conn: Connection,
     private readonly name: string,
+    private readonly options: { positions?: boolean } = {},
   ) {
     this.entries = bind(conn, `Chain_${name}`, entrySchema, name);
     this.heads = bind(conn, `ChainHead_${name}`, headSchema, `${name}_heads`);
@@ -195,7 +200,12 @@ export class ReadChains<T> {
   }
 
   async init(): Promise<void> {
-    await Promise.all([this.entries.init(), this.heads.init(), this.positions.init(), this.holes.init()]);
+    await Promise.all([
+      this.entries.init(),
+      this.heads.init(),
+      this.options.positions === false ? undefined : this.positions.init(),
+      this.holes.init(),
+    ]);
     await backfillOnce(this.entries.db.db!, `${this.name}:max`, () => this.fillMax());
   }
 
@@ -269,7 +279,7 @@ export class ReadChains<T> {
    * already holds. Writers of one stream in this process queue behind each other (fewer lost races).
    */
   async append(stream: string, member: string, at: Date, doc: T, opts: AppendOptions = {}): Promise<number> {
-    const known = opts.fresh ? null : await this.position(stream, member);
+    const known = opts.fresh || this.options.positions === false ? null : await this.position(stream, member);
     if (known !== null) return known;
     return this.appendAnew(stream, member, at, doc);
   }
@@ -280,7 +290,7 @@ export class ReadChains<T> {
     // head, so a burst on one stream waits for one insert each, not for three writes. The hint (one
     // append in HINT_EVERY) and the position are independent documents.
     const [seq] = await Promise.all([
-      this.writePosition(stream, member, placed.seq),
+      this.options.positions === false ? placed.seq : this.writePosition(stream, member, placed.seq),
       placed.inserted && placed.seq % HINT_EVERY === 0 ? this.writeHint(stream, placed.seq) : undefined,
     ]);
     return seq;

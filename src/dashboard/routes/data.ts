@@ -1,6 +1,52 @@
 import { Router } from 'express';
+import type { Connection } from 'mongoose';
+import type { MerchantService } from '../../merchants/service';
+import type { Ledger } from '../../ledger';
+import type { TransactionStore } from '../../persistence/transactions';
+import type { RefundStore } from '../../persistence/refunds';
+import type { EventStore } from '../../events/event-store';
+import type { EndpointStore } from '../../webhooks/endpoint-store';
+import type { DeliveryLog } from '../../webhooks/delivery-log';
+import type { RequestLogStore } from '../../request-log/store';
+import { HomeFigures } from '../data/home';
+import { TimelineReader } from '../data/timeline';
+import { homeRoutes } from './home';
+import { timelineRoutes } from './timeline';
+import { requestRoutes } from './requests';
+import { keyRoutes } from './keys';
+import { uploadRoutes } from './uploads';
 
-// Stub until helper "data" delivers the home, timeline, request log, keys and uploads routes.
-export function dashboardDataRoutes(_deps: unknown): Router {
-  return Router();
+// What the dashboard shows beyond the public API (docs/dashboard.md): mounted by the access part
+// under /dashboard/api after its session middleware, so `req.member` and `req.merchantId` (the
+// scope of the session's mode) are set; each route checks its permission (roles.ts).
+
+export interface DashboardDataDeps {
+  mongo: Connection;
+  merchants: MerchantService;
+  ledger: Ledger;
+  transactions: TransactionStore;
+  refunds: RefundStore;
+  events: EventStore;
+  endpoints: EndpointStore;
+  deliveries: DeliveryLog;
+  requestLog: RequestLogStore;
+}
+
+export function dashboardDataRoutes(deps: DashboardDataDeps): Router {
+  const router = Router();
+  const home = new HomeFigures({
+    conn: deps.mongo,
+    transactions: deps.transactions,
+    refunds: deps.refunds,
+    ledger: deps.ledger,
+  });
+  const timeline = new TimelineReader(deps);
+  router.use(
+    homeRoutes(home),
+    timelineRoutes(timeline),
+    requestRoutes(deps.requestLog),
+    keyRoutes(deps.merchants),
+    uploadRoutes(),
+  );
+  return router;
 }

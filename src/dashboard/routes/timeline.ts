@@ -1,0 +1,16 @@
+import { Router } from 'express';
+import { requirePermission } from '../access/guard';
+import { ApiProblem } from '../../contract/problems';
+import type { TimelineReader } from '../data/timeline';
+
+/** GET /dashboard/api/transactions/:id/timeline; another scope's id answers as an unknown one (404). */
+export function timelineRoutes(reader: TimelineReader): Router {
+  const router = Router();
+  router.get('/transactions/:id/timeline', requirePermission('read'), async (req, res) => {
+    const id = req.params.id as string;
+    const timeline = /^(pi|pr|rf)_[A-Za-z0-9]{1,64}$/.test(id) ? await reader.of(req.merchantId!, id) : null;
+    if (!timeline) throw new ApiProblem('TRANSACTION_NOT_FOUND');
+    res.json(timeline);
+  });
+  return router;
+}
