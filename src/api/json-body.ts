@@ -54,7 +54,8 @@ export function jsonBody(): RequestHandler[] {
   const [single, bulk] = [parser(BODY_LIMIT), parser(BULK_BODY_LIMIT)];
   const parse: RequestHandler = (req, res, next) => (bulkPaths.has(req.path) ? bulk : single)(req, res, next);
   const requireJson: RequestHandler = (req, _res, next) => {
-    if (rawPaths.has(req.path)) return next();
+    // The full path: under the dashboard's router req.path has lost its /dashboard/api prefix.
+    if (rawPaths.has(req.originalUrl.split('?')[0]!)) return next();
     const type = req.headers['content-type'];
     const hasBody = req.is('*') !== null;
     if (hasBody && type && !jsonType.test(type)) return next(new ApiProblem('UNSUPPORTED_MEDIA_TYPE'));

@@ -28,10 +28,14 @@ export const uploadColumns = [
 
 export class UploadUnreadable extends Error {}
 
+type Untagged<T> = T extends unknown ? Omit<T, 'shape'> : never;
+export type BatchItemRequest = Untagged<BatchItemInput>;
+
 export interface PreviewRow {
   /** The row's line in the file (the header is line 1). */
   line: number;
-  item: BatchItemInput | null;
+  /** What POST /v1/payouts/bulk takes as the row's item (without the parser's `shape` tag). */
+  item: BatchItemRequest | null;
   errors: { field: string; message: string }[];
 }
 
@@ -158,7 +162,9 @@ export async function previewUpload(body: Buffer, contentType: string, lang: Lan
       return;
     }
     seen.add(item.reference);
-    rows.push({ line, item, errors: [] });
+    // The page posts the item as is: the batch refuses the parser's `shape` tag as an unknown field.
+    const { shape: _shape, ...request } = item;
+    rows.push({ line, item: request, errors: [] });
     const currency = currencyByCountry[item.country];
     const total = totals.get(currency) ?? { currency, count: 0, amount: 0 };
     total.count++;
