@@ -105,7 +105,7 @@ const screens: RouteObject[] = [
 export const router = createBrowserRouter(
   [
     { path: '/sign-in', element: <SignIn /> },
-    { path: '/invite/:token', element: <Invite /> },
+    { path: '/invitations/:token', element: <Invite /> },
     { path: '/reset-password', element: <PasswordResetRequest /> },
     { path: '/reset-password/:token', element: <PasswordResetComplete /> },
     {

@@ -10,25 +10,30 @@ export type Schemas = components['schemas'];
 export type TransactionPage = Schemas['TransactionPage'];
 
 export interface Session {
-  member: { id: string; email: string; name: string; totpEnabled: boolean };
+  member: { id: string; email: string; name: string };
   merchant: { id: string; name: string };
   role: Role;
   permissions: Permission[];
   mode: Mode;
   csrfToken: string;
+  totpEnabled: boolean;
+  /** Owners and admins: live mode only with TOTP set up. */
+  totpRequiredForLive: boolean;
 }
 
 export interface TotpSetup {
   secret: string;
   otpauthUrl: string;
-  qrSvg: string;
+  /** An SVG data URL (the CSP allows `img-src data:`). */
+  qrCode: string;
 }
 
 export interface InvitationView {
   email: string;
   role: Role;
   merchant: { name: string };
-  invitedBy: { name: string } | null;
+  /** The inviter's name; null: the operator's CLI. */
+  invitedBy: string | null;
   expiresAt: string;
 }
 
@@ -39,56 +44,76 @@ export interface TeamMember {
   role: Role;
   totpEnabled: boolean;
   createdAt: string;
-  lastSignInAt: string | null;
 }
 
 export interface Invitation {
   id: string;
   email: string;
   role: Role;
+  state: 'pending' | 'accepted' | 'revoked' | 'expired';
   createdAt: string;
   expiresAt: string;
-  invitedBy: { name: string } | null;
 }
 
 export interface AuditEntry {
-  id: string;
   at: string;
-  actor: { id: string; email: string } | null;
+  memberId: string | null;
+  email: string | null;
   action: string;
-  target: string | null;
+  target: string;
   mode: Mode | null;
-  ip: string | null;
-  userAgent: string | null;
+  ip: string;
+  userAgent: string;
+  status: number;
 }
 
-export interface Volume {
+export interface CurrencyVolumes {
   currency: string;
-  count: number;
-  amount: number;
+  payins: number;
+  payouts: number;
+  refunds: number;
 }
-export interface Volumes {
-  payin: Volume[];
-  payout: Volume[];
-  refund: Volume[];
+export interface PeriodFigures {
+  payins: number;
+  payouts: number;
+  refunds: number;
+  volumes: CurrencyVolumes[];
 }
 export interface Home {
-  balances: { mode: Mode; currency: string; available: number; pending: number }[];
-  today: Volumes;
-  month: Volumes;
-  successRates: { operator: string; type: 'payin' | 'payout'; attempts: number; succeeded: number }[];
-  days: { date: string; currency: string; payin: number; payout: number; refund: number }[];
+  balances: { currency: string; available: number; accounts: number }[];
+  today: PeriodFigures;
+  month: PeriodFigures;
+  successRates: { provider: string; final: number; success: number; rate: number | null }[];
+  series: { day: string; payins: number; payouts: number; refunds: number; volumes: CurrencyVolumes[] }[];
+  pending: number;
+  computedAt: string;
 }
 
-export type TimelineKind = 'status' | 'operator' | 'event' | 'webhook' | 'ledger';
 export interface Timeline {
-  reference: string;
-  type: 'payin' | 'payout' | 'refund';
-  entries: {
+  id: string;
+  kind: 'payin' | 'payout' | 'refund';
+  record: unknown;
+  statuses: { status: string; at: string; source: 'created' | 'event' | 'current' }[];
+  operator: unknown;
+  events: { id: string; type: string; createdAt: string; data: unknown }[];
+  webhookAttempts: {
+    eventId: string;
+    endpointId: string;
+    attempt: number;
     at: string;
-    kind: TimelineKind;
-    label: string;
-    detail: Record<string, string | number | boolean | null>;
+    succeeded: boolean;
+    statusCode: number | null;
+    latencyMs: number;
+    error: string | null;
+  }[];
+  ledger: {
+    sourceRef: string;
+    reason: string;
+    fromAccountId: string;
+    toAccountId: string;
+    amount: number;
+    currency: string;
+    at: string;
   }[];
 }
 
@@ -99,37 +124,45 @@ export interface RequestLogEntry {
   path: string;
   status: number;
   problemType: string | null;
+  problemCode: string | null;
   idempotencyKey: string | null;
   durationMs: number;
-  requestBody: unknown;
-  responseBody: unknown;
+  requestId: string | null;
+  apiKey: string;
+  /** Masked JSON text, cut at 16 kB (`truncated`); null when none. */
+  requestBody: string | null;
+  responseBody: string | null;
+  truncated: boolean;
 }
 
 export interface ApiKey {
-  apiKey: string;
+  apiKey: string; // mk_test_… / mk_live_…, not a secret
   mode: Mode;
+  status: 'active' | 'revoked';
   createdAt: string;
-  lastUsedAt: string | null;
   revokedAt: string | null;
+  lastUsedAt: string | null;
 }
 
 export interface BulkPreviewRow {
-  row: number;
-  values: Record<string, string>;
-  item: Schemas['StandardPayoutRequest'] | null;
-  errors: { path: string; message: string }[];
+  /** The row's line in the file (the header is line 1). */
+  line: number;
+  item: Schemas['CreatePayoutBatchRequest']['items'][number] | null;
+  errors: { field: string; message: string }[];
 }
 export interface BulkPreview {
   rows: BulkPreviewRow[];
   valid: number;
   invalid: number;
-  totals: Volume[];
+  totals: { currency: string; count: number; amount: number }[];
 }
 
 export interface Page<T> {
   data: T[];
   nextCursor: string | null;
 }
+
+const xlsxType = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
 type Query = Record<string, string | number | undefined>;
 
@@ -142,7 +175,7 @@ export const dashboardApi = {
     request<Session>('PUT', '/session/mode', { body: { mode }, idempotencyKey: key }),
   totpSetup: (key: string) => request<TotpSetup>('POST', '/auth/totp/setup', { idempotencyKey: key }),
   totpEnable: (code: string, key: string) =>
-    request<Session>('POST', '/auth/totp/enable', { body: { code }, idempotencyKey: key }),
+    request<{ totpEnabled: true }>('POST', '/auth/totp/enable', { body: { code }, idempotencyKey: key }),
   passwordReset: (email: string, key: string) =>
     request<void>('POST', '/auth/password-reset', { body: { email }, idempotencyKey: key }),
   passwordResetComplete: (body: { token: string; password: string }, key: string) =>
@@ -164,7 +197,7 @@ export const dashboardApi = {
     request<void>('DELETE', `/team/members/${encodeURIComponent(id)}`, { idempotencyKey: key }),
   invitations: () => request<{ data: Invitation[] }>('GET', '/team/invitations'),
   invite: (body: { email: string; role: Role }, key: string) =>
-    request<Invitation & { url: string }>('POST', '/team/invitations', { body, idempotencyKey: key }),
+    request<Invitation & { link: string }>('POST', '/team/invitations', { body, idempotencyKey: key }),
   revokeInvitation: (id: string, key: string) =>
     request<void>('DELETE', `/team/invitations/${encodeURIComponent(id)}`, { idempotencyKey: key }),
 
@@ -172,16 +205,20 @@ export const dashboardApi = {
   home: () => request<Home>('GET', '/home'),
   timeline: (reference: string) =>
     request<Timeline>('GET', `/transactions/${encodeURIComponent(reference)}/timeline`),
-  search: (query: Query) => request<TransactionPage>('GET', '/transactions/search', { query }),
   requests: (query: Query) => request<Page<RequestLogEntry>>('GET', '/requests', { query }),
   keys: () => request<{ data: ApiKey[] }>('GET', '/keys'),
-  createKey: (key: string) =>
-    request<{ key: ApiKey; apiClient: string }>('POST', '/keys', { idempotencyKey: key }),
+  createKey: (mode: Mode, key: string) =>
+    request<{ apiKey: string; apiClient: string; mode: Mode }>('POST', '/keys', {
+      body: { mode },
+      idempotencyKey: key,
+    }),
   revokeKey: (apiKey: string, key: string) =>
-    request<void>('DELETE', `/keys/${encodeURIComponent(apiKey)}`, { idempotencyKey: key }),
-  bulkPreview: (file: File, key: string) => {
-    const form = new FormData();
-    form.set('file', file);
-    return request<BulkPreview>('POST', '/payouts/bulk/preview', { form, idempotencyKey: key });
-  },
+    request<ApiKey>('DELETE', `/keys/${encodeURIComponent(apiKey)}`, { idempotencyKey: key }),
+  /** The file itself is the body, typed by its extension (the server reads text/csv or XLSX). */
+  bulkPreview: (file: File, key: string) =>
+    request<BulkPreview>('POST', '/payouts/bulk/preview', {
+      raw: file,
+      contentType: /\.xlsx$/i.test(file.name) ? xlsxType : 'text/csv',
+      idempotencyKey: key,
+    }),
 };

@@ -87,6 +87,9 @@ export interface RequestOptions {
   query?: Record<string, string | number | boolean | undefined | null>;
   body?: unknown;
   form?: FormData;
+  /** A body sent as is, with its Content-Type (an uploaded file). */
+  raw?: Blob;
+  contentType?: string;
   idempotencyKey?: string;
 }
 
@@ -103,7 +106,10 @@ export async function request<T>(method: string, path: string, opts: RequestOpti
   const headers = commonHeaders(method, opts.idempotencyKey);
   let body: BodyInit | undefined;
   if (opts.form) body = opts.form;
-  else if (opts.body !== undefined) {
+  else if (opts.raw) {
+    headers.set('Content-Type', opts.contentType ?? 'application/octet-stream');
+    body = opts.raw;
+  } else if (opts.body !== undefined) {
     headers.set('Content-Type', 'application/json');
     body = JSON.stringify(opts.body);
   }

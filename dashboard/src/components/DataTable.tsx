@@ -17,7 +17,7 @@ export function DataTable<T extends RowData>(props: {
   const table = useTable({ features, columns: props.columns, data: props.data, getRowId: props.rowKey });
   const rows = table.getRowModel().rows;
   return (
-    <div className="table-wrap">
+    <div className="table-wrap" tabIndex={0}>
       <table>
         <caption>{props.caption}</caption>
         <thead>

@@ -97,7 +97,7 @@ export function Layout() {
         {setMode.error != null && (
           <div className="page-alert">
             <ProblemAlert error={setMode.error} />
-            {!session.member.totpEnabled && <Link to="/security">{t('security.setUp')}</Link>}
+            {!session.totpEnabled && <Link to="/security">{t('security.setUp')}</Link>}
           </div>
         )}
       </header>

@@ -1,10 +1,10 @@
 // The 30-day chart of Home, in SVG (recharts), loaded on its own (Home imports it lazily).
 import { useTranslation } from 'react-i18next';
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import type { Home } from '../api/dashboard';
+import type { ChartDay } from '../pages/Home';
 import { useFormat } from '../format';
 
-export default function VolumeChart(props: { days: Home['days']; currency: string }) {
+export default function VolumeChart(props: { days: ChartDay[]; currency: string }) {
   const { t } = useTranslation();
   const f = useFormat();
   const { days, currency } = props;

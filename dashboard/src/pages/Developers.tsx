@@ -2,7 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { NavLink, Outlet } from 'react-router';
 import { useState } from 'react';
-import { dashboardApi, type ApiKey } from '../api/dashboard';
+import { dashboardApi } from '../api/dashboard';
 import { useAction } from '../actions';
 import { CopyButton } from '../components/CopyButton';
 import { ConfirmModal, Modal } from '../components/Modal';
@@ -33,14 +33,17 @@ export function Keys() {
   const session = useSession();
   const client = useQueryClient();
   const keys = useQuery({ queryKey: ['keys', session.mode], queryFn: dashboardApi.keys });
-  const [secret, setSecret] = useState<{ key: ApiKey; apiClient: string; replaces: string | null } | null>(
+  const [secret, setSecret] = useState<{ apiKey: string; apiClient: string; replaces: string | null } | null>(
     null,
   );
+  // The server lists both modes' keys: this page shows the session's mode.
+  const modeKeys = (keys.data?.data ?? []).filter((k) => k.mode === session.mode);
   const [revoking, setRevoking] = useState<string | null>(null);
   const refresh = () => void client.invalidateQueries({ queryKey: ['keys'] });
 
   const create = useAction(
-    (_replaces: string | null, idempotencyKey: string) => dashboardApi.createKey(idempotencyKey),
+    (_replaces: string | null, idempotencyKey: string) =>
+      dashboardApi.createKey(session.mode, idempotencyKey),
     (created, replaces) => {
       setSecret({ ...created, replaces });
       refresh();
@@ -67,7 +70,7 @@ export function Keys() {
         </button>
       </div>
       <ProblemAlert error={create.error ?? keys.error} />
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table>
           <caption>{t('keys.caption')}</caption>
           <thead>
@@ -80,7 +83,7 @@ export function Keys() {
             </tr>
           </thead>
           <tbody>
-            {(keys.data?.data ?? []).map((k) => (
+            {modeKeys.map((k) => (
               <tr key={k.apiKey}>
                 <th scope="row">
                   <code>{k.apiKey}</code>
@@ -104,7 +107,7 @@ export function Keys() {
                 </td>
               </tr>
             ))}
-            {keys.data?.data.length === 0 && (
+            {modeKeys.length === 0 && (
               <tr>
                 <td colSpan={5} className="empty">
                   {t('common.empty')}
@@ -121,8 +124,7 @@ export function Keys() {
             <dl className="summary">
               <dt>{t('keys.apiKey')}</dt>
               <dd>
-                <code>{secret.key.apiKey}</code>{' '}
-                <CopyButton value={secret.key.apiKey} label={t('keys.copyKey')} />
+                <code>{secret.apiKey}</code> <CopyButton value={secret.apiKey} label={t('keys.copyKey')} />
               </dd>
               <dt>{t('keys.apiClient')}</dt>
               <dd>

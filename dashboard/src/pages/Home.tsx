@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { lazy, Suspense, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { dashboardApi, type Volume, type Volumes } from '../api/dashboard';
+import { dashboardApi, type Home as HomeFigures, type PeriodFigures } from '../api/dashboard';
 import { ProblemAlert } from '../components/ProblemAlert';
 import { useFormat } from '../format';
 import { useSession } from '../session';
@@ -9,12 +9,34 @@ import { useSession } from '../session';
 // The chart library is the largest part of the page: loaded with Home's chart only.
 const VolumeChart = lazy(() => import('../components/VolumeChart'));
 
-function VolumeList(props: { volumes: Volumes; title: string }) {
+const kinds = [
+  ['payin', 'payins'],
+  ['payout', 'payouts'],
+  ['refund', 'refunds'],
+] as const;
+
+/** One point per day and currency, as the chart draws it (the server gives days with their currencies). */
+export type ChartDay = { date: string; currency: string; payin: number; payout: number; refund: number };
+const chartDays = (home: HomeFigures): ChartDay[] =>
+  home.series.flatMap((d) =>
+    d.volumes.map((v) => ({
+      date: d.day,
+      currency: v.currency,
+      payin: v.payins,
+      payout: v.payouts,
+      refund: v.refunds,
+    })),
+  );
+
+function VolumeList(props: { volumes: PeriodFigures; title: string }) {
   const { t } = useTranslation();
   const f = useFormat();
   const headingId = useId();
-  const rows: { type: keyof Volumes; v: Volume }[] = (['payin', 'payout', 'refund'] as const).flatMap(
-    (type) => props.volumes[type].map((v) => ({ type, v })),
+  // Counts are of what was created; amounts of what succeeded, per currency.
+  const rows = kinds.flatMap(([type, plural]) =>
+    props.volumes.volumes
+      .filter((v) => v[plural] > 0)
+      .map((v) => ({ type, currency: v.currency, amount: v[plural], count: props.volumes[plural] })),
   );
   return (
     <section className="tile" aria-labelledby={headingId}>
@@ -23,9 +45,9 @@ function VolumeList(props: { volumes: Volumes; title: string }) {
         <p>{t('home.noVolume')}</p>
       ) : (
         <dl>
-          {rows.map(({ type, v }) => (
-            <div key={`${type}-${v.currency}`}>
-              <dt>{t(`types.${type}`)}</dt>
+          {rows.map((v) => (
+            <div key={`${v.type}-${v.currency}`}>
+              <dt>{t(`types.${v.type}`)}</dt>
               <dd>
                 {f.amount(v.amount, v.currency)} ·{' '}
                 {t('home.count', { count: v.count, formatted: f.number(v.count) })}
@@ -43,10 +65,11 @@ export function Home() {
   const f = useFormat();
   const session = useSession();
   const home = useQuery({ queryKey: ['home', session.mode], queryFn: dashboardApi.home });
-  const currencies = [...new Set(home.data?.days.map((d) => d.currency) ?? [])];
+  const allDays = home.data ? chartDays(home.data) : [];
+  const currencies = [...new Set(allDays.map((d) => d.currency))];
   const [picked, setPicked] = useState<string | null>(null);
   const currency = picked && currencies.includes(picked) ? picked : (currencies[0] ?? null);
-  const days = home.data?.days.filter((d) => d.currency === currency) ?? [];
+  const days = allDays.filter((d) => d.currency === currency);
 
   return (
     <>
@@ -60,14 +83,11 @@ export function Home() {
             <div className="tiles">
               {home.data.balances.length === 0 && <p>{t('home.noBalance')}</p>}
               {home.data.balances.map((b) => (
-                <div className="tile" key={`${b.mode}-${b.currency}`}>
+                <div className="tile" key={b.currency}>
                   <p className="tile-label">
-                    {b.currency} · {t(`modes.${b.mode}`)}
+                    {b.currency} · {t(`modes.${session.mode}`)}
                   </p>
                   <p className="tile-figure">{f.amount(b.available, b.currency)}</p>
-                  <p>
-                    {t('home.pending')}: {f.amount(b.pending, b.currency)}
-                  </p>
                 </div>
               ))}
             </div>
@@ -81,13 +101,12 @@ export function Home() {
           </section>
           <section aria-labelledby="rates-heading">
             <h2 id="rates-heading">{t('home.successRates')}</h2>
-            <div className="table-wrap">
+            <div className="table-wrap" tabIndex={0}>
               <table>
                 <caption>{t('home.successRatesCaption')}</caption>
                 <thead>
                   <tr>
                     <th scope="col">{t('fields.operator')}</th>
-                    <th scope="col">{t('fields.type')}</th>
                     <th scope="col">{t('home.attempts')}</th>
                     <th scope="col">{t('home.rate')}</th>
                   </tr>
@@ -95,17 +114,16 @@ export function Home() {
                 <tbody>
                   {home.data.successRates.length === 0 && (
                     <tr>
-                      <td colSpan={4} className="empty">
+                      <td colSpan={3} className="empty">
                         {t('common.empty')}
                       </td>
                     </tr>
                   )}
                   {home.data.successRates.map((r) => (
-                    <tr key={`${r.operator}-${r.type}`}>
-                      <th scope="row">{r.operator}</th>
-                      <td>{t(`types.${r.type}`)}</td>
-                      <td>{f.number(r.attempts)}</td>
-                      <td>{r.attempts > 0 ? f.percent(r.succeeded / r.attempts) : '—'}</td>
+                    <tr key={r.provider}>
+                      <th scope="row">{r.provider}</th>
+                      <td>{f.number(r.final)}</td>
+                      <td>{r.rate === null ? '—' : f.percent(r.rate)}</td>
                     </tr>
                   ))}
                 </tbody>
@@ -136,7 +154,7 @@ export function Home() {
                 <figcaption>
                   <details>
                     <summary>{t('home.chartAsTable')}</summary>
-                    <div className="table-wrap">
+                    <div className="table-wrap" tabIndex={0}>
                       <table>
                         <caption>{t('home.chartLabel', { currency })}</caption>
                         <thead>

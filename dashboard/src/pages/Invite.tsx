@@ -45,7 +45,7 @@ export function Invite() {
           <p>
             {invitation.data.invitedBy
               ? t('invite.by', {
-                  name: invitation.data.invitedBy.name,
+                  name: invitation.data.invitedBy,
                   merchant: invitation.data.merchant.name,
                   role: t(`roles.${invitation.data.role}`),
                 })

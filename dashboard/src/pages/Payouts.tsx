@@ -181,7 +181,7 @@ function BulkPayouts() {
   );
 
   const send = useAction(
-    async (vars: { items: Schemas['StandardPayoutRequest'][]; keys: string[] }) => {
+    async (vars: { items: Schemas['CreatePayoutBatchRequest']['items']; keys: string[] }) => {
       const ids: string[] = [];
       // One request per chunk, each with its own key made at the click: a retry resends them all
       // under the same keys, and the server answers the batches it already has.
@@ -215,31 +215,35 @@ function BulkPayouts() {
   const columns = useMemo(
     () =>
       previewHelper.columns([
-        previewHelper.accessor('row', { header: () => t('bulk.row'), cell: (c) => f.number(c.getValue()) }),
+        previewHelper.accessor('line', { header: () => t('bulk.row'), cell: (c) => f.number(c.getValue()) }),
         previewHelper.display({
           id: 'reference',
           header: () => t('fields.reference'),
-          cell: (c) => c.row.original.values.reference ?? '—',
+          cell: (c) => c.row.original.item?.reference ?? '—',
         }),
         previewHelper.display({
           id: 'msisdn',
           header: () => t('fields.phone'),
-          cell: (c) => c.row.original.values.msisdn ?? '—',
+          cell: (c) => {
+            const item = c.row.original.item;
+            return item && 'msisdn' in item ? item.msisdn : '—';
+          },
         }),
         previewHelper.display({
           id: 'amount',
           header: () => t('fields.amount'),
           cell: (c) => {
             const item = c.row.original.item;
-            return item
-              ? f.amount(item.amount, currencyOf[item.country])
-              : (c.row.original.values.amount ?? '—');
+            return item && 'country' in item ? f.amount(item.amount, currencyOf[item.country]) : '—';
           },
         }),
         previewHelper.display({
           id: 'name',
           header: () => t('fields.customerName'),
-          cell: (c) => c.row.original.values.customerName ?? '—',
+          cell: (c) => {
+            const item = c.row.original.item;
+            return (item && 'customerName' in item ? item.customerName : undefined) ?? '—';
+          },
         }),
         previewHelper.accessor('errors', {
           header: () => t('bulk.check'),
@@ -249,8 +253,8 @@ function BulkPayouts() {
             ) : (
               <ul className="row-errors">
                 {c.getValue().map((e) => (
-                  <li key={`${e.path}:${e.message}`}>
-                    <code>{e.path}</code>: {e.message}
+                  <li key={`${e.field}:${e.message}`}>
+                    <code>{e.field}</code>: {e.message}
                   </li>
                 ))}
               </ul>
@@ -309,7 +313,7 @@ function BulkPayouts() {
             caption={t('bulk.caption')}
             columns={columns}
             data={data.rows}
-            rowKey={(r) => String(r.row)}
+            rowKey={(r) => String(r.line)}
           />
           {batchIds.length === 0 && (
             <div className="actions">
@@ -414,7 +418,7 @@ function HeldPayouts() {
       <h2 id="held-heading">{t('payouts.held')}</h2>
       <p>{t('payouts.heldIntro')}</p>
       <ProblemAlert error={held.error} />
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table>
           <caption>{t('payouts.heldCaption')}</caption>
           <thead>

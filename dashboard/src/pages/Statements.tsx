@@ -114,7 +114,7 @@ export function Statements() {
       </section>
       <section aria-labelledby="list-heading">
         <h2 id="list-heading">{t('statements.list')}</h2>
-        <div className="table-wrap">
+        <div className="table-wrap" tabIndex={0}>
           <table>
             <caption>{t('statements.caption')}</caption>
             <thead>

@@ -2,7 +2,7 @@ import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-quer
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { dashboardApi, type Role } from '../api/dashboard';
-import { fieldErrors, withQuery, apiBase } from '../api/http';
+import { fieldErrors, apiBase } from '../api/http';
 import { useAction, useCursorPages } from '../actions';
 import { CopyButton } from '../components/CopyButton';
 import { Field } from '../components/Field';
@@ -11,7 +11,6 @@ import { Pager } from '../components/Pager';
 import { ProblemAlert } from '../components/ProblemAlert';
 import { useFormat } from '../format';
 import { useCan, useSession } from '../session';
-import { dayStart } from './transactions-model';
 
 const allRoles: Role[] = ['owner', 'admin', 'developer', 'support', 'viewer'];
 
@@ -40,7 +39,7 @@ function Members() {
     <section aria-labelledby="members-heading">
       <h2 id="members-heading">{t('team.members')}</h2>
       <ProblemAlert error={members.error ?? setRole.error} />
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table>
           <caption>{t('team.membersCaption')}</caption>
           <thead>
@@ -77,7 +76,7 @@ function Members() {
                   )}
                 </td>
                 <td>{m.totpEnabled ? t('common.yes') : t('common.no')}</td>
-                <td>{f.dateTime(m.lastSignInAt)}</td>
+                <td>{f.dateTime(m.createdAt)}</td>
                 <td>
                   {editable(m.role, m.id) && (
                     <button
@@ -124,6 +123,8 @@ function Invitations() {
     refresh();
   });
   const revoke = useAction(dashboardApi.revokeInvitation, refresh);
+  // The server lists every invitation of the team; only pending ones can be used or revoked.
+  const pending = (invitations.data?.data ?? []).filter((i) => i.state === 'pending');
   const errors = fieldErrors(invite.error);
   const assignable = session.role === 'owner' ? allRoles : allRoles.filter((r) => r !== 'owner');
   const submit = (e: FormEvent) => {
@@ -162,30 +163,28 @@ function Invitations() {
         <div role="status" className="alert alert-ok">
           <p>{t('team.invited', { email: invite.data.email })}</p>
           <p>
-            <code className="secret">{invite.data.url}</code>{' '}
-            <CopyButton value={invite.data.url} label={t('team.copyLink')} />
+            <code className="secret">{invite.data.link}</code>{' '}
+            <CopyButton value={invite.data.link} label={t('team.copyLink')} />
           </p>
         </div>
       )}
       <ProblemAlert error={invitations.error ?? revoke.error} />
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table>
           <caption>{t('team.invitationsCaption')}</caption>
           <thead>
             <tr>
               <th scope="col">{t('fields.email')}</th>
               <th scope="col">{t('team.role')}</th>
-              <th scope="col">{t('team.invitedBy')}</th>
               <th scope="col">{t('team.expires')}</th>
               <th scope="col">{t('common.actions')}</th>
             </tr>
           </thead>
           <tbody>
-            {(invitations.data?.data ?? []).map((i) => (
+            {pending.map((i) => (
               <tr key={i.id}>
                 <th scope="row">{i.email}</th>
                 <td>{t(`roles.${i.role}`)}</td>
-                <td>{i.invitedBy?.name ?? t('team.operator')}</td>
                 <td>{f.dateTime(i.expiresAt)}</td>
                 <td>
                   <button type="button" onClick={() => revoke.run(i.id)} disabled={revoke.isPending}>
@@ -194,9 +193,9 @@ function Invitations() {
                 </td>
               </tr>
             ))}
-            {invitations.data?.data.length === 0 && (
+            {pending.length === 0 && (
               <tr>
-                <td colSpan={5} className="empty">
+                <td colSpan={4} className="empty">
                   {t('team.noInvitations')}
                 </td>
               </tr>
@@ -212,68 +211,23 @@ function AuditLog() {
   const { t } = useTranslation();
   const f = useFormat();
   const pages = useCursorPages();
-  const [draft, setDraft] = useState({ from: '', to: '', action: '' });
-  const [filters, setFilters] = useState(draft);
-  const query = {
-    from: dayStart(filters.from),
-    to: dayStart(filters.to, 1),
-    action: filters.action || undefined,
-  };
+  // The server pages the log newest first; it has no filters (its CSV export holds everything).
   const audit = useQuery({
-    queryKey: ['audit', filters, pages.cursor],
+    queryKey: ['audit', pages.cursor],
     placeholderData: keepPreviousData,
-    queryFn: () => dashboardApi.audit({ ...query, cursor: pages.cursor, limit: 50 }),
+    queryFn: () => dashboardApi.audit({ cursor: pages.cursor, limit: 50 }),
   });
-  const apply = (e: FormEvent) => {
-    e.preventDefault();
-    setFilters(draft);
-    pages.reset();
-  };
 
   return (
     <section aria-labelledby="audit-heading">
       <h2 id="audit-heading">{t('audit.title')}</h2>
-      <form onSubmit={apply} className="filter-grid">
-        <Field label={t('fields.from')}>
-          {(p) => (
-            <input
-              {...p}
-              type="date"
-              value={draft.from}
-              onChange={(e) => setDraft({ ...draft, from: e.target.value })}
-            />
-          )}
-        </Field>
-        <Field label={t('fields.to')}>
-          {(p) => (
-            <input
-              {...p}
-              type="date"
-              value={draft.to}
-              onChange={(e) => setDraft({ ...draft, to: e.target.value })}
-            />
-          )}
-        </Field>
-        <Field label={t('audit.action')}>
-          {(p) => (
-            <input
-              {...p}
-              value={draft.action}
-              onChange={(e) => setDraft({ ...draft, action: e.target.value })}
-            />
-          )}
-        </Field>
-        <div className="actions">
-          <button type="submit" className="button-primary">
-            {t('common.apply')}
-          </button>
-          <a className="button" href={withQuery(`${apiBase}/audit/export`, query)} download>
-            {t('audit.export')}
-          </a>
-        </div>
-      </form>
+      <div className="actions">
+        <a className="button" href={`${apiBase}/audit/export`} download>
+          {t('audit.export')}
+        </a>
+      </div>
       <ProblemAlert error={audit.error} />
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table>
           <caption>{t('audit.caption')}</caption>
           <thead>
@@ -287,17 +241,17 @@ function AuditLog() {
             </tr>
           </thead>
           <tbody>
-            {(audit.data?.data ?? []).map((a) => (
-              <tr key={a.id}>
+            {(audit.data?.data ?? []).map((a, i) => (
+              <tr key={`${a.at}-${i}`}>
                 <td>{f.dateTime(a.at)}</td>
-                <td>{a.actor?.email ?? t('team.operator')}</td>
+                <td>{a.email ?? t('team.operator')}</td>
                 <td>
                   <code>{a.action}</code>
                 </td>
-                <td>{a.target ?? '—'}</td>
+                <td>{a.target || '—'}</td>
                 <td>{a.mode ? t(`modes.${a.mode}`) : '—'}</td>
                 <td>
-                  {a.ip ?? '—'} <small>{a.userAgent ?? ''}</small>
+                  {a.ip || '—'} <small>{a.userAgent}</small>
                 </td>
               </tr>
             ))}

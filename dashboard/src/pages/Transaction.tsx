@@ -2,7 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Fragment, useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
-import { dashboardApi } from '../api/dashboard';
+import { dashboardApi, type Timeline } from '../api/dashboard';
 import { api, fieldErrors, unwrap } from '../api/http';
 import { useAction } from '../actions';
 import { Field } from '../components/Field';
@@ -164,9 +164,12 @@ export function Transaction() {
     queryKey: ['transaction', session.mode, type, reference],
     queryFn: () => fetchRecord(type, reference),
   });
+  // The timeline is read by the record's id (pr_…, rf_…), known once the record is.
+  const recordId = record.data && 'id' in record.data ? String(record.data.id) : null;
   const timeline = useQuery({
-    queryKey: ['timeline', session.mode, reference],
-    queryFn: () => dashboardApi.timeline(reference),
+    queryKey: ['timeline', session.mode, recordId],
+    queryFn: () => dashboardApi.timeline(recordId!),
+    enabled: recordId !== null,
   });
   const refresh = () => {
     void client.invalidateQueries({ queryKey: ['transaction'] });
@@ -275,10 +278,10 @@ export function Transaction() {
       <section aria-labelledby="timeline-heading">
         <h2 id="timeline-heading">{t('transaction.timeline')}</h2>
         <ProblemAlert error={timeline.error} />
-        {timeline.isPending && <p>{t('common.loading')}</p>}
+        {timeline.isLoading && <p>{t('common.loading')}</p>}
         {timeline.data && (
           <ol className="timeline">
-            {timeline.data.entries.map((e, i) => (
+            {timelineEntries(timeline.data).map((e, i) => (
               <li key={`${e.at}-${i}`} className={`timeline-${e.kind}`}>
                 <p>
                   <time dateTime={e.at}>{f.dateTime(e.at)}</time> ·{' '}
@@ -301,4 +304,65 @@ export function Transaction() {
       </section>
     </>
   );
+}
+
+type Detail = Record<string, string | number | boolean | null>;
+interface TimelineEntry {
+  at: string;
+  kind: 'status' | 'operator' | 'event' | 'webhook' | 'ledger';
+  label: string;
+  detail: Detail;
+}
+
+/** Flat `{ key: value }` for display: nested values as JSON text. */
+function flat(value: unknown): Detail {
+  if (value === null || typeof value !== 'object') return {};
+  const out: Detail = {};
+  for (const [k, v] of Object.entries(value as Record<string, unknown>))
+    out[k] =
+      v === null || ['string', 'number', 'boolean'].includes(typeof v)
+        ? (v as Detail[string])
+        : JSON.stringify(v);
+  return out;
+}
+
+/** The server's timeline (statuses, operator, events, webhook attempts, ledger) as one list, oldest first. */
+function timelineEntries(t: Timeline): TimelineEntry[] {
+  const entries: TimelineEntry[] = [
+    ...t.statuses.map((s) => ({
+      at: s.at,
+      kind: 'status' as const,
+      label: s.status,
+      detail: { source: s.source },
+    })),
+    ...t.events.map((e) => ({
+      at: e.createdAt,
+      kind: 'event' as const,
+      label: e.type,
+      detail: { id: e.id },
+    })),
+    ...t.webhookAttempts.map((w) => ({
+      at: w.at,
+      kind: 'webhook' as const,
+      label: w.endpointId,
+      detail: {
+        attempt: w.attempt,
+        succeeded: w.succeeded,
+        statusCode: w.statusCode,
+        latencyMs: w.latencyMs,
+        error: w.error,
+      },
+    })),
+    ...t.ledger.map((l) => ({
+      at: l.at,
+      kind: 'ledger' as const,
+      label: l.reason,
+      detail: { from: l.fromAccountId, to: l.toAccountId, amount: l.amount, currency: l.currency },
+    })),
+  ].sort((a, b) => a.at.localeCompare(b.at));
+  // The operator's answer has no time of its own: it follows what it answered.
+  const operator = flat(t.operator);
+  if (Object.values(operator).some((v) => v !== null))
+    entries.push({ at: entries.at(-1)?.at ?? '', kind: 'operator', label: t.id, detail: operator });
+  return entries;
 }

@@ -198,7 +198,7 @@ function Endpoint(props: { id: string }) {
             : t('webhooks.testFailed', { status: test.data.statusCode ?? '—', error: test.data.error ?? '' })}
         </p>
       )}
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table>
           <caption>{t('webhooks.deliveries')}</caption>
           <thead>
