@@ -93,6 +93,8 @@ export async function buildApi(opts: {
   mongo: Connection;
   temporal: Client;
   logger: Logger;
+  /** Where the built dashboard page is (dist/dashboard by default); tests build their own. */
+  dashboardStaticDir?: string;
 }): Promise<Express> {
   const transactions = TransactionStore.on(opts.mongo);
   await transactions.init();
@@ -157,6 +159,7 @@ export async function buildApi(opts: {
         lockMs: opts.config.DASHBOARD_LOCKOUT,
       },
       logger: opts.logger,
+      ...(opts.dashboardStaticDir ? { staticDir: opts.dashboardStaticDir } : {}),
       data: {
         mongo: opts.mongo,
         merchants,

@@ -96,6 +96,8 @@ export interface StackOptions {
   worker?: Partial<WorkerOptions>;
   /** Puts a fault proxy (test/helpers/fault-proxy.ts) between the worker's gateway and the simulator. */
   operatorProxy?: boolean;
+  /** The built dashboard page the API serves under /dashboard (dist/dashboard by default). */
+  dashboardStaticDir?: string;
 }
 
 export async function startStack(
@@ -133,7 +135,13 @@ export async function startStack(
     ...(opts.worker ? { options: opts.worker } : {}),
   });
   const running = worker.run();
-  const app = await buildApi({ config, mongo, temporal: env.client, logger: createLogger('silent') });
+  const app = await buildApi({
+    config,
+    mongo,
+    temporal: env.client,
+    logger: createLogger('silent'),
+    ...(opts.dashboardStaticDir ? { dashboardStaticDir: opts.dashboardStaticDir } : {}),
+  });
   const server = await new Promise<Server>((res) => {
     // PORT is 0 (any) unless a test needs the address before the start (callbacks of provider fakes).
     const s = app.listen(config.PORT, '127.0.0.1', () => res(s));

@@ -1,0 +1,319 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { randomUUID } from 'node:crypto';
+import { authenticator } from 'otplib';
+import type { Page } from 'playwright-core';
+import { launchBrowser, screenshotDir, type TestBrowser } from '../helpers/browser';
+import { ApiClient, eventually } from '../helpers/http';
+import { startStack, type TestStack } from '../helpers/stack';
+import { createTestMerchant, fundMerchant, type TestMerchant } from '../helpers/merchants';
+import { invite } from '../helpers/dashboard';
+import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver';
+
+// The merchant dashboard in Debian's Chromium against the real stack, through its UI (roles and
+// labels): an owner joins from the operator's invitation, sets up TOTP, signs in again with it,
+// switches language, finds and refunds a payment, pays 50 suppliers from a CSV, downloads a
+// statement, rotates a key, adds a webhook endpoint and replays, reads the request and audit logs,
+// goes live; a viewer sees no Refund and the server refuses it too. axe-core checks every screen.
+// The page is built once into a temporary folder (no prior `npm run build` needed).
+
+const run = promisify(execFile);
+const password = 'correct horse battery staple';
+const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const today = new Date().toISOString().slice(0, 10);
+
+jest.setTimeout(60_000);
+
+describe('merchant dashboard in a real browser', () => {
+  let outDir: string;
+  let stack: TestStack;
+  let merchant: TestMerchant;
+  let api: ApiClient;
+  let receiver: WebhookReceiver;
+  let browser: TestBrowser;
+  let page: Page;
+  let dash: string;
+  const problems: string[] = [];
+  const payins: string[] = [];
+  let totpSecret = '';
+  const owner = `owner-${randomUUID().slice(0, 8)}@example.test`;
+
+  beforeAll(async () => {
+    outDir = mkdtempSync(join(tmpdir(), 'dashboard-'));
+    // The page's build, alongside the stack's start (Vite takes a few seconds).
+    const built = run(
+      join(process.cwd(), 'node_modules', '.bin', 'vite'),
+      [
+        'build',
+        '--config',
+        'dashboard/vite.config.mts',
+        '--outDir',
+        outDir,
+        '--emptyOutDir',
+        '--logLevel',
+        'error',
+      ],
+      { cwd: process.cwd() },
+    );
+    stack = await startStack({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'loopback' }, { dashboardStaticDir: outDir });
+    await built;
+    dash = `${stack.baseUrl}/dashboard`;
+    merchant = await createTestMerchant(stack, 'Boutique Akwaba');
+    api = new ApiClient(stack.baseUrl, merchant.credentials);
+    receiver = await startReceiver();
+    await fundMerchant(stack, merchant.merchantId, 5_000_000);
+    for (let i = 0; i < 3; i++) {
+      const reference = `order-${randomUUID().slice(0, 8)}`;
+      const created = await api.post('/v1/direct/payin', {
+        reference,
+        sandboxScenario: 'completed',
+        customerName: 'Awa Koné',
+        payin: { amount: 10_000 + i, msisdn: `+225050000000${i + 1}`, provider: 'MTN', country: 'CI' },
+        action: { successUrl: 'https://shop.example/ok', failureUrl: 'https://shop.example/ko' },
+      });
+      expect(created.status).toBe(201);
+      payins.push(reference);
+    }
+    for (const reference of payins)
+      await eventually(
+        () => api.get(`/v1/payin/${reference}`),
+        (r) => r.body.status === 'success',
+      );
+    browser = await launchBrowser({
+      viewport: { width: 1280, height: 900 },
+      locale: 'en-GB',
+      acceptDownloads: true,
+    });
+    page = await browser.context.newPage();
+    page.setDefaultTimeout(10_000);
+    page.on('pageerror', (err) => problems.push(err.message));
+    page.on('console', (msg) => {
+      // Chromium logs every 4xx answer as an error; some are on purpose (TOTP asked, viewer refused).
+      if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource'))
+        problems.push(msg.text());
+    });
+  }, 90_000);
+
+  // What the screen showed when a step ended, passed or not (the failing one's is the last).
+  let step = 0;
+  afterEach(async () => {
+    await page?.screenshot({ path: join(screenshotDir, `dashboard-step-${++step}.png`), fullPage: true });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await receiver?.close();
+    await stack?.stop();
+    if (outDir) rmSync(outDir, { recursive: true, force: true });
+  });
+
+  /** axe-core on the screen as it is: no serious or critical violation; then a screenshot. */
+  async function check(name: string): Promise<void> {
+    await page.getByRole('heading', { level: 1 }).first().waitFor();
+    // Evaluated through the DevTools protocol: the page's CSP (no inline script) does not apply.
+    if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(axeSource);
+    const violations = await page.evaluate(async () => {
+      const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: any[] }> } }).axe;
+      const result = await axe.run();
+      return result.violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map(
+          (v) =>
+            `${v.id} (${v.impact}): ${v.nodes.map((n: { target: string[] }) => n.target.join(' ')).join(', ')}`,
+        );
+    });
+    await page.screenshot({ path: join(screenshotDir, `dashboard-${name}.png`), fullPage: true });
+    expect({ screen: name, violations }).toEqual({ screen: name, violations: [] });
+  }
+
+  const nav = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name });
+
+  it('an owner joins from the invitation, sets up TOTP and signs in again with it', async () => {
+    const token = await invite(stack, merchant.merchantId, owner, 'owner');
+    await page.goto(`${dash}/invitations/${token}`);
+    await page.getByRole('heading', { name: 'Join the team' }).waitFor();
+    await check('invitation');
+    await page.getByLabel('Full name').fill('Aminata Traoré');
+    await page.getByLabel('New password').fill(password);
+    await page.getByRole('button', { name: 'Create my account' }).click();
+    await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
+    await check('home');
+
+    await page.getByRole('link', { name: 'Security' }).first().click();
+    await page.getByRole('button', { name: 'Set up two-step verification' }).click();
+    totpSecret = (await page.locator('code.secret').textContent())!.trim();
+    await page.getByRole('img', { name: 'QR code to scan with an authenticator app' }).waitFor();
+    await check('security');
+    await page.getByLabel('Authentication code').fill(authenticator.generate(totpSecret));
+    await page.getByRole('button', { name: 'Turn on' }).click();
+    await page.getByText('Two-step verification is on for your account.').waitFor();
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
+    await check('sign-in');
+    await page.getByLabel('Email address').fill(owner);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByLabel('Authentication code').fill(authenticator.generate(totpSecret));
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
+  });
+
+  it('switches language to French and back', async () => {
+    await page.getByLabel('Language').selectOption('fr');
+    await page.getByRole('heading', { name: 'Accueil', level: 1 }).waitFor();
+    expect(await page.getAttribute('html', 'lang')).toBe('fr');
+    await check('home-fr');
+    await page.getByLabel('Langue').selectOption('en');
+    await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
+  });
+
+  it('finds a payment by the search box, sees its timeline and refunds part of it', async () => {
+    const reference = payins[1]!;
+    await nav('Transactions').click();
+    await page.getByRole('heading', { name: 'Transactions', level: 1 }).waitFor();
+    await page.getByRole('link', { name: payins[0]! }).waitFor();
+    await check('transactions');
+    await page.getByRole('searchbox', { name: 'Search by reference' }).fill(reference);
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.getByRole('link', { name: reference }).click();
+    await page.getByRole('heading', { name: 'Timeline' }).waitFor();
+    await page.locator('ol.timeline li').first().waitFor();
+    await check('transaction');
+
+    await page.getByRole('button', { name: 'Refund', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Refund this payment' });
+    await dialog.getByLabel('Part of it').check();
+    await dialog.getByLabel('Amount (XOF)').fill('2500');
+    await dialog.getByLabel('Reason').fill('Damaged item');
+    await check('refund-dialog');
+    await dialog.getByRole('button', { name: 'Review the refund' }).click();
+    await dialog.getByRole('button', { name: 'Refund now' }).click();
+    await eventually(
+      () => api.get(`/v1/payin/${reference}`),
+      (r) => (r.body.refunds ?? []).some((f: { amount: number }) => f.amount === 2500),
+    );
+  });
+
+  it('pays 50 suppliers from a CSV and watches the batch complete', async () => {
+    await nav('Payouts').click();
+    await page.getByRole('heading', { name: 'Payouts', level: 1 }).waitFor();
+    await page
+      .getByLabel('File (CSV or XLSX)')
+      .setInputFiles(join(process.cwd(), 'docs/examples/bulk-payouts.csv'));
+    await page.getByRole('button', { name: 'Check the file' }).click();
+    await page.getByText('50 valid rows, 0 with errors.').waitFor();
+    await check('payouts-preview');
+    await page.getByRole('button', { name: 'Send the 50 valid rows' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Send the payouts' }).click();
+    await page.getByText('Done: 50 payouts accepted, 0 refused.').waitFor({ timeout: 40_000 });
+    await check('payouts-done');
+  });
+
+  it('requests a statement and downloads it', async () => {
+    await nav('Statements').click();
+    await page.getByRole('heading', { name: 'Statements', level: 1 }).waitFor();
+    await page.getByLabel('From').fill(today);
+    await page.getByLabel('To (included)').fill(today);
+    await page.getByRole('button', { name: 'Request', exact: true }).click();
+    const link = page.getByRole('link', { name: 'Download (CSV)' });
+    await link.waitFor({ timeout: 20_000 });
+    await check('statements');
+    const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+    const text = readFileSync(await download.path(), 'utf8');
+    expect(text.length).toBeGreaterThan(0);
+  });
+
+  it('rotates an API key (the secret shown once), adds a webhook endpoint and replays', async () => {
+    await nav('Developers').click();
+    await page.getByRole('heading', { name: 'Developers', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Rotate' }).first().click();
+    const modal = page.getByRole('dialog', { name: 'Your new key pair' });
+    const apiKey = (await modal.locator('dd code').first().textContent())!.trim();
+    const apiClient = (await modal.locator('code.secret').textContent())!.trim();
+    await check('key-secret');
+    expect((await new ApiClient(stack.baseUrl, { apiKey, apiClient }).get('/v1/accounts')).status).toBe(200);
+    await modal.getByRole('button', { name: 'Close' }).first().click();
+
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByLabel('URL (https)').fill(`${receiver.url}/hooks`);
+    await page.getByRole('button', { name: 'Add the endpoint' }).click();
+    const secret = page.getByRole('dialog', { name: 'Signing secret' });
+    await secret.waitFor();
+    await secret.getByRole('button', { name: 'Close' }).first().click();
+    await page.getByRole('button', { name: 'Send a test event' }).click();
+    await page.getByText(/Delivered: HTTP 200/).waitFor();
+    await page.getByLabel('From').fill(today);
+    await page.getByLabel('To (included)').fill(today);
+    await page.getByLabel('Only events not delivered').uncheck();
+    await page.getByLabel('Count only (dry run)').uncheck();
+    await page.getByRole('button', { name: 'Replay', exact: true }).click();
+    // Today's events (the payins', the refund's, the payouts') sent again to the new endpoint.
+    const replayed = await page.getByText(/events? (is|are) being sent again/).textContent();
+    expect(Number(replayed!.replace(/\D/g, ''))).toBeGreaterThan(0);
+    await eventually(
+      async () => receiver.received.length,
+      (n) => n > 1,
+    );
+    await check('webhooks');
+  });
+
+  it('reads the request log and the audit log, and goes live (TOTP is set up)', async () => {
+    await page.getByRole('link', { name: 'Request log' }).click();
+    await page.getByRole('cell', { name: '/v1/direct/payin' }).first().waitFor();
+    await check('requests');
+
+    await nav('Team').click();
+    await page.getByRole('heading', { name: 'Team', level: 1 }).waitFor();
+    await page.getByRole('cell', { name: 'auth.sign-in', exact: true }).first().waitFor();
+    await check('team');
+
+    const live = page.getByRole('switch', { name: /Live mode/ });
+    await live.click();
+    await page.getByRole('switch', { name: /Live mode/, checked: true }).waitFor();
+    await expect(
+      page.getByText('Test mode: you are looking at test data.', { exact: false }).count(),
+    ).resolves.toBe(0);
+    await check('live');
+    expect(problems).toEqual([]);
+  });
+
+  it('a viewer sees no Refund button, and the server refuses a refund from their session', async () => {
+    await browser.context.clearCookies();
+    const viewer = `viewer-${randomUUID().slice(0, 8)}@example.test`;
+    const token = await invite(stack, merchant.merchantId, viewer, 'viewer');
+    await page.goto(`${dash}/invitations/${token}`);
+    await page.getByLabel('Full name').fill('Yao Kouassi');
+    await page.getByLabel('New password').fill(password);
+    await page.getByRole('button', { name: 'Create my account' }).click();
+    await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
+    const reference = payins[0]!;
+    await page.goto(`${dash}/transactions/payin/${reference}`);
+    await page.getByRole('heading', { name: 'Timeline' }).waitFor();
+    await page
+      .getByText('Completed', { exact: true })
+      .or(page.getByText('Success', { exact: true }))
+      .first()
+      .waitFor();
+    await check('viewer-transaction');
+    expect(await page.getByRole('button', { name: 'Refund', exact: true }).count()).toBe(0);
+
+    const answer = await page.evaluate(async (ref) => {
+      const session = (await (await fetch('/dashboard/api/session')).json()) as { csrfToken: string };
+      const res = await fetch(`/dashboard/api/v1/payin/${ref}/refund`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-csrf-token': session.csrfToken,
+          'x-idempotency-key': crypto.randomUUID(),
+        },
+        body: JSON.stringify({ amount: 1000, reason: 'not allowed' }),
+      });
+      return { status: res.status, code: ((await res.json()) as { code: string }).code };
+    }, reference);
+    expect(answer).toEqual({ status: 403, code: 'ROLE_FORBIDDEN' });
+  });
+});
