@@ -252,6 +252,11 @@ describe('dashboard security', () => {
       .reverse();
     expect(recorded).toEqual(changes);
     expect(entries.map((e) => e.action)).toContain('auth.invitation-accepted');
+    // The invitation's token (a credential, even used) is not in the audit log.
+    const accepted = entries.find((e) => e.action === 'auth.invitation-accepted') as unknown as {
+      target: string;
+    };
+    expect(accepted.target).toMatch(/^\/dashboard\/api\/invitations\/\[redacted\]\/accept$/);
     expect(entries.every((e) => e.email === email && e.userAgent === 'dashboard-test' && e.ip !== '')).toBe(
       true,
     );
