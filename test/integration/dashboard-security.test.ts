@@ -109,7 +109,10 @@ describe('dashboard security', () => {
 
     const { browser: a } = await signedInMember(stack, merchant.merchantId, 'owner');
     const own = routesOf(
-      dashboardRouter({ identity: {} } as unknown as DashboardDeps, () => undefined),
+      dashboardRouter(
+        { identity: {}, data: { mongo: stack.mongo } } as unknown as DashboardDeps,
+        () => undefined,
+      ),
     ).filter((r) => r.path !== '/dashboard/api/auth/sign-out');
     const paths = openApiDocument().paths as Record<string, Record<string, unknown>>;
     const publicApi = Object.entries(paths).flatMap(([path, ops]) =>
