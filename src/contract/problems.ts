@@ -236,6 +236,19 @@ export const problemCatalogue = {
       fr: "Invitez une autre adresse, ou faites d'abord retirer ce membre de son équipe actuelle (docs/decisions/dashboard/one-merchant-per-member.md).",
     },
   },
+  MERCHANT_SUSPENDED: {
+    dashboardOnly: true,
+    status: 403,
+    title: { en: 'Account suspended', fr: 'Compte suspendu' },
+    detail: {
+      en: "This merchant's account is suspended: its dashboard is closed until it is reactivated.",
+      fr: "Le compte de ce marchand est suspendu : son tableau de bord est fermé jusqu'à sa réactivation.",
+    },
+    help: {
+      en: 'Contact the payments operator: a suspension is lifted with `payments merchants reactivate`.',
+      fr: "Contactez l'opérateur des paiements : une suspension se lève avec `payments merchants reactivate`.",
+    },
+  },
   OWNER_PROTECTED: {
     dashboardOnly: true,
     status: 403,

@@ -54,6 +54,9 @@ function sessionMiddleware(deps: DashboardDeps): RequestHandler {
       await sessions.end(session._id);
       return next();
     }
+    // A suspended merchant's dashboard is closed, as its API keys are refused.
+    if (deps.merchantActive && !(await deps.merchantActive(member.merchantId)))
+      return next(new ApiProblem('MERCHANT_SUSPENDED'));
     req.member = memberView(member);
     req.dashboardSession = session;
     req.dashboardSessionId = session._id;

@@ -13,6 +13,8 @@ export interface DashboardDeps {
   identity: DashboardIdentity;
   /** A merchant's name (shown by GET /session and in invitations), null when unknown. */
   merchantName(merchantId: string): Promise<string | null>;
+  /** Whether the merchant may act (not suspended; cached like API key checks); omitted, always. */
+  merchantActive?(merchantId: string): Promise<boolean>;
   /** Links in mail (invitations, resets); unset, they follow the request's Host. */
   publicBaseUrl?: string | undefined;
   signIn?: {

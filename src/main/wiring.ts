@@ -152,6 +152,8 @@ export async function buildApi(opts: {
     dashboard: {
       identity: dashboardIdentity,
       merchantName: async (id) => (await merchants.getMerchant(id))?.name ?? null,
+      merchantActive: async (id) =>
+        (await merchants.stillAllowed(id, null, opts.config.AUTH_CACHE_TTL)) === 'allowed',
       publicBaseUrl: opts.config.PUBLIC_BASE_URL,
       signIn: {
         failuresPerAddressPerMinute: opts.config.DASHBOARD_SIGN_IN_FAILURES_PER_ADDRESS,

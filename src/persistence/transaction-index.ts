@@ -22,6 +22,13 @@ export type SearchableKind = 'payin' | 'payout' | 'refund';
 export interface IndexMember {
   kind: SearchableKind;
   id: string;
+  /**
+   * The merchant's reference and the last four digits of the customer's number, for the
+   * dashboard's search (src/dashboard/data/search.ts) to match on the entry without reading the
+   * record; absent on entries appended before it. The page shows those four digits anyway.
+   */
+  ref?: string;
+  p4?: string;
 }
 
 /** What places a transaction or refund in the lists. */
@@ -32,6 +39,11 @@ export interface Indexable extends IndexMember {
   country: string;
   provider: string | null;
   metadata?: Metadata | undefined;
+  /** What the dashboard's search matches on (IndexMember): a transaction's, or a refund's. */
+  reference?: string;
+  externalReference?: string;
+  customer?: { phoneNumber: string };
+  customerMsisdn?: string;
 }
 
 /** A list a search walks: by one criterion, or everything of the merchant. */
@@ -92,7 +104,14 @@ export class TransactionIndex {
    * stored record's (listed()).
    */
   async add(x: Indexable, lists: IndexList[] = listsOf(x), opts: AppendOptions = {}): Promise<void> {
-    const member: IndexMember = { kind: x.kind, id: x.id };
+    const phone = x.customer?.phoneNumber ?? x.customerMsisdn;
+    const ref = x.kind === 'refund' ? x.externalReference : x.reference;
+    const member: IndexMember = {
+      kind: x.kind,
+      id: x.id,
+      ...(ref ? { ref } : {}),
+      ...(phone && phone.length > 8 ? { p4: phone.slice(-4) } : {}),
+    };
     const key = `${x.kind}:${x.id}`;
     const at = x.createdAt;
     await Promise.all(
@@ -113,10 +132,18 @@ export class TransactionIndex {
   async walk(
     merchantId: string,
     list: IndexList,
-    opts: { before?: number; limit: number; budget: number; stopBelow?: Date },
+    opts: {
+      before?: number;
+      limit: number;
+      budget: number;
+      stopBelow?: Date;
+      /** Keeps only the entries that pass (the dashboard's search matches on the entry). */
+      keep?: (e: ChainEntry<IndexMember>) => boolean;
+    },
   ): Promise<WalkResult<IndexMember>> {
     return this.chains.walkDown(streamOf(merchantId, list), {
       ...(opts.before !== undefined ? { before: opts.before } : {}),
+      ...(opts.keep ? { keep: opts.keep } : {}),
       limit: opts.limit,
       budget: opts.budget,
       ...(opts.stopBelow ? { stopBelow: opts.stopBelow } : {}),

@@ -168,6 +168,20 @@ describe('dashboard sign-in', () => {
     expect((await new DashboardBrowser(stack.baseUrl).signIn(email, newPassword)).status).toBe(200);
   });
 
+  it('a session ends after 30 minutes idle or 12 hours in all, whatever its use', async () => {
+    const { sessions } = await dashboardIdentity(stack);
+    const member = { id: 'mem_timeout', merchantId: merchantOfScope(merchant.merchantId) };
+    const now = Date.now();
+    const idle = await sessions.open(member, 0, new Date(now - 31 * 60_000));
+    expect(await sessions.resume(idle, new Date(now))).toBeNull();
+    // Used every 25 minutes it stays alive, but not past 12 hours (opened 11.5 hours ago).
+    const busy = await sessions.open(member, 0, new Date(now - 690 * 60_000));
+    for (let t = now - 675 * 60_000; t <= now + 25 * 60_000; t += 25 * 60_000)
+      expect(await sessions.resume(busy, new Date(t))).not.toBeNull();
+    // Last used 6 minutes before: only the 12 hours end it.
+    expect(await sessions.resume(busy, new Date(now + 31 * 60_000))).toBeNull();
+  });
+
   describe('invitations', () => {
     it('shows who is invited, then works once: two concurrent accepts, one member', async () => {
       const email = `race-${randomUUID().slice(0, 8)}@example.test`;

@@ -172,7 +172,7 @@ describe('dashboard data routes', () => {
       (r) => (r.body as { status: string }).status === 'success',
     );
     const home = await as('viewer', alice.merchantId, 'GET', '/home');
-    expect(home.status).toBe(200);
+    expect([home.status, home.body.ready]).toEqual([200, true]);
     expect(home.body.balances).toEqual([expect.objectContaining({ currency: 'XOF' })]);
     expect(home.body.today).toMatchObject({ payins: 1, payouts: 0, refunds: 0 });
     expect(home.body.today.volumes).toEqual([{ currency: 'XOF', payins: 5000, payouts: 0, refunds: 0 }]);
@@ -190,6 +190,26 @@ describe('dashboard data routes', () => {
     expect(
       (await as('viewer', alice.merchantId, 'GET', '/home', undefined, { 'x-test-role': '' })).body.code,
     ).toBe('SESSION_REQUIRED');
+  });
+
+  it('finds transactions by a part of their reference or the last digits of the number', async () => {
+    const part = payinRef.slice(8, 20).toUpperCase();
+    const byRef = await as('viewer', alice.merchantId, 'GET', `/transactions/search?q=${part}`);
+    expect(byRef.body.data.map((r: { reference: string }) => r.reference)).toEqual([payinRef]);
+    const byPhone = await as('viewer', alice.merchantId, 'GET', '/transactions/search?phone=0001');
+    expect(byPhone.body.data.map((r: { reference: string }) => r.reference)).toEqual([payinRef]);
+    expect(
+      (await as('viewer', alice.merchantId, 'GET', '/transactions/search?phone=9999')).body.data,
+    ).toEqual([]);
+    expect((await as('viewer', bob.merchantId, 'GET', `/transactions/search?q=${part}`)).body.data).toEqual(
+      [],
+    );
+    expect(
+      (await as('viewer', alice.live.merchantId, 'GET', '/transactions/search?phone=0001')).body.data,
+    ).toEqual([]);
+    const neither = await as('viewer', alice.merchantId, 'GET', '/transactions/search');
+    expect([neither.status, neither.body.code]).toEqual([400, 'VALIDATION_ERROR']);
+    expect((await as('viewer', alice.merchantId, 'GET', '/transactions/search?phone=12a4')).status).toBe(400);
   });
 
   it("tells a transaction's timeline from its records, and 404 for another merchant's", async () => {

@@ -8,6 +8,7 @@ import { dashboardRouter, type DashboardDeps } from '../../src/dashboard/app';
 import { openApiDocument } from '../../src/api/openapi/document';
 import { permissionForApiRoute } from '../../src/dashboard/access/roles';
 import { merchantOfScope } from '../../src/domain/modes';
+import { MerchantService } from '../../src/merchants';
 
 // The dashboard's security properties (issue 32, Done when): CSRF refused, session fixation
 // impossible, a member of merchant A sees nothing of B on every route, roles enforced server side,
@@ -108,7 +109,10 @@ describe('dashboard security', () => {
 
     const { browser: a } = await signedInMember(stack, merchant.merchantId, 'owner');
     const own = routesOf(
-      dashboardRouter({ identity: {} } as unknown as DashboardDeps, () => undefined),
+      dashboardRouter(
+        { identity: {}, data: { mongo: stack.mongo } } as unknown as DashboardDeps,
+        () => undefined,
+      ),
     ).filter((r) => r.path !== '/dashboard/api/auth/sign-out');
     const paths = openApiDocument().paths as Record<string, Record<string, unknown>>;
     const publicApi = Object.entries(paths).flatMap(([path, ops]) =>
@@ -252,6 +256,11 @@ describe('dashboard security', () => {
       .reverse();
     expect(recorded).toEqual(changes);
     expect(entries.map((e) => e.action)).toContain('auth.invitation-accepted');
+    // The invitation's token (a credential, even used) is not in the audit log.
+    const accepted = entries.find((e) => e.action === 'auth.invitation-accepted') as unknown as {
+      target: string;
+    };
+    expect(accepted.target).toMatch(/^\/dashboard\/api\/invitations\/\[redacted\]\/accept$/);
     expect(entries.every((e) => e.email === email && e.userAgent === 'dashboard-test' && e.ip !== '')).toBe(
       true,
     );
@@ -268,6 +277,20 @@ describe('dashboard security', () => {
       () => owner.get('/dashboard/api/audit?limit=5'),
       (r) => (r.body.data as { action: string }[]).some((e) => e.action === 'auth.sign-in-failed'),
     );
+  });
+
+  it("a suspended merchant's dashboard is closed, to sessions and sign-ins", async () => {
+    const c = await createTestMerchant(stack, 'Suspended soon');
+    const { browser, email } = await signedInMember(stack, c.merchantId, 'viewer');
+    const merchants = MerchantService.on(stack.mongo);
+    await merchants.suspendMerchant(merchantOfScope(c.merchantId));
+    const closed = await eventually(
+      () => browser.get('/dashboard/api/session'),
+      (r) => r.status === 403,
+    );
+    expect(closed.body.code).toBe('MERCHANT_SUSPENDED');
+    const again = await new DashboardBrowser(stack.baseUrl).signIn(email, PASSWORD);
+    expect(again.body.code).toBe('MERCHANT_SUSPENDED');
   });
 
   it('serves the page with a strict CSP, and a localized hint while it is not built', async () => {

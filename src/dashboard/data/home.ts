@@ -21,7 +21,16 @@ export const SERIES_DAYS = 30;
 const KEPT_DAYS = 31;
 const DAY_MS = 86_400_000;
 /** Records read in parallel while folding. */
-const PARALLEL = 50;
+const PARALLEL = 100;
+/** Chain positions per range read, and range reads in parallel, on a scope's first fold. */
+const CHUNK = 25;
+const PARALLEL_CHUNKS = 8;
+/**
+ * How long a visit waits for its fold: a scope's first fold reads every record of its last 31 days
+ * (seconds to minutes at 100,000); past this the visit answers with `ready: false` and empty
+ * figures while the fold goes on, and a later visit gets them.
+ */
+const WAIT_FOR_FOLD_MS = 3_000;
 /** A listed member whose record never appears (its insert lost to a duplicate) is dropped after this. */
 const MISSING_GRACE_MS = 5 * 60_000;
 const FINAL_SUCCESS = new Set(['success', 'completed']);
@@ -73,6 +82,8 @@ export interface HomeAnswer {
   series: { day: string; payins: number; payouts: number; refunds: number; volumes: CurrencyVolumes[] }[];
   /** Members not final yet at this visit (counted, their outcome not yet). */
   pending: number;
+  /** false: the scope's first fold is still running (figures empty); ask again in a few seconds. */
+  ready: boolean;
   computedAt: string;
 }
 interface CurrencyVolumes {
@@ -132,9 +143,22 @@ export class HomeFigures {
     return this.deps.now?.() ?? new Date();
   }
 
-  async home(scope: string): Promise<HomeAnswer> {
-    const [snapshot, accounts] = await Promise.all([this.fold(scope), this.deps.ledger.listAccounts(scope)]);
-    return answer(snapshot, accounts, this.now());
+  async home(scope: string, waitMs = WAIT_FOR_FOLD_MS): Promise<HomeAnswer> {
+    const folding = this.fold(scope);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<null>((res) => (timer = setTimeout(() => res(null), waitMs)));
+    try {
+      const [snapshot, accounts] = await Promise.all([
+        Promise.race([folding, late]),
+        this.deps.ledger.listAccounts(scope),
+      ]);
+      const now = this.now();
+      if (snapshot) return answer(snapshot, accounts, now, true);
+      const empty: Snapshot = { _id: '', scope, upTo: 0, days: {}, open: [], at: now };
+      return answer(empty, accounts, now, false);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** One fold per scope at a time in this process; callers in the meantime share its result. */
@@ -142,6 +166,8 @@ export class HomeFigures {
     let running = this.folds.get(scope);
     if (!running) {
       running = this.foldOnce(scope).finally(() => this.folds.delete(scope));
+      // A visit that stopped waiting leaves the fold running: its failure is the next visit's.
+      running.catch(() => undefined);
       this.folds.set(scope, running);
     }
     return running;
@@ -236,21 +262,29 @@ export class HomeFigures {
     return snapshot;
   }
 
-  /** The first fold of a scope: its list of everything from the head down to `from`. */
+  /**
+   * The first fold of a scope: its list of everything from the first position whose `max` reaches
+   * `from` (a binary search: `max` never decreases along a chain) up to the head, read in parallel.
+   */
   private async walkBack(stream: string, head: number, from: Date): Promise<ChainEntry<IndexMember>[]> {
-    const out: ChainEntry<IndexMember>[] = [];
-    let before: number | undefined = head + 1;
-    while (before !== undefined) {
-      const page = await this.chains.walkDown(stream, {
-        before,
-        limit: 1_000,
-        budget: 1_000,
-        stopBelow: from,
-      });
-      out.push(...page.entries);
-      before = page.next ?? undefined;
+    let [lo, hi] = [1, head + 1];
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      const e = await this.chains.at(stream, mid);
+      // An entry without `max` (older than it) or a hole: look above it.
+      if (e?.max !== undefined && new Date(e.max).getTime() >= from.getTime()) hi = mid;
+      else lo = mid + 1;
     }
-    return out;
+    const chunks: [number, number][] = [];
+    for (let p = lo; p <= head; p += CHUNK) chunks.push([p, Math.min(p + CHUNK - 1, head)]);
+    const out: ChainEntry<IndexMember>[][] = [];
+    for (let i = 0; i < chunks.length; i += PARALLEL_CHUNKS)
+      out.push(
+        ...(await Promise.all(
+          chunks.slice(i, i + PARALLEL_CHUNKS).map(([a, b]) => this.chains.range(stream, a, b)),
+        )),
+      );
+    return out.flat().filter((e) => new Date(e.at).getTime() >= from.getTime());
   }
 
   private async outcome(kind: Kind, id: string): Promise<Outcome | null> {
@@ -305,7 +339,12 @@ function period(days: DayFigures[]): PeriodFigures {
   return out;
 }
 
-function answer(s: Snapshot, accounts: { currency: Currency; balance: number }[], now: Date): HomeAnswer {
+function answer(
+  s: Snapshot,
+  accounts: { currency: Currency; balance: number }[],
+  now: Date,
+  ready: boolean,
+): HomeAnswer {
   const today = dayOf(now);
   const month = today.slice(0, 7);
   const seriesDays = Array.from({ length: SERIES_DAYS }, (_, k) =>
@@ -346,6 +385,7 @@ function answer(s: Snapshot, accounts: { currency: Currency; balance: number }[]
       return { day, payins: p.payins, payouts: p.payouts, refunds: p.refunds, volumes: p.volumes };
     }),
     pending: s.open.length,
+    ready,
     computedAt: now.toISOString(),
   };
 }

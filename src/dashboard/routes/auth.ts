@@ -134,6 +134,8 @@ export function authRoutes(deps: DashboardDeps): Router {
         throw new ApiProblem('TOTP_INVALID');
       }
     }
+    if (deps.merchantActive && !(await deps.merchantActive(member.merchantId)))
+      throw new ApiProblem('MERCHANT_SUSPENDED');
     await members.signedIn(member);
     const view = await openSession(deps, req, res, member);
     await routeAudit(deps, req, member, 'auth.sign-in', 200, 'test');

@@ -15,6 +15,9 @@ import { timelineRoutes } from './timeline';
 import { requestRoutes } from './requests';
 import { keyRoutes } from './keys';
 import { uploadRoutes } from './uploads';
+import { searchRoutes } from './search';
+import { DashboardSearch } from '../data/search';
+import { TransactionSearch } from '../../services/transaction-search';
 
 // What the dashboard shows beyond the public API (docs/dashboard.md): mounted by the access part
 // under /dashboard/api after its session middleware, so `req.member` and `req.merchantId` (the
@@ -41,8 +44,15 @@ export function dashboardDataRoutes(deps: DashboardDataDeps): Router {
     ledger: deps.ledger,
   });
   const timeline = new TimelineReader(deps);
+  const search = new DashboardSearch({
+    transactions: deps.transactions,
+    refunds: deps.refunds,
+    search: new TransactionSearch({ transactions: deps.transactions, refunds: deps.refunds }),
+  });
   router.use(
     homeRoutes(home),
+    // Before the timeline's `/transactions/:id/...`: `search` is not an id.
+    searchRoutes(search),
     timelineRoutes(timeline),
     requestRoutes(deps.requestLog),
     keyRoutes(deps.merchants),
