@@ -177,8 +177,17 @@ describe('merchant dashboard in a real browser', () => {
     await page.getByRole('heading', { name: 'Transactions', level: 1 }).waitFor();
     await page.getByRole('link', { name: payins[0]! }).waitFor();
     await check('transactions');
-    await page.getByRole('searchbox', { name: 'Search by reference' }).fill(reference);
-    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    const searchBox = page.getByRole('searchbox', { name: 'Search by reference or phone digits' });
+    const search = page.getByRole('button', { name: 'Search', exact: true });
+    // The last digits of its customer's number (+2250500000002), then a part of its reference.
+    await searchBox.fill('0002');
+    await search.click();
+    // The list had every payin: the others leave it, the one sought stays.
+    await page.getByRole('link', { name: payins[0]! }).waitFor({ state: 'detached' });
+    await page.getByRole('link', { name: reference }).waitFor();
+    expect(await page.getByRole('link', { name: payins[2]! }).count()).toBe(0);
+    await searchBox.fill(reference.slice('order-'.length));
+    await search.click();
     await page.getByRole('link', { name: reference }).click();
     await page.getByRole('heading', { name: 'Timeline' }).waitFor();
     await page.locator('ol.timeline li').first().waitFor();

@@ -86,6 +86,8 @@ export interface Home {
   successRates: { provider: string; final: number; success: number; rate: number | null }[];
   series: { day: string; payins: number; payouts: number; refunds: number; volumes: CurrencyVolumes[] }[];
   pending: number;
+  /** false while the scope's first fold runs: the figures are empty, ask again. */
+  ready: boolean;
   computedAt: string;
 }
 
@@ -205,6 +207,8 @@ export const dashboardApi = {
   home: () => request<Home>('GET', '/home'),
   timeline: (reference: string) =>
     request<Timeline>('GET', `/transactions/${encodeURIComponent(reference)}/timeline`),
+  /** `q`: a part of a reference; `phone`: the last 2 to 4 digits of the customer's number. */
+  search: (query: Query) => request<TransactionPage>('GET', '/transactions/search', { query }),
   requests: (query: Query) => request<Page<RequestLogEntry>>('GET', '/requests', { query }),
   keys: () => request<{ data: ApiKey[] }>('GET', '/keys'),
   createKey: (mode: Mode, key: string) =>

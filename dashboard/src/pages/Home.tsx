@@ -64,7 +64,12 @@ export function Home() {
   const { t } = useTranslation();
   const f = useFormat();
   const session = useSession();
-  const home = useQuery({ queryKey: ['home', session.mode], queryFn: dashboardApi.home });
+  const home = useQuery({
+    queryKey: ['home', session.mode],
+    queryFn: dashboardApi.home,
+    // A first visit may find the figures still being folded: asked again until they are.
+    refetchInterval: (q) => (q.state.data?.ready === false ? 2000 : false),
+  });
   const allDays = home.data ? chartDays(home.data) : [];
   const currencies = [...new Set(allDays.map((d) => d.currency))];
   const [picked, setPicked] = useState<string | null>(null);
@@ -76,6 +81,7 @@ export function Home() {
       <h1>{t('home.title')}</h1>
       {home.isPending && <p>{t('common.loading')}</p>}
       <ProblemAlert error={home.error} />
+      {home.data?.ready === false && <p role="status">{t('home.computing')}</p>}
       {home.data && (
         <>
           <section aria-labelledby="balances-heading">
