@@ -17,16 +17,22 @@ const kinds = [
 
 /** One point per day and currency, as the chart draws it (the server gives days with their currencies). */
 export type ChartDay = { date: string; currency: string; payin: number; payout: number; refund: number };
-const chartDays = (home: HomeFigures): ChartDay[] =>
-  home.series.flatMap((d) =>
-    d.volumes.map((v) => ({
-      date: d.day,
-      currency: v.currency,
-      payin: v.payins,
-      payout: v.payouts,
-      refund: v.refunds,
-    })),
+const chartDays = (home: HomeFigures): ChartDay[] => {
+  // A day without volume in a currency lists none: it is drawn as zero, so every line spans 30 days.
+  const currencies = [...new Set(home.series.flatMap((d) => d.volumes.map((v) => v.currency)))];
+  return home.series.flatMap((d) =>
+    currencies.map((currency) => {
+      const v = d.volumes.find((x) => x.currency === currency);
+      return {
+        date: d.day,
+        currency,
+        payin: v?.payins ?? 0,
+        payout: v?.payouts ?? 0,
+        refund: v?.refunds ?? 0,
+      };
+    }),
   );
+};
 
 function VolumeList(props: { volumes: PeriodFigures; title: string }) {
   const { t } = useTranslation();
