@@ -17,6 +17,18 @@ export function formatAmount(amount: number, currency: string, language: string)
   }
 }
 
+/**
+ * A phone number as staff see it: the country code and the last four digits (the rest stays in the
+ * records, for the customer's privacy on a shared screen); search works on those last digits.
+ */
+export function maskPhone(phone: string | null | undefined): string {
+  if (!phone) return '—';
+  const digits = phone.replace(/\D/g, '');
+  if (digits.length <= 4) return phone;
+  const code = phone.startsWith('+') ? `+${digits.slice(0, 3)} ` : '';
+  return `${code}•• •• ${digits.slice(-4, -2)} ${digits.slice(-2)}`;
+}
+
 export function useFormat() {
   const { i18n } = useTranslation();
   const language = i18n.resolvedLanguage ?? i18n.language;

@@ -8,7 +8,7 @@ import { useAction } from '../actions';
 import { Field } from '../components/Field';
 import { ConfirmModal, Modal } from '../components/Modal';
 import { ProblemAlert } from '../components/ProblemAlert';
-import { useFormat } from '../format';
+import { maskPhone, useFormat } from '../format';
 import { useCan, useSession } from '../session';
 import { toRow, type AnyTransaction } from './transactions-model';
 
@@ -224,7 +224,7 @@ export function Transaction() {
               </>
             )}
             <dt>{t('fields.phone')}</dt>
-            <dd>{row.phone ?? '—'}</dd>
+            <dd>{maskPhone(row.phone)}</dd>
             <dt>{t('fields.operator')}</dt>
             <dd>{row.operator ?? '—'}</dd>
             <dt>{t('fields.createdAt')}</dt>

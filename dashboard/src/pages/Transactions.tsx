@@ -10,7 +10,7 @@ import { DataTable, features } from '../components/DataTable';
 import { Field } from '../components/Field';
 import { Pager } from '../components/Pager';
 import { ProblemAlert } from '../components/ProblemAlert';
-import { useFormat } from '../format';
+import { maskPhone, useFormat } from '../format';
 import { useSession } from '../session';
 import {
   countries,
@@ -112,8 +112,8 @@ export function Transactions() {
           header: () => t('fields.amount'),
           cell: (c) => f.amount(c.getValue(), c.row.original.currency),
         }),
-        helper.accessor('phone', { header: () => t('fields.phone'), cell: (c) => c.getValue() ?? '—' }),
-        helper.accessor('operator', { header: () => t('fields.operator'), cell: (c) => c.getValue() ?? '—' }),
+        helper.accessor('phone', { header: () => t('fields.phone'), cell: (c) => maskPhone(c.getValue()) }),
+        helper.accessor('operator', { header: () => t('fields.operator'), cell: (c) => maskPhone(c.getValue()) }),
         helper.accessor('createdAt', {
           header: () => t('fields.createdAt'),
           cell: (c) => f.dateTime(c.getValue()),
