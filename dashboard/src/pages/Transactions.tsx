@@ -113,7 +113,10 @@ export function Transactions() {
           cell: (c) => f.amount(c.getValue(), c.row.original.currency),
         }),
         helper.accessor('phone', { header: () => t('fields.phone'), cell: (c) => maskPhone(c.getValue()) }),
-        helper.accessor('operator', { header: () => t('fields.operator'), cell: (c) => maskPhone(c.getValue()) }),
+        helper.accessor('operator', {
+          header: () => t('fields.operator'),
+          cell: (c) => maskPhone(c.getValue()),
+        }),
         helper.accessor('createdAt', {
           header: () => t('fields.createdAt'),
           cell: (c) => f.dateTime(c.getValue()),
