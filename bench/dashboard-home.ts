@@ -7,8 +7,8 @@ import { freePort, startFerretDB } from '../src/infra/local-servers';
 import { connectMongo } from '../src/persistence/mongo';
 import { TransactionStore } from '../src/persistence/transactions';
 import { RefundStore } from '../src/persistence/refunds';
-import { chainKey } from '../src/persistence/read-chains';
-import { streamOf, type IndexList } from '../src/persistence/transaction-index';
+import { ReadChains } from '../src/persistence/read-chains';
+import { streamOf, type IndexMember } from '../src/persistence/transaction-index';
 import { TransactionSearch } from '../src/services/transaction-search';
 import { Ledger } from '../src/ledger';
 import { MerchantService } from '../src/merchants';
@@ -20,7 +20,7 @@ import { configSchema } from '../src/config';
 import { dashboardDataRoutes } from '../src/dashboard/routes/data';
 import { transactionRoutes } from '../src/api/routes/transactions';
 import { errorHandler } from '../src/api/problem';
-import { storedDirectPayin } from '../test/helpers/payin-input';
+import { seedHistory } from '../test/helpers/seed-history';
 
 // How fast the dashboard's pages answer with BENCH_HOME_STORED (100,000) transactions of one
 // merchant spread over the last 30 days (docs/benchmarks.md, Dashboard): GET /home (its first
@@ -31,8 +31,10 @@ import { storedDirectPayin } from '../test/helpers/payin-input';
 
 const stored = Number(process.env.BENCH_HOME_STORED ?? 100_000);
 const repeat = Number(process.env.BENCH_HOME_REPEAT ?? 40);
-/** BENCH_HOME_FOLD=0: the list, search and timeline only (the first fold takes minutes at 100,000). */
+/** BENCH_HOME_FOLD=0: the list, search and timeline only. */
 const withHome = process.env.BENCH_HOME_FOLD !== '0';
+/** Positions walked by `_id` to time the previous first fold (extrapolated to all). */
+const walkSample = Number(process.env.BENCH_HOME_WALK_SAMPLE ?? 2_000);
 const merchantId = 'mer_0123456789abcdef01234567_test';
 const DAY_MS = 86_400_000;
 
@@ -49,7 +51,15 @@ async function main(): Promise<void> {
     const merchants = MerchantService.on(mongo);
     await Promise.all([transactions.init(), refunds.init(), ledger.init(), merchants.init()]);
     const started = Date.now();
-    await seed(mongo);
+    // Payins and one payout in five, 2% failed, the last 20 pending, over the last 30 days.
+    await seedHistory(mongo, {
+      merchantId,
+      count: stored,
+      from: Date.now() - 30 * DAY_MS + 60_000,
+      to: Date.now() - 60_000,
+      tag: 'bench',
+      pending: 20,
+    });
     console.error(`seeded ${stored} in ${Math.round((Date.now() - started) / 1000)}s`);
 
     const app = express();
@@ -95,6 +105,7 @@ async function main(): Promise<void> {
       return { ms: performance.now() - t, body };
     };
     let first = { ms: 0, body: {} as Record<string, unknown> };
+    let walked = '';
     let cold = first;
     if (withHome) {
       // The first visit starts the fold and answers `ready: false` past 3 s; visits until it is ready.
@@ -121,6 +132,27 @@ async function main(): Promise<void> {
       rows.push({ page: name, p50: at(0.5), p95: at(0.95) });
     };
     if (withHome) await measure('GET /home (after the first fold)', '/home');
+    if (withHome) {
+      // The first fold before the scan: every position of the window read by `_id`, then its record
+      // (a document and a version probe), as many at once as it did. Timed on the last
+      // BENCH_HOME_WALK_SAMPLE positions and extrapolated to all of them.
+      const chains = new ReadChains<IndexMember>(mongo, 'transaction_index');
+      const stream = streamOf(merchantId, { by: 'all' });
+      const head = await chains.head(stream);
+      const t = performance.now();
+      const chunks: number[] = [];
+      for (let p = head - walkSample + 1; p <= head; p += 25) chunks.push(p);
+      const entries = [];
+      for (let i = 0; i < chunks.length; i += 8)
+        entries.push(
+          ...(await Promise.all(chunks.slice(i, i + 8).map((p) => chains.range(stream, p, p + 24)))).flat(),
+        );
+      for (let i = 0; i < entries.length; i += 100)
+        await Promise.all(entries.slice(i, i + 100).map((e) => transactions.findById(e.doc.id)));
+      const ms = performance.now() - t;
+      walked = `walking by \`_id\` (the previous first fold): ${walkSample} positions in ${Math.round(ms)} ms, so ${stored} in about ${Math.round((ms * stored) / walkSample / 1000)} s`;
+      console.error(walked);
+    }
     await measure('transactions, first page (25)', '/v1/transactions?limit=25');
     await measure(
       'transactions, type=payout&status=failed',
@@ -136,6 +168,7 @@ async function main(): Promise<void> {
     console.log(
       `stored: ${stored} transactions of one merchant over 30 days; first visit ${Math.round(first.ms)} ms (ready: ${String(first.body.ready)}), figures ready after ${Math.round(cold.ms)} ms`,
     );
+    if (walked) console.log(walked);
     console.table(rows);
   } finally {
     await new Promise<void>((res) => (server ? server.close(() => res()) : res()));
@@ -146,75 +179,6 @@ async function main(): Promise<void> {
 }
 
 const idOf = (seq: number) => `p${seq % 5 === 0 ? 'r' : 'i'}_bench${String(seq).padStart(10, '0')}`;
-
-/** Payins and one payout in five, 2% failed, the last 20 pending, over the last 30 days. */
-async function seed(mongo: Awaited<ReturnType<typeof connectMongo>>): Promise<void> {
-  const db = mongo.db!;
-  const txs = db.collection<{ _id: string }>('transactions');
-  const entries = db.collection<{ _id: string }>('transaction_index');
-  const refs = db.collection<{ _id: string; id: string }>('transaction_refs');
-  const heads = new Map<string, number>();
-  const start = Date.now() - 30 * DAY_MS + 60_000;
-  const step = (30 * DAY_MS - 120_000) / stored;
-  for (let i = 0; i < stored; i += 1000) {
-    const n = Math.min(1000, stored - i);
-    const docs = [];
-    const listed: { _id: string }[] = [];
-    for (let k = 0; k < n; k++) {
-      const seq = i + k;
-      const id = idOf(seq);
-      const kind = id.startsWith('pr_') ? 'payout' : 'payin';
-      const provider = ['MTN_CI', 'ORANGE_CI', 'MOOV_CI', 'WAVE_CI'][seq % 4]!;
-      const createdAt = new Date(start + seq * step);
-      const status =
-        seq >= stored - 20
-          ? 'pending'
-          : seq % 50 === 0
-            ? 'failed'
-            : kind === 'payin'
-              ? 'success'
-              : 'completed';
-      docs.push({
-        ...storedDirectPayin({ id, merchantId, reference: `ref-${seq}`, workflowId: `${kind}:${id}` }),
-        _id: id,
-        kind,
-        provider,
-        status,
-        amount: 1000 + (seq % 50) * 100,
-        refundIds: [],
-        createdAt,
-        updatedAt: createdAt,
-      });
-      const lists: IndexList[] = [
-        { by: 'all' },
-        { by: 'type', value: kind },
-        { by: 'provider', value: provider },
-      ];
-      for (const list of lists) {
-        const stream = streamOf(merchantId, list);
-        const at = (heads.get(stream) ?? 0) + 1;
-        heads.set(stream, at);
-        listed.push({
-          _id: chainKey(stream, at),
-          stream,
-          seq: at,
-          member: `${kind}:${id}`,
-          at: createdAt,
-          max: createdAt,
-          doc: { kind, id, ref: `ref-${seq}`, p4: String(1000 + (seq % 9000)) },
-        } as { _id: string });
-      }
-    }
-    await txs.insertMany(docs, { ordered: false });
-    await entries.insertMany(listed, { ordered: false });
-    await refs.insertMany(
-      docs.map((d) => ({ _id: `${merchantId}|${d.kind}|${d.reference}`, id: d.id })),
-      { ordered: false },
-    );
-  }
-  const hints = db.collection<{ _id: string; seq: number }>('transaction_index_heads');
-  for (const [stream, seq] of heads) await hints.replaceOne({ _id: stream }, { seq }, { upsert: true });
-}
 
 main().catch((err: unknown) => {
   console.error(err);

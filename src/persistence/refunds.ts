@@ -6,6 +6,7 @@ import type { Attention, Failure, Transaction } from '../domain/transaction';
 import { ReadOnceScope } from './read-once';
 import { StateVersions } from './state-versions';
 import { RefundExternalRefs } from './refund-external-refs';
+import type { CreatedRecord } from './transactions';
 
 // Refunds of payins. The payin's workflow decides and serialises them; this collection is what the
 // API reads. The unique (merchantId, payinId, externalReference) index backs the workflow's own
@@ -164,6 +165,21 @@ export class RefundStore {
     });
     if (refund) this.knowMerchant(id, refund.merchantId);
     return refund;
+  }
+
+  /** The merchant's refunds created in [from, to), streamed: a scan, as TransactionStore.createdBetween. */
+  createdBetween(merchantId: string, from: Date, to: Date): AsyncIterable<CreatedRecord> {
+    const docs = this.model
+      .find(
+        { merchantId, createdAt: { $gte: from, $lt: to } },
+        { _id: 0, id: 1, status: 1, amount: 1, currency: 1, createdAt: 1 },
+      )
+      .batchSize(2_000)
+      .lean<Pick<Refund, 'id' | 'status' | 'amount' | 'currency' | 'createdAt'>[]>()
+      .cursor();
+    return (async function* () {
+      for await (const r of docs) yield { ...r, kind: 'refund' as const, provider: null };
+    })();
   }
 
   /** The merchant scope of a refund: fixed at creation, the document alone answers (no version probe). */

@@ -63,6 +63,17 @@ transactionSchema.index({ merchantId: 1, kind: 1, reference: 1 }, { unique: true
 
 export type TransactionModel = Model<StoredTransaction>;
 
+/** What a scan of a merchant's records returns (createdBetween): a transaction's or a refund's. */
+export interface CreatedRecord {
+  kind: 'payin' | 'payout' | 'refund';
+  id: string;
+  status: string;
+  amount: number;
+  currency: Transaction['currency'];
+  provider: string | null;
+  createdAt: Date;
+}
+
 /**
  * What a state write may change: the workflow-owned fields, and paths inside `customer` and `payout`
  * (e.g. `payout.operatorReference`). Identity and creation fields are fixed.
@@ -235,6 +246,23 @@ export class TransactionStore {
     });
     if (tx) this.know(id, tx);
     return tx;
+  }
+
+  /**
+   * The merchant's transactions created in [from, to), a few fields each, streamed. A scan (FerretDB
+   * decodes every document of the collection): for the dashboard's first fold of a scope's figures
+   * only (src/dashboard/data/home.ts). The status is the document's copy, which may lag its
+   * versions: findById is exact.
+   */
+  createdBetween(merchantId: string, from: Date, to: Date): AsyncIterable<CreatedRecord> {
+    return this.model
+      .find(
+        { merchantId, createdAt: { $gte: from, $lt: to } },
+        { _id: 0, id: 1, kind: 1, status: 1, amount: 1, currency: 1, provider: 1, createdAt: 1 },
+      )
+      .batchSize(2_000)
+      .lean<CreatedRecord[]>()
+      .cursor();
   }
 
   /**

@@ -19,6 +19,10 @@ import { EndpointStore } from '../../src/webhooks/endpoint-store';
 import { DeliveryLog } from '../../src/webhooks/delivery-log';
 import { RequestLogStore } from '../../src/request-log/store';
 import { merchantOfScope } from '../../src/domain/modes';
+import { ReadChains } from '../../src/persistence/read-chains';
+import { streamOf, type IndexMember } from '../../src/persistence/transaction-index';
+import { auditQueries } from '../helpers/query-audit';
+import { seedHistory } from '../helpers/seed-history';
 
 // The dashboard's data routes (src/dashboard/routes/data.ts) over the real stack: a tiny app stands
 // for the access part's session (it sets req.member and req.merchantId from two test headers), then
@@ -190,6 +194,93 @@ describe('dashboard data routes', () => {
     expect(
       (await as('viewer', alice.merchantId, 'GET', '/home', undefined, { 'x-test-role': '' })).body.code,
     ).toBe('SESSION_REQUIRED');
+  });
+
+  it("answers a scope's figures on its first visit from a scan of its records, bounded, and no member twice", async () => {
+    // 800 transactions over 40 days (9 in 10 in the window: more than the fold walks by `_id`), the
+    // last 3 pending, the newest a minute old (folded from the chain, not the scan).
+    const scope = `mer_${randomUUID().replace(/-/g, '').slice(0, 24)}_test`;
+    const DAY = 86_400_000;
+    const now = Date.now();
+    const count = 800;
+    const step = (40 * DAY) / count;
+    const seeded = await seedHistory(stack.mongo, {
+      merchantId: scope,
+      count,
+      from: now - 60_000 - (count - 1) * step,
+      to: now - 60_000 + step,
+      tag: `h${randomUUID().slice(0, 8)}`,
+      pending: 3,
+    });
+    // The figures, computed here from what was seeded (UTC days; XOF has no minor unit).
+    const dayOf = (d: Date | number) => new Date(d).toISOString().slice(0, 10);
+    const series = Array.from({ length: 30 }, (_, k) => dayOf(now - (29 - k) * DAY));
+    const figures = (days: string[], rs = seeded) => {
+      const of = rs.filter((r) => days.includes(dayOf(r.createdAt)));
+      const won = of.filter((r) => r.status === 'success' || r.status === 'completed');
+      const sum = (kind: string) => won.filter((r) => r.kind === kind).reduce((a, r) => a + r.amount, 0);
+      return {
+        payins: of.filter((r) => r.kind === 'payin').length,
+        payouts: of.filter((r) => r.kind === 'payout').length,
+        refunds: 0,
+        volumes: won.length
+          ? [{ currency: 'XOF', payins: sum('payin'), payouts: sum('payout'), refunds: 0 }]
+          : [],
+      };
+    };
+    const expected = (rs = seeded) => ({
+      today: figures([dayOf(now)], rs),
+      month: figures(
+        Array.from({ length: 31 }, (_, k) => dayOf(now - k * DAY)).filter((d) =>
+          d.startsWith(dayOf(now).slice(0, 7)),
+        ),
+        rs,
+      ),
+      series: series.map((day) => ({ day, ...figures([day], rs) })),
+      pending: rs.filter((r) => r.status === 'pending').length,
+    });
+
+    const first = await auditQueries(stack.mongo, () => as('viewer', scope, 'GET', '/home'));
+    const home = first.result.body;
+    expect(home.ready).toBe(true);
+    expect({ today: home.today, month: home.month, series: home.series, pending: home.pending }).toEqual(
+      expected(),
+    );
+    const rates = new Map<string, { final: number; success: number }>();
+    for (const r of seeded.filter((r) => series.includes(dayOf(r.createdAt)) && r.status !== 'pending')) {
+      const o = rates.get(r.provider) ?? { final: 0, success: 0 };
+      rates.set(r.provider, { final: o.final + 1, success: o.success + (r.status === 'failed' ? 0 : 1) });
+    }
+    expect(home.successRates).toEqual(
+      [...rates]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([provider, o]) => ({ provider, ...o, rate: expect.any(Number) })),
+    );
+    // Bounded: a walk by `_id` reads three documents per transaction (its entry, its record, a
+    // version probe); the scan reads each collection in a few batches.
+    const reads = first.commands.filter((c) =>
+      ['transaction_index', 'transactions', 'transaction_states', 'refunds'].includes(c.collection ?? ''),
+    );
+    expect(reads.length).toBeLessThan(100);
+
+    // A pending one finishes late: folded at the next visit. And a retry that lists a scanned member
+    // again (under its own time, at the head) does not count it twice.
+    const late = seeded.find((r) => r.status === 'pending')!;
+    await stack.mongo
+      .db!.collection<{ _id: string }>('transactions')
+      .updateOne({ _id: late.id }, { $set: { status: 'success' } });
+    const old = seeded[count - 100]!;
+    await new ReadChains<IndexMember>(stack.mongo, 'transaction_index').append(
+      streamOf(scope, { by: 'all' }),
+      `${old.kind}:${old.id}@${old.createdAt.getTime()}`,
+      old.createdAt,
+      { kind: old.kind, id: old.id },
+    );
+    const after = seeded.map((r) => (r === late ? { ...r, status: 'success' as const } : r));
+    const again = (await as('viewer', scope, 'GET', '/home')).body;
+    expect({ today: again.today, month: again.month, series: again.series, pending: again.pending }).toEqual(
+      expected(after),
+    );
   });
 
   it('finds transactions by a part of their reference or the last digits of the number', async () => {

@@ -1,7 +1,7 @@
 import type { Connection } from 'mongoose';
 import { ReadChains, type ChainEntry } from '../../persistence/read-chains';
 import { listed, streamOf, type IndexMember } from '../../persistence/transaction-index';
-import type { TransactionStore } from '../../persistence/transactions';
+import type { CreatedRecord, TransactionStore } from '../../persistence/transactions';
 import type { RefundStore } from '../../persistence/refunds';
 import type { Ledger } from '../../ledger';
 import { toMajor, type Currency } from '../../domain/money';
@@ -12,22 +12,28 @@ import { toMajor, type Currency } from '../../domain/money';
 // (the read chain of GET /v1/transactions), kept as immutable snapshots: a snapshot holds the
 // per-day figures of the last 31 UTC days up to a chain position, plus the members not final yet.
 // A visit reads the positions appended since and re-reads the open members: its cost follows what
-// happened since the last visit, not what is stored. Snapshots are inserted, never updated (their
-// `_id` names the scope, the position and the open count, so two racing folds of the same state
-// insert the same key once); a pointer document names the latest, best effort: a stale pointer only
-// makes the next fold start further back.
+// happened since the last visit, not what is stored. A fold reads at most WALK_LIMIT positions by
+// `_id`: a scope's first fold over more (or a fold after more were appended) scans the scope's
+// records of the window instead, in one streamed pass (docs/decisions/dashboard/home-first-fold.md).
+// Snapshots are inserted, never updated (their `_id` names the scope, the position and the open
+// count, so two racing folds of the same state insert the same key once); a pointer document names
+// the latest, best effort: a stale pointer only makes the next fold start further back.
 
 export const SERIES_DAYS = 30;
 const KEPT_DAYS = 31;
 const DAY_MS = 86_400_000;
 /** Records read in parallel while folding. */
 const PARALLEL = 100;
-/** Chain positions per range read, and range reads in parallel, on a scope's first fold. */
+/** Chain positions per range read, and range reads in parallel, when walking a window. */
 const CHUNK = 25;
 const PARALLEL_CHUNKS = 8;
 /**
- * How long a visit waits for its fold: a scope's first fold reads every record of its last 31 days
- * (seconds to minutes at 100,000); past this the visit answers with `ready: false` and empty
+ * Positions a fold reads by `_id` at most (two reads each, the entry then its record: one to three
+ * seconds). Past it, one scan of the scope's records costs less (measured in docs/benchmarks.md).
+ */
+const WALK_LIMIT = 500;
+/**
+ * How long a visit waits for its fold; past it the visit answers with `ready: false` and empty
  * figures while the fold goes on, and a later visit gets them.
  */
 const WAIT_FOR_FOLD_MS = 3_000;
@@ -65,6 +71,11 @@ interface Snapshot {
   upTo: number;
   days: Record<string, DayFigures>;
   open: OpenMember[];
+  /**
+   * ms: the records created before it were counted by a scan (from their records, not the chain),
+   * so entries listing them that are appended later are skipped. Absent: no scan in this lineage.
+   */
+  scannedBelow?: number;
   at: Date;
 }
 interface Pointer {
@@ -116,9 +127,27 @@ interface Outcome {
   createdAt: Date;
 }
 
+/** Folds a member's outcome into its day once final: false while it is not. */
+function fold(fig: DayFigures, kind: Kind, o: Outcome): boolean {
+  if (NOT_FINAL.has(o.status)) return false;
+  if (FINAL_SUCCESS.has(o.status)) {
+    const s = (fig[kind].succeeded[o.currency] ??= { count: 0, amount: 0 });
+    s.count++;
+    s.amount += o.amount;
+  }
+  if (kind !== 'refund' && o.provider) {
+    const op = (fig.operators[o.provider] ??= { final: 0, success: 0 });
+    op.final++;
+    if (FINAL_SUCCESS.has(o.status)) op.success++;
+  }
+  return true;
+}
+
 export class HomeFigures {
   private readonly chains: ReadChains<IndexMember>;
   private readonly folds = new Map<string, Promise<Snapshot>>();
+  /** Scans run one at a time in this process: each decodes the whole collection on FerretDB. */
+  private scanning: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly deps: {
@@ -179,29 +208,36 @@ export class HomeFigures {
     const base = pointer ? await this.snapshots.findOne({ _id: pointer.snapshot }) : null;
     const now = this.now();
     const oldest = dayOf(now.getTime() - (KEPT_DAYS - 1) * DAY_MS);
+    const windowStart = new Date(`${oldest}T00:00:00.000Z`);
     const head = await this.chains.head(stream);
-    let fresh: ChainEntry<IndexMember>[];
-    if (base) fresh = head > base.upTo ? await this.chains.range(stream, base.upTo + 1, head) : [];
-    else fresh = await this.walkBack(stream, head, new Date(`${oldest}T00:00:00.000Z`));
-    const days: Record<string, DayFigures> = structuredClone(base?.days ?? {});
+    // From the snapshot, or anew when there is none or too much happened since (a refold).
+    const start = base && head - base.upTo <= WALK_LIMIT ? base : null;
+    let fresh: ChainEntry<IndexMember>[] = [];
+    let scanned: { days: Record<string, DayFigures>; open: OpenMember[] } | null = null;
+    let scannedBelow = start?.scannedBelow;
+    if (start) {
+      if (head > start.upTo) fresh = await this.chains.range(stream, start.upTo + 1, head);
+    } else {
+      const first = await this.firstReaching(stream, head, windowStart);
+      if (head - first < WALK_LIMIT) fresh = await this.read(stream, first, head, windowStart);
+      else {
+        // The records of the window but its last minutes come from a scan, after the head was
+        // read: an entry appended since that lists a scanned record is skipped (scannedBelow).
+        // The last minutes come from the chain, whose members may still be missing their record.
+        scannedBelow = now.getTime() - MISSING_GRACE_MS;
+        const recent = new Date(scannedBelow);
+        const [chained, found] = await Promise.all([
+          this.firstReaching(stream, head, recent).then((p) => this.read(stream, p, head, recent)),
+          this.scan(scope, windowStart, recent, now),
+        ]);
+        [fresh, scanned] = [chained, found];
+      }
+    }
+    const days: Record<string, DayFigures> = structuredClone(scanned?.days ?? start?.days ?? {});
     const open: OpenMember[] = [];
     const dayFig = (day: string) => (days[day] ??= emptyDay());
 
-    const apply = (m: { kind: Kind; day: string }, o: Outcome) => {
-      if (NOT_FINAL.has(o.status)) return false;
-      const fig = dayFig(m.day);
-      if (FINAL_SUCCESS.has(o.status)) {
-        const s = (fig[m.kind].succeeded[o.currency] ??= { count: 0, amount: 0 });
-        s.count++;
-        s.amount += o.amount;
-      }
-      if (m.kind !== 'refund' && o.provider) {
-        const op = (fig.operators[o.provider] ??= { final: 0, success: 0 });
-        op.final++;
-        if (FINAL_SUCCESS.has(o.status)) op.success++;
-      }
-      return true;
-    };
+    const apply = (m: { kind: Kind; day: string }, o: Outcome) => fold(dayFig(m.day), m.kind, o);
 
     // Members appended since: counted on their day, their outcome folded once final.
     const newcomers = fresh.filter(
@@ -209,7 +245,7 @@ export class HomeFigures {
     );
     await inBatches(newcomers, async (e) => {
       const day = dayOf(new Date(e.at));
-      if (day < oldest) return;
+      if (day < oldest || (scannedBelow !== undefined && new Date(e.at).getTime() < scannedBelow)) return;
       const o = await this.outcome(e.doc.kind, e.doc.id);
       // An entry that does not list its record (a retry under another time): its twin counts.
       if (o && !listed(e, o.createdAt)) return;
@@ -221,8 +257,8 @@ export class HomeFigures {
       dayFig(day)[m.kind].count++;
       if (!apply(m, o)) open.push(m);
     });
-    // Members still open at the last fold: folded once they are final.
-    await inBatches(base?.open ?? [], async (m) => {
+    // Members still open at the last fold (or at the scan): folded once they are final.
+    await inBatches(scanned?.open ?? start?.open ?? [], async (m) => {
       if (m.day < oldest) return;
       const o = await this.outcome(m.kind, m.id);
       if (!o) {
@@ -242,6 +278,7 @@ export class HomeFigures {
       upTo: head,
       days,
       open,
+      ...(scannedBelow !== undefined ? { scannedBelow } : {}),
       at: now,
     };
     if (base && base._id === snapshot._id) return base;
@@ -263,10 +300,10 @@ export class HomeFigures {
   }
 
   /**
-   * The first fold of a scope: its list of everything from the first position whose `max` reaches
-   * `from` (a binary search: `max` never decreases along a chain) up to the head, read in parallel.
+   * The first position whose `max` reaches `from` (a binary search: `max` never decreases along a
+   * chain): every position below it holds members older than `from`.
    */
-  private async walkBack(stream: string, head: number, from: Date): Promise<ChainEntry<IndexMember>[]> {
+  private async firstReaching(stream: string, head: number, from: Date): Promise<number> {
     let [lo, hi] = [1, head + 1];
     while (lo < hi) {
       const mid = Math.floor((lo + hi) / 2);
@@ -275,8 +312,18 @@ export class HomeFigures {
       if (e?.max !== undefined && new Date(e.max).getTime() >= from.getTime()) hi = mid;
       else lo = mid + 1;
     }
+    return lo;
+  }
+
+  /** Positions `first`..`head` listing members of `from` or later, read in parallel. */
+  private async read(
+    stream: string,
+    first: number,
+    head: number,
+    from: Date,
+  ): Promise<ChainEntry<IndexMember>[]> {
     const chunks: [number, number][] = [];
-    for (let p = lo; p <= head; p += CHUNK) chunks.push([p, Math.min(p + CHUNK - 1, head)]);
+    for (let p = first; p <= head; p += CHUNK) chunks.push([p, Math.min(p + CHUNK - 1, head)]);
     const out: ChainEntry<IndexMember>[][] = [];
     for (let i = 0; i < chunks.length; i += PARALLEL_CHUNKS)
       out.push(
@@ -285,6 +332,37 @@ export class HomeFigures {
         )),
       );
     return out.flat().filter((e) => new Date(e.at).getTime() >= from.getTime());
+  }
+
+  /**
+   * The scope's payins, payouts and refunds created in [from, to), folded from their records in one
+   * streamed pass each (one scan at a time in this process); those not final yet are open, counted.
+   */
+  private scan(
+    scope: string,
+    from: Date,
+    to: Date,
+    now: Date,
+  ): Promise<{ days: Record<string, DayFigures>; open: OpenMember[] }> {
+    const run = this.scanning.then(async () => {
+      const days: Record<string, DayFigures> = {};
+      const open: OpenMember[] = [];
+      const each = async (records: AsyncIterable<CreatedRecord>) => {
+        for await (const r of records) {
+          const day = dayOf(r.createdAt);
+          const fig = (days[day] ??= emptyDay());
+          fig[r.kind].count++;
+          if (!fold(fig, r.kind, r)) open.push({ kind: r.kind, id: r.id, day, seen: now.getTime() });
+        }
+      };
+      await Promise.all([
+        each(this.deps.transactions.createdBetween(scope, from, to)),
+        each(this.deps.refunds.createdBetween(scope, from, to)),
+      ]);
+      return { days, open };
+    });
+    this.scanning = run.catch(() => undefined);
+    return run;
   }
 
   private async outcome(kind: Kind, id: string): Promise<Outcome | null> {
