@@ -48,8 +48,6 @@ function SinglePayout() {
   const check = useAction((q: { country: Country; msisdn: string }) =>
     unwrap(api.GET('/v1/providers/recipient', { params: { query: q } })),
   );
-  const checked =
-    check.data && check.data.msisdn.replace(/\D/g, '').endsWith(msisdn.replace(/\D/g, '').slice(-8));
   const send = useAction(
     (body: Schemas['StandardPayoutRequest'], key: string) =>
       unwrap(api.POST('/v1/payout', { params: { header: { 'X-Idempotency-Key': key } }, body })),
@@ -61,6 +59,8 @@ function SinglePayout() {
   const form = useFields(blankPayout, check.error, send.error);
   const { country, msisdn, customerName, reference } = form.values;
   const value = Number(form.values.amount);
+  const checked =
+    check.data && check.data.msisdn.replace(/\D/g, '').endsWith(msisdn.replace(/\D/g, '').slice(-8));
 
   const runCheck = () => {
     send.reset();
