@@ -1,7 +1,7 @@
 // One user action = one X-Idempotency-Key, made when the user acts and reused by the page's own
 // retries of that action (a network failure, a 503, a request still in progress), never by a
 // second click, which is a new action.
-import { useMutation } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { useCallback, useState } from 'react';
 import { isTransient } from './api/http';
 
@@ -33,4 +33,20 @@ export function useCursorPages() {
     previous: () => setStack((s) => (s.length > 1 ? s.slice(0, -1) : s)),
     reset: () => setStack([undefined]),
   };
+}
+
+export type CursorPages = ReturnType<typeof useCursorPages>;
+
+/** A list read page by page: the page shown stays on screen while the next one loads. */
+export function useCursorQuery<T>(
+  queryKey: readonly unknown[],
+  fetchPage: (cursor: string | undefined) => Promise<T>,
+) {
+  const pages = useCursorPages();
+  const query = useQuery({
+    queryKey: [...queryKey, pages.cursor],
+    placeholderData: keepPreviousData,
+    queryFn: () => fetchPage(pages.cursor),
+  });
+  return { query, pages };
 }

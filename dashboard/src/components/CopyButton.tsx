@@ -23,3 +23,13 @@ export function CopyButton(props: { value: string; label: string }) {
     </>
   );
 }
+
+/** A value to copy, shown as code (`secret`: in the style of a secret, shown once). */
+export function CopyableCode(props: { value: string; label: string; secret?: boolean }) {
+  return (
+    <>
+      <code className={props.secret ? 'secret' : undefined}>{props.value}</code>{' '}
+      <CopyButton value={props.value} label={props.label} />
+    </>
+  );
+}

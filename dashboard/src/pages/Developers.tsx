@@ -4,9 +4,11 @@ import { NavLink, Outlet } from 'react-router';
 import { useState } from 'react';
 import { dashboardApi } from '../api/dashboard';
 import { useAction } from '../actions';
-import { CopyButton } from '../components/CopyButton';
-import { ConfirmModal, Modal } from '../components/Modal';
+import { CopyableCode } from '../components/CopyButton';
+import { ConfirmModal, SecretModal } from '../components/Modal';
 import { ProblemAlert } from '../components/ProblemAlert';
+import { Section } from '../components/Section';
+import { Table } from '../components/Table';
 import { useFormat } from '../format';
 import { useSession } from '../session';
 
@@ -56,8 +58,7 @@ export function Keys() {
   });
 
   return (
-    <section aria-labelledby="keys-heading">
-      <h2 id="keys-heading">{t('keys.title', { mode: t(`modes.${session.mode}`) })}</h2>
+    <Section title={t('keys.title', { mode: t(`modes.${session.mode}`) })}>
       <p>{t('keys.intro')}</p>
       <div className="actions">
         <button
@@ -70,91 +71,80 @@ export function Keys() {
         </button>
       </div>
       <ProblemAlert error={create.error ?? keys.error} />
-      <div className="table-wrap" tabIndex={0}>
-        <table>
-          <caption>{t('keys.caption')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('keys.apiKey')}</th>
-              <th scope="col">{t('fields.createdAt')}</th>
-              <th scope="col">{t('keys.lastUsed')}</th>
-              <th scope="col">{t('fields.status')}</th>
-              <th scope="col">{t('common.actions')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {modeKeys.map((k) => (
-              <tr key={k.apiKey}>
-                <th scope="row">
-                  <code>{k.apiKey}</code>
-                </th>
-                <td>{f.dateTime(k.createdAt)}</td>
-                <td>{f.dateTime(k.lastUsedAt)}</td>
-                <td>
-                  {k.revokedAt ? t('keys.revokedAt', { at: f.dateTime(k.revokedAt) }) : t('keys.active')}
-                </td>
-                <td>
-                  {!k.revokedAt && (
-                    <>
-                      <button type="button" onClick={() => create.run(k.apiKey)} disabled={create.isPending}>
-                        {t('keys.rotate')}
-                      </button>{' '}
-                      <button type="button" className="button-danger" onClick={() => setRevoking(k.apiKey)}>
-                        {t('keys.revoke')}
-                      </button>
-                    </>
-                  )}
-                </td>
-              </tr>
-            ))}
-            {modeKeys.length === 0 && (
-              <tr>
-                <td colSpan={5} className="empty">
-                  {t('common.empty')}
-                </td>
-              </tr>
-            )}
-          </tbody>
-        </table>
-      </div>
-      <Modal open={secret !== null} onClose={() => setSecret(null)} title={t('keys.secretTitle')}>
-        {secret && (
+      <Table
+        caption={t('keys.caption')}
+        headers={[
+          t('keys.apiKey'),
+          t('fields.createdAt'),
+          t('keys.lastUsed'),
+          t('fields.status'),
+          t('common.actions'),
+        ]}
+        empty={modeKeys.length === 0 && t('common.empty')}
+      >
+        {modeKeys.map((k) => (
+          <tr key={k.apiKey}>
+            <th scope="row">
+              <code>{k.apiKey}</code>
+            </th>
+            <td>{f.dateTime(k.createdAt)}</td>
+            <td>{f.dateTime(k.lastUsedAt)}</td>
+            <td>{k.revokedAt ? t('keys.revokedAt', { at: f.dateTime(k.revokedAt) }) : t('keys.active')}</td>
+            <td>
+              {!k.revokedAt && (
+                <>
+                  <button type="button" onClick={() => create.run(k.apiKey)} disabled={create.isPending}>
+                    {t('keys.rotate')}
+                  </button>{' '}
+                  <button type="button" className="button-danger" onClick={() => setRevoking(k.apiKey)}>
+                    {t('keys.revoke')}
+                  </button>
+                </>
+              )}
+            </td>
+          </tr>
+        ))}
+      </Table>
+      <SecretModal
+        secret={secret}
+        title={t('keys.secretTitle')}
+        warning={t('keys.secretOnce')}
+        onClose={() => setSecret(null)}
+      >
+        {(pair) => (
           <>
-            <p className="alert alert-warn">{t('keys.secretOnce')}</p>
             <dl className="summary">
               <dt>{t('keys.apiKey')}</dt>
               <dd>
-                <code>{secret.apiKey}</code> <CopyButton value={secret.apiKey} label={t('keys.copyKey')} />
+                <CopyableCode value={pair.apiKey} label={t('keys.copyKey')} />
               </dd>
               <dt>{t('keys.apiClient')}</dt>
               <dd>
-                <code className="secret">{secret.apiClient}</code>{' '}
-                <CopyButton value={secret.apiClient} label={t('keys.copySecret')} />
+                <CopyableCode value={pair.apiClient} label={t('keys.copySecret')} secret />
               </dd>
             </dl>
-            {secret.replaces && (
+            {pair.replaces && (
               <p>
-                {t('keys.rotated', { old: secret.replaces })}{' '}
-                <button type="button" className="button-danger" onClick={() => setRevoking(secret.replaces)}>
+                {t('keys.rotated', { old: pair.replaces })}{' '}
+                <button type="button" className="button-danger" onClick={() => setRevoking(pair.replaces)}>
                   {t('keys.revokeOld')}
                 </button>
               </p>
             )}
           </>
         )}
-      </Modal>
+      </SecretModal>
       <ConfirmModal
         open={revoking !== null}
         title={t('keys.revokeTitle')}
         confirmLabel={t('keys.revoke')}
         danger
-        busy={revoke.isPending}
+        action={revoke}
         onConfirm={() => revoking && revoke.run(revoking)}
         onClose={() => setRevoking(null)}
       >
         <p>{t('keys.revokeConfirm', { key: revoking ?? '' })}</p>
-        <ProblemAlert error={revoke.error} />
       </ConfirmModal>
-    </section>
+    </Section>
   );
 }

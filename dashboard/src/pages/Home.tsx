@@ -1,8 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
-import { lazy, Suspense, useId, useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { dashboardApi, type Home as HomeFigures, type PeriodFigures } from '../api/dashboard';
+import { SelectField, asChoices } from '../components/Field';
 import { ProblemAlert } from '../components/ProblemAlert';
+import { Section } from '../components/Section';
+import { Table } from '../components/Table';
 import { useFormat } from '../format';
 import { useSession } from '../session';
 
@@ -37,7 +40,6 @@ const chartDays = (home: HomeFigures): ChartDay[] => {
 function VolumeList(props: { volumes: PeriodFigures; title: string }) {
   const { t } = useTranslation();
   const f = useFormat();
-  const headingId = useId();
   // Counts are of what was created; amounts of what succeeded, per currency.
   const rows = kinds.flatMap(([type, plural]) =>
     props.volumes.volumes
@@ -45,8 +47,7 @@ function VolumeList(props: { volumes: PeriodFigures; title: string }) {
       .map((v) => ({ type, currency: v.currency, amount: v[plural], count: props.volumes[plural] })),
   );
   return (
-    <section className="tile" aria-labelledby={headingId}>
-      <h3 id={headingId}>{props.title}</h3>
+    <Section title={props.title} level={3} className="tile">
       {rows.length === 0 ? (
         <p>{t('home.noVolume')}</p>
       ) : (
@@ -62,7 +63,7 @@ function VolumeList(props: { volumes: PeriodFigures; title: string }) {
           ))}
         </dl>
       )}
-    </section>
+    </Section>
   );
 }
 
@@ -90,8 +91,7 @@ export function Home() {
       {home.data?.ready === false && <p role="status">{t('home.computing')}</p>}
       {home.data && (
         <>
-          <section aria-labelledby="balances-heading">
-            <h2 id="balances-heading">{t('home.balances')}</h2>
+          <Section title={t('home.balances')}>
             <div className="tiles">
               {home.data.balances.length === 0 && <p>{t('home.noBalance')}</p>}
               {home.data.balances.map((b) => (
@@ -103,60 +103,37 @@ export function Home() {
                 </div>
               ))}
             </div>
-          </section>
-          <section aria-labelledby="volumes-heading">
-            <h2 id="volumes-heading">{t('home.volumes')}</h2>
+          </Section>
+          <Section title={t('home.volumes')}>
             <div className="tiles">
               <VolumeList volumes={home.data.today} title={t('home.today')} />
               <VolumeList volumes={home.data.month} title={t('home.month')} />
             </div>
-          </section>
-          <section aria-labelledby="rates-heading">
-            <h2 id="rates-heading">{t('home.successRates')}</h2>
-            <div className="table-wrap" tabIndex={0}>
-              <table>
-                <caption>{t('home.successRatesCaption')}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">{t('fields.operator')}</th>
-                    <th scope="col">{t('home.attempts')}</th>
-                    <th scope="col">{t('home.rate')}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {home.data.successRates.length === 0 && (
-                    <tr>
-                      <td colSpan={3} className="empty">
-                        {t('common.empty')}
-                      </td>
-                    </tr>
-                  )}
-                  {home.data.successRates.map((r) => (
-                    <tr key={r.provider}>
-                      <th scope="row">{r.provider}</th>
-                      <td>{f.number(r.final)}</td>
-                      <td>{r.rate === null ? '—' : f.percent(r.rate)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          </section>
-          <section aria-labelledby="chart-heading">
-            <h2 id="chart-heading">{t('home.chart')}</h2>
+          </Section>
+          <Section title={t('home.successRates')}>
+            <Table
+              caption={t('home.successRatesCaption')}
+              headers={[t('fields.operator'), t('home.attempts'), t('home.rate')]}
+              empty={home.data.successRates.length === 0 && t('common.empty')}
+            >
+              {home.data.successRates.map((r) => (
+                <tr key={r.provider}>
+                  <th scope="row">{r.provider}</th>
+                  <td>{f.number(r.final)}</td>
+                  <td>{r.rate === null ? '—' : f.percent(r.rate)}</td>
+                </tr>
+              ))}
+            </Table>
+          </Section>
+          <Section title={t('home.chart')}>
             {currencies.length > 1 && (
-              <div className="field inline">
-                <label htmlFor="chart-currency">{t('fields.currency')}</label>
-                <select
-                  id="chart-currency"
-                  value={currency ?? ''}
-                  onChange={(e) => setPicked(e.target.value)}
-                >
-                  {currencies.map((c) => (
-                    <option key={c}>{c}</option>
-                  ))}
-                </select>
-              </div>
+              <SelectField
+                inline
+                label={t('fields.currency')}
+                value={currency ?? ''}
+                onChange={setPicked}
+                choices={asChoices(currencies)}
+              />
             )}
             {currency && (
               <figure className="chart">
@@ -166,34 +143,24 @@ export function Home() {
                 <figcaption>
                   <details>
                     <summary>{t('home.chartAsTable')}</summary>
-                    <div className="table-wrap" tabIndex={0}>
-                      <table>
-                        <caption>{t('home.chartLabel', { currency })}</caption>
-                        <thead>
-                          <tr>
-                            <th scope="col">{t('fields.date')}</th>
-                            <th scope="col">{t('types.payin')}</th>
-                            <th scope="col">{t('types.payout')}</th>
-                            <th scope="col">{t('types.refund')}</th>
-                          </tr>
-                        </thead>
-                        <tbody>
-                          {days.map((d) => (
-                            <tr key={d.date}>
-                              <th scope="row">{f.date(d.date)}</th>
-                              <td>{f.amount(d.payin, currency)}</td>
-                              <td>{f.amount(d.payout, currency)}</td>
-                              <td>{f.amount(d.refund, currency)}</td>
-                            </tr>
-                          ))}
-                        </tbody>
-                      </table>
-                    </div>
+                    <Table
+                      caption={t('home.chartLabel', { currency })}
+                      headers={[t('fields.date'), t('types.payin'), t('types.payout'), t('types.refund')]}
+                    >
+                      {days.map((d) => (
+                        <tr key={d.date}>
+                          <th scope="row">{f.date(d.date)}</th>
+                          <td>{f.amount(d.payin, currency)}</td>
+                          <td>{f.amount(d.payout, currency)}</td>
+                          <td>{f.amount(d.refund, currency)}</td>
+                        </tr>
+                      ))}
+                    </Table>
                   </details>
                 </figcaption>
               </figure>
             )}
-          </section>
+          </Section>
         </>
       )}
     </>

@@ -1,13 +1,14 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useParams } from 'react-router';
 import { dashboardApi } from '../api/dashboard';
-import { fieldErrors } from '../api/http';
 import { useAction } from '../actions';
-import { Field } from '../components/Field';
+import { NewPasswordField } from '../components/AccountFields';
+import { TextField } from '../components/Field';
+import { Form } from '../components/Form';
 import { ProblemAlert } from '../components/ProblemAlert';
 import { PublicShell } from '../components/PublicShell';
+import { useFields } from '../hooks/useFields';
 import { adoptSession } from '../session';
 
 export function Invite() {
@@ -15,8 +16,6 @@ export function Invite() {
   const { token = '' } = useParams();
   const navigate = useNavigate();
   const client = useQueryClient();
-  const [name, setName] = useState('');
-  const [password, setPassword] = useState('');
   const invitation = useQuery({
     queryKey: ['invitation', token],
     queryFn: () => dashboardApi.invitation(token),
@@ -30,12 +29,7 @@ export function Invite() {
       void navigate('/', { replace: true });
     },
   );
-  const errors = fieldErrors(accept.error);
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    accept.run({ name, password });
-  };
-
+  const form = useFields({ name: '', password: '' }, accept.error);
   return (
     <PublicShell title={t('invite.title')}>
       {invitation.isPending && <p>{t('common.loading')}</p>}
@@ -54,42 +48,22 @@ export function Invite() {
                   role: t(`roles.${invitation.data.role}`),
                 })}
           </p>
-          <form onSubmit={submit} noValidate>
+          <Form
+            onSubmit={() => accept.run(form.values)}
+            submit={t('invite.submit')}
+            disabled={accept.isPending}
+          >
             <ProblemAlert error={accept.error} shownFields={['name', 'password']} />
-            <Field label={t('fields.email')}>
-              {(p) => (
-                <input {...p} type="email" value={invitation.data.email} readOnly autoComplete="username" />
-              )}
-            </Field>
-            <Field label={t('fields.name')} error={errors.name}>
-              {(p) => (
-                <input
-                  {...p}
-                  autoComplete="name"
-                  required
-                  value={name}
-                  onChange={(e) => setName(e.target.value)}
-                />
-              )}
-            </Field>
-            <Field label={t('fields.newPassword')} hint={t('fields.passwordHint')} error={errors.password}>
-              {(p) => (
-                <input
-                  {...p}
-                  type="password"
-                  autoComplete="new-password"
-                  required
-                  value={password}
-                  onChange={(e) => setPassword(e.target.value)}
-                />
-              )}
-            </Field>
-            <div className="actions">
-              <button type="submit" className="button-primary" disabled={accept.isPending}>
-                {t('invite.submit')}
-              </button>
-            </div>
-          </form>
+            <TextField
+              label={t('fields.email')}
+              type="email"
+              value={invitation.data.email}
+              readOnly
+              autoComplete="username"
+            />
+            <TextField label={t('fields.name')} autoComplete="name" required {...form.bind('name')} />
+            <NewPasswordField {...form.bind('password')} />
+          </Form>
         </>
       )}
     </PublicShell>

@@ -1,106 +1,105 @@
 import { useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
-import { useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { dashboardApi, type BulkPreview, type BulkPreviewRow, type Schemas } from '../api/dashboard';
 import { api, fieldErrors, unwrap } from '../api/http';
 import { useAction } from '../actions';
+import { CancelPayoutDialog } from '../components/CancelPayoutDialog';
 import { DataTable, features } from '../components/DataTable';
-import { Field } from '../components/Field';
+import { Field, SelectField, TextField } from '../components/Field';
+import { Form } from '../components/Form';
 import { ConfirmModal } from '../components/Modal';
 import { ProblemAlert } from '../components/ProblemAlert';
+import { Section } from '../components/Section';
+import { Table } from '../components/Table';
 import { useFormat } from '../format';
+import { useFields } from '../hooks/useFields';
 import { useSession } from '../session';
-import { toRow, type TransactionRow } from './transactions-model';
+import { countries, toRow, type TransactionRow } from './transactions-model';
 
-type Country = 'CI' | 'CM';
+type Country = (typeof countries)[number];
 const currencyOf: Record<Country, string> = { CI: 'XOF', CM: 'XAF' };
 /** POST /v1/payouts/bulk takes at most 100 items (docs/bulk-payouts.md). */
 export const chunkSize = 100;
 const ended = new Set(['completed', 'failed', 'reversed', 'expired']);
 
+const newReference = () => `po-${crypto.randomUUID().slice(0, 8)}`;
+const blankPayout = (): {
+  country: Country;
+  msisdn: string;
+  amount: string;
+  customerName: string;
+  reference: string;
+} => ({
+  country: 'CI',
+  msisdn: '',
+  amount: '',
+  customerName: '',
+  reference: newReference(),
+});
+
 function SinglePayout() {
   const { t } = useTranslation();
   const f = useFormat();
-  const [country, setCountry] = useState<Country>('CI');
-  const [msisdn, setMsisdn] = useState('');
-  const [amount, setAmount] = useState('');
-  const [customerName, setCustomerName] = useState('');
-  const [reference, setReference] = useState(() => `po-${crypto.randomUUID().slice(0, 8)}`);
   const [confirming, setConfirming] = useState(false);
 
   const check = useAction((q: { country: Country; msisdn: string }) =>
     unwrap(api.GET('/v1/providers/recipient', { params: { query: q } })),
   );
-  const checked =
-    check.data && check.data.msisdn.replace(/\D/g, '').endsWith(msisdn.replace(/\D/g, '').slice(-8));
   const send = useAction(
     (body: Schemas['StandardPayoutRequest'], key: string) =>
       unwrap(api.POST('/v1/payout', { params: { header: { 'X-Idempotency-Key': key } }, body })),
     () => {
       setConfirming(false);
-      setReference(`po-${crypto.randomUUID().slice(0, 8)}`);
+      form.set('reference', newReference());
     },
   );
-  const errors = { ...fieldErrors(check.error), ...fieldErrors(send.error) };
-  const value = Number(amount);
+  const form = useFields(blankPayout, check.error, send.error);
+  const { country, msisdn, customerName, reference } = form.values;
+  const value = Number(form.values.amount);
+  const checked =
+    check.data && check.data.msisdn.replace(/\D/g, '').endsWith(msisdn.replace(/\D/g, '').slice(-8));
 
-  const runCheck = (e: FormEvent) => {
-    e.preventDefault();
+  const runCheck = () => {
     send.reset();
     check.run({ country, msisdn });
   };
 
   return (
-    <section aria-labelledby="single-heading">
-      <h2 id="single-heading">{t('payouts.single')}</h2>
-      <form onSubmit={runCheck} noValidate className="form-grid">
-        <Field label={t('fields.country')} error={errors.country}>
-          {(p) => (
-            <select {...p} value={country} onChange={(e) => setCountry(e.target.value as Country)}>
-              <option value="CI">{t('countries.CI')}</option>
-              <option value="CM">{t('countries.CM')}</option>
-            </select>
-          )}
-        </Field>
-        <Field label={t('fields.phone')} hint={t('payouts.phoneHint')} error={errors.msisdn}>
-          {(p) => (
-            <input
-              {...p}
-              type="tel"
-              autoComplete="off"
-              required
-              value={msisdn}
-              onChange={(e) => setMsisdn(e.target.value)}
-            />
-          )}
-        </Field>
-        <Field label={t('fields.amountIn', { currency: currencyOf[country] })} error={errors.amount}>
-          {(p) => (
-            <input
-              {...p}
-              type="number"
-              inputMode="numeric"
-              min={1}
-              required
-              value={amount}
-              onChange={(e) => setAmount(e.target.value)}
-            />
-          )}
-        </Field>
-        <Field label={t('fields.customerName')} error={errors.customerName}>
-          {(p) => <input {...p} value={customerName} onChange={(e) => setCustomerName(e.target.value)} />}
-        </Field>
-        <Field label={t('fields.reference')} error={errors.reference}>
-          {(p) => <input {...p} required value={reference} onChange={(e) => setReference(e.target.value)} />}
-        </Field>
-        <div className="actions">
-          <button type="submit" disabled={!msisdn || check.isPending}>
-            {t('payouts.check')}
-          </button>
-        </div>
-      </form>
+    <Section title={t('payouts.single')}>
+      <Form
+        onSubmit={runCheck}
+        className="form-grid"
+        submit={t('payouts.check')}
+        quiet
+        disabled={!msisdn || check.isPending}
+      >
+        <SelectField
+          label={t('fields.country')}
+          choices={countries.map((c) => ({ value: c, label: t(`countries.${c}`) }))}
+          {...form.bind('country')}
+        />
+        <TextField
+          label={t('fields.phone')}
+          hint={t('payouts.phoneHint')}
+          type="tel"
+          autoComplete="off"
+          required
+          {...form.bind('msisdn')}
+        />
+        <TextField
+          label={t('fields.amountIn', { currency: currencyOf[country] })}
+          type="number"
+          inputMode="numeric"
+          min={1}
+          required
+          {...form.bind('amount')}
+        />
+        <TextField label={t('fields.customerName')} {...form.bind('customerName')} />
+        <TextField label={t('fields.reference')} required {...form.bind('reference')} />
+      </Form>
       <ProblemAlert error={check.error} shownFields={['msisdn', 'country']} />
       {check.data && (
         <div className="recipient" role="status">
@@ -140,7 +139,7 @@ function SinglePayout() {
         open={confirming}
         title={t('payouts.confirmTitle')}
         confirmLabel={t('payouts.send')}
-        busy={send.isPending}
+        action={send}
         onClose={() => setConfirming(false)}
         onConfirm={() =>
           send.run({
@@ -159,9 +158,8 @@ function SinglePayout() {
             phone: msisdn,
           })}
         </p>
-        <ProblemAlert error={send.error} shownFields={[]} />
       </ConfirmModal>
-    </section>
+    </Section>
   );
 }
 
@@ -264,10 +262,6 @@ function BulkPayouts() {
     [t, f],
   );
 
-  const submitFile = (e: FormEvent) => {
-    e.preventDefault();
-    if (file) preview.run(file);
-  };
   const data: BulkPreview | undefined = preview.data;
   const loaded = batches.flatMap((b) => (b.data ? [b.data] : []));
   const accepted = loaded.reduce((n, b) => n + b.summary.accepted, 0);
@@ -282,10 +276,15 @@ function BulkPayouts() {
   const allCompleted = loaded.length === batchIds.length && loaded.every((b) => b.status === 'completed');
 
   return (
-    <section aria-labelledby="bulk-heading">
-      <h2 id="bulk-heading">{t('bulk.title')}</h2>
+    <Section title={t('bulk.title')}>
       <p>{t('bulk.intro')}</p>
-      <form onSubmit={submitFile} noValidate className="form-row">
+      <Form
+        onSubmit={() => file && preview.run(file)}
+        className="form-row"
+        submit={t('bulk.preview')}
+        quiet
+        disabled={!file || preview.isPending}
+      >
         <Field label={t('bulk.file')} hint={t('bulk.fileHint')} error={fieldErrors(preview.error).file}>
           {(p) => (
             <input
@@ -296,12 +295,7 @@ function BulkPayouts() {
             />
           )}
         </Field>
-        <div className="actions">
-          <button type="submit" disabled={!file || preview.isPending}>
-            {t('bulk.preview')}
-          </button>
-        </div>
-      </form>
+      </Form>
       <ProblemAlert error={preview.error} shownFields={['file']} />
       {data && (
         <>
@@ -336,7 +330,7 @@ function BulkPayouts() {
         open={confirming}
         title={t('bulk.confirmTitle')}
         confirmLabel={t('bulk.send')}
-        busy={send.isPending}
+        action={send}
         onClose={() => setConfirming(false)}
         onConfirm={() =>
           send.run({
@@ -352,7 +346,6 @@ function BulkPayouts() {
             amounts: (data?.totals ?? []).map((v) => f.amount(v.amount, v.currency)).join(' · '),
           })}
         </p>
-        <ProblemAlert error={send.error} />
       </ConfirmModal>
       {batchIds.length > 0 && (
         <section aria-labelledby="progress-heading" className="progress-box">
@@ -383,7 +376,7 @@ function BulkPayouts() {
           </p>
         </section>
       )}
-    </section>
+    </Section>
   );
 }
 
@@ -400,82 +393,47 @@ function HeldPayouts() {
         api.GET('/v1/transactions', { params: { query: { type: 'payout', status: 'pending', limit: 50 } } }),
       ),
   });
-  const cancel = useAction(
-    (reference: string, key: string) =>
-      unwrap(
-        api.POST('/v1/payout/{reference}/cancel', {
-          params: { path: { reference }, header: { 'X-Idempotency-Key': key } },
-        }),
-      ),
-    () => {
-      setCancelling(null);
-      void client.invalidateQueries({ queryKey: ['transactions'] });
-    },
-  );
   const rows = (held.data?.data ?? []).map(toRow);
   return (
-    <section aria-labelledby="held-heading">
-      <h2 id="held-heading">{t('payouts.held')}</h2>
+    <Section title={t('payouts.held')}>
       <p>{t('payouts.heldIntro')}</p>
       <ProblemAlert error={held.error} />
-      <div className="table-wrap" tabIndex={0}>
-        <table>
-          <caption>{t('payouts.heldCaption')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('fields.reference')}</th>
-              <th scope="col">{t('fields.amount')}</th>
-              <th scope="col">{t('fields.phone')}</th>
-              <th scope="col">{t('fields.createdAt')}</th>
-              <th scope="col">{t('common.actions')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <tr key={r.reference}>
-                <th scope="row">
-                  <Link to={`/transactions/payout/${encodeURIComponent(r.reference)}`}>{r.reference}</Link>
-                </th>
-                <td>{f.amount(r.amount, r.currency)}</td>
-                <td>{r.phone ?? '—'}</td>
-                <td>{f.dateTime(r.createdAt)}</td>
-                <td>
-                  <button type="button" className="button-danger" onClick={() => setCancelling(r)}>
-                    {t('payouts.cancel')}
-                  </button>
-                </td>
-              </tr>
-            ))}
-            {held.isSuccess && rows.length === 0 && (
-              <tr>
-                <td colSpan={5} className="empty">
-                  {t('payouts.noneHeld')}
-                </td>
-              </tr>
-            )}
-          </tbody>
-        </table>
-      </div>
-      <ConfirmModal
-        open={cancelling !== null}
-        title={t('payouts.cancelTitle')}
-        confirmLabel={t('payouts.cancel')}
-        danger
-        busy={cancel.isPending}
-        onConfirm={() => cancelling && cancel.run(cancelling.reference)}
-        onClose={() => setCancelling(null)}
+      <Table
+        caption={t('payouts.heldCaption')}
+        headers={[
+          t('fields.reference'),
+          t('fields.amount'),
+          t('fields.phone'),
+          t('fields.createdAt'),
+          t('common.actions'),
+        ]}
+        empty={held.isSuccess && rows.length === 0 && t('payouts.noneHeld')}
       >
-        {cancelling && (
-          <p>
-            {t('payouts.cancelConfirm', {
-              reference: cancelling.reference,
-              amount: f.amount(cancelling.amount, cancelling.currency),
-            })}
-          </p>
-        )}
-        <ProblemAlert error={cancel.error} />
-      </ConfirmModal>
-    </section>
+        {rows.map((r) => (
+          <tr key={r.reference}>
+            <th scope="row">
+              <Link to={`/transactions/payout/${encodeURIComponent(r.reference)}`}>{r.reference}</Link>
+            </th>
+            <td>{f.amount(r.amount, r.currency)}</td>
+            <td>{r.phone ?? '—'}</td>
+            <td>{f.dateTime(r.createdAt)}</td>
+            <td>
+              <button type="button" className="button-danger" onClick={() => setCancelling(r)}>
+                {t('payouts.cancel')}
+              </button>
+            </td>
+          </tr>
+        ))}
+      </Table>
+      <CancelPayoutDialog
+        payout={cancelling}
+        onClose={() => setCancelling(null)}
+        onCancelled={() => {
+          setCancelling(null);
+          void client.invalidateQueries({ queryKey: ['transactions'] });
+        }}
+      />
+    </Section>
   );
 }
 

@@ -1,24 +1,20 @@
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
-import { useMemo, useState, type FormEvent } from 'react';
+import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { dashboardApi, type RequestLogEntry } from '../api/dashboard';
-import { useCursorPages } from '../actions';
+import { useCursorQuery } from '../actions';
 import { DataTable, features } from '../components/DataTable';
-import { Field } from '../components/Field';
+import { SelectField, TextField, asChoices } from '../components/Field';
+import { Form } from '../components/Form';
 import { Pager } from '../components/Pager';
 import { ProblemAlert } from '../components/ProblemAlert';
+import { Section } from '../components/Section';
 import { useFormat } from '../format';
+import { useFilters } from '../hooks/useFilters';
 import { useSession } from '../session';
 
 // The filters GET /dashboard/api/requests takes (it refuses any other).
-interface Filters {
-  method: string;
-  statusClass: string;
-  pathPrefix: string;
-  idempotencyKey: string;
-}
-const none: Filters = { method: '', statusClass: '', pathPrefix: '', idempotencyKey: '' };
+const none = { method: '', statusClass: '', pathPrefix: '', idempotencyKey: '' };
 const helper = createColumnHelper<typeof features, RequestLogEntry>();
 const noEntries: RequestLogEntry[] = [];
 
@@ -45,14 +41,10 @@ export function RequestLog() {
   const { t } = useTranslation();
   const f = useFormat();
   const session = useSession();
-  const pages = useCursorPages();
-  const [draft, setDraft] = useState<Filters>(none);
-  const [filters, setFilters] = useState<Filters>(none);
-  const log = useQuery({
-    queryKey: ['requests', session.mode, filters, pages.cursor],
-    placeholderData: keepPreviousData,
-    queryFn: () => dashboardApi.requests({ ...filters, cursor: pages.cursor, limit: 50 }),
-  });
+  const filters = useFilters(none);
+  const { query: log, pages } = useCursorQuery(['requests', session.mode, filters.applied], (cursor) =>
+    dashboardApi.requests({ ...filters.applied, cursor, limit: 50 }),
+  );
   const columns = useMemo(
     () =>
       helper.columns([
@@ -91,51 +83,39 @@ export function RequestLog() {
       ]),
     [t, f],
   );
-  const set = (k: keyof Filters) => (e: { target: { value: string } }) =>
-    setDraft((d) => ({ ...d, [k]: e.target.value }));
-  const apply = (e: FormEvent) => {
-    e.preventDefault();
-    setFilters(draft);
+  const apply = () => {
+    filters.apply();
     pages.reset();
   };
 
   return (
-    <section aria-labelledby="requests-heading">
-      <h2 id="requests-heading">{t('developers.requests')}</h2>
+    <Section title={t('developers.requests')}>
       <p>{t('requests.intro')}</p>
-      <form onSubmit={apply} className="filter-grid">
-        <Field label={t('requests.method')}>
-          {(p) => (
-            <select {...p} value={draft.method} onChange={set('method')}>
-              <option value="">{t('common.any')}</option>
-              {['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].map((m) => (
-                <option key={m}>{m}</option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field label={t('fields.status')}>
-          {(p) => (
-            <select {...p} value={draft.statusClass} onChange={set('statusClass')}>
-              <option value="">{t('common.any')}</option>
-              {['2xx', '3xx', '4xx', '5xx'].map((s) => (
-                <option key={s}>{s}</option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field label={t('requests.path')} hint={t('requests.statusHint')}>
-          {(p) => <input {...p} value={draft.pathPrefix} onChange={set('pathPrefix')} />}
-        </Field>
-        <Field label={t('requests.idempotencyKey')}>
-          {(p) => <input {...p} value={draft.idempotencyKey} onChange={set('idempotencyKey')} />}
-        </Field>
+      <Form onSubmit={apply} noValidate={false} className="filter-grid">
+        <SelectField
+          label={t('requests.method')}
+          any={t('common.any')}
+          choices={asChoices(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])}
+          {...filters.bind('method')}
+        />
+        <SelectField
+          label={t('fields.status')}
+          any={t('common.any')}
+          choices={asChoices(['2xx', '3xx', '4xx', '5xx'])}
+          {...filters.bind('statusClass')}
+        />
+        <TextField
+          label={t('requests.path')}
+          hint={t('requests.statusHint')}
+          {...filters.bind('pathPrefix')}
+        />
+        <TextField label={t('requests.idempotencyKey')} {...filters.bind('idempotencyKey')} />
         <div className="actions">
           <button type="submit" className="button-primary">
             {t('common.apply')}
           </button>
         </div>
-      </form>
+      </Form>
       <ProblemAlert error={log.error} />
       <DataTable
         caption={t('requests.caption')}
@@ -144,14 +124,7 @@ export function RequestLog() {
         rowKey={(r) => r.id}
         loading={log.isFetching}
       />
-      <Pager
-        label={t('requests.pages')}
-        page={pages.page}
-        hasPrevious={pages.hasPrevious}
-        nextCursor={log.data?.nextCursor}
-        onPrevious={pages.previous}
-        onNext={pages.next}
-      />
-    </section>
+      <Pager label={t('requests.pages')} pages={pages} nextCursor={log.data?.nextCursor} />
+    </Section>
   );
 }

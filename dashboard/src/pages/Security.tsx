@@ -1,11 +1,13 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { dashboardApi } from '../api/dashboard';
 import { fieldErrors } from '../api/http';
 import { useAction } from '../actions';
-import { Field } from '../components/Field';
+import { TotpField } from '../components/AccountFields';
+import { Form } from '../components/Form';
 import { ProblemAlert } from '../components/ProblemAlert';
+import { Section } from '../components/Section';
 import { adoptSession, useSession } from '../session';
 
 /** The second factor: the server makes a secret (QR code and text), the member proves it with a code. */
@@ -19,17 +21,11 @@ export function Security() {
   const enable = useAction(dashboardApi.totpEnable, () =>
     adoptSession(client, { ...session, totpEnabled: true }),
   );
-  const errors = fieldErrors(enable.error);
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    enable.run(code);
-  };
 
   return (
     <>
       <h1>{t('security.title')}</h1>
-      <section aria-labelledby="totp-heading">
-        <h2 id="totp-heading">{t('security.totp')}</h2>
+      <Section title={t('security.totp')}>
         {session.totpEnabled ? (
           <p role="status">{t('security.enabled')}</p>
         ) : (
@@ -46,7 +42,11 @@ export function Security() {
                 {t('security.setUp')}
               </button>
             ) : (
-              <form onSubmit={submit} noValidate>
+              <Form
+                onSubmit={() => enable.run(code)}
+                submit={t('security.enable')}
+                disabled={enable.isPending}
+              >
                 <figure className="qr">
                   {/* The server draws the QR code as an SVG data URL (the CSP allows img-src data:). */}
                   <img src={setup.data.qrCode} alt={t('security.qrLabel')} width={200} height={200} />
@@ -55,29 +55,12 @@ export function Security() {
                   </figcaption>
                 </figure>
                 <ProblemAlert error={enable.error} shownFields={['code']} />
-                <Field label={t('fields.totp')} error={errors.code}>
-                  {(p) => (
-                    <input
-                      {...p}
-                      inputMode="numeric"
-                      autoComplete="one-time-code"
-                      maxLength={8}
-                      required
-                      value={code}
-                      onChange={(e) => setCode(e.target.value.trim())}
-                    />
-                  )}
-                </Field>
-                <div className="actions">
-                  <button type="submit" className="button-primary" disabled={enable.isPending}>
-                    {t('security.enable')}
-                  </button>
-                </div>
-              </form>
+                <TotpField value={code} onChange={setCode} error={fieldErrors(enable.error).code} />
+              </Form>
             )}
           </>
         )}
-      </section>
+      </Section>
     </>
   );
 }

@@ -1,13 +1,16 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { dashboardApi } from '../api/dashboard';
-import { fieldErrors, ProblemError } from '../api/http';
+import { ProblemError } from '../api/http';
 import { useAction } from '../actions';
-import { Field } from '../components/Field';
+import { EmailField, TotpField } from '../components/AccountFields';
+import { TextField } from '../components/Field';
+import { Form } from '../components/Form';
 import { ProblemAlert } from '../components/ProblemAlert';
 import { PublicShell } from '../components/PublicShell';
+import { useFields } from '../hooks/useFields';
 import { adoptSession } from '../session';
 
 /** Only a path inside the dashboard: `next` comes from the address bar. */
@@ -21,9 +24,6 @@ export function SignIn() {
   const [params] = useSearchParams();
   const navigate = useNavigate();
   const client = useQueryClient();
-  const [email, setEmail] = useState('');
-  const [password, setPassword] = useState('');
-  const [totp, setTotp] = useState('');
   const [needsTotp, setNeedsTotp] = useState(false);
   const totpRef = useRef<HTMLInputElement>(null);
 
@@ -40,67 +40,32 @@ export function SignIn() {
   useEffect(() => {
     if (needsTotp) totpRef.current?.focus();
   }, [needsTotp]);
-  const errors = fieldErrors(error);
-
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    signIn.run(needsTotp ? { email, password, totp } : { email, password });
-  };
+  const form = useFields({ email: '', password: '', totp: '' }, error);
+  const { email, password } = form.values;
 
   return (
     <PublicShell title={needsTotp ? t('signIn.totpTitle') : t('signIn.title')}>
-      <form onSubmit={submit} noValidate>
+      <Form
+        onSubmit={() => signIn.run(needsTotp ? form.values : { email, password })}
+        submit={t('signIn.submit')}
+        disabled={signIn.isPending}
+      >
         {!totpAsked && <ProblemAlert error={error} shownFields={['email', 'password', 'totp']} />}
         {!needsTotp ? (
           <>
-            <Field label={t('fields.email')} error={errors.email}>
-              {(p) => (
-                <input
-                  {...p}
-                  type="email"
-                  autoComplete="username"
-                  required
-                  value={email}
-                  onChange={(e) => setEmail(e.target.value)}
-                />
-              )}
-            </Field>
-            <Field label={t('fields.password')} error={errors.password}>
-              {(p) => (
-                <input
-                  {...p}
-                  type="password"
-                  autoComplete="current-password"
-                  required
-                  value={password}
-                  onChange={(e) => setPassword(e.target.value)}
-                />
-              )}
-            </Field>
+            <EmailField {...form.bind('email')} />
+            <TextField
+              label={t('fields.password')}
+              type="password"
+              autoComplete="current-password"
+              required
+              {...form.bind('password')}
+            />
           </>
         ) : (
-          <Field label={t('fields.totp')} hint={t('signIn.totpHint')} error={errors.totp}>
-            {(p) => (
-              <input
-                {...p}
-                ref={totpRef}
-                inputMode="numeric"
-                autoComplete="one-time-code"
-                pattern="[0-9]*"
-                maxLength={8}
-                required
-                value={totp}
-                onChange={(e) => setTotp(e.target.value.trim())}
-              />
-            )}
-          </Field>
+          <TotpField ref={totpRef} hint={t('signIn.totpHint')} pattern="[0-9]*" {...form.bind('totp')} />
         )}
-        <div className="actions">
-          <button type="submit" className="button-primary" disabled={signIn.isPending}>
-            {t('signIn.submit')}
-          </button>
-        </div>
-      </form>
+      </Form>
       <p>
         <Link to="/reset-password">{t('signIn.forgot')}</Link>
       </p>

@@ -1,14 +1,18 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { Fragment, useEffect, useState, type FormEvent } from 'react';
+import { Fragment, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
 import { dashboardApi, type Timeline } from '../api/dashboard';
-import { api, fieldErrors, unwrap } from '../api/http';
+import { api, unwrap } from '../api/http';
 import { useAction } from '../actions';
-import { Field } from '../components/Field';
-import { ConfirmModal, Modal } from '../components/Modal';
+import { CancelPayoutDialog } from '../components/CancelPayoutDialog';
+import { TextField } from '../components/Field';
+import { Form } from '../components/Form';
+import { Modal } from '../components/Modal';
 import { ProblemAlert } from '../components/ProblemAlert';
+import { Section } from '../components/Section';
 import { maskPhone, useFormat } from '../format';
+import { useFields } from '../hooks/useFields';
 import { useCan, useSession } from '../session';
 import { toRow, type AnyTransaction } from './transactions-model';
 
@@ -27,9 +31,6 @@ function RefundDialog(props: { reference: string; remaining: number; currency: s
   const [open, setOpen] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const [full, setFull] = useState(true);
-  const [amount, setAmount] = useState('');
-  const [reason, setReason] = useState('');
-  const [externalReference, setExternalReference] = useState('');
   const refund = useAction(
     (body: { amount?: number; reason: string; externalReference: string }, key: string) =>
       unwrap(
@@ -43,10 +44,11 @@ function RefundDialog(props: { reference: string; remaining: number; currency: s
       props.onDone();
     },
   );
-  const errors = fieldErrors(refund.error);
-  const value = full ? props.remaining : Number(amount);
+  const form = useFields({ amount: '', reason: '', externalReference: '' }, refund.error);
+  const { reason, externalReference } = form.values;
+  const value = full ? props.remaining : Number(form.values.amount);
   // A refusal naming fields goes back to the form, where each error sits next to its field.
-  const fieldRefusal = Object.keys(errors).length > 0;
+  const fieldRefusal = Object.keys(form.errors).length > 0;
   useEffect(() => {
     if (fieldRefusal) setConfirming(false);
   }, [fieldRefusal]);
@@ -54,14 +56,8 @@ function RefundDialog(props: { reference: string; remaining: number; currency: s
     refund.reset();
     setConfirming(false);
     setFull(true);
-    setAmount('');
-    setReason('');
-    setExternalReference(`rf-${crypto.randomUUID().slice(0, 8)}`);
+    form.reset({ amount: '', reason: '', externalReference: `rf-${crypto.randomUUID().slice(0, 8)}` });
     setOpen(true);
-  };
-  const review = (e: FormEvent) => {
-    e.preventDefault();
-    setConfirming(true);
   };
   const send = () => refund.run({ ...(full ? {} : { amount: value }), reason, externalReference });
 
@@ -73,7 +69,7 @@ function RefundDialog(props: { reference: string; remaining: number; currency: s
       <Modal open={open} onClose={() => setOpen(false)} title={t('refund.title')}>
         <p>{t('refund.remaining', { amount: f.amount(props.remaining, props.currency) })}</p>
         {!confirming ? (
-          <form onSubmit={review} noValidate>
+          <Form onSubmit={() => setConfirming(true)}>
             <fieldset>
               <legend>{t('refund.kind')}</legend>
               <label className="choice">
@@ -87,34 +83,18 @@ function RefundDialog(props: { reference: string; remaining: number; currency: s
             </fieldset>
             <ProblemAlert error={refund.error} shownFields={['amount', 'reason', 'externalReference']} />
             {!full && (
-              <Field label={t('fields.amountIn', { currency: props.currency })} error={errors.amount}>
-                {(p) => (
-                  <input
-                    {...p}
-                    type="number"
-                    inputMode="numeric"
-                    min={1}
-                    max={props.remaining}
-                    required
-                    value={amount}
-                    onChange={(e) => setAmount(e.target.value)}
-                  />
-                )}
-              </Field>
+              <TextField
+                label={t('fields.amountIn', { currency: props.currency })}
+                type="number"
+                inputMode="numeric"
+                min={1}
+                max={props.remaining}
+                required
+                {...form.bind('amount')}
+              />
             )}
-            <Field label={t('fields.reason')} error={errors.reason}>
-              {(p) => <input {...p} required value={reason} onChange={(e) => setReason(e.target.value)} />}
-            </Field>
-            <Field label={t('fields.externalReference')} error={errors.externalReference}>
-              {(p) => (
-                <input
-                  {...p}
-                  required
-                  value={externalReference}
-                  onChange={(e) => setExternalReference(e.target.value)}
-                />
-              )}
-            </Field>
+            <TextField label={t('fields.reason')} required {...form.bind('reason')} />
+            <TextField label={t('fields.externalReference')} required {...form.bind('externalReference')} />
             <div className="actions">
               <button type="button" onClick={() => setOpen(false)}>
                 {t('common.cancel')}
@@ -127,7 +107,7 @@ function RefundDialog(props: { reference: string; remaining: number; currency: s
                 {t('refund.review')}
               </button>
             </div>
-          </form>
+          </Form>
         ) : (
           <div>
             <p className="confirm-text">
@@ -176,18 +156,6 @@ export function Transaction() {
     void client.invalidateQueries({ queryKey: ['timeline'] });
     void client.invalidateQueries({ queryKey: ['transactions'] });
   };
-  const cancel = useAction(
-    (_: void, key: string) =>
-      unwrap(
-        api.POST('/v1/payout/{reference}/cancel', {
-          params: { path: { reference }, header: { 'X-Idempotency-Key': key } },
-        }),
-      ),
-    () => {
-      setCancelOpen(false);
-      refresh();
-    },
-  );
 
   const tx = record.data;
   const row = tx ? toRow(tx) : null;
@@ -206,8 +174,7 @@ export function Transaction() {
       <ProblemAlert error={record.error} />
       {record.isPending && <p>{t('common.loading')}</p>}
       {tx && row && (
-        <section aria-labelledby="summary-heading">
-          <h2 id="summary-heading">{t('transaction.summary')}</h2>
+        <Section title={t('transaction.summary')}>
           <dl className="summary">
             <dt>{t('fields.status')}</dt>
             <dd>
@@ -261,22 +228,17 @@ export function Transaction() {
               </button>
             )}
           </div>
-          <ConfirmModal
-            open={cancelOpen}
-            title={t('payouts.cancelTitle')}
-            confirmLabel={t('payouts.cancel')}
-            danger
-            busy={cancel.isPending}
-            onConfirm={() => cancel.run()}
+          <CancelPayoutDialog
+            payout={cancelOpen ? row : null}
             onClose={() => setCancelOpen(false)}
-          >
-            <p>{t('payouts.cancelConfirm', { reference, amount: f.amount(row.amount, row.currency) })}</p>
-            <ProblemAlert error={cancel.error} />
-          </ConfirmModal>
-        </section>
+            onCancelled={() => {
+              setCancelOpen(false);
+              refresh();
+            }}
+          />
+        </Section>
       )}
-      <section aria-labelledby="timeline-heading">
-        <h2 id="timeline-heading">{t('transaction.timeline')}</h2>
+      <Section title={t('transaction.timeline')}>
         <ProblemAlert error={timeline.error} />
         {timeline.isLoading && <p>{t('common.loading')}</p>}
         {timeline.data && (
@@ -301,7 +263,7 @@ export function Transaction() {
             ))}
           </ol>
         )}
-      </section>
+      </Section>
     </>
   );
 }

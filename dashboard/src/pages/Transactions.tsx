@@ -1,16 +1,17 @@
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
-import { useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
-import { dashboardApi } from '../api/dashboard';
+import { dashboardApi, type TransactionPage } from '../api/dashboard';
 import { api, unwrap } from '../api/http';
-import { useCursorPages } from '../actions';
+import { useCursorQuery } from '../actions';
 import { DataTable, features } from '../components/DataTable';
-import { Field } from '../components/Field';
+import { SelectField, TextField, asChoices } from '../components/Field';
+import { Form } from '../components/Form';
 import { Pager } from '../components/Pager';
 import { ProblemAlert } from '../components/ProblemAlert';
 import { maskPhone, useFormat } from '../format';
+import { useFilters } from '../hooks/useFilters';
 import { useSession } from '../session';
 import {
   countries,
@@ -22,7 +23,8 @@ import {
   type TransactionRow,
 } from './transactions-model';
 
-interface Filters {
+// A type, not an interface: filters are a record of strings (useFilters).
+type Filters = {
   type: string;
   status: string;
   provider: string;
@@ -32,7 +34,7 @@ interface Filters {
   reference: string;
   metadataKey: string;
   metadataValue: string;
-}
+};
 const noFilters: Filters = {
   type: '',
   status: '',
@@ -47,48 +49,49 @@ const noFilters: Filters = {
 
 const helper = createColumnHelper<typeof features, TransactionRow>();
 
+/** A few digits are the end of a phone number; anything else is a part of a reference. */
+function searchPage(search: string, cursor: string | undefined) {
+  return dashboardApi.search({
+    ...(/^\d{2,4}$/.test(search) ? { phone: search } : { q: search }),
+    cursor,
+    limit: 50,
+  });
+}
+
+function filteredPage(filters: Filters, cursor: string | undefined) {
+  const metadata = filters.metadataKey ? { [filters.metadataKey]: filters.metadataValue } : undefined;
+  return unwrap(
+    api.GET('/v1/transactions', {
+      params: {
+        query: {
+          limit: 50,
+          cursor,
+          type: (filters.type || undefined) as (typeof types)[number] | undefined,
+          status: (filters.status || undefined) as (typeof statuses)[number] | undefined,
+          provider: (filters.provider || undefined) as (typeof providers)[number] | undefined,
+          country: (filters.country || undefined) as (typeof countries)[number] | undefined,
+          from: dayStart(filters.from),
+          to: dayStart(filters.to, 1),
+          reference: filters.reference || undefined,
+          metadata,
+        },
+      },
+    }),
+  );
+}
+
 export function Transactions() {
   const { t } = useTranslation();
   const f = useFormat();
   const session = useSession();
-  const pages = useCursorPages();
-  const [draft, setDraft] = useState<Filters>(noFilters);
-  const [filters, setFilters] = useState<Filters>(noFilters);
+  const filters = useFilters(noFilters);
   const [searchDraft, setSearchDraft] = useState('');
   const [search, setSearch] = useState('');
-
-  const list = useQuery({
-    queryKey: ['transactions', session.mode, filters, search, pages.cursor],
-    placeholderData: keepPreviousData,
-    queryFn: () => {
-      // A few digits are the end of a phone number; anything else is a part of a reference.
-      if (search)
-        return dashboardApi.search({
-          ...(/^\d{2,4}$/.test(search) ? { phone: search } : { q: search }),
-          cursor: pages.cursor,
-          limit: 50,
-        });
-      const metadata = filters.metadataKey ? { [filters.metadataKey]: filters.metadataValue } : undefined;
-      return unwrap(
-        api.GET('/v1/transactions', {
-          params: {
-            query: {
-              limit: 50,
-              cursor: pages.cursor,
-              type: (filters.type || undefined) as (typeof types)[number] | undefined,
-              status: (filters.status || undefined) as (typeof statuses)[number] | undefined,
-              provider: (filters.provider || undefined) as (typeof providers)[number] | undefined,
-              country: (filters.country || undefined) as (typeof countries)[number] | undefined,
-              from: dayStart(filters.from),
-              to: dayStart(filters.to, 1),
-              reference: filters.reference || undefined,
-              metadata,
-            },
-          },
-        }),
-      );
-    },
-  });
+  const { query: list, pages } = useCursorQuery(
+    ['transactions', session.mode, filters.applied, search],
+    (cursor): Promise<TransactionPage> =>
+      search ? searchPage(search, cursor) : filteredPage(filters.applied, cursor),
+  );
 
   const columns = useMemo(
     () =>
@@ -126,93 +129,80 @@ export function Transactions() {
   );
   const rows = useMemo(() => (list.data?.data ?? []).map(toRow), [list.data]);
 
-  const set = (k: keyof Filters) => (e: { target: { value: string } }) =>
-    setDraft((d) => ({ ...d, [k]: e.target.value }));
-  const apply = (e: FormEvent) => {
-    e.preventDefault();
+  const apply = () => {
     setSearch('');
-    setFilters(draft);
+    filters.apply();
     pages.reset();
   };
-  const runSearch = (e: FormEvent) => {
-    e.preventDefault();
-    setSearch(searchDraft.trim());
+  const clear = () => {
+    filters.clear();
     pages.reset();
   };
-  const select = (
-    k: keyof Filters,
-    label: string,
-    values: readonly string[],
-    labelOf: (v: string) => string,
-  ) => (
-    <Field label={label}>
-      {(p) => (
-        <select {...p} value={draft[k]} onChange={set(k)}>
-          <option value="">{t('common.any')}</option>
-          {values.map((v) => (
-            <option key={v} value={v}>
-              {labelOf(v)}
-            </option>
-          ))}
-        </select>
-      )}
-    </Field>
-  );
+  const any = t('common.any');
 
   return (
     <>
       <h1>{t('transactions.title')}</h1>
-      <form onSubmit={runSearch} className="search-form" role="search" aria-label={t('transactions.search')}>
-        <Field label={t('transactions.search')} hint={t('transactions.searchHint')}>
-          {(p) => (
-            <input
-              {...p}
-              type="search"
-              value={searchDraft}
-              onChange={(e) => setSearchDraft(e.target.value)}
-            />
-          )}
-        </Field>
+      <Form
+        onSubmit={() => {
+          setSearch(searchDraft.trim());
+          pages.reset();
+        }}
+        noValidate={false}
+        className="search-form"
+        role="search"
+        aria-label={t('transactions.search')}
+      >
+        <TextField
+          label={t('transactions.search')}
+          hint={t('transactions.searchHint')}
+          type="search"
+          value={searchDraft}
+          onChange={setSearchDraft}
+        />
         <button type="submit">{t('common.search')}</button>
-      </form>
+      </Form>
       <details className="filters" open>
         <summary>{t('transactions.filters')}</summary>
-        <form onSubmit={apply} className="filter-grid">
-          {select('type', t('fields.type'), types, (v) => t(`types.${v}`))}
-          {select('status', t('fields.status'), statuses, (v) => t(`statuses.${v}`))}
-          {select('provider', t('fields.operator'), providers, (v) => v)}
-          {select('country', t('fields.country'), countries, (v) => t(`countries.${v}`))}
-          <Field label={t('fields.from')}>
-            {(p) => <input {...p} type="date" value={draft.from} onChange={set('from')} />}
-          </Field>
-          <Field label={t('fields.to')}>
-            {(p) => <input {...p} type="date" value={draft.to} onChange={set('to')} />}
-          </Field>
-          <Field label={t('fields.reference')}>
-            {(p) => <input {...p} value={draft.reference} onChange={set('reference')} />}
-          </Field>
-          <Field label={t('fields.metadataKey')}>
-            {(p) => <input {...p} value={draft.metadataKey} onChange={set('metadataKey')} />}
-          </Field>
-          <Field label={t('fields.metadataValue')}>
-            {(p) => <input {...p} value={draft.metadataValue} onChange={set('metadataValue')} />}
-          </Field>
+        <Form onSubmit={apply} noValidate={false} className="filter-grid">
+          <SelectField
+            label={t('fields.type')}
+            any={any}
+            choices={types.map((v) => ({ value: v, label: t(`types.${v}`) }))}
+            {...filters.bind('type')}
+          />
+          <SelectField
+            label={t('fields.status')}
+            any={any}
+            choices={statuses.map((v) => ({ value: v, label: t(`statuses.${v}`) }))}
+            {...filters.bind('status')}
+          />
+          <SelectField
+            label={t('fields.operator')}
+            any={any}
+            choices={asChoices(providers)}
+            {...filters.bind('provider')}
+          />
+          <SelectField
+            label={t('fields.country')}
+            any={any}
+            choices={countries.map((v) => ({ value: v, label: t(`countries.${v}`) }))}
+            {...filters.bind('country')}
+          />
+          <TextField label={t('fields.from')} type="date" {...filters.bind('from')} />
+          <TextField label={t('fields.to')} type="date" {...filters.bind('to')} />
+          <TextField label={t('fields.reference')} {...filters.bind('reference')} />
+          <TextField label={t('fields.metadataKey')} {...filters.bind('metadataKey')} />
+          <TextField label={t('fields.metadataValue')} {...filters.bind('metadataValue')} />
           <div className="actions">
             <button type="submit" className="button-primary">
               {t('common.apply')}
             </button>
-            <button
-              type="button"
-              onClick={() => {
-                setDraft(noFilters);
-                setFilters(noFilters);
-                pages.reset();
-              }}
-            >
+            <button type="button" onClick={clear}>
               {t('common.reset')}
             </button>
           </div>
-        </form>
+        </Form>
       </details>
       <ProblemAlert error={list.error} />
       <DataTable
@@ -222,14 +212,7 @@ export function Transactions() {
         rowKey={(r) => `${r.type}:${r.reference}`}
         loading={list.isFetching}
       />
-      <Pager
-        label={t('transactions.pages')}
-        page={pages.page}
-        hasPrevious={pages.hasPrevious}
-        nextCursor={list.data?.nextCursor}
-        onPrevious={pages.previous}
-        onNext={pages.next}
-      />
+      <Pager label={t('transactions.pages')} pages={pages} nextCursor={list.data?.nextCursor} />
     </>
   );
 }

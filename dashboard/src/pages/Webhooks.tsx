@@ -1,15 +1,20 @@
-import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Schemas } from '../api/dashboard';
-import { api, fieldErrors, unwrap } from '../api/http';
-import { useAction, useCursorPages } from '../actions';
-import { CopyButton } from '../components/CopyButton';
-import { Field } from '../components/Field';
-import { Modal } from '../components/Modal';
+import { api, unwrap } from '../api/http';
+import { useAction, useCursorQuery } from '../actions';
+import { CopyableCode } from '../components/CopyButton';
+import { Check, SelectField, TextField } from '../components/Field';
+import { Form } from '../components/Form';
+import { SecretModal } from '../components/Modal';
 import { Pager } from '../components/Pager';
+import { PeriodFields } from '../components/PeriodFields';
 import { ProblemAlert } from '../components/ProblemAlert';
+import { Section } from '../components/Section';
+import { Table } from '../components/Table';
 import { useFormat } from '../format';
+import { useFields } from '../hooks/useFields';
 import { useSession } from '../session';
 import { dayStart } from './transactions-model';
 
@@ -28,77 +33,63 @@ const eventTypes: EventType[] = [
   'statement.ready',
 ];
 
+const blank = { url: '', description: '' };
+
 function AddEndpoint(props: { onAdded: () => void }) {
   const { t } = useTranslation();
-  const [url, setUrl] = useState('');
-  const [description, setDescription] = useState('');
   const [chosen, setChosen] = useState<EventType[]>([]);
   const add = useAction(
     (body: Schemas['CreateWebhookRequest'], key: string) =>
       unwrap(api.POST('/v1/webhooks', { params: { header: { 'X-Idempotency-Key': key } }, body })),
     () => {
-      setUrl('');
-      setDescription('');
+      form.reset(blank);
       setChosen([]);
       props.onAdded();
     },
   );
-  const errors = fieldErrors(add.error);
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
+  const form = useFields(blank, add.error);
+  const { url, description } = form.values;
+  const submit = () =>
     add.run({
       url,
       ...(description ? { description } : {}),
       ...(chosen.length ? { eventTypes: chosen } : {}),
     });
-  };
   return (
-    <section aria-labelledby="add-endpoint">
-      <h3 id="add-endpoint">{t('webhooks.add')}</h3>
-      <form onSubmit={submit} noValidate>
-        <Field label={t('webhooks.url')} error={errors.url}>
-          {(p) => <input {...p} type="url" required value={url} onChange={(e) => setUrl(e.target.value)} />}
-        </Field>
-        <Field label={t('webhooks.description')} error={errors.description}>
-          {(p) => <input {...p} value={description} onChange={(e) => setDescription(e.target.value)} />}
-        </Field>
+    <Section title={t('webhooks.add')} level={3}>
+      <Form onSubmit={submit} submit={t('webhooks.addSubmit')} disabled={!url || add.isPending}>
+        <TextField label={t('webhooks.url')} type="url" required {...form.bind('url')} />
+        <TextField label={t('webhooks.description')} {...form.bind('description')} />
         <fieldset>
           <legend>{t('webhooks.eventTypes')}</legend>
           <p className="hint">{t('webhooks.allTypes')}</p>
           <div className="checks">
             {eventTypes.map((type) => (
-              <label key={type} className="choice">
-                <input
-                  type="checkbox"
-                  checked={chosen.includes(type)}
-                  onChange={(e) =>
-                    setChosen((c) => (e.target.checked ? [...c, type] : c.filter((x) => x !== type)))
-                  }
-                />
+              <Check
+                key={type}
+                checked={chosen.includes(type)}
+                onChange={(on) => setChosen((c) => (on ? [...c, type] : c.filter((x) => x !== type)))}
+              >
                 <code>{type}</code>
-              </label>
+              </Check>
             ))}
           </div>
         </fieldset>
         <ProblemAlert error={add.error} shownFields={['url', 'description']} />
-        <div className="actions">
-          <button type="submit" className="button-primary" disabled={!url || add.isPending}>
-            {t('webhooks.addSubmit')}
-          </button>
-        </div>
-      </form>
-      <Modal open={add.data !== undefined} onClose={() => add.reset()} title={t('webhooks.secretTitle')}>
-        {add.data && (
-          <>
-            <p className="alert alert-warn">{t('webhooks.secretOnce')}</p>
-            <p>
-              <code className="secret">{add.data.secret}</code>{' '}
-              <CopyButton value={add.data.secret} label={t('webhooks.copySecret')} />
-            </p>
-          </>
+      </Form>
+      <SecretModal
+        secret={add.data}
+        title={t('webhooks.secretTitle')}
+        warning={t('webhooks.secretOnce')}
+        onClose={() => add.reset()}
+      >
+        {(endpoint) => (
+          <p>
+            <CopyableCode value={endpoint.secret} label={t('webhooks.copySecret')} secret />
+          </p>
         )}
-      </Modal>
-    </section>
+      </SecretModal>
+    </Section>
   );
 }
 
@@ -106,9 +97,6 @@ function Endpoint(props: { id: string }) {
   const { t } = useTranslation();
   const f = useFormat();
   const session = useSession();
-  const pages = useCursorPages();
-  const [from, setFrom] = useState('');
-  const [to, setTo] = useState('');
   const [onlyFailed, setOnlyFailed] = useState(true);
   const [dryRun, setDryRun] = useState(true);
   const id = props.id;
@@ -116,16 +104,11 @@ function Endpoint(props: { id: string }) {
     queryKey: ['webhook', session.mode, id],
     queryFn: () => unwrap(api.GET('/v1/webhooks/{id}', { params: { path: { id } } })),
   });
-  const deliveries = useQuery({
-    queryKey: ['deliveries', session.mode, id, pages.cursor],
-    placeholderData: keepPreviousData,
-    queryFn: () =>
-      unwrap(
-        api.GET('/v1/webhooks/{id}/deliveries', {
-          params: { path: { id }, query: { cursor: pages.cursor, limit: 25 } },
-        }),
-      ),
-  });
+  const { query: deliveries, pages } = useCursorQuery(['deliveries', session.mode, id], (cursor) =>
+    unwrap(
+      api.GET('/v1/webhooks/{id}/deliveries', { params: { path: { id }, query: { cursor, limit: 25 } } }),
+    ),
+  );
   const test = useAction(
     (_: void, key: string) =>
       unwrap(
@@ -144,12 +127,12 @@ function Endpoint(props: { id: string }) {
       }),
     ),
   );
-  const replayErrors = fieldErrors(replay.error);
+  const period = useFields({ from: '', to: '' }, replay.error);
+  const { from, to } = period.values;
   const health = endpoint.data?.health;
 
   return (
-    <section aria-labelledby={`ep-${id}`} className="endpoint">
-      <h3 id={`ep-${id}`}>{endpoint.data?.url ?? id}</h3>
+    <Section title={endpoint.data?.url ?? id} level={3} className="endpoint">
       <ProblemAlert error={endpoint.error} />
       {endpoint.data && health && (
         <dl className="summary">
@@ -198,83 +181,51 @@ function Endpoint(props: { id: string }) {
             : t('webhooks.testFailed', { status: test.data.statusCode ?? '—', error: test.data.error ?? '' })}
         </p>
       )}
-      <div className="table-wrap" tabIndex={0}>
-        <table>
-          <caption>{t('webhooks.deliveries')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('fields.date')}</th>
-              <th scope="col">{t('webhooks.event')}</th>
-              <th scope="col">{t('webhooks.attempt')}</th>
-              <th scope="col">{t('webhooks.httpStatus')}</th>
-              <th scope="col">{t('webhooks.latency')}</th>
-              <th scope="col">{t('webhooks.result')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(deliveries.data?.data ?? []).map((d) => (
-              <tr key={`${d.deliveryId}-${d.attempt}`}>
-                <td>{f.dateTime(d.attemptedAt)}</td>
-                <td>
-                  <code>{d.eventType}</code> <small>{d.eventId}</small>
-                </td>
-                <td>
-                  {f.number(d.attempt)} {d.trigger === 'redelivery' ? `(${t('webhooks.redelivery')})` : ''}
-                </td>
-                <td>{d.statusCode ?? '—'}</td>
-                <td>{f.number(d.latencyMs)} ms</td>
-                <td>{d.succeeded ? t('webhooks.delivered') : (d.error ?? t('webhooks.notDelivered'))}</td>
-              </tr>
-            ))}
-            {deliveries.data?.data.length === 0 && (
-              <tr>
-                <td colSpan={6} className="empty">
-                  {t('common.empty')}
-                </td>
-              </tr>
-            )}
-          </tbody>
-        </table>
-      </div>
-      <Pager
-        label={t('webhooks.deliveryPages')}
-        page={pages.page}
-        hasPrevious={pages.hasPrevious}
-        nextCursor={deliveries.data?.nextCursor}
-        onPrevious={pages.previous}
-        onNext={pages.next}
-      />
-      <form
+      <Table
+        caption={t('webhooks.deliveries')}
+        headers={[
+          t('fields.date'),
+          t('webhooks.event'),
+          t('webhooks.attempt'),
+          t('webhooks.httpStatus'),
+          t('webhooks.latency'),
+          t('webhooks.result'),
+        ]}
+        empty={deliveries.data?.data.length === 0 && t('common.empty')}
+      >
+        {(deliveries.data?.data ?? []).map((d) => (
+          <tr key={`${d.deliveryId}-${d.attempt}`}>
+            <td>{f.dateTime(d.attemptedAt)}</td>
+            <td>
+              <code>{d.eventType}</code> <small>{d.eventId}</small>
+            </td>
+            <td>
+              {f.number(d.attempt)} {d.trigger === 'redelivery' ? `(${t('webhooks.redelivery')})` : ''}
+            </td>
+            <td>{d.statusCode ?? '—'}</td>
+            <td>{f.number(d.latencyMs)} ms</td>
+            <td>{d.succeeded ? t('webhooks.delivered') : (d.error ?? t('webhooks.notDelivered'))}</td>
+          </tr>
+        ))}
+      </Table>
+      <Pager label={t('webhooks.deliveryPages')} pages={pages} nextCursor={deliveries.data?.nextCursor} />
+      <Form
         className="form-grid"
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          replay.run({ from: dayStart(from) ?? '', to: dayStart(to, 1) ?? '', onlyFailed, dryRun });
-        }}
+        onSubmit={() =>
+          replay.run({ from: dayStart(from) ?? '', to: dayStart(to, 1) ?? '', onlyFailed, dryRun })
+        }
+        submit={t('webhooks.replaySubmit')}
+        disabled={!from || !to || replay.isPending}
       >
         <h4 className="full">{t('webhooks.replay')}</h4>
-        <Field label={t('fields.from')} error={replayErrors.from}>
-          {(p) => (
-            <input {...p} type="date" required value={from} onChange={(e) => setFrom(e.target.value)} />
-          )}
-        </Field>
-        <Field label={t('fields.toInclusive')} error={replayErrors.to}>
-          {(p) => <input {...p} type="date" required value={to} onChange={(e) => setTo(e.target.value)} />}
-        </Field>
-        <label className="choice">
-          <input type="checkbox" checked={onlyFailed} onChange={(e) => setOnlyFailed(e.target.checked)} />
+        <PeriodFields from={period.bind('from')} to={period.bind('to')} />
+        <Check checked={onlyFailed} onChange={setOnlyFailed}>
           {t('webhooks.onlyFailed')}
-        </label>
-        <label className="choice">
-          <input type="checkbox" checked={dryRun} onChange={(e) => setDryRun(e.target.checked)} />
+        </Check>
+        <Check checked={dryRun} onChange={setDryRun}>
           {t('webhooks.dryRun')}
-        </label>
-        <div className="actions">
-          <button type="submit" className="button-primary" disabled={!from || !to || replay.isPending}>
-            {t('webhooks.replaySubmit')}
-          </button>
-        </div>
-      </form>
+        </Check>
+      </Form>
       <ProblemAlert error={replay.error} shownFields={['from', 'to']} />
       {replay.data && (
         <p role="status" className="alert alert-ok">
@@ -283,7 +234,7 @@ function Endpoint(props: { id: string }) {
             : t('webhooks.replayed', { count: replay.data.count, formatted: f.number(replay.data.count) })}
         </p>
       )}
-    </section>
+    </Section>
   );
 }
 
@@ -300,24 +251,23 @@ export function Webhooks() {
   const current = selected ?? endpoints[0]?.id ?? null;
 
   return (
-    <section aria-labelledby="webhooks-heading">
-      <h2 id="webhooks-heading">{t('developers.webhooks')}</h2>
+    <Section title={t('developers.webhooks')}>
       <ProblemAlert error={list.error} />
       {endpoints.length > 0 && (
-        <div className="field inline">
-          <label htmlFor="endpoint-pick">{t('webhooks.endpoint')}</label>
-          <select id="endpoint-pick" value={current ?? ''} onChange={(e) => setSelected(e.target.value)}>
-            {endpoints.map((ep) => (
-              <option key={ep.id} value={ep.id}>
-                {ep.url} ({t(`webhooks.status.${ep.status}`)})
-              </option>
-            ))}
-          </select>
-        </div>
+        <SelectField
+          inline
+          label={t('webhooks.endpoint')}
+          value={current ?? ''}
+          onChange={setSelected}
+          choices={endpoints.map((ep) => ({
+            value: ep.id,
+            label: `${ep.url} (${t(`webhooks.status.${ep.status}`)})`,
+          }))}
+        />
       )}
       {endpoints.length === 0 && list.isSuccess && <p>{t('webhooks.none')}</p>}
       {current && <Endpoint key={current} id={current} />}
       <AddEndpoint onAdded={() => void client.invalidateQueries({ queryKey: ['webhooks'] })} />
-    </section>
+    </Section>
   );
 }
