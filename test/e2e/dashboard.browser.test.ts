@@ -157,7 +157,10 @@ describe('merchant dashboard in a real browser', () => {
     await page.getByLabel('Email address').fill(owner);
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByLabel('Authentication code').fill(authenticator.generate(totpSecret));
+    // A code signs in once (RFC 6238 §5.2): the one that turned TOTP on is spent, the next step's is not.
+    await page
+      .getByLabel('Authentication code')
+      .fill(authenticator.clone({ epoch: Date.now() + 30_000 }).generate(totpSecret));
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
   });

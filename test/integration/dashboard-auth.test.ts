@@ -107,9 +107,14 @@ describe('dashboard sign-in', () => {
     expect(noCode.status).toBe(401);
     expect(noCode.body.code).toBe('TOTP_REQUIRED');
     expect((await fresh.signIn(email, PASSWORD, '123456')).body.code).toBe('TOTP_INVALID');
-    const ok = await fresh.signIn(email, PASSWORD, totpNow(secret));
+    // The code that enabled TOTP does not sign in (RFC 6238 §5.2: accepted once); the next one does.
+    expect((await fresh.signIn(email, PASSWORD, totpNow(secret))).body.code).toBe('TOTP_INVALID');
+    const ok = await fresh.signIn(email, PASSWORD, totpNow(secret, 1));
     expect(ok.status).toBe(200);
     expect(ok.body.totpEnabled).toBe(true);
+    // Seen on the wire once, a code opens no second session.
+    const replay = await new DashboardBrowser(stack.baseUrl).signIn(email, PASSWORD, totpNow(secret, 1));
+    expect(replay.body.code).toBe('TOTP_INVALID');
     const switched = await fresh.request('PUT', '/dashboard/api/session/mode', { mode: 'live' });
     expect(switched.status).toBe(200);
     expect(switched.body.mode).toBe('live');

@@ -43,6 +43,11 @@ export class DashboardIdentity {
 
   private uses: TokenUses | null = null;
 
+  /** True once per member and TOTP step: a code seen on the wire cannot sign in a second time. */
+  async consumeTotpStep(memberId: string, step: number): Promise<boolean> {
+    return this.uses ? this.uses.consume(`totp:${memberId}:${step}`) : true;
+  }
+
   async init(): Promise<void> {
     await Promise.all([
       this.members.init(),

@@ -3,7 +3,8 @@ import QRCode from 'qrcode';
 
 // RFC 6238 codes (30 s, 6 digits, SHA-1: what every authenticator app reads) through otplib. One
 // step either side is accepted: a phone's clock a few seconds off still signs in.
-const totp = authenticator.clone({ window: 1 });
+const STEP_SECONDS = 30;
+const totp = authenticator.clone({ window: 1, step: STEP_SECONDS });
 
 /** 20 random bytes, base32 (what authenticator apps expect). */
 export const newTotpSecret = (): string => totp.generateSecret(20);
@@ -19,14 +20,20 @@ export async function totpEnrolment(
   return { otpauthUrl, qrCode: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}` };
 }
 
-export function totpValid(secret: string, code: string): boolean {
-  if (!/^\d{6}$/.test(code)) return false;
+/**
+ * The 30-second step a valid code belongs to, or null. RFC 6238 §5.2: a code is accepted once, so
+ * callers consume this step per member (single use is an insert under a unique key).
+ */
+export function totpStep(secret: string, code: string, now = Date.now()): number | null {
+  if (!/^\d{6}$/.test(code)) return null;
   try {
-    return totp.check(code, secret);
+    const delta = totp.clone({ epoch: now }).checkDelta(code, secret);
+    return delta === null ? null : Math.floor(now / 1000 / STEP_SECONDS) + delta;
   } catch {
-    return false;
+    return null;
   }
 }
 
-/** The code of now (tests, and nothing else: the server never needs to produce one). */
-export const totpCode = (secret: string): string => totp.generate(secret);
+/** The code of a moment (tests, and nothing else: the server never needs to produce one). */
+export const totpCode = (secret: string, at = Date.now()): string =>
+  totp.clone({ epoch: at }).generate(secret);

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ApiProblem } from '../../contract/problems';
 import { parseOr400 } from '../../api/validate';
 import { hashPassword, verifyPassword } from '../identity/passwords';
-import { newTotpSecret, totpEnrolment, totpValid } from '../identity/totp';
+import { newTotpSecret, totpEnrolment, totpStep } from '../identity/totp';
 import { EmailTakenError, memberView, normalizeEmail, resetLink, type MemberRecord } from '../identity';
 import { sessionTokenOf } from '../access/sessions';
 import { hashToken } from '../identity/tokens';
@@ -128,7 +128,8 @@ export function authRoutes(deps: DashboardDeps): Router {
         res.locals.countAsSuccess = true;
         throw new ApiProblem('TOTP_REQUIRED');
       }
-      if (!totpValid(secret, body.totp)) {
+      const step = totpStep(secret, body.totp);
+      if (step === null || !(await deps.identity.consumeTotpStep(member._id, step))) {
         await members.failedSignIn(member, lockAfter, lockMs);
         await routeAudit(deps, req, member, 'auth.sign-in-failed', 401);
         throw new ApiProblem('TOTP_INVALID');
@@ -164,7 +165,9 @@ export function authRoutes(deps: DashboardDeps): Router {
     const member = await signedInMember(req);
     const { code } = parseOr400(z.strictObject({ code: z.string().trim().max(10) }), req.body, req);
     const pending = members.pendingTotpOf(member);
-    if (!pending || !totpValid(pending, code)) throw new ApiProblem('TOTP_INVALID');
+    const step = pending ? totpStep(pending, code) : null;
+    if (!pending || step === null || !(await deps.identity.consumeTotpStep(member._id, step)))
+      throw new ApiProblem('TOTP_INVALID');
     await members.enableTotp(member, pending);
     res.json({ totpEnabled: true });
   });
