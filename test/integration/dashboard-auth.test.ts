@@ -187,6 +187,24 @@ describe('dashboard sign-in', () => {
     expect(await sessions.resume(busy, new Date(now + 31 * 60_000))).toBeNull();
   });
 
+  it('sessions ended without a sign-out are deleted by a later sign-in, not kept for ever', async () => {
+    const { sessions } = await dashboardIdentity(stack);
+    const member = {
+      id: `mem_sweep_${randomUUID().slice(0, 8)}`,
+      merchantId: merchantOfScope(merchant.merchantId),
+    };
+    const now = Date.now();
+    // The store's first sign-in sweeps (nothing of this member yet); the next ones within 10 minutes do not.
+    const alive = await sessions.open(member, 0, new Date(now - 60_000));
+    await sessions.open(member, 0, new Date(now - 31 * 60_000));
+    await sessions.open(member, 0, new Date(now - 13 * 3_600_000));
+    const stored = () => stack.mongo.collection('dashboard_sessions').countDocuments({ memberId: member.id });
+    expect(await stored()).toBe(3);
+    expect(await sessions.sweepEnded(new Date(now))).toBeGreaterThanOrEqual(2);
+    expect(await stored()).toBe(1);
+    expect(await sessions.resume(alive, new Date(now))).not.toBeNull();
+  });
+
   describe('invitations', () => {
     it('shows who is invited, then works once: two concurrent accepts, one member', async () => {
       const email = `race-${randomUUID().slice(0, 8)}@example.test`;

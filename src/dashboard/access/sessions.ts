@@ -13,6 +13,8 @@ export const IDLE_MS = 30 * 60_000;
 export const LIFETIME_MS = 12 * 3_600_000;
 /** `lastSeenAt` is written at most this often: a page's burst of requests costs one write. */
 const TOUCH_EVERY_MS = 60_000;
+/** Ended sessions are deleted at a sign-in, at most this often per process. */
+const SWEEP_EVERY_MS = 10 * 60_000;
 
 export interface SessionRecord {
   _id: string;
@@ -36,8 +38,8 @@ const sessionSchema = new Schema<SessionRecord>(
     csrfToken: { type: String, required: true },
     epoch: { type: Number, required: true },
     createdAt: { type: Date, required: true },
-    lastSeenAt: { type: Date, required: true },
-    expiresAt: { type: Date, required: true },
+    lastSeenAt: { type: Date, required: true, index: true },
+    expiresAt: { type: Date, required: true, index: true },
   },
   { versionKey: false, collection: 'dashboard_sessions' },
 );
@@ -58,8 +60,23 @@ export class SessionStore {
     );
   }
 
+  private lastSweep = 0;
+
   async init(): Promise<void> {
     await this.model.init();
+  }
+
+  /**
+   * Deletes the sessions that ended without a sign-out (idle or past their lifetime): a session
+   * is refused once ended whether or not it is deleted, so this only keeps the collection small.
+   * FerretDB has no TTL index; at most one sweep per SWEEP_EVERY_MS per process.
+   */
+  async sweepEnded(now = new Date()): Promise<number> {
+    this.lastSweep = now.getTime();
+    const res = await this.model.deleteMany({
+      $or: [{ expiresAt: { $lte: now } }, { lastSeenAt: { $lte: new Date(now.getTime() - this.idleMs) } }],
+    });
+    return res.deletedCount;
   }
 
   /** A new session for a member who just proved who they are: its cookie token, shown once. */
@@ -76,6 +93,7 @@ export class SessionStore {
       lastSeenAt: now,
       expiresAt: new Date(now.getTime() + this.lifetimeMs),
     });
+    if (Date.now() - this.lastSweep >= SWEEP_EVERY_MS) await this.sweepEnded();
     return token;
   }
 
