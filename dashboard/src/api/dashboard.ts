@@ -2,6 +2,12 @@
 // API's are typed from the OpenAPI document (./http.ts, `api`).
 import type { components } from '../../../src/client/schema';
 import type { Permission, Role } from '../../../src/dashboard/access/roles';
+import type {
+  CurrencyVolumes,
+  HomeAnswer,
+  PeriodFigures,
+  TransactionTimeline,
+} from '../../../src/dashboard/data/shapes';
 import { request } from './http';
 
 export type { Permission, Role };
@@ -67,57 +73,10 @@ export interface AuditEntry {
   status: number;
 }
 
-export interface CurrencyVolumes {
-  currency: string;
-  payins: number;
-  payouts: number;
-  refunds: number;
-}
-export interface PeriodFigures {
-  payins: number;
-  payouts: number;
-  refunds: number;
-  volumes: CurrencyVolumes[];
-}
-export interface Home {
-  balances: { currency: string; available: number; accounts: number }[];
-  today: PeriodFigures;
-  month: PeriodFigures;
-  successRates: { provider: string; final: number; success: number; rate: number | null }[];
-  series: { day: string; payins: number; payouts: number; refunds: number; volumes: CurrencyVolumes[] }[];
-  pending: number;
-  /** false while the scope's first fold runs: the figures are empty, ask again. */
-  ready: boolean;
-  computedAt: string;
-}
-
-export interface Timeline {
-  id: string;
-  kind: 'payin' | 'payout' | 'refund';
-  record: unknown;
-  statuses: { status: string; at: string; source: 'created' | 'event' | 'current' }[];
-  operator: unknown;
-  events: { id: string; type: string; createdAt: string; data: unknown }[];
-  webhookAttempts: {
-    eventId: string;
-    endpointId: string;
-    attempt: number;
-    at: string;
-    succeeded: boolean;
-    statusCode: number | null;
-    latencyMs: number;
-    error: string | null;
-  }[];
-  ledger: {
-    sourceRef: string;
-    reason: string;
-    fromAccountId: string;
-    toAccountId: string;
-    amount: number;
-    currency: string;
-    at: string;
-  }[];
-}
+/** The home figures and a transaction's timeline: the server's own types (one truth). */
+export type Home = HomeAnswer;
+export type Timeline = TransactionTimeline;
+export type { CurrencyVolumes, PeriodFigures };
 
 export interface RequestLogEntry {
   id: string;

@@ -5,6 +5,7 @@ import type { CreatedRecord, TransactionStore } from '../../persistence/transact
 import type { RefundStore } from '../../persistence/refunds';
 import type { Ledger } from '../../ledger';
 import { toMajor, type Currency } from '../../domain/money';
+import type { CurrencyVolumes, HomeAnswer, PeriodFigures } from './shapes';
 
 // The dashboard's home figures (docs/decisions/dashboard/home-figures.md). Counting 100,000
 // transactions at each visit is out of the question, and FerretDB has no aggregation worth the
@@ -81,33 +82,6 @@ interface Snapshot {
 interface Pointer {
   _id: string;
   snapshot: string;
-}
-
-export interface HomeAnswer {
-  balances: { currency: string; available: number; accounts: number }[];
-  today: PeriodFigures;
-  month: PeriodFigures;
-  /** Payins and payouts of the last 30 days that reached a final status, per provider. */
-  successRates: { provider: string; final: number; success: number; rate: number | null }[];
-  /** Oldest first, today last. */
-  series: { day: string; payins: number; payouts: number; refunds: number; volumes: CurrencyVolumes[] }[];
-  /** Members not final yet at this visit (counted, their outcome not yet). */
-  pending: number;
-  /** false: the scope's first fold is still running (figures empty); ask again in a few seconds. */
-  ready: boolean;
-  computedAt: string;
-}
-interface CurrencyVolumes {
-  currency: string;
-  payins: number;
-  payouts: number;
-  refunds: number;
-}
-interface PeriodFigures {
-  payins: number;
-  payouts: number;
-  refunds: number;
-  volumes: CurrencyVolumes[];
 }
 
 const dayOf = (at: Date | number) => new Date(at).toISOString().slice(0, 10);

@@ -10,6 +10,7 @@ import { sourceRefs } from '../../ledger/postings';
 import { toMajor } from '../../domain/money';
 import { refundStatuses, refundedTotal } from '../../domain/refund';
 import type { Transaction } from '../../domain/transaction';
+import type { TransactionTimeline } from './shapes';
 import type { Refund } from '../../domain/refund';
 import { webhookDeliveryWorkflowId } from '../../temporal/workflow-ids';
 import { toPublicRecord } from '../../contract/records/payout-record';
@@ -45,34 +46,6 @@ const transactionStatuses = [
 const statusesNamed = [...new Set(['', ...transactionStatuses, ...refundStatuses])];
 /** Attempts of one delivery read at most (the dispatcher gives up well before). */
 const MAX_ATTEMPTS = 20;
-
-export interface TransactionTimeline {
-  id: string;
-  kind: 'payin' | 'payout' | 'refund';
-  record: unknown;
-  statuses: { status: string; at: string; source: 'created' | 'event' | 'current' }[];
-  operator: unknown;
-  events: { id: string; type: string; createdAt: string; data: unknown }[];
-  webhookAttempts: {
-    eventId: string;
-    endpointId: string;
-    attempt: number;
-    at: string;
-    succeeded: boolean;
-    statusCode: number | null;
-    latencyMs: number;
-    error: string | null;
-  }[];
-  ledger: {
-    sourceRef: string;
-    reason: string;
-    fromAccountId: string;
-    toAccountId: string;
-    amount: number;
-    currency: string;
-    at: string;
-  }[];
-}
 
 const iso = (d: Date | string) => new Date(d).toISOString();
 

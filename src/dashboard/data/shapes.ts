@@ -1,0 +1,60 @@
+// The answers of the dashboard's data routes as the page reads them (docs/dashboard.md, "Shapes =
+// server truth"): the server builds them, the page imports these types (type-only, no runtime code),
+// so the two cannot drift. Dependency-free on purpose: the page's type-check includes this file.
+
+export interface CurrencyVolumes {
+  currency: string;
+  payins: number;
+  payouts: number;
+  refunds: number;
+}
+
+export interface PeriodFigures {
+  payins: number;
+  payouts: number;
+  refunds: number;
+  volumes: CurrencyVolumes[];
+}
+
+export interface HomeAnswer {
+  balances: { currency: string; available: number; accounts: number }[];
+  today: PeriodFigures;
+  month: PeriodFigures;
+  /** Payins and payouts of the last 30 days that reached a final status, per provider. */
+  successRates: { provider: string; final: number; success: number; rate: number | null }[];
+  /** Oldest first, today last. */
+  series: { day: string; payins: number; payouts: number; refunds: number; volumes: CurrencyVolumes[] }[];
+  /** Members not final yet at this visit (counted, their outcome not yet). */
+  pending: number;
+  /** false: the scope's first fold is still running (figures empty); ask again in a few seconds. */
+  ready: boolean;
+  computedAt: string;
+}
+
+export interface TransactionTimeline {
+  id: string;
+  kind: 'payin' | 'payout' | 'refund';
+  record: unknown;
+  statuses: { status: string; at: string; source: 'created' | 'event' | 'current' }[];
+  operator: unknown;
+  events: { id: string; type: string; createdAt: string; data: unknown }[];
+  webhookAttempts: {
+    eventId: string;
+    endpointId: string;
+    attempt: number;
+    at: string;
+    succeeded: boolean;
+    statusCode: number | null;
+    latencyMs: number;
+    error: string | null;
+  }[];
+  ledger: {
+    sourceRef: string;
+    reason: string;
+    fromAccountId: string;
+    toAccountId: string;
+    amount: number;
+    currency: string;
+    at: string;
+  }[];
+}
