@@ -10,6 +10,8 @@ module.exports = {
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
   maxWorkers: process.env.JEST_MAX_WORKERS ?? 2,
+  // Longest files first even without jest's cache of timings (a fresh CI clone): jest.sequencer.js.
+  testSequencer: '<rootDir>/jest.sequencer.js',
   testTimeout: 60_000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },

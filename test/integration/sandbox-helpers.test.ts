@@ -5,8 +5,12 @@ import { useStack } from '../helpers/use-stack';
 
 // The test helpers on the authenticated API (POST /v1/sandbox/...): the merchant's own test suite
 // drives the sandbox operator's outcomes without reaching the simulator's own port (issue 29).
+
+// One stack for the file: the fault proxy the race below needs forwards everything untouched when it
+// has no rule (each test of the race clears its own), so the other tests run through it as they are.
+const { stack, merchant, api } = useStack({ fund: 1_000_000, operatorProxy: true });
+
 describe('sandbox test helpers (POST /v1/sandbox/...)', () => {
-  const { stack, merchant, api } = useStack({ fund: 1_000_000 });
   const action = { successUrl: 'https://shop.example/ok', failureUrl: 'https://shop.example/ko' };
   const ref = (what: string) => `${what}-${randomUUID().slice(0, 8)}`;
 
@@ -178,7 +182,6 @@ describe('sandbox test helpers (POST /v1/sandbox/...)', () => {
 // The race of issue 29: a settle sent before the operator has the request. A fault proxy between the
 // gateway (and the API's helpers) and the simulator holds the collection request back.
 describe('a test helper sent before the request reaches the operator', () => {
-  const { stack, api } = useStack({ operatorProxy: true });
   const action = { successUrl: 'https://shop.example/ok', failureUrl: 'https://shop.example/ko' };
   const collections = { method: 'POST', path: /^\/operators\/MTN\/collections$/ };
 

@@ -42,10 +42,12 @@ describe('validNumberPattern', () => {
         if (validInCiOrCm(n)) valid += 1;
         return pattern.test(n) === validInCiOrCm(n);
       }),
-      { numRuns: 20_000, seed: 7 },
+      // Fixed seed: the same 5,000 numbers each run (79 valid). Measured against the 15 patterns that
+      // lack one alternative of the rule, they catch the same 9 as 20,000 numbers did (23 s in CI).
+      { numRuns: 5_000, seed: 7 },
     );
     // Both sides of the rule were exercised, not only the (easy) refusals.
-    expect(valid).toBeGreaterThan(200);
+    expect(valid).toBeGreaterThan(50);
   });
 
   it('accepts the sandbox numbers and every kind of line, refuses others', () => {
