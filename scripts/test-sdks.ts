@@ -138,7 +138,10 @@ interface Stack {
   stop(): Promise<void>;
 }
 
-/** `npm start`'s stack on free ports, in a user's environment (not pointed at any other server). */
+/**
+ * `npm start`'s stack on free ports, in a user's environment (not pointed at any other server). Its
+ * dashboard build step is left out: the SDKs call the API only.
+ */
 async function startStack(): Promise<Stack> {
   const provision = spawnSync('bash', ['scripts/provision', 'start'], { cwd: root, stdio: 'inherit' });
   if (provision.status !== 0) throw new Error('bash scripts/provision start failed');
@@ -207,15 +210,27 @@ async function startStack(): Promise<Stack> {
 }
 
 /** The CLI as the README has a user run it; its --json answer. */
-function cli(args: string[], mongoUri: string): Record<string, unknown> {
-  const res = spawnSync('npx', ['payments', ...args, '--json'], {
-    cwd: root,
-    env: { ...process.env, MONGODB_URI: mongoUri, NODE_ENV: 'development' },
-    encoding: 'utf8',
-    timeout: 120_000,
+export function cli(args: string[], mongoUri: string): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('npx', ['payments', ...args, '--json'], {
+      cwd: root,
+      env: { ...process.env, MONGODB_URI: mongoUri, NODE_ENV: 'development' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`npx payments ${args.join(' ')} failed:\n${stderr}`));
+      try {
+        resolve(JSON.parse(stdout) as Record<string, unknown>);
+      } catch {
+        reject(new Error(`npx payments ${args.join(' ')} printed no JSON:\n${stdout}`));
+      }
+    });
   });
-  if (res.status !== 0) throw new Error(`npx payments ${args.join(' ')} failed:\n${res.stderr}`);
-  return JSON.parse(res.stdout) as Record<string, unknown>;
 }
 
 interface Merchant {
@@ -224,27 +239,31 @@ interface Merchant {
   apiClient: string;
 }
 
-function sandboxMerchant(lang: Language, mongoUri: string): Merchant {
-  const created = cli(['merchants', 'create', '--name', `SDK ${lang} tests`], mongoUri);
+/** A new merchant with its XOF and XAF test accounts funded (each CLI call costs seconds: in parallel). */
+async function sandboxMerchant(lang: Language, mongoUri: string): Promise<Merchant> {
+  const created = await cli(['merchants', 'create', '--name', `SDK ${lang} tests`], mongoUri);
   const merchant = {
     merchantId: String(created.merchantId),
     apiKey: String(created.apiKey),
     apiClient: String(created.apiClient),
   };
-  for (const currency of ['XOF', 'XAF'])
-    cli(
-      [
-        'accounts',
-        'fund',
-        '--merchant',
-        merchant.merchantId,
-        '--currency',
-        currency,
-        '--amount',
-        '100000000',
-      ],
-      mongoUri,
-    );
+  await Promise.all(
+    ['XOF', 'XAF'].map((currency) =>
+      cli(
+        [
+          'accounts',
+          'fund',
+          '--merchant',
+          merchant.merchantId,
+          '--currency',
+          currency,
+          '--amount',
+          '100000000',
+        ],
+        mongoUri,
+      ),
+    ),
+  );
   return merchant;
 }
 
@@ -273,8 +292,13 @@ async function main(): Promise<void> {
       `test:sdks: the stack runs at ${stack.apiUrl} (${((Date.now() - started) / 1000).toFixed(0)} s)`,
     );
     proxy = await startFaultProxy(stack.apiUrl);
-    for (const lang of present) {
-      const merchant = sandboxMerchant(lang, stack.mongoUri);
+    const t = Date.now();
+    const merchants = await Promise.all(present.map((lang) => sandboxMerchant(lang, stack.mongoUri)));
+    console.log(
+      `test:sdks: ${present.length} merchants created and funded by the CLI (${((Date.now() - t) / 1000).toFixed(0)} s)`,
+    );
+    for (const [i, lang] of present.entries()) {
+      const merchant = merchants[i]!;
       // Each suite starts with the proxy disarmed and an empty log.
       await fetch(`${proxy.url}/__faults`, { method: 'DELETE' });
       await fetch(`${proxy.url}/__faults/log`, { method: 'DELETE' });
@@ -297,7 +321,9 @@ async function main(): Promise<void> {
       results.push({ lang, ok, line: `sdk ${lang}: ${counts} (${seconds} s, exit ${code})` });
     }
   } finally {
+    const t = Date.now();
     await stopAll();
+    console.log(`test:sdks: the stack stopped (${((Date.now() - t) / 1000).toFixed(0)} s)`);
   }
   console.log('');
   for (const r of results) console.log(r.line);
