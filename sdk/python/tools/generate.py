@@ -98,6 +98,9 @@ def models_source(document: Path) -> str:
                 "--use-annotated", "--use-standard-collections", "--use-union-operator",
                 "--field-constraints", "--enum-field-as-literal", "all",
                 "--use-schema-description", "--collapse-root-models",
+                # Inline objects take their parent's name (TestWebhookResultEvent), so none can take a
+                # component schema's name (Event) from it.
+                "--naming-strategy", "full-path",
                 # Answers may gain fields in a minor version of the API: keep them, do not fail.
                 "--extra-fields", "allow",
                 "--disable-timestamp", "--formatters", "black", "isort",
@@ -197,6 +200,9 @@ class Method:
 
     def signature(self, iterator: bool = False) -> str:
         args = ["self"] + [f"{snake(p)}: str" for p in self.path_params]
+        if self.id == "downloadStatement":
+            # The ready Statement itself carries the signed link (download.url): take it whole.
+            args = ["self", "id: str | _m.Statement"]
         if self.body_types:
             union = " | ".join(self.body_types + ["Mapping[str, Any]"])
             args.append(f"body: {union}" if self.body_required else f"body: {union} | None = None")
@@ -205,7 +211,8 @@ class Method:
             if iterator and q["name"] == "cursor":
                 continue
             t = param_type(q.get("schema", {}))
-            kw.append(f"{snake(q['name'])}: {t}" if q.get("required") else f"{snake(q['name'])}: {t} | None = None")
+            optional = not q.get("required") or self.id == "downloadStatement"
+            kw.append(f"{snake(q['name'])}: {t} | None = None" if optional else f"{snake(q['name'])}: {t}")
         if self.verb == "POST" and not iterator:
             kw.append("idempotency_key: str | None = None")
         kw += ["accept_language: Language | None = None", "timeout: float | None = None"]
@@ -240,7 +247,7 @@ def resources_source(doc: dict[str, Any], methods: list[Method], models: types.M
         "from typing import Any, Literal",
         "",
         "from . import _models as _m",
-        "from ._core import Language",
+        "from ._core import Language, statement_link",
         "from ._operations import OPERATIONS, operation",
         "from ._resource import AsyncResource, SyncResource",
         "from ._stream import AsyncEventStream, EventStream",
@@ -290,7 +297,10 @@ def method_source(m: Method, models: types.ModuleType, is_async: bool) -> list[s
         ret, call = "bytes", f"{aw}self._t.bytes({op}, {m.call_args()})"
     else:
         ret, call = "None", f"{aw}self._t.none({op}, {m.call_args()})"
-    lines += [f"    {df} {m.name}({m.signature()}) -> {ret}:", doc, f"        return {call}"]
+    lines += [f"    {df} {m.name}({m.signature()}) -> {ret}:", doc]
+    if m.id == "downloadStatement":
+        lines.append("        id, expires, signature = statement_link(id, expires, signature)")
+    lines.append(f"        return {call}")
     if any(q["name"] == "cursor" for q in m.query) and m.kind == "model":
         page = getattr(models, m.model)
         item = render_type(page.model_fields["data"].annotation)

@@ -173,3 +173,22 @@ def final_error(exc: httpx.TransportError) -> MomoConnectionError:
 
 def read_model(response: httpx.Response, model: type[ModelT]) -> ModelT:
     return model.model_validate_json(response.content)
+
+
+def statement_link(
+    statement: str | Any, expires: int | None, signature: str | None
+) -> tuple[str, int | None, str | None]:
+    """The id and signed-link parameters of a statement download, taken from a ready Statement."""
+    if isinstance(statement, str):
+        return statement, expires, signature
+    from urllib.parse import parse_qs, urlsplit
+
+    download = getattr(statement, "download", None)
+    if download is None:
+        raise ValueError("the statement is not ready yet (no download link): read it again later")
+    query = parse_qs(urlsplit(download.url).query)
+    return (
+        str(statement.id),
+        int(query["expires"][0]) if expires is None else expires,
+        query["signature"][0] if signature is None else signature,
+    )

@@ -16,7 +16,7 @@ from pydantic import (
 from typing_extensions import TypeAliasType
 
 
-class Error(BaseModel):
+class ProblemError(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
@@ -34,10 +34,10 @@ class Problem(BaseModel):
     detail: str | None = None
     code: str
     instance: str | None = None
-    errors: list[Error] | None = None
+    errors: list[ProblemError] | None = None
 
 
-class Customer(BaseModel):
+class TransactionRecordCustomer(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
@@ -45,21 +45,21 @@ class Customer(BaseModel):
     phoneNumber: str
 
 
-class Provider(BaseModel):
+class TransactionRecordMobileMoneyProvider(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
     name: str
 
 
-class MobileMoney(BaseModel):
+class TransactionRecordMobileMoney(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    provider: Provider
+    provider: TransactionRecordMobileMoneyProvider
 
 
-class Failure(BaseModel):
+class TransactionRecordFailure(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
@@ -68,7 +68,7 @@ class Failure(BaseModel):
     provider: str | None
 
 
-class Transaction(BaseModel):
+class StandardPayoutResultStandardPayoutResultTransaction(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
@@ -82,7 +82,16 @@ class Transaction(BaseModel):
     currency: str
 
 
-class StandardPayoutResult1(BaseModel):
+class StandardPayoutResultStandardPayoutResultFailure(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    code: str
+    message: str
+    provider: str | None
+
+
+class StandardPayoutResultStandardPayoutResult(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
@@ -106,20 +115,29 @@ class StandardPayoutResult1(BaseModel):
     customerReference: str
     confirmationRequired: bool
     confirmationStatus: Literal['none', 'pending', 'accepted', 'declined']
-    transaction: dict[str, Any] | Transaction
+    transaction: dict[str, Any] | StandardPayoutResultStandardPayoutResultTransaction
     createdAt: str
     livemode: bool
-    failure: Failure | None
+    failure: StandardPayoutResultStandardPayoutResultFailure | None
     metadata: dict[str, str]
 
 
-class Transaction1(BaseModel):
+class RefundRecordTransaction(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
     reference: Annotated[str, Field(pattern='^tr_.*')]
     status: Literal['pending', 'completed', 'failed']
     processedAt: str | None
+
+
+class RefundRecordFailure(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    code: str
+    message: str
+    provider: str | None
 
 
 class RefundRecord(BaseModel):
@@ -140,8 +158,8 @@ class RefundRecord(BaseModel):
     customerName: str
     createdAt: str
     livemode: bool
-    transaction: Transaction1
-    failure: Failure | None
+    transaction: RefundRecordTransaction
+    failure: RefundRecordFailure | None
     metadata: dict[str, str]
 
 
@@ -159,7 +177,7 @@ class Account(BaseModel):
     livemode: bool
 
 
-class Datum(BaseModel):
+class EntryPageDatum(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
@@ -178,12 +196,12 @@ class EntryPage(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    data: list[Datum]
+    data: list[EntryPageDatum]
     nextCursor: str | None
     livemode: bool
 
 
-class Payin(BaseModel):
+class ProviderListProviderHealthPayin(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
@@ -192,7 +210,7 @@ class Payin(BaseModel):
     connector: str | None
 
 
-class Payout(BaseModel):
+class ProviderListProviderHealthPayout(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
@@ -201,7 +219,7 @@ class Payout(BaseModel):
     connector: str | None
 
 
-class Refund(BaseModel):
+class ProviderListProviderHealthRefund(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
@@ -210,16 +228,16 @@ class Refund(BaseModel):
     connector: str | None
 
 
-class Health(BaseModel):
+class ProviderListProviderHealth(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    payin: Payin
-    payout: Payout
-    refund: Refund
+    payin: ProviderListProviderHealthPayin
+    payout: ProviderListProviderHealthPayout
+    refund: ProviderListProviderHealthRefund
 
 
-class Provider1(BaseModel):
+class ProviderListProvider(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
@@ -235,14 +253,14 @@ class Provider1(BaseModel):
     redirect: bool
     minAmount: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
     maxAmount: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    health: Health | None = None
+    health: ProviderListProviderHealth | None = None
 
 
 class ProviderList(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    providers: list[Provider1]
+    providers: list[ProviderListProvider]
 
 
 class ProviderPrediction(BaseModel):
@@ -287,20 +305,20 @@ class WebhookEndpointWithSecret(BaseModel):
     secret: Annotated[str, Field(pattern='^whsec_.*')]
 
 
-class StatusCode(RootModel[int]):
+class WebhookEndpointWithHealthHealthLastErrorStatusCode(RootModel[int]):
     root: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
 
 
-class LastError(BaseModel):
+class WebhookEndpointWithHealthHealthLastError(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
     at: str
-    statusCode: StatusCode | None
+    statusCode: WebhookEndpointWithHealthHealthLastErrorStatusCode | None
     error: str | None
 
 
-class Health1(BaseModel):
+class WebhookEndpointWithHealthHealth(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
@@ -309,7 +327,7 @@ class Health1(BaseModel):
     successRate: float | None
     latencyP50Ms: float | None
     latencyP99Ms: float | None
-    lastError: LastError | None
+    lastError: WebhookEndpointWithHealthHealthLastError | None
     consecutiveFailures: Annotated[
         int, Field(ge=-9007199254740991, le=9007199254740991)
     ]
@@ -343,7 +361,7 @@ class WebhookEndpointWithHealth(BaseModel):
     createdAt: str
     updatedAt: str
     livemode: bool
-    health: Health1
+    health: WebhookEndpointWithHealthHealth
 
 
 class Replay(BaseModel):
@@ -359,7 +377,11 @@ class Replay(BaseModel):
     count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
 
 
-class Event(BaseModel):
+class TestWebhookResultStatusCode(RootModel[int]):
+    root: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+class TestWebhookResultEvent(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
@@ -390,10 +412,10 @@ class TestWebhookResult(BaseModel):
     endpointId: str
     url: str
     succeeded: bool
-    statusCode: StatusCode | None
+    statusCode: TestWebhookResultStatusCode | None
     durationMs: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
     error: str | None
-    event: Event
+    event: TestWebhookResultEvent
 
 
 class RotatedSecret(BaseModel):
@@ -456,7 +478,11 @@ class WebhookEndpoint(BaseModel):
     livemode: bool
 
 
-class Datum1(BaseModel):
+class DeliveryPageDatumStatusCode(RootModel[int]):
+    root: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+class DeliveryPageDatum(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
@@ -480,7 +506,7 @@ class Datum1(BaseModel):
     url: str
     attemptedAt: str
     succeeded: bool
-    statusCode: StatusCode | None
+    statusCode: DeliveryPageDatumStatusCode | None
     latencyMs: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
     error: str | None
 
@@ -489,11 +515,11 @@ class DeliveryPage(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    data: list[Datum1]
+    data: list[DeliveryPageDatum]
     nextCursor: str | None
 
 
-class EventModel(BaseModel):
+class Event(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
@@ -516,7 +542,7 @@ class EventModel(BaseModel):
     data: dict[str, Any]
 
 
-class Delivery(BaseModel):
+class RedeliveryDelivery(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
@@ -529,7 +555,7 @@ class Redelivery(BaseModel):
         extra='allow',
     )
     eventId: str
-    deliveries: list[Delivery]
+    deliveries: list[RedeliveryDelivery]
 
 
 class WsToken(BaseModel):
@@ -548,7 +574,7 @@ class Liveness(BaseModel):
     status: Literal['ok']
 
 
-class Checks(BaseModel):
+class ReadinessChecks(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
@@ -561,7 +587,16 @@ class Readiness(BaseModel):
         extra='allow',
     )
     status: Literal['ready', 'unavailable']
-    checks: Checks | None = None
+    checks: ReadinessChecks | None = None
+
+
+class CheckoutStateFailure(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    code: str
+    message: str
+    provider: str | None
 
 
 class CheckoutState(BaseModel):
@@ -580,7 +615,7 @@ class CheckoutState(BaseModel):
         'expired',
     ]
     confirmationStatus: Literal['none', 'pending', 'accepted', 'declined']
-    failure: Failure | None
+    failure: CheckoutStateFailure | None
     awaitingCustomer: bool
     paymentUrl: str | None
     ussdCode: str | None
@@ -611,7 +646,7 @@ class RecipientCheck(BaseModel):
     livemode: bool
 
 
-class Transaction2(BaseModel):
+class TransactionPageDataTransaction(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
@@ -625,7 +660,16 @@ class Transaction2(BaseModel):
     currency: str
 
 
-class Data(BaseModel):
+class TransactionPageDataFailure(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    code: str
+    message: str
+    provider: str | None
+
+
+class TransactionPageData(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
@@ -649,18 +693,18 @@ class Data(BaseModel):
     customerReference: str
     confirmationRequired: bool
     confirmationStatus: Literal['none', 'pending', 'accepted', 'declined']
-    transaction: dict[str, Any] | Transaction2
+    transaction: dict[str, Any] | TransactionPageDataTransaction
     createdAt: str
     livemode: bool
-    failure: Failure | None
+    failure: TransactionPageDataFailure | None
     metadata: dict[str, str]
 
 
-class EntryCount(RootModel[int]):
+class StatementEntryCount(RootModel[int]):
     root: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
 
 
-class Download(BaseModel):
+class StatementDownload(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
@@ -681,20 +725,20 @@ class Statement(BaseModel):
     format: Literal['csv', 'json']
     createdAt: str
     livemode: bool
-    entryCount: EntryCount | None
+    entryCount: StatementEntryCount | None
     openingBalance: float | None
     closingBalance: float | None
     readyAt: str | None
-    download: Download | None
+    download: StatementDownload | None
 
 
-ByStatusAdditionalProperty = TypeAliasType(
-    "ByStatusAdditionalProperty",
+PayoutBatchSummaryByStatusAdditionalProperty = TypeAliasType(
+    "PayoutBatchSummaryByStatusAdditionalProperty",
     Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
 )
 
 
-class Total(BaseModel):
+class PayoutBatchSummaryTotal(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
@@ -706,18 +750,18 @@ class Total(BaseModel):
     completedAmount: float
 
 
-class Summary(BaseModel):
+class PayoutBatchSummary(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
     items: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
     accepted: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
     refused: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    byStatus: dict[str, ByStatusAdditionalProperty]
-    totals: list[Total]
+    byStatus: dict[str, PayoutBatchSummaryByStatusAdditionalProperty]
+    totals: list[PayoutBatchSummaryTotal]
 
 
-class Item(BaseModel):
+class PayoutBatchItem(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
@@ -738,11 +782,34 @@ class PayoutBatch(BaseModel):
     createdAt: str
     completedAt: str | None
     livemode: bool
-    summary: Summary
-    items: list[Item]
+    summary: PayoutBatchSummary
+    items: list[PayoutBatchItem]
 
 
-class Data1(BaseModel):
+class PayoutUpdatedEventDataTransaction(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    reference: str
+    status: Literal['completed', 'failed', 'pending']
+    processedAt: str
+    phoneNumber: str
+    amount: Annotated[str, Field(pattern='^-?\\d+\\.\\d{2}$')]
+    fees: Annotated[str, Field(pattern='^-?\\d+\\.\\d{2}$')]
+    chargedAmount: Annotated[str, Field(pattern='^-?\\d+\\.\\d{2}$')]
+    currency: str
+
+
+class PayoutUpdatedEventDataFailure(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    code: str
+    message: str
+    provider: str | None
+
+
+class PayoutUpdatedEventData(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
@@ -766,14 +833,37 @@ class Data1(BaseModel):
     customerReference: str
     confirmationRequired: bool
     confirmationStatus: Literal['none', 'pending', 'accepted', 'declined']
-    transaction: dict[str, Any] | Transaction2
+    transaction: dict[str, Any] | PayoutUpdatedEventDataTransaction
     createdAt: str
     livemode: bool
-    failure: Failure | None
+    failure: PayoutUpdatedEventDataFailure | None
     metadata: dict[str, str]
 
 
-class Data2(BaseModel):
+class PayoutCompletedEventDataTransaction(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    reference: str
+    status: Literal['completed', 'failed', 'pending']
+    processedAt: str
+    phoneNumber: str
+    amount: Annotated[str, Field(pattern='^-?\\d+\\.\\d{2}$')]
+    fees: Annotated[str, Field(pattern='^-?\\d+\\.\\d{2}$')]
+    chargedAmount: Annotated[str, Field(pattern='^-?\\d+\\.\\d{2}$')]
+    currency: str
+
+
+class PayoutCompletedEventDataFailure(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    code: str
+    message: str
+    provider: str | None
+
+
+class PayoutCompletedEventData(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
@@ -797,10 +887,10 @@ class Data2(BaseModel):
     customerReference: str
     confirmationRequired: bool
     confirmationStatus: Literal['none', 'pending', 'accepted', 'declined']
-    transaction: dict[str, Any] | Transaction2
+    transaction: dict[str, Any] | PayoutCompletedEventDataTransaction
     createdAt: str
     livemode: bool
-    failure: Failure | None
+    failure: PayoutCompletedEventDataFailure | None
     metadata: dict[str, str]
 
 
@@ -859,7 +949,7 @@ class StatementReadyEvent(BaseModel):
     data: Statement
 
 
-class Payin1(BaseModel):
+class DirectPayinRequestPayin(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
@@ -876,7 +966,7 @@ class Payin1(BaseModel):
     otp: Annotated[str | None, Field(pattern='^\\d{4,8}$')] = None
 
 
-class Action(BaseModel):
+class DirectPayinRequestAction(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
@@ -884,8 +974,9 @@ class Action(BaseModel):
     failureUrl: AnyUrl
 
 
-MetadataAdditionalProperty = TypeAliasType(
-    "MetadataAdditionalProperty", Annotated[str, Field(max_length=200)]
+DirectPayinRequestMetadataAdditionalProperty = TypeAliasType(
+    "DirectPayinRequestMetadataAdditionalProperty",
+    Annotated[str, Field(max_length=200)],
 )
 
 
@@ -898,8 +989,8 @@ class DirectPayinRequest(BaseModel):
     ]
     sandboxScenario: Literal['completed', 'failed', 'pending'] | None = None
     customerName: Annotated[str | None, Field(max_length=100, min_length=1)] = None
-    payin: Payin1
-    action: Action
+    payin: DirectPayinRequestPayin
+    action: DirectPayinRequestAction
     payFee: bool | None = None
     metadata: (
         dict[
@@ -909,10 +1000,24 @@ class DirectPayinRequest(BaseModel):
                     pattern=r'^[A-Za-z0-9_-]+$', min_length=1, max_length=40
                 ),
             ],
-            MetadataAdditionalProperty,
+            DirectPayinRequestMetadataAdditionalProperty,
         ]
         | None
     ) = None
+
+
+class PayinSessionRequestAction(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    successUrl: AnyUrl
+    failureUrl: AnyUrl
+
+
+PayinSessionRequestMetadataAdditionalProperty = TypeAliasType(
+    "PayinSessionRequestMetadataAdditionalProperty",
+    Annotated[str, Field(max_length=200)],
+)
 
 
 class PayinSessionRequest(BaseModel):
@@ -932,7 +1037,7 @@ class PayinSessionRequest(BaseModel):
     ]
     customerName: Annotated[str | None, Field(max_length=100, min_length=1)] = None
     country: Literal['CI', 'CM']
-    action: Action
+    action: PayinSessionRequestAction
     payFee: bool | None = None
     metadata: (
         dict[
@@ -942,13 +1047,13 @@ class PayinSessionRequest(BaseModel):
                     pattern=r'^[A-Za-z0-9_-]+$', min_length=1, max_length=40
                 ),
             ],
-            MetadataAdditionalProperty,
+            PayinSessionRequestMetadataAdditionalProperty,
         ]
         | None
     ) = None
 
 
-class Payout1(BaseModel):
+class DirectPayoutRequestPayout(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
@@ -963,6 +1068,12 @@ class Payout1(BaseModel):
     country: Literal['CI', 'CM']
 
 
+DirectPayoutRequestMetadataAdditionalProperty = TypeAliasType(
+    "DirectPayoutRequestMetadataAdditionalProperty",
+    Annotated[str, Field(max_length=200)],
+)
+
+
 class DirectPayoutRequest(BaseModel):
     model_config = ConfigDict(
         extra='allow',
@@ -972,7 +1083,7 @@ class DirectPayoutRequest(BaseModel):
     ]
     sandboxScenario: Literal['completed', 'failed', 'pending'] | None = None
     customerName: Annotated[str | None, Field(max_length=100, min_length=1)] = None
-    payout: Payout1
+    payout: DirectPayoutRequestPayout
     metadata: (
         dict[
             Annotated[
@@ -981,10 +1092,16 @@ class DirectPayoutRequest(BaseModel):
                     pattern=r'^[A-Za-z0-9_-]+$', min_length=1, max_length=40
                 ),
             ],
-            MetadataAdditionalProperty,
+            DirectPayoutRequestMetadataAdditionalProperty,
         ]
         | None
     ) = None
+
+
+StandardPayoutRequestMetadataAdditionalProperty = TypeAliasType(
+    "StandardPayoutRequestMetadataAdditionalProperty",
+    Annotated[str, Field(max_length=200)],
+)
 
 
 class StandardPayoutRequest(BaseModel):
@@ -1013,10 +1130,16 @@ class StandardPayoutRequest(BaseModel):
                     pattern=r'^[A-Za-z0-9_-]+$', min_length=1, max_length=40
                 ),
             ],
-            MetadataAdditionalProperty,
+            StandardPayoutRequestMetadataAdditionalProperty,
         ]
         | None
     ) = None
+
+
+AccountPayoutRequestMetadataAdditionalProperty = TypeAliasType(
+    "AccountPayoutRequestMetadataAdditionalProperty",
+    Annotated[str, Field(max_length=200)],
+)
 
 
 class AccountPayoutRequest(BaseModel):
@@ -1046,10 +1169,15 @@ class AccountPayoutRequest(BaseModel):
                     pattern=r'^[A-Za-z0-9_-]+$', min_length=1, max_length=40
                 ),
             ],
-            MetadataAdditionalProperty,
+            AccountPayoutRequestMetadataAdditionalProperty,
         ]
         | None
     ) = None
+
+
+RefundRequestMetadataAdditionalProperty = TypeAliasType(
+    "RefundRequestMetadataAdditionalProperty", Annotated[str, Field(max_length=200)]
+)
 
 
 class RefundRequest(BaseModel):
@@ -1070,7 +1198,7 @@ class RefundRequest(BaseModel):
                     pattern=r'^[A-Za-z0-9_-]+$', min_length=1, max_length=40
                 ),
             ],
-            MetadataAdditionalProperty,
+            RefundRequestMetadataAdditionalProperty,
         ]
         | None
     ) = None
@@ -1205,14 +1333,14 @@ class CreatePayoutBatchRequest(BaseModel):
     atomic: bool | None = None
 
 
-class SandboxPayinSettleRequest1(BaseModel):
+class SandboxPayinSettleRequestSandboxPayinSettleRequest(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
     outcome: Literal['completed']
 
 
-class SandboxPayinSettleRequest2(BaseModel):
+class SandboxPayinSettleRequestSandboxPayinSettleRequest1(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
@@ -1226,9 +1354,15 @@ class SandboxPayinSettleRequest2(BaseModel):
 
 
 class SandboxPayinSettleRequest(
-    RootModel[SandboxPayinSettleRequest1 | SandboxPayinSettleRequest2]
+    RootModel[
+        SandboxPayinSettleRequestSandboxPayinSettleRequest
+        | SandboxPayinSettleRequestSandboxPayinSettleRequest1
+    ]
 ):
-    root: SandboxPayinSettleRequest1 | SandboxPayinSettleRequest2
+    root: (
+        SandboxPayinSettleRequestSandboxPayinSettleRequest
+        | SandboxPayinSettleRequestSandboxPayinSettleRequest1
+    )
 
 
 class SandboxCollectedRequest(BaseModel):
@@ -1237,22 +1371,30 @@ class SandboxCollectedRequest(BaseModel):
     )
 
 
-class SandboxSettleRequest1(BaseModel):
+class SandboxSettleRequestSandboxSettleRequest(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
     outcome: Literal['completed']
 
 
-class SandboxSettleRequest2(BaseModel):
+class SandboxSettleRequestSandboxSettleRequest1(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
     outcome: Literal['failed']
 
 
-class SandboxSettleRequest(RootModel[SandboxSettleRequest1 | SandboxSettleRequest2]):
-    root: SandboxSettleRequest1 | SandboxSettleRequest2
+class SandboxSettleRequest(
+    RootModel[
+        SandboxSettleRequestSandboxSettleRequest
+        | SandboxSettleRequestSandboxSettleRequest1
+    ]
+):
+    root: (
+        SandboxSettleRequestSandboxSettleRequest
+        | SandboxSettleRequestSandboxSettleRequest1
+    )
 
 
 class TransactionRecord(BaseModel):
@@ -1266,8 +1408,8 @@ class TransactionRecord(BaseModel):
     confirmationRequired: bool
     confirmationStatus: Literal['none', 'pending', 'accepted', 'declined']
     paymentUrl: str | None
-    customer: Customer
-    mobileMoney: MobileMoney | None = None
+    customer: TransactionRecordCustomer
+    mobileMoney: TransactionRecordMobileMoney | None = None
     isDirect: bool
     payFee: bool
     createdAt: str
@@ -1276,15 +1418,17 @@ class TransactionRecord(BaseModel):
     fee: float
     chargedAmount: float
     currency: str
-    failure: Failure | None
+    failure: TransactionRecordFailure | None
     ussdCode: str | None = None
     refundedAmount: float | None = None
     refunds: list[RefundRecord] | None = None
     metadata: dict[str, str]
 
 
-class StandardPayoutResult(RootModel[TransactionRecord | StandardPayoutResult1]):
-    root: TransactionRecord | StandardPayoutResult1
+class StandardPayoutResult(
+    RootModel[TransactionRecord | StandardPayoutResultStandardPayoutResult]
+):
+    root: TransactionRecord | StandardPayoutResultStandardPayoutResult
 
 
 class AccountList(BaseModel):
@@ -1305,7 +1449,7 @@ class EventPage(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    data: list[EventModel]
+    data: list[Event]
     nextCursor: str | None
 
 
@@ -1313,7 +1457,7 @@ class TransactionPage(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    data: list[TransactionRecord | Data | RefundRecord]
+    data: list[TransactionRecord | TransactionPageData | RefundRecord]
     nextCursor: str | None
 
 
@@ -1369,7 +1513,7 @@ class PayoutUpdatedEvent(BaseModel):
     type: Literal['payout.updated']
     createdAt: str
     livemode: bool
-    data: TransactionRecord | Data1
+    data: TransactionRecord | PayoutUpdatedEventData
 
 
 class PayoutCompletedEvent(BaseModel):
@@ -1380,4 +1524,4 @@ class PayoutCompletedEvent(BaseModel):
     type: Literal['payout.completed']
     createdAt: str
     livemode: bool
-    data: TransactionRecord | Data2
+    data: TransactionRecord | PayoutCompletedEventData

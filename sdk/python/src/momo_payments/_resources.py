@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from . import _models as _m
-from ._core import Language
+from ._core import Language, statement_link
 from ._operations import OPERATIONS, operation
 from ._resource import AsyncResource, SyncResource
 from ._stream import AsyncEventStream, EventStream
@@ -348,7 +348,7 @@ class Accounts(SyncResource):
         to: str | None = None,
         accept_language: Language | None = None,
         timeout: float | None = None,
-    ) -> Iterator[_m.Datum]:
+    ) -> Iterator[_m.EntryPageDatum]:
         """Every item of `list_entries`, page after page (follows nextCursor)."""
         cursor: str | None = None
         while True:
@@ -619,7 +619,7 @@ class WebhookEndpoints(SyncResource):
         event_id: str | None = None,
         accept_language: Language | None = None,
         timeout: float | None = None,
-    ) -> Iterator[_m.Datum1]:
+    ) -> Iterator[_m.DeliveryPageDatum]:
         """Every item of `list_deliveries`, page after page (follows nextCursor)."""
         cursor: str | None = None
         while True:
@@ -718,7 +718,7 @@ class Events(SyncResource):
         delivered: Literal["true", "false"] | None = None,
         accept_language: Language | None = None,
         timeout: float | None = None,
-    ) -> Iterator[_m.EventModel]:
+    ) -> Iterator[_m.Event]:
         """Every item of `list`, page after page (follows nextCursor)."""
         cursor: str | None = None
         while True:
@@ -935,7 +935,7 @@ class Transactions(SyncResource):
         metadata: str | None = None,
         accept_language: Language | None = None,
         timeout: float | None = None,
-    ) -> Iterator[_m.TransactionRecord | _m.Data | _m.RefundRecord]:
+    ) -> Iterator[_m.TransactionRecord | _m.TransactionPageData | _m.RefundRecord]:
         """Every item of `list`, page after page (follows nextCursor)."""
         cursor: str | None = None
         while True:
@@ -1010,14 +1010,15 @@ class Statements(SyncResource):
     @operation("downloadStatement")
     def download(
         self,
-        id: str,
+        id: str | _m.Statement,
         *,
-        expires: int,
-        signature: str,
+        expires: int | None = None,
+        signature: str | None = None,
         accept_language: Language | None = None,
         timeout: float | None = None,
     ) -> bytes:
         """GET /v1/statements/{id}/download: Download a statement (signed link)"""
+        id, expires, signature = statement_link(id, expires, signature)
         return self._t.bytes(
             OPERATIONS["downloadStatement"],
             path={"id": id},
@@ -1470,7 +1471,7 @@ class AsyncAccounts(AsyncResource):
         to: str | None = None,
         accept_language: Language | None = None,
         timeout: float | None = None,
-    ) -> AsyncIterator[_m.Datum]:
+    ) -> AsyncIterator[_m.EntryPageDatum]:
         """Every item of `list_entries`, page after page (follows nextCursor)."""
         cursor: str | None = None
         while True:
@@ -1741,7 +1742,7 @@ class AsyncWebhookEndpoints(AsyncResource):
         event_id: str | None = None,
         accept_language: Language | None = None,
         timeout: float | None = None,
-    ) -> AsyncIterator[_m.Datum1]:
+    ) -> AsyncIterator[_m.DeliveryPageDatum]:
         """Every item of `list_deliveries`, page after page (follows nextCursor)."""
         cursor: str | None = None
         while True:
@@ -1840,7 +1841,7 @@ class AsyncEvents(AsyncResource):
         delivered: Literal["true", "false"] | None = None,
         accept_language: Language | None = None,
         timeout: float | None = None,
-    ) -> AsyncIterator[_m.EventModel]:
+    ) -> AsyncIterator[_m.Event]:
         """Every item of `list`, page after page (follows nextCursor)."""
         cursor: str | None = None
         while True:
@@ -2057,7 +2058,7 @@ class AsyncTransactions(AsyncResource):
         metadata: str | None = None,
         accept_language: Language | None = None,
         timeout: float | None = None,
-    ) -> AsyncIterator[_m.TransactionRecord | _m.Data | _m.RefundRecord]:
+    ) -> AsyncIterator[_m.TransactionRecord | _m.TransactionPageData | _m.RefundRecord]:
         """Every item of `list`, page after page (follows nextCursor)."""
         cursor: str | None = None
         while True:
@@ -2132,14 +2133,15 @@ class AsyncStatements(AsyncResource):
     @operation("downloadStatement")
     async def download(
         self,
-        id: str,
+        id: str | _m.Statement,
         *,
-        expires: int,
-        signature: str,
+        expires: int | None = None,
+        signature: str | None = None,
         accept_language: Language | None = None,
         timeout: float | None = None,
     ) -> bytes:
         """GET /v1/statements/{id}/download: Download a statement (signed link)"""
+        id, expires, signature = statement_link(id, expires, signature)
         return await self._t.bytes(
             OPERATIONS["downloadStatement"],
             path={"id": id},
