@@ -21,24 +21,6 @@ from .conftest import CUSTOMER_CI, PAYIN_ACTION, Receiver, direct_payin, referen
 FINAL_PAYIN = {"success", "failed", "expired"}
 
 
-# The batch's workflow takes its time (every item, then the summary): it is created by the first
-# test and awaited by the last, so the flows in between run meanwhile.
-BATCH: dict[str, str] = {}
-
-
-def test_bulk_payout_created(client: MomoPayments) -> None:
-    batch = client.bulk_payouts.create(
-        {
-            "items": [
-                {"reference": reference("b1"), "amount": 1000, "msisdn": CUSTOMER_CI, "country": "CI"},
-                {"reference": reference("b2"), "amount": 1500, "msisdn": CUSTOMER_CI, "country": "CI"},
-            ]
-        }
-    )
-    assert len(batch.items) == 2
-    BATCH["id"] = batch.id
-
-
 def test_direct_payin_completes_and_its_webhook_is_verified(
     client: MomoPayments, receiver: tuple[Receiver, models.WebhookEndpointWithSecret]
 ) -> None:
@@ -278,8 +260,16 @@ def test_problems_are_typed_and_localized(client: MomoPayments) -> None:
     assert missing.value.code and missing.value.status == 404
 
 
-def test_bulk_payout_completes(client: MomoPayments) -> None:
-    if "id" not in BATCH:
-        pytest.skip("the batch was not created")
-    done = wait_until(lambda: client.bulk_payouts.get(BATCH["id"]), lambda b: b.status == "completed", timeout=40)
+
+def test_bulk_payout(client: MomoPayments) -> None:
+    batch = client.bulk_payouts.create(
+        {
+            "items": [
+                {"reference": reference("b1"), "amount": 1000, "msisdn": CUSTOMER_CI, "country": "CI"},
+                {"reference": reference("b2"), "amount": 1500, "msisdn": CUSTOMER_CI, "country": "CI"},
+            ]
+        }
+    )
+    assert len(batch.items) == 2
+    done = wait_until(lambda: client.bulk_payouts.get(batch.id), lambda b: b.status == "completed", timeout=40)
     assert done.summary

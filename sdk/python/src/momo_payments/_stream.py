@@ -129,9 +129,10 @@ class EventStream:
         """Opens the connection and subscribes (resuming after last_event_id), retrying as configured."""
         while self._ws is None:
             try:
+                # Entered by hand: the stream outlives this call (websockets 17.1+ warns otherwise).
                 ws = connect(
                     self._s.url, additional_headers=self._s.headers, open_timeout=self._s.config.timeout
-                )
+                ).__enter__()
                 try:
                     ws.send(self._s.subscribe_message())
                 except BaseException:
