@@ -13,6 +13,7 @@ from momo_payments import (
     MomoApiError,
     MomoPayments,
     NotFoundError,
+    ServiceUnavailableError,
     models,
 )
 
@@ -101,6 +102,9 @@ def test_payouts_in_every_shape_recipient_check_and_cancel(client: MomoPayments)
         assert exc.code == "PAYOUT_NOT_CANCELLABLE"
         settled = client.sandbox.settle_payout(pending_ref, {"outcome": "completed"})
         assert settled.root.reference
+    except ServiceUnavailableError as exc:
+        # The payout's workflow could not decide in 10 s (a busy worker), after the SDK's retries.
+        assert exc.code == "DECISION_PENDING"
     with pytest.raises(NotFoundError):
         client.payouts.cancel(reference("nope"))
 
