@@ -1,0 +1,317 @@
+// npm run test:sdks: each SDK's suite (sdk/<lang>/run-tests.sh) against the real stack started the
+// way the README starts it (`npm start`: src/main/embedded.ts with its own FerretDB and Temporal dev
+// server, on free ports, data in a temporary folder), each with a sandbox merchant the CLI creates
+// and funds, and the fault proxy (test/sdk/fault-proxy.ts) in front of the API. docs/sdks.md.
+// Prints one `sdk <lang>: N passed, F failed, S skipped (T s)` line per suite; exits 1 if one failed.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '../src/infra/local-servers';
+import { echoLine } from './schemathesis-output';
+import { startFaultProxy, type FaultProxy } from '../test/sdk/fault-proxy';
+
+const root = join(__dirname, '..');
+const languages = ['node', 'python', 'php'] as const;
+type Language = (typeof languages)[number];
+
+/** A suite's totals as its runner printed them. */
+export interface SuiteTotals {
+  passed: number;
+  failed: number;
+  skipped: number;
+}
+
+/**
+ * The totals in a suite's output, from whichever runner printed them: jest's `Tests: … total` lines,
+ * pytest's closing `N passed, M skipped in 3.2s`, PHPUnit's `OK (N tests, …)` or `Tests: N, …`.
+ * Several runs in one output add up; null when no runner's total is there.
+ */
+export function suiteTotals(output: string): SuiteTotals | null {
+  // eslint-disable-next-line no-control-regex
+  const lines = output.replace(/\u001b\[[0-9;]*m/g, '').split(/\r?\n/);
+  const totals: SuiteTotals = { passed: 0, failed: 0, skipped: 0 };
+  let found = false;
+  const num = (line: string, re: RegExp) => Number(re.exec(line)?.[1] ?? 0);
+  for (const line of lines) {
+    if (/^Tests:\s+.*\d+ total/.test(line)) {
+      // jest
+      totals.passed += num(line, /(\d+) passed/);
+      totals.failed += num(line, /(\d+) failed/);
+      totals.skipped += num(line, /(\d+) skipped/) + num(line, /(\d+) todo/);
+      found = true;
+    } else if (
+      /^=*\s*(\d+ (passed|failed|skipped|errors?|deselected|xfailed|xpassed),? ?)+.* in [\d.]+s/.test(line)
+    ) {
+      // pytest's closing line; an error (in a fixture or collection) is a failure here.
+      totals.passed += num(line, /(\d+) passed/) + num(line, /(\d+) xpassed/);
+      totals.failed += num(line, /(\d+) failed/) + num(line, /(\d+) errors?/);
+      totals.skipped += num(line, /(\d+) skipped/) + num(line, /(\d+) xfailed/);
+      found = true;
+    } else if (/^OK \((\d+) tests?, /.test(line)) {
+      // PHPUnit, all passed
+      totals.passed += num(line, /^OK \((\d+) tests?/);
+      found = true;
+    } else if (/^Tests: \d+, Assertions: /.test(line)) {
+      // PHPUnit with failures, errors, skipped or incomplete tests
+      const tests = num(line, /^Tests: (\d+)/);
+      const failed = num(line, /Failures: (\d+)/) + num(line, /Errors: (\d+)/);
+      const skipped = num(line, /Skipped: (\d+)/) + num(line, /Incomplete: (\d+)/);
+      totals.passed += tests - failed - skipped;
+      totals.failed += failed;
+      totals.skipped += skipped;
+      found = true;
+    }
+  }
+  return found ? totals : null;
+}
+
+const PYTEST_CLOSING =
+  /^=*\s*(\d+ (?:passed|failed|skipped|errors?|deselected|xfailed|xpassed|warnings?)\b.*?) in [\d.]+s\b.*$/;
+
+/**
+ * How a suite's output line is echoed. CI's result reader takes a pytest-style closing line ("12
+ * passed in 3.2s", with or without its `=` rule) for the whole run's result and ignores .ci/run's
+ * own total after it (scripts/schemathesis-output.ts), so those lines are echoed reworded; the totals
+ * are in this script's `sdk <lang>:` line.
+ */
+export function echoSuiteLine(line: string): string | null {
+  // eslint-disable-next-line no-control-regex
+  const plain = line.replace(/\u001b\[[0-9;]*m/g, '');
+  const closing = PYTEST_CLOSING.exec(plain.trim());
+  if (closing) return `── pytest: ${closing[1]!.replace(/^=+\s*/, '')} ──`;
+  return echoLine(plain);
+}
+
+/** Echoes a stream line by line through echoSuiteLine. */
+function echoLines(out: NodeJS.WriteStream): { write(chunk: string): void; end(): void } {
+  let pending = '';
+  const emit = (line: string) => {
+    const echoed = echoSuiteLine(line);
+    if (echoed !== null) out.write(`${echoed}\n`);
+  };
+  return {
+    write(chunk) {
+      pending += chunk;
+      const lines = pending.split('\n');
+      pending = lines.pop()!;
+      for (const line of lines) emit(line);
+    },
+    end() {
+      if (pending) emit(pending);
+      pending = '';
+    },
+  };
+}
+
+/** Runs a command to its end, its output shown as it comes (through echoSuiteLine) and returned. */
+function run(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const stdout = echoLines(process.stdout);
+    const stderr = echoLines(process.stderr);
+    child.stdout.on('data', (c: Buffer) => {
+      output += c.toString();
+      stdout.write(c.toString());
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      output += c.toString();
+      stderr.write(c.toString());
+    });
+    child.on('error', (err) => resolve({ code: 127, output: `${output}\n${err.message}` }));
+    child.on('close', (code) => {
+      stdout.end();
+      stderr.end();
+      resolve({ code, output });
+    });
+  });
+}
+
+interface Stack {
+  apiUrl: string;
+  mongoUri: string;
+  stop(): Promise<void>;
+}
+
+/** `npm start`'s stack on free ports, in a user's environment (not pointed at any other server). */
+async function startStack(): Promise<Stack> {
+  const provision = spawnSync('bash', ['scripts/provision', 'start'], { cwd: root, stdio: 'inherit' });
+  if (provision.status !== 0) throw new Error('bash scripts/provision start failed');
+  const dataDir = mkdtempSync(join(tmpdir(), 'momo-sdks-'));
+  const port = String(await freePort());
+  const mongoPort = String(await freePort());
+  const { MONGODB_URI: _m, TEMPORAL_ADDRESS: _t, ...shell } = process.env;
+  const proc: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main/embedded.ts'], {
+    cwd: root,
+    env: {
+      ...shell,
+      // A developer's machine: loopback webhook receivers are allowed (the suites run theirs there).
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'warn',
+      DATA_DIR: dataDir,
+      PORT: port,
+      EMBEDDED_MONGODB_PORT: mongoPort,
+      EMBEDDED_TEMPORAL_PORT: String(await freePort()),
+      EMBEDDED_TEMPORAL_UI_PORT: String(await freePort()),
+      EMBEDDED_SIMULATOR_PORT: String(await freePort()),
+      CODEC_SERVER_PORT: String(await freePort()),
+      TEMPORAL_METRICS_ADDRESS: `127.0.0.1:${await freePort()}`,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  proc.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+  proc.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+  const stop = async () => {
+    if (proc.exitCode === null && proc.signalCode === null) {
+      const exited = new Promise((r) => proc.once('exit', r));
+      proc.kill('SIGTERM');
+      // It stops the worker, then Temporal and FerretDB; a stuck shutdown must not hold CI.
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 60_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('npm start did not start in 180 s')), 180_000);
+      const check = setInterval(() => {
+        if (output.includes('momo-payments is running')) {
+          clearInterval(check);
+          clearTimeout(timer);
+          resolve();
+        }
+      }, 200);
+      proc.once('exit', (code) => {
+        clearInterval(check);
+        clearTimeout(timer);
+        reject(new Error(`npm start exited (${code})`));
+      });
+    });
+  } catch (err) {
+    console.error(output.slice(-4000));
+    await stop();
+    throw err;
+  }
+  return {
+    apiUrl: `http://127.0.0.1:${port}`,
+    mongoUri: `mongodb://127.0.0.1:${mongoPort}/payments`,
+    stop,
+  };
+}
+
+/** The CLI as the README has a user run it; its --json answer. */
+function cli(args: string[], mongoUri: string): Record<string, unknown> {
+  const res = spawnSync('npx', ['payments', ...args, '--json'], {
+    cwd: root,
+    env: { ...process.env, MONGODB_URI: mongoUri, NODE_ENV: 'development' },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  if (res.status !== 0) throw new Error(`npx payments ${args.join(' ')} failed:\n${res.stderr}`);
+  return JSON.parse(res.stdout) as Record<string, unknown>;
+}
+
+interface Merchant {
+  merchantId: string;
+  apiKey: string;
+  apiClient: string;
+}
+
+function sandboxMerchant(lang: Language, mongoUri: string): Merchant {
+  const created = cli(['merchants', 'create', '--name', `SDK ${lang} tests`], mongoUri);
+  const merchant = {
+    merchantId: String(created.merchantId),
+    apiKey: String(created.apiKey),
+    apiClient: String(created.apiClient),
+  };
+  for (const currency of ['XOF', 'XAF'])
+    cli(
+      [
+        'accounts',
+        'fund',
+        '--merchant',
+        merchant.merchantId,
+        '--currency',
+        currency,
+        '--amount',
+        '100000000',
+      ],
+      mongoUri,
+    );
+  return merchant;
+}
+
+async function main(): Promise<void> {
+  const present = languages.filter((lang) => {
+    if (existsSync(join(root, 'sdk', lang, 'run-tests.sh'))) return true;
+    console.error(`\n!!!!! sdk ${lang}: SKIPPED, there is no sdk/${lang}/run-tests.sh !!!!!\n`);
+    return false;
+  });
+  if (present.length === 0) return;
+
+  const started = Date.now();
+  const stack = await startStack();
+  let proxy: FaultProxy | undefined;
+  const stopAll = async () => {
+    await proxy?.close();
+    await stack.stop();
+  };
+  const onSignal = () => void stopAll().then(() => process.exit(130));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
+  const results: { lang: Language; ok: boolean; line: string }[] = [];
+  try {
+    console.log(
+      `test:sdks: the stack runs at ${stack.apiUrl} (${((Date.now() - started) / 1000).toFixed(0)} s)`,
+    );
+    proxy = await startFaultProxy(stack.apiUrl);
+    for (const lang of present) {
+      const merchant = sandboxMerchant(lang, stack.mongoUri);
+      // Each suite starts with the proxy disarmed and an empty log.
+      await fetch(`${proxy.url}/__faults`, { method: 'DELETE' });
+      await fetch(`${proxy.url}/__faults/log`, { method: 'DELETE' });
+      console.log(`\ntest:sdks: sdk/${lang}/run-tests.sh (merchant ${merchant.merchantId})`);
+      const t0 = Date.now();
+      const { code, output } = await run('bash', [`sdk/${lang}/run-tests.sh`], {
+        ...process.env,
+        MOMO_BASE_URL: stack.apiUrl,
+        MOMO_API_KEY: merchant.apiKey,
+        MOMO_API_CLIENT: merchant.apiClient,
+        MOMO_MERCHANT_ID: merchant.merchantId,
+        MOMO_FAULT_URL: proxy.url,
+      });
+      const seconds = ((Date.now() - t0) / 1000).toFixed(1);
+      const totals = suiteTotals(output);
+      const ok = code === 0;
+      const counts = totals
+        ? `${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`
+        : 'no test total found';
+      results.push({ lang, ok, line: `sdk ${lang}: ${counts} (${seconds} s, exit ${code})` });
+    }
+  } finally {
+    await stopAll();
+  }
+  console.log('');
+  for (const r of results) console.log(r.line);
+  console.log(`test:sdks: ${((Date.now() - started) / 1000).toFixed(0)} s in all`);
+  const failed = results.filter((r) => !r.ok).map((r) => r.lang);
+  if (failed.length) {
+    console.error(`test:sdks: FAILED: ${failed.join(', ')}`);
+    process.exit(1);
+  }
+}
+
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
