@@ -1,0 +1,54 @@
+"""Prints the SDK's manifest (the contract check's input, scripts/check-sdks.ts) by introspecting the
+package: every resource method marked with @operation on the client, and the fields of the model of
+each component schema (its JSON names; a union model lists the fields of all its variants).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import typing
+from typing import Any
+
+from pydantic import BaseModel, RootModel
+
+import momo_payments
+from momo_payments import _models
+from momo_payments._operations import COMPONENT_SCHEMAS
+
+
+def fields(model: Any) -> list[str]:
+    if isinstance(model, type) and issubclass(model, RootModel):
+        return fields(model.model_fields["root"].annotation)
+    if isinstance(model, type) and issubclass(model, BaseModel):
+        return [f.alias or name for name, f in model.model_fields.items()]
+    out: list[str] = []
+    for arg in typing.get_args(model):
+        out += [f for f in fields(arg) if f not in out]
+    return out
+
+
+def operations() -> dict[str, str]:
+    client = momo_payments.MomoPayments("mk_test_manifest", "sk_test_manifest", base_url="http://localhost")
+    found: dict[str, str] = {}
+    for resource_name, resource in vars(client).items():
+        if resource_name.startswith("_") or not hasattr(resource, "_t"):
+            continue
+        for method_name, method in inspect.getmembers(resource, inspect.ismethod):
+            op = getattr(method, "__momo_operation__", None)
+            if op:
+                found[op] = f"{resource_name}.{method_name}"
+    client.close()
+    return dict(sorted(found.items()))
+
+
+print(
+    json.dumps(
+        {
+            "sdk": "python",
+            "version": momo_payments.__version__,
+            "operations": operations(),
+            "models": {name: fields(getattr(_models, name)) for name in COMPONENT_SCHEMAS},
+        }
+    )
+)
