@@ -173,6 +173,18 @@ function phpType(schema: Schema): PhpType {
           `is_array(${e}) ? array_map(static fn ($item) => ${item}::fromArray($item), ${e}) : null`,
       };
     }
+    const union = s.items ? unionItems(s.items) : null;
+    if (union) {
+      const pairs = union.split(',').map((p) => p.split('='));
+      const table = pairs.map(([t, m]) => `${phpString(t ?? '')} => ${m ?? ''}::class`).join(', ');
+      const doc = [...new Set(pairs.map(([, m]) => m))].join('|');
+      return {
+        hint: '?array',
+        doc: `list<${doc}|array<string, mixed>>|null`,
+        hydrate: (e) =>
+          `is_array(${e}) ? array_map(static fn ($item) => Model::byType($item, [${table}]), ${e}) : null`,
+      };
+    }
     return { hint: '?array', doc: 'array|null', hydrate: (e) => e };
   }
   const map: Record<string, string> = {
@@ -232,6 +244,36 @@ ${args.join('\n')}
 `;
 }
 
+/**
+ * A list whose items are a union (TransactionPage: payins, both payout shapes, refunds): the model per
+ * value of the items' `type`, encoded "type=Model,…". An inline variant takes the union component that
+ * contains it (StandardPayoutResult), which then wins for its types as it covers both payout shapes.
+ */
+function unionItems(items: Schema): string | null {
+  const variants = items.anyOf ?? items.oneOf;
+  if (!variants) return null;
+  const byType = new Map<string, string>();
+  for (const variant of variants) {
+    let model = modelOf(variant);
+    let isUnion = false;
+    if (!model) {
+      const shape = JSON.stringify(variant);
+      const container = Object.entries(schemas).find(([, s]) =>
+        (s.anyOf ?? s.oneOf ?? []).some((v) => JSON.stringify(v) === shape),
+      );
+      if (!container) return null;
+      model = container[0];
+      isUnion = true;
+    }
+    const t = resolve(variant).properties?.type;
+    const values = t?.const !== undefined ? [t.const] : (t?.enum ?? []);
+    for (const v of values) {
+      if (typeof v === 'string' && (isUnion || !byType.has(v))) byType.set(v, model);
+    }
+  }
+  return byType.size ? [...byType].map(([t, m]) => `${t}=${m}`).join(',') : null;
+}
+
 interface Op {
   id: string;
   method: string;
@@ -269,7 +311,7 @@ for (const [path, item] of Object.entries(doc.paths)) {
     const paginated = query.includes('cursor') && response !== null;
     if (paginated && response) {
       const data = resolve(named(response)).properties?.data;
-      itemModel = data?.items ? modelOf(data.items) : null;
+      itemModel = data?.items ? (modelOf(data.items) ?? unionItems(data.items)) : null;
     }
     ops.push({
       id: op.operationId,
@@ -402,8 +444,9 @@ function resourceFile(resource: string, list: Op[]): string {
         o.name === 'list'
           ? 'autoPagingIterator'
           : `${o.name.replace(/^list/, '').replace(/^./, (c) => c.toLowerCase())}AutoPagingIterator`;
-      const item = o.itemModel ?? 'array';
-      if (o.itemModel) uses.add(o.itemModel);
+      const models = o.itemModel ? o.itemModel.split(',').map((p) => p.split('=').pop() ?? p) : [];
+      const item = models.length ? [...new Set(models)].join('|') : 'array';
+      for (const m of models) uses.add(m);
       const iterArgs = [...o.pathParams.map((p) => `string $${p}`), 'array $params = []', 'array $opts = []'];
       out += `
 

@@ -17,6 +17,21 @@ abstract class Model implements \ArrayAccess, \JsonSerializable
     {
     }
 
+    /**
+     * One item of a union list (a transaction page: payins, payouts, refunds) as the model of its type;
+     * an item of a type newer than the SDK stays an array.
+     *
+     * @param array<string, class-string<Model>> $byType
+     */
+    public static function byType(mixed $item, array $byType): mixed
+    {
+        if (!is_array($item)) {
+            return $item;
+        }
+        $class = $byType[is_string($item['type'] ?? null) ? $item['type'] : ''] ?? null;
+        return $class === null ? $item : $class::fromArray($item);
+    }
+
     /** @return array<string, mixed> the object as the API answered it */
     public function raw(): array
     {

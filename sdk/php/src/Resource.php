@@ -88,11 +88,20 @@ abstract class Resource
      */
     protected function paginate(string $operationId, array $pathParams, array $params, array $opts): \Generator
     {
+        // The item model: one class, or "type=Class,…" for a union chosen by each item's type.
         $item = Operations::ALL[$operationId]['item'];
+        $byType = [];
+        if ($item !== null && str_contains($item, '=')) {
+            foreach (explode(',', $item) as $pair) {
+                [$type, $class] = explode('=', $pair, 2);
+                $byType[$type] = $class;
+            }
+        }
         while (true) {
             $page = $this->request($operationId, $pathParams, $params, $opts);
             foreach ($page['data'] ?? [] as $row) {
-                yield $item !== null && is_array($row) ? ('MomoPayments\\Models\\' . $item)::fromArray($row) : $row;
+                $class = $byType === [] ? $item : ($byType[is_array($row) ? ($row['type'] ?? '') : ''] ?? null);
+                yield $class !== null && is_array($row) ? ('MomoPayments\\Models\\' . $class)::fromArray($row) : $row;
             }
             $next = $page['nextCursor'] ?? null;
             if (!is_string($next) || $next === '') {

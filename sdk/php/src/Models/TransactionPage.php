@@ -15,7 +15,7 @@ final class TransactionPage extends Model
 {
     public function __construct(
         array $raw,
-        /** @var array|null */
+        /** @var list<TransactionRecord|StandardPayoutResult|RefundRecord|array<string, mixed>>|null */
         public readonly ?array $data = null,
         /** @var string|null */
         public readonly ?string $nextCursor = null,
@@ -28,7 +28,7 @@ final class TransactionPage extends Model
     {
         return new self(
             $data,
-            data: $data['data'] ?? null,
+            data: is_array($data['data'] ?? null) ? array_map(static fn ($item) => Model::byType($item, ['payin' => TransactionRecord::class, 'payout' => StandardPayoutResult::class, 'refund' => RefundRecord::class]), $data['data'] ?? null) : null,
             nextCursor: $data['nextCursor'] ?? null,
         );
     }

@@ -7,7 +7,10 @@ declare(strict_types=1);
 namespace MomoPayments\Resources;
 
 use MomoPayments\Attributes\Operation;
+use MomoPayments\Models\RefundRecord;
+use MomoPayments\Models\StandardPayoutResult;
 use MomoPayments\Models\TransactionPage;
+use MomoPayments\Models\TransactionRecord;
 use MomoPayments\Resource;
 
 /** `$client->transactions`: listTransactions. */
@@ -29,7 +32,7 @@ final class TransactionsResource extends Resource
      *
      * @param array<string, mixed> $params
      * @param array<string, mixed> $opts
-     * @return \Generator<int, array>
+     * @return \Generator<int, TransactionRecord|StandardPayoutResult|RefundRecord>
      */
     public function autoPagingIterator(array $params = [], array $opts = []): \Generator
     {
