@@ -4,7 +4,10 @@ declare(strict_types=1);
 
 namespace MomoPayments\Tests\Support;
 
-/** Starts receiver.php under PHP's built-in server on a free loopback port, and reads what it got. */
+/**
+ * Starts receiver.php (or another script: the fault proxy stand-in) under PHP's built-in server on a
+ * free loopback port, with a temp file for what it records.
+ */
 final class Receiver
 {
     /** @var resource */
@@ -12,7 +15,8 @@ final class Receiver
     public readonly string $url;
     private readonly string $file;
 
-    public function __construct()
+    /** @param array<string, string> $env */
+    public function __construct(string $script = __DIR__ . '/receiver.php', array $env = [], string $path = '/webhooks')
     {
         $socket = stream_socket_server('tcp://127.0.0.1:0');
         if ($socket === false) {
@@ -22,11 +26,10 @@ final class Receiver
         fclose($socket);
         $port = (int) substr($name, strrpos($name, ':') + 1);
         $this->file = (string) tempnam(sys_get_temp_dir(), 'momo-php-receiver-');
-        $this->url = "http://127.0.0.1:{$port}/webhooks";
-        $env = getenv() + ['RECEIVER_FILE' => $this->file];
-        $env['RECEIVER_FILE'] = $this->file;
+        $this->url = "http://127.0.0.1:{$port}{$path}";
+        $env = array_merge(getenv(), $env, ['RECEIVER_FILE' => $this->file, 'FAULT_STATE' => $this->file]);
         $process = proc_open(
-            [PHP_BINARY, '-S', "127.0.0.1:{$port}", __DIR__ . '/receiver.php'],
+            [PHP_BINARY, '-S', "127.0.0.1:{$port}", $script],
             [0 => ['file', '/dev/null', 'r'], 1 => ['file', '/dev/null', 'w'], 2 => ['file', '/dev/null', 'w']],
             $pipes,
             null,
