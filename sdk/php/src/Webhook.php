@@ -107,8 +107,9 @@ final class Webhook
         foreach ($headers as $name => $value) {
             $name = strtolower((string) $name);
             if (str_starts_with($name, 'http_')) {
-                $name = str_replace('_', '-', substr($name, 5)); // $_SERVER['HTTP_WEBHOOK_ID']
+                $name = substr($name, 5); // $_SERVER['HTTP_WEBHOOK_ID']
             }
+            $name = str_replace('_', '-', $name); // $_SERVER and WordPress's get_headers() spell them webhook_id
             $out[$name] = is_array($value) ? (string) reset($value) : (string) $value;
         }
         return $out;

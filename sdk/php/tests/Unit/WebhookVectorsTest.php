@@ -133,6 +133,9 @@ final class WebhookVectorsTest extends TestCase
         self::assertSame('o-1', $event->data?->reference);
         self::assertSame(5000, $event->data?->amount);
 
+        $wordpress = ['webhook_id' => ['msg_1'], 'webhook_timestamp' => [(string) $ts], 'webhook_signature' => [$server['HTTP_WEBHOOK_SIGNATURE']]];
+        self::assertInstanceOf(PayinCompletedEvent::class, Webhook::verify($body, $wordpress, [$secret]));
+
         $unknown = str_replace('payin.completed', 'payin.someday', $body);
         $server['HTTP_WEBHOOK_SIGNATURE'] = Webhook::sign($secret, 'msg_1', $ts, $unknown);
         self::assertInstanceOf(Event::class, Webhook::verify($unknown, $server, $secret));
