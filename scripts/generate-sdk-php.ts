@@ -276,6 +276,7 @@ function unionItems(items: Schema): string | null {
 
 interface Op {
   id: string;
+  summary: string | undefined;
   method: string;
   path: string;
   resource: string;
@@ -315,6 +316,7 @@ for (const [path, item] of Object.entries(doc.paths)) {
     }
     ops.push({
       id: op.operationId,
+      summary: op.summary,
       method: method.toUpperCase(),
       path,
       resource: place[0],
@@ -383,7 +385,7 @@ function resourceFile(resource: string, list: Op[]): string {
   const methods = list.map((o) => {
     const args = o.pathParams.map((p) => `string $${p}`);
     const pathArray = `[${o.pathParams.map((p) => `${phpString(p)} => $${p}`).join(', ')}]`;
-    const doc: string[] = [`${o.method} ${o.path}`];
+    const doc: string[] = [`${o.summary ? `${o.summary.replace(/\*\//g, '')}: ` : ''}${o.method} ${o.path}`];
     if (o.id === 'downloadStatement') {
       uses.add('Statement');
       return `    /**

@@ -16,7 +16,7 @@ use MomoPayments\Resource;
 final class AccountsResource extends Resource
 {
     /**
-     * GET /v1/accounts
+     * List your accounts: GET /v1/accounts
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */
     #[Operation('listAccounts')]
@@ -26,7 +26,7 @@ final class AccountsResource extends Resource
     }
 
     /**
-     * GET /v1/accounts/{id}
+     * Read an account: GET /v1/accounts/{id}
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */
     #[Operation('getAccount')]
@@ -36,7 +36,7 @@ final class AccountsResource extends Resource
     }
 
     /**
-     * GET /v1/accounts/{id}/entries
+     * Account statement: GET /v1/accounts/{id}/entries
      * @param array<string, mixed> $params query: limit, cursor, from, to
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */

@@ -16,7 +16,7 @@ use MomoPayments\Resource;
 final class EventsResource extends Resource
 {
     /**
-     * GET /v1/events
+     * List events: GET /v1/events
      * @param array<string, mixed> $params query: limit, cursor, type, reference, from, to, delivered
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */
@@ -39,7 +39,7 @@ final class EventsResource extends Resource
     }
 
     /**
-     * GET /v1/events/{eventId}
+     * Read an event: GET /v1/events/{eventId}
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */
     #[Operation('getEvent')]
@@ -49,7 +49,7 @@ final class EventsResource extends Resource
     }
 
     /**
-     * POST /v1/events/{eventId}/redeliver
+     * Send an event again: POST /v1/events/{eventId}/redeliver
      * @param array<string, mixed> $params the JSON body (RedeliverRequest)
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */

@@ -14,7 +14,7 @@ use MomoPayments\Resource;
 final class PayinsResource extends Resource
 {
     /**
-     * POST /v1/direct/payin
+     * Trigger a direct payin: POST /v1/direct/payin
      * @param array<string, mixed> $params the JSON body (DirectPayinRequest)
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */
@@ -25,7 +25,7 @@ final class PayinsResource extends Resource
     }
 
     /**
-     * POST /v1/payin/sessions
+     * Create a payin session (wallet flow): POST /v1/payin/sessions
      * @param array<string, mixed> $params the JSON body (PayinSessionRequest)
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */
@@ -36,7 +36,7 @@ final class PayinsResource extends Resource
     }
 
     /**
-     * GET /v1/payin/{reference}
+     * Read a payin: GET /v1/payin/{reference}
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */
     #[Operation('getPayin')]

@@ -14,7 +14,7 @@ use MomoPayments\Resource;
 final class PayoutBatchesResource extends Resource
 {
     /**
-     * POST /v1/payouts/bulk
+     * Pay up to 100 beneficiaries at once: POST /v1/payouts/bulk
      * @param array<string, mixed> $params the JSON body (CreatePayoutBatchRequest)
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */
@@ -25,7 +25,7 @@ final class PayoutBatchesResource extends Resource
     }
 
     /**
-     * GET /v1/payouts/bulk/{id}
+     * Read a bulk payout: GET /v1/payouts/bulk/{id}
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */
     #[Operation('getPayoutBatch')]

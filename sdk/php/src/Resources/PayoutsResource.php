@@ -15,7 +15,7 @@ use MomoPayments\Resource;
 final class PayoutsResource extends Resource
 {
     /**
-     * POST /v1/direct/payout
+     * Direct payout: POST /v1/direct/payout
      * @param array<string, mixed> $params the JSON body (DirectPayoutRequest)
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */
@@ -26,7 +26,7 @@ final class PayoutsResource extends Resource
     }
 
     /**
-     * GET /v1/direct/payout/{reference}
+     * Read a direct payout: GET /v1/direct/payout/{reference}
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */
     #[Operation('getDirectPayout')]
@@ -36,7 +36,7 @@ final class PayoutsResource extends Resource
     }
 
     /**
-     * POST /v1/payout
+     * Standard payout (shape A flat, or shape B with accountId): POST /v1/payout
      * @param array<string, mixed> $params the JSON body
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */
@@ -47,7 +47,7 @@ final class PayoutsResource extends Resource
     }
 
     /**
-     * GET /v1/payout/{reference}
+     * Read a standard payout: GET /v1/payout/{reference}
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */
     #[Operation('getPayout')]
@@ -57,7 +57,7 @@ final class PayoutsResource extends Resource
     }
 
     /**
-     * POST /v1/direct/payout/{reference}/cancel
+     * Cancel a direct payout not yet sent: POST /v1/direct/payout/{reference}/cancel
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */
     #[Operation('cancelDirectPayout')]
@@ -67,7 +67,7 @@ final class PayoutsResource extends Resource
     }
 
     /**
-     * POST /v1/payout/{reference}/cancel
+     * Cancel a standard payout not yet sent: POST /v1/payout/{reference}/cancel
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */
     #[Operation('cancelPayout')]

@@ -16,7 +16,7 @@ use MomoPayments\Resource;
 final class ProvidersResource extends Resource
 {
     /**
-     * GET /v1/providers
+     * List providers: GET /v1/providers
      * @param array<string, mixed> $params query: country
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */
@@ -27,7 +27,7 @@ final class ProvidersResource extends Resource
     }
 
     /**
-     * GET /v1/providers/predict
+     * Predict the operator of a number: GET /v1/providers/predict
      * @param array<string, mixed> $params query: msisdn
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */
@@ -38,7 +38,7 @@ final class ProvidersResource extends Resource
     }
 
     /**
-     * GET /v1/providers/recipient
+     * Check a recipient before paying or asking to pay: GET /v1/providers/recipient
      * @param array<string, mixed> $params query: msisdn, country
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */

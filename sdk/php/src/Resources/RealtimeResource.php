@@ -14,7 +14,7 @@ use MomoPayments\Resource;
 final class RealtimeResource extends Resource
 {
     /**
-     * POST /v1/ws/tokens
+     * Issue a browser token for the WebSocket stream: POST /v1/ws/tokens
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */
     #[Operation('createWsToken')]

@@ -14,7 +14,7 @@ use MomoPayments\Resource;
 final class RefundsResource extends Resource
 {
     /**
-     * POST /v1/payin/{reference}/refund
+     * Refund a payin: POST /v1/payin/{reference}/refund
      * @param array<string, mixed> $params the JSON body (RefundRequest)
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */
@@ -25,7 +25,7 @@ final class RefundsResource extends Resource
     }
 
     /**
-     * GET /v1/refunds/{reference}
+     * Read a refund: GET /v1/refunds/{reference}
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */
     #[Operation('getRefund')]

@@ -16,7 +16,7 @@ use MomoPayments\Resource;
 final class SandboxResource extends Resource
 {
     /**
-     * POST /v1/sandbox/payins/{reference}/settle
+     * Test helper: the operator settles a payin: POST /v1/sandbox/payins/{reference}/settle
      * @param array<string, mixed> $params the JSON body (SandboxPayinSettleRequest)
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */
@@ -27,7 +27,7 @@ final class SandboxResource extends Resource
     }
 
     /**
-     * POST /v1/sandbox/payins/{reference}/collected
+     * Test helper: the operator's partner finds a payin's funds: POST /v1/sandbox/payins/{reference}/collected
      * @param array<string, mixed> $params the JSON body (SandboxCollectedRequest)
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */
@@ -38,7 +38,7 @@ final class SandboxResource extends Resource
     }
 
     /**
-     * POST /v1/sandbox/payouts/{reference}/settle
+     * Test helper: the operator settles a payout: POST /v1/sandbox/payouts/{reference}/settle
      * @param array<string, mixed> $params the JSON body (SandboxSettleRequest)
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */
@@ -49,7 +49,7 @@ final class SandboxResource extends Resource
     }
 
     /**
-     * POST /v1/sandbox/refunds/{reference}/settle
+     * Test helper: the operator settles a refund: POST /v1/sandbox/refunds/{reference}/settle
      * @param array<string, mixed> $params the JSON body (SandboxSettleRequest)
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */

@@ -14,7 +14,7 @@ use MomoPayments\Resource;
 final class StatementsResource extends Resource
 {
     /**
-     * POST /v1/statements
+     * Start a statement of an account: POST /v1/statements
      * @param array<string, mixed> $params the JSON body (CreateStatementRequest)
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */
@@ -25,7 +25,7 @@ final class StatementsResource extends Resource
     }
 
     /**
-     * GET /v1/statements/{id}
+     * Read a statement: GET /v1/statements/{id}
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */
     #[Operation('getStatement')]

@@ -17,7 +17,7 @@ use MomoPayments\Resource;
 final class TransactionsResource extends Resource
 {
     /**
-     * GET /v1/transactions
+     * List and search transactions: GET /v1/transactions
      * @param array<string, mixed> $params query: limit, cursor, type, status, provider, country, from, to, reference, metadata
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */

@@ -21,7 +21,7 @@ use MomoPayments\Resource;
 final class WebhookEndpointsResource extends Resource
 {
     /**
-     * POST /v1/webhooks
+     * Register a webhook endpoint: POST /v1/webhooks
      * @param array<string, mixed> $params the JSON body (CreateWebhookRequest)
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */
@@ -32,7 +32,7 @@ final class WebhookEndpointsResource extends Resource
     }
 
     /**
-     * GET /v1/webhooks
+     * List webhook endpoints: GET /v1/webhooks
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */
     #[Operation('listWebhookEndpoints')]
@@ -42,7 +42,7 @@ final class WebhookEndpointsResource extends Resource
     }
 
     /**
-     * GET /v1/webhooks/{id}
+     * Read a webhook endpoint and its health: GET /v1/webhooks/{id}
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */
     #[Operation('getWebhookEndpoint')]
@@ -52,7 +52,7 @@ final class WebhookEndpointsResource extends Resource
     }
 
     /**
-     * DELETE /v1/webhooks/{id}
+     * Delete a webhook endpoint: DELETE /v1/webhooks/{id}
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */
     #[Operation('deleteWebhookEndpoint')]
@@ -62,7 +62,7 @@ final class WebhookEndpointsResource extends Resource
     }
 
     /**
-     * POST /v1/webhooks/{id}/replay
+     * Send the events of a period again to this endpoint: POST /v1/webhooks/{id}/replay
      * @param array<string, mixed> $params the JSON body (ReplayRequest)
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */
@@ -73,7 +73,7 @@ final class WebhookEndpointsResource extends Resource
     }
 
     /**
-     * POST /v1/webhooks/{id}/test
+     * Send a signed example event to this endpoint: POST /v1/webhooks/{id}/test
      * @param array<string, mixed> $params the JSON body (TestWebhookRequest)
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */
@@ -84,7 +84,7 @@ final class WebhookEndpointsResource extends Resource
     }
 
     /**
-     * POST /v1/webhooks/{id}/rotate-secret
+     * Rotate the signing secret: POST /v1/webhooks/{id}/rotate-secret
      * @param array<string, mixed> $params the JSON body (RotateSecretRequest)
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */
@@ -95,7 +95,7 @@ final class WebhookEndpointsResource extends Resource
     }
 
     /**
-     * POST /v1/webhooks/{id}/enable
+     * Re-enable an endpoint disabled by a 410: POST /v1/webhooks/{id}/enable
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */
     #[Operation('enableWebhookEndpoint')]
@@ -105,7 +105,7 @@ final class WebhookEndpointsResource extends Resource
     }
 
     /**
-     * GET /v1/webhooks/{id}/deliveries
+     * Delivery log of an endpoint: GET /v1/webhooks/{id}/deliveries
      * @param array<string, mixed> $params query: limit, cursor, eventId
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */
