@@ -97,6 +97,10 @@ final class FaultProxyTest extends StackTestCase
         self::assertLessThan(300, $log[1]['status']);
         self::assertNotEmpty($log[0]['idempotencyKey']);
         self::assertSame($log[0]['idempotencyKey'], $log[1]['idempotencyKey']);
+        if (array_key_exists('upstreamStatus', $log[0])) {
+            // The harness's proxy also logs what the API answered the discarded attempt: it created the payin.
+            self::assertSame(201, $log[0]['upstreamStatus']);
+        }
         // The forwarded first attempt created the payin; the retry got that same object back.
         $direct = self::client();
         self::assertSame($payin->id, $direct->payins->retrieve($ref)->id);

@@ -36,7 +36,7 @@ final class PaymentsTest extends StackTestCase
         $done = self::eventually(
             static fn () => $client->payins->retrieve($ref),
             static fn (TransactionRecord $p) => in_array($p->status, ['success', 'completed'], true),
-            20,
+            45,
             'the payin to complete',
         );
         self::assertSame(5000, $done->amount);
@@ -46,15 +46,15 @@ final class PaymentsTest extends StackTestCase
             'reason' => 'Returned',
             'externalReference' => self::ref('return'),
             'sandboxScenario' => 'pending',
-        ]);
+        ], self::PATIENT);
         self::assertInstanceOf(RefundRecord::class, $refund);
         self::assertSame($ref, $refund->originalReference);
-        $settled = $client->sandbox->settleRefund((string) $refund->reference, ['outcome' => 'completed']);
+        $settled = $client->sandbox->settleRefund((string) $refund->reference, ['outcome' => 'completed'], self::PATIENT);
         self::assertInstanceOf(RefundRecord::class, $settled);
         $final = self::eventually(
             static fn () => $client->refunds->retrieve((string) $refund->reference),
             static fn (RefundRecord $r) => $r->status === 'completed',
-            20,
+            45,
             'the refund to complete',
         );
         self::assertSame(1000, $final->amount);
@@ -70,12 +70,12 @@ final class PaymentsTest extends StackTestCase
             'payin' => ['amount' => 2500, 'msisdn' => self::MSISDN_CI, 'provider' => 'MTN', 'country' => 'CI'],
             'action' => self::action(),
         ]);
-        $failed = $client->sandbox->settlePayin($ref, ['outcome' => 'failed', 'failureCode' => 'OPERATOR_TIMEOUT']);
+        $failed = $client->sandbox->settlePayin($ref, ['outcome' => 'failed', 'failureCode' => 'OPERATOR_TIMEOUT'], self::PATIENT);
         self::assertSame($ref, $failed->reference);
-        $corrected = $client->sandbox->payinCollected($ref);
+        $corrected = $client->sandbox->payinCollected($ref, [], self::PATIENT);
         self::assertSame($ref, $corrected->reference);
         try {
-            $client->sandbox->settlePayin($ref, ['outcome' => 'completed']);
+            $client->sandbox->settlePayin($ref, ['outcome' => 'completed'], self::PATIENT);
         } catch (ConflictException $e) {
             self::assertSame('ALREADY_FINAL', $e->errorCode);
         }
@@ -110,11 +110,11 @@ final class PaymentsTest extends StackTestCase
             'payout' => ['amount' => 1000, 'msisdn' => self::PAYEE_CI, 'provider' => 'ORANGE', 'country' => 'CI'],
         ]);
         self::assertInstanceOf(TransactionRecord::class, $payout);
-        $client->sandbox->settlePayout($ref, ['outcome' => 'completed']);
+        $client->sandbox->settlePayout($ref, ['outcome' => 'completed'], self::PATIENT);
         $done = self::eventually(
             static fn () => $client->payouts->retrieveDirect($ref),
             static fn (TransactionRecord $p) => in_array($p->status, ['success', 'completed'], true),
-            20,
+            45,
             'the payout to complete',
         );
         self::assertSame($ref, $done->reference);
@@ -128,7 +128,7 @@ final class PaymentsTest extends StackTestCase
             'payout' => ['amount' => 1000, 'msisdn' => self::PAYEE_CI, 'provider' => 'ORANGE', 'country' => 'CI'],
         ]);
         try {
-            $cancelled = $client->payouts->cancelDirect($other);
+            $cancelled = $client->payouts->cancelDirect($other, self::PATIENT);
             self::assertSame('reversed', $cancelled->status);
         } catch (ConflictException $e) {
             self::assertSame('PAYOUT_NOT_CANCELLABLE', $e->errorCode);
@@ -174,7 +174,7 @@ final class PaymentsTest extends StackTestCase
         $read = $client->payouts->retrieve($ref2);
         self::assertSame($fromAccount->reference, $read->reference);
         try {
-            self::assertSame('reversed', $client->payouts->cancel($ref2)->status);
+            self::assertSame('reversed', $client->payouts->cancel($ref2, self::PATIENT)->status);
         } catch (ConflictException $e) {
             self::assertSame('PAYOUT_NOT_CANCELLABLE', $e->errorCode);
         }
@@ -194,7 +194,7 @@ final class PaymentsTest extends StackTestCase
         $done = self::eventually(
             static fn () => $client->payoutBatches->retrieve((string) $batch->id),
             static fn (PayoutBatch $b) => $b->status === 'completed',
-            30,
+            45,
             'the batch to complete',
         );
         self::assertSame($batch->id, $done->id);

@@ -88,7 +88,7 @@ final class ReportingTest extends StackTestCase
         $ready = self::eventually(
             static fn () => $client->statements->retrieve((string) $statement->id),
             static fn (Statement $s) => $s->status !== 'pending',
-            30,
+            45,
             'the statement to be ready',
         );
         self::assertSame('ready', $ready->status);

@@ -30,6 +30,9 @@ abstract class StackTestCase extends TestCase
         ]);
     }
 
+    /** Per-call options for the calls that wait on the workflow (sandbox helpers, cancels): more 503 retries on a busy stack. */
+    protected const PATIENT = ['maxRetries' => 8];
+
     protected static function ref(string $prefix): string
     {
         return $prefix . '-php-' . bin2hex(random_bytes(6));
@@ -53,7 +56,7 @@ abstract class StackTestCase extends TestCase
      * @param callable(T): bool $done
      * @return T
      */
-    protected static function eventually(callable $read, callable $done, float $seconds = 20.0, string $what = 'the condition')
+    protected static function eventually(callable $read, callable $done, float $seconds = 45.0, string $what = 'the condition')
     {
         $deadline = microtime(true) + $seconds;
         while (true) {
