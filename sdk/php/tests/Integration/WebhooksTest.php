@@ -50,7 +50,7 @@ final class WebhooksTest extends StackTestCase
                     return null;
                 },
                 static fn ($r) => $r !== null,
-                25,
+                45,
                 'the payin.completed delivery',
             );
             // The one call a merchant writes: raw body, headers, its secrets (an old one first, as during a rotation).
