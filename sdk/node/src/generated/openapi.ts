@@ -1771,11 +1771,11 @@ export interface components {
     };
     ReplayRequest: {
       /** @default false */
-      dryRun: boolean;
+      dryRun?: boolean;
       /** Format: date-time */
       from: string;
       /** @default true */
-      onlyFailed: boolean;
+      onlyFailed?: boolean;
       /** Format: date-time */
       to: string;
     };
