@@ -8,6 +8,6 @@ module.exports = {
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json', diagnostics: false }] },
   // Sources import './x.js' (ESM output needs the extension); the tests run the TypeScript.
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
-  testTimeout: 30_000,
+  testTimeout: 90_000,
   maxWorkers: 2,
 };

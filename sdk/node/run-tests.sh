@@ -11,10 +11,17 @@ for var in MOMO_BASE_URL MOMO_API_KEY MOMO_API_CLIENT MOMO_MERCHANT_ID MOMO_FAUL
   fi
 done
 [ -d node_modules ] || npm ci --no-audit --no-fund
-# The types must match the OpenAPI snapshot, and the package must build (ESM and CJS).
+# The types must match the OpenAPI snapshot.
 npx --no-install tsx sdk/node/scripts/generate.ts --check
 npx --no-install tsc -p sdk/node/tsconfig.json --noEmit
-(cd sdk/node && npm run --silent build)
-node -e "const m = require('./sdk/node/dist/cjs/index.js'); if (typeof m.MomoPayments !== 'function') process.exit(1)"
-node --input-type=module -e "import { MomoPayments } from './sdk/node/dist/esm/index.js'; if (typeof MomoPayments !== 'function') process.exit(1)"
+# The package builds to ESM and CJS and both load (built under node_modules/.cache, so no build
+# output is left in the tree for eslint or git to find).
+out=node_modules/.cache/sdk-node-build
+rm -rf "$out"
+npx --no-install tsc -p sdk/node/tsconfig.cjs.json --outDir "$out/cjs"
+npx --no-install tsc -p sdk/node/tsconfig.esm.json --outDir "$out/esm"
+echo '{"type":"commonjs"}' >"$out/cjs/package.json"
+echo '{"type":"module"}' >"$out/esm/package.json"
+node -e "if (typeof require('./$out/cjs/index.js').MomoPayments !== 'function') process.exit(1)"
+node --input-type=module -e "const m = await import('./$out/esm/index.js'); if (typeof m.MomoPayments !== 'function') process.exit(1)"
 exec npx --no-install jest -c sdk/node/jest.config.js "$@"

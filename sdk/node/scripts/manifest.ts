@@ -29,7 +29,7 @@ async function operations(): Promise<Record<string, string>> {
     baseUrl: 'http://probe.invalid',
     maxRetries: 0,
     fetch: async (input, init) => {
-      seen.push({ method: init?.method ?? 'GET', path: new URL(String(input as string)).pathname });
+      seen.push({ method: init?.method ?? 'GET', path: new URL(input).pathname });
       return new Response(JSON.stringify(probeBody), { headers: { 'content-type': 'application/json' } });
     },
   });

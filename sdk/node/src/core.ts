@@ -97,10 +97,11 @@ export class HttpCore {
       if (value === undefined || value === null) continue;
       if (typeof value === 'object' && !Array.isArray(value)) {
         // Deep-object style (metadata[orderId]=…), as the API reads its metadata filter.
-        for (const [sub, v] of Object.entries(value as Record<string, unknown>))
-          if (v !== undefined) url.searchParams.append(`${key}[${sub}]`, String(v));
-      } else if (Array.isArray(value)) for (const v of value) url.searchParams.append(key, String(v));
-      else url.searchParams.append(key, String(value as string | number | boolean));
+        for (const [sub, v] of Object.entries(value as Record<string, string | undefined>))
+          if (v !== undefined) url.searchParams.append(`${key}[${sub}]`, v);
+      } else if (Array.isArray(value))
+        for (const v of value as (string | number)[]) url.searchParams.append(key, String(v));
+      else url.searchParams.append(key, `${value as string | number | boolean}`);
     }
     return url.toString();
   }

@@ -73,7 +73,7 @@ export class EventStream extends EventEmitter implements AsyncIterable<WebhookEv
       socket.on('message', (raw) => {
         let message: Message;
         try {
-          message = JSON.parse(raw.toString()) as Message;
+          message = JSON.parse((raw as Buffer).toString('utf8')) as Message;
         } catch {
           return;
         }

@@ -25,7 +25,7 @@ describeFaults('retries through the fault proxy', () => {
       body: body ? JSON.stringify(body) : undefined,
     });
     if (!res.ok) throw new Error(`fault proxy ${method} ${path}: ${res.status}`);
-    return res.status === 204 ? undefined : ((await res.json().catch(() => undefined)) as unknown);
+    return res.status === 204 ? undefined : await res.json().catch(() => undefined);
   }
   const log = async () =>
     ((await control('GET', '/__faults/log')) as LogEntry[]).filter((e) => e.path.startsWith('/v1/'));
