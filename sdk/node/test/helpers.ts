@@ -34,7 +34,7 @@ export const action = { successUrl: 'https://shop.example/ok', failureUrl: 'http
 export async function eventually<T>(
   what: string,
   check: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 15_000,
+  timeoutMs = 30_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
