@@ -78,10 +78,8 @@ describeStack('payouts and reads', () => {
       expect(cancelled.status).toBe('reversed');
     } catch (err) {
       expect(err).toBeInstanceOf(MomoApiError);
-      expect([
-        'PAYOUT_NOT_CANCELLABLE',
-        (err as MomoApiError).status === 503 ? (err as MomoApiError).code : '',
-      ]).toContain((err as MomoApiError).code);
+      if ((err as MomoApiError).status !== 503)
+        expect((err as MomoApiError).code).toBe('PAYOUT_NOT_CANCELLABLE');
       await momo.sandbox.settlePayout(held, { outcome: 'failed' }).catch(() => undefined);
     }
     await completed;
