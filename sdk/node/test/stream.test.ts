@@ -20,9 +20,14 @@ describeStack('the event stream', () => {
         action,
       });
     const eventFor = (stream: EventStream, reference: string) =>
-      new Promise<WebhookEvent>((resolve) => {
+      new Promise<WebhookEvent>((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`no payin.completed event for ${reference} in 30 s`)),
+          30_000,
+        );
         const onEvent = (e: WebhookEvent) => {
           if (e.type === 'payin.completed' && e.data.reference === reference) {
+            clearTimeout(timer);
             stream.off('event', onEvent);
             resolve(e);
           }
