@@ -1,0 +1,103 @@
+// sdk/node/manifest.sh: the SDK's operations and models as one JSON object, for the contract check
+// (scripts/check-sdks.ts). Operations: each entry of the SDK's method table is called on a client
+// whose fetch only records the request, and the request must be that operation's method and path.
+// Models: the fields of each components.schemas type, read by the TypeScript compiler from the
+// generated types the methods are typed with.
+import { join } from 'node:path';
+import ts from 'typescript';
+import { MomoPayments, apiOperations, apiVersion, sdkMethods } from '../src/index';
+import { EventStream } from '../src/stream';
+
+type ApiOperationId = keyof typeof apiOperations;
+
+function templateRegex(path: string): RegExp {
+  return new RegExp(`^${path.replace(/\{\w+\}/g, '[^/]+')}$`);
+}
+
+async function operations(): Promise<Record<string, string>> {
+  const seen: { method: string; path: string }[] = [];
+  const probeBody = {
+    id: 'probe',
+    status: 'ready',
+    download: { url: '/v1/statements/probe/download?expires=1&signature=00' },
+    data: [],
+    nextCursor: null,
+  };
+  const client = new MomoPayments({
+    apiKey: 'mk_test_probe',
+    apiClient: 'sk_test_probe',
+    baseUrl: 'http://probe.invalid',
+    maxRetries: 0,
+    fetch: async (input, init) => {
+      seen.push({ method: init?.method ?? 'GET', path: new URL(input).pathname });
+      return new Response(JSON.stringify(probeBody), { headers: { 'content-type': 'application/json' } });
+    },
+  });
+  const out: Record<string, string> = {};
+  const problems: string[] = [];
+  for (const [operationId, name] of Object.entries(sdkMethods) as [ApiOperationId, string][]) {
+    const [resourceName, methodName] = name.split('.') as [string, string];
+    const resource = (client as unknown as Record<string, Record<string, unknown>>)[resourceName];
+    const method = resource?.[methodName];
+    if (typeof method !== 'function') {
+      problems.push(`${operationId}: ${name} is not a method`);
+      continue;
+    }
+    const expected = apiOperations[operationId];
+    if (operationId === 'openEventStream') {
+      // A WebSocket, not fetch: the stream's URL must be the operation's path.
+      const url = new URL(new EventStream(client.core).url);
+      if (!url.protocol.startsWith('ws') || url.pathname !== expected.path)
+        problems.push(`${operationId}: ${url.pathname}`);
+      out[operationId] = name;
+      continue;
+    }
+    seen.length = 0;
+    await Promise.resolve((method as (...a: unknown[]) => unknown).call(resource, 'probe', {}, {}));
+    const last = seen.at(-1);
+    if (!last || last.method !== expected.method || !templateRegex(expected.path).test(last.path))
+      problems.push(`${operationId}: ${name} sent ${last ? `${last.method} ${last.path}` : 'nothing'}`);
+    else out[operationId] = name;
+  }
+  if (problems.length > 0)
+    throw new Error(`SDK methods that do not call their operation:\n${problems.join('\n')}`);
+  return out;
+}
+
+function propertyNames(type: ts.Type, checker: ts.TypeChecker): string[] {
+  const members = type.isUnion() || type.isIntersection() ? type.types : [type];
+  const names = new Set<string>();
+  for (const member of members) {
+    if (!(member.flags & ts.TypeFlags.Object) || checker.isArrayType(member)) continue;
+    for (const prop of checker.getPropertiesOfType(member)) names.add(prop.getName());
+  }
+  return [...names].sort();
+}
+
+function models(): Record<string, string[]> {
+  const file = join(__dirname, '..', 'src', 'generated', 'openapi.ts');
+  const program = ts.createProgram([file], { strict: true, noEmit: true, skipLibCheck: true });
+  const checker = program.getTypeChecker();
+  const source = program.getSourceFile(file);
+  const components = source?.statements.find(
+    (s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === 'components',
+  );
+  if (!components) throw new Error('components not found in the generated types');
+  const schemas = checker.getTypeAtLocation(components).getProperty('schemas');
+  if (!schemas) throw new Error('components.schemas not found');
+  const schemasType = checker.getTypeOfSymbolAtLocation(schemas, components);
+  const out: Record<string, string[]> = {};
+  for (const schema of checker.getPropertiesOfType(schemasType))
+    out[schema.getName()] = propertyNames(checker.getTypeOfSymbolAtLocation(schema, components), checker);
+  return out;
+}
+
+async function main(): Promise<void> {
+  const manifest = { sdk: 'node', version: apiVersion, operations: await operations(), models: models() };
+  process.stdout.write(`${JSON.stringify(manifest)}\n`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});
