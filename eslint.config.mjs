@@ -17,7 +17,16 @@ const ioModules = [
 
 export default tseslint.config(
   {
-    ignores: ['node_modules/**', 'dist/**', 'coverage/**', '.data/**', 'test-results/**', 'bench-results/**'],
+    ignores: [
+      'node_modules/**',
+      'dist/**',
+      'sdk/*/dist/**',
+      'sdk/*/vendor/**',
+      'coverage/**',
+      '.data/**',
+      'test-results/**',
+      'bench-results/**',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
