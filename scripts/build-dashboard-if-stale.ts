@@ -8,7 +8,7 @@ const root = resolve(__dirname, '..');
 /** What the page is built from: its folder, and the two files of src/ it reads types from. */
 export const dashboardSources = [
   'dashboard',
-  'src/client/schema.d.ts',
+  'sdk/node/src/generated/openapi.ts',
   'src/dashboard/access/roles.ts',
   'package-lock.json',
 ];

@@ -1,23 +1,26 @@
 // Checks that jest cannot run in-process (these packages are ES modules only): the OpenAPI document
-// validates as OpenAPI 3.1, and src/client/schema.d.ts is what `npm run generate:client` writes.
+// validates as OpenAPI 3.1, and the typed client's types (sdk/openapi.json and the Node SDK's
+// generated files, which src/client re-exports) are what `npm run generate:client` writes.
 // Prints one JSON object; the unit test test/unit/openapi.test.ts runs it.
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { format, resolveConfig } from 'prettier';
 import { openApiDocument } from '../src/api/openapi/document';
-import { clientTypes } from '../src/client/generate';
+import { sdkOpenApiCurrent } from './generate-sdk-openapi';
 
 async function main(): Promise<void> {
   const doc = JSON.parse(JSON.stringify(openApiDocument())) as Parameters<Validator['validate']>[0];
   const validation = await new Validator().validate(doc);
-  const file = join(__dirname, '../src/client/schema.d.ts');
-  const fresh = await format(await clientTypes(), { ...(await resolveConfig(file)), parser: 'typescript' });
+  const sdkTypes = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', join(__dirname, '../sdk/node/scripts/generate.ts'), '--check'],
+    { encoding: 'utf8' },
+  );
   process.stdout.write(
     JSON.stringify({
       valid: validation.valid,
       errors: validation.errors ?? [],
-      clientCurrent: readFileSync(file, 'utf8') === fresh,
+      clientCurrent: (await sdkOpenApiCurrent()) && sdkTypes.status === 0,
     }),
   );
 }

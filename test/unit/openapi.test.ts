@@ -135,7 +135,7 @@ describe('OpenAPI document', () => {
     ).toThrow(/code/);
   });
 
-  it('the committed typed client (src/client/schema.d.ts) is generated from the current document', async () => {
+  it("the typed client's types (sdk/openapi.json, sdk/node/src/generated) come from the current document", async () => {
     // Stale? Run `npm run generate:client` and commit the result.
     expect((await contractCheck).clientCurrent).toBe(true);
   });
