@@ -3,13 +3,13 @@
 // server, on free ports, data in a temporary folder), each with a sandbox merchant the CLI creates
 // and funds, and the fault proxy (test/sdk/fault-proxy.ts) in front of the API. docs/sdks.md.
 // Prints one `sdk <lang>: N passed, F failed, S skipped (T s)` line per suite; exits 1 if one failed.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../src/infra/local-servers';
 import { echoLine } from './schemathesis-output';
 import { startFaultProxy, type FaultProxy } from '../test/sdk/fault-proxy';
+import { startEmbedded } from '../test/helpers/embedded';
 
 const root = join(__dirname, '..');
 const languages = ['node', 'python', 'php'] as const;
@@ -139,73 +139,27 @@ interface Stack {
 }
 
 /**
- * `npm start`'s stack on free ports, in a user's environment (not pointed at any other server). Its
- * dashboard build step is left out: the SDKs call the API only.
+ * `npm start`'s stack on free ports, in a user's environment (not pointed at any other server), as
+ * the integration tests start it (test/helpers/embedded.ts). Its dashboard build step is left out:
+ * the SDKs call the API only.
  */
 async function startStack(): Promise<Stack> {
   const provision = spawnSync('bash', ['scripts/provision', 'start'], { cwd: root, stdio: 'inherit' });
   if (provision.status !== 0) throw new Error('bash scripts/provision start failed');
-  const dataDir = mkdtempSync(join(tmpdir(), 'momo-sdks-'));
-  const port = String(await freePort());
-  const mongoPort = String(await freePort());
+  const port = await freePort();
+  const mongoPort = await freePort();
   const { MONGODB_URI: _m, TEMPORAL_ADDRESS: _t, ...shell } = process.env;
-  const proc: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main/embedded.ts'], {
-    cwd: root,
-    env: {
-      ...shell,
-      // A developer's machine: loopback webhook receivers are allowed (the suites run theirs there).
-      NODE_ENV: 'development',
-      LOG_LEVEL: 'warn',
-      DATA_DIR: dataDir,
-      PORT: port,
-      EMBEDDED_MONGODB_PORT: mongoPort,
-      EMBEDDED_TEMPORAL_PORT: String(await freePort()),
-      EMBEDDED_TEMPORAL_UI_PORT: String(await freePort()),
-      EMBEDDED_SIMULATOR_PORT: String(await freePort()),
-      CODEC_SERVER_PORT: String(await freePort()),
-      TEMPORAL_METRICS_ADDRESS: `127.0.0.1:${await freePort()}`,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  proc.stdout!.on('data', (c: Buffer) => (output += c.toString()));
-  proc.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-  const stop = async () => {
-    if (proc.exitCode === null && proc.signalCode === null) {
-      const exited = new Promise((r) => proc.once('exit', r));
-      proc.kill('SIGTERM');
-      // It stops the worker, then Temporal and FerretDB; a stuck shutdown must not hold CI.
-      const timer = setTimeout(() => proc.kill('SIGKILL'), 60_000);
-      await exited;
-      clearTimeout(timer);
-    }
-    rmSync(dataDir, { recursive: true, force: true });
-  };
-  try {
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('npm start did not start in 180 s')), 180_000);
-      const check = setInterval(() => {
-        if (output.includes('momo-payments is running')) {
-          clearInterval(check);
-          clearTimeout(timer);
-          resolve();
-        }
-      }, 200);
-      proc.once('exit', (code) => {
-        clearInterval(check);
-        clearTimeout(timer);
-        reject(new Error(`npm start exited (${code})`));
-      });
-    });
-  } catch (err) {
-    console.error(output.slice(-4000));
-    await stop();
-    throw err;
-  }
+  // A developer's machine: loopback webhook receivers are allowed (the suites run theirs there).
+  const embedded = await startEmbedded(
+    shell,
+    { NODE_ENV: 'development' },
+    { PORT: port, EMBEDDED_MONGODB_PORT: mongoPort },
+    180_000,
+  );
   return {
     apiUrl: `http://127.0.0.1:${port}`,
     mongoUri: `mongodb://127.0.0.1:${mongoPort}/payments`,
-    stop,
+    stop: () => embedded.stop(),
   };
 }
 

@@ -22,6 +22,8 @@ export async function startEmbedded(
   base: NodeJS.ProcessEnv,
   settings: NodeJS.ProcessEnv,
   ports: Record<string, number> = {},
+  /** A cold machine (fresh CI) may need more than the default to start Temporal and FerretDB. */
+  startTimeoutMs = 110_000,
 ): Promise<EmbeddedStack> {
   const dir = mkdtempSync(join(tmpdir(), 'momo-embedded-'));
   const port = async (name: string) => String(ports[name] ?? (await freePort()));
@@ -32,6 +34,7 @@ export async function startEmbedded(
       LOG_LEVEL: 'warn',
       DATA_DIR: dir,
       PORT: await port('PORT'),
+      EMBEDDED_MONGODB_PORT: await port('EMBEDDED_MONGODB_PORT'),
       EMBEDDED_TEMPORAL_PORT: await port('EMBEDDED_TEMPORAL_PORT'),
       EMBEDDED_TEMPORAL_UI_PORT: await port('EMBEDDED_TEMPORAL_UI_PORT'),
       EMBEDDED_SIMULATOR_PORT: await port('EMBEDDED_SIMULATOR_PORT'),
@@ -48,13 +51,19 @@ export async function startEmbedded(
     if (proc.exitCode === null && proc.signalCode === null) {
       const exited = new Promise((r) => proc.once('exit', r));
       proc.kill('SIGTERM');
+      // It stops the worker, then Temporal and FerretDB; a stuck shutdown must not hold a run.
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 60_000);
       await exited;
+      clearTimeout(timer);
     }
     rmSync(dir, { recursive: true, force: true });
   };
   try {
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`npm start did not start:\n${output}`)), 110_000);
+      const timer = setTimeout(
+        () => reject(new Error(`npm start did not start:\n${output}`)),
+        startTimeoutMs,
+      );
       const check = setInterval(() => {
         if (output.includes('momo-payments is running')) {
           clearInterval(check);
