@@ -12,7 +12,8 @@ import { eventually } from '../helpers/http';
 // the magic numbers, callbacks, disbursements and refunds. Reads of unknown ids, cancellation and
 // test controls: simulator-cancel.test.ts; durable books and statements: simulator-books.test.ts.
 describe('operator simulator', () => {
-  const { sim, gateway, failCallbacks, nextId, collection, callbacksFor, collectedPayment } = useSimulator();
+  const { sim, gateway, hastyGateway, failCallbacks, nextId, collection, callbacksFor, collectedPayment } =
+    useSimulator();
 
   it('answers pending, completes after the delay, and calls back signed with the operator secret', async () => {
     const req = collection();
@@ -151,7 +152,7 @@ describe('operator simulator', () => {
 
   it('9904: the first answer comes after the gateway gave up; the retry gets it, one collection', async () => {
     const req = collection({ msisdn: '+2250500009904' });
-    await expect(gateway.requestCollection(req)).rejects.toBeInstanceOf(OperatorUnavailableError);
+    await expect(hastyGateway.requestCollection(req)).rejects.toBeInstanceOf(OperatorUnavailableError);
     const retry = await gateway.requestCollection(req);
     expect(retry.operatorReference).toBe(`mtn_${req.transactionId}`);
     const state = (await (

@@ -38,6 +38,8 @@ let fake: FakeProcess;
 let receiver: Server;
 let receiverUrl: string;
 let mtn: Connector;
+/** Gives up after 500 ms, for the tests where MTN answers after 1.5 s; the others wait as long as a loaded machine needs. */
+let hasty: Connector;
 const received: IncomingCallback[] = [];
 
 function configFor(baseUrl: string): MtnConfig {
@@ -129,7 +131,8 @@ beforeAll(async () => {
     FAKE_CALLBACK_HOST: new URL(receiverUrl).host,
     FAKE_MTN_COMPLETE_AFTER_MS: '100',
   });
-  mtn = buildMtnConnector(configFor(fake.url), { timeoutMs: 500, callbackBaseUrl: receiverUrl })!;
+  mtn = buildMtnConnector(configFor(fake.url), { timeoutMs: 5000, callbackBaseUrl: receiverUrl })!;
+  hasty = buildMtnConnector(configFor(fake.url), { timeoutMs: 500, callbackBaseUrl: receiverUrl })!;
 });
 
 afterAll(async () => {
@@ -298,8 +301,10 @@ describe('MTN connector: request-to-pay', () => {
 
   it('timeout then success: the first answer is lost, the retry with the same id gets 409 and reads the one transaction', async () => {
     const req = payin();
+    // The token first, so that the 500 ms the hasty connector waits are the collection request's.
+    await hasty.collectionStatus(newId('pr'), 'MTN', 'CI');
     await control('/__fake/delay', { ms: 1500, count: 1, process: true, path: 'requesttopay' });
-    await expect(mtn.requestCollection(req)).rejects.toBeInstanceOf(OperatorUnavailableError);
+    await expect(hasty.requestCollection(req)).rejects.toBeInstanceOf(OperatorUnavailableError);
     const again = await mtn.requestCollection(req);
     expect(['pending', 'completed']).toContain(again.outcome);
     const done = await until(() => mtn.collectionStatus(req.transactionId, 'MTN', 'CI'), final);
@@ -312,8 +317,10 @@ describe('MTN connector: request-to-pay', () => {
 
   it('timeout before MTN did anything: the retry with the same id is a first request (202)', async () => {
     const req = payin();
+    // The token first, so that the 500 ms the hasty connector waits are the collection request's.
+    await hasty.collectionStatus(newId('pr'), 'MTN', 'CI');
     await control('/__fake/delay', { ms: 1500, count: 1, process: false, path: 'requesttopay' });
-    await expect(mtn.requestCollection(req)).rejects.toBeInstanceOf(OperatorUnavailableError);
+    await expect(hasty.requestCollection(req)).rejects.toBeInstanceOf(OperatorUnavailableError);
     expect((await mtn.collectionStatus(req.transactionId, 'MTN', 'CI')).outcome).toBe('unknown');
     // The abandoned request still reaches the fake after its delay: wait it out, then the retry
     // meets it (409, same terms) or creates it; either way one transaction, completed.

@@ -248,9 +248,9 @@ describe('pawaPay connector against the pawaPay fake', () => {
     await quick.activeConfiguration(); // read once: the hang is for the deposit itself
     await control('hang', { count: 1 });
     await expect(quick.requestCollection(req)).rejects.toThrow(OperatorUnavailableError);
-    const again = await quick.requestCollection(req);
+    const again = await pawapay.requestCollection(req);
     expect(['pending', 'completed']).toContain(again.outcome);
-    const done = await until(() => quick.collectionStatus(req.transactionId, 'MTN', 'CI'), final);
+    const done = await until(() => pawapay.collectionStatus(req.transactionId, 'MTN', 'CI'), final);
     expect(done.outcome).toBe('completed');
     const received = (await control('received', null)) as Array<{
       path: string;
