@@ -64,7 +64,7 @@ function build(
           }
         : {}),
     },
-    { timeoutMs: over.timeoutMs ?? 1500, callbackBaseUrl: null },
+    { timeoutMs: over.timeoutMs ?? 5000, callbackBaseUrl: null },
   );
   if (!c) throw new Error('no connector');
   return c;

@@ -39,7 +39,7 @@ function build(overrides: { apiKey?: string; timeoutMs?: number } = {}): Wave {
       WAVE_ERROR_URL: 'https://pay.example.com/wave/error',
     },
     {
-      timeoutMs: overrides.timeoutMs ?? 1500,
+      timeoutMs: overrides.timeoutMs ?? 5000,
       callbackBaseUrl: null,
       refundOrigin: (id) => Promise.resolve(refundOrigins.get(id) ?? null),
     },
