@@ -222,7 +222,13 @@ async function sandboxMerchant(lang: Language, mongoUri: string): Promise<Mercha
 }
 
 async function main(): Promise<void> {
-  const present = languages.filter((lang) => {
+  // `npm run test:sdks -- python php` runs only those; no argument runs all three.
+  const asked = process.argv.slice(2);
+  const unknown = asked.filter((a) => !(languages as readonly string[]).includes(a));
+  if (unknown.length > 0)
+    throw new Error(`test:sdks: no SDK named ${unknown.join(', ')} (${languages.join(', ')})`);
+  const chosen = asked.length > 0 ? languages.filter((lang) => asked.includes(lang)) : [...languages];
+  const present = chosen.filter((lang) => {
     if (existsSync(join(root, 'sdk', lang, 'run-tests.sh'))) return true;
     console.error(`\n!!!!! sdk ${lang}: SKIPPED, there is no sdk/${lang}/run-tests.sh !!!!!\n`);
     return false;

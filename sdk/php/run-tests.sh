@@ -13,5 +13,34 @@ bin=$(bash scripts/provision-sdk-php | tail -n 1)
 if [ -x node_modules/.bin/tsx ]; then
   node_modules/.bin/tsx scripts/generate-sdk-php.ts --check
 fi
+# The package as a merchant installs it: composer validates composer.json, installs it into an empty
+# project from a path repository (Packagist is unreachable here and never needed) and builds an
+# optimized class map that fails on any class outside its PSR-4 path; then every class must load
+# from vendor/ through Composer's autoloader alone.
+work=$(mktemp -d -t momo-sdk-php.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+export COMPOSER_HOME="$work/composer-home" COMPOSER_NO_INTERACTION=1 COMPOSER_DISABLE_NETWORK=1 COMPOSER_ALLOW_SUPERUSER=1
+echo "sdk/php: composer validate, install into an empty project, strict PSR-4 class map" >&2
+PATH="$bin:$PATH" composer validate --strict --no-check-publish --no-check-lock --working-dir sdk/php
+mkdir -p "$work/app"
+# composer.json carries no version (Packagist takes it from the tag): the path repository gives it.
+version=$("$bin/php" -r 'require "sdk/php/autoload.php"; echo MomoPayments\Client::VERSION;')
+cat >"$work/app/composer.json" <<JSON
+{
+  "name": "merchant/app",
+  "require": { "momo-payments/momo-payments": "^1.0" },
+  "repositories": [
+    {
+      "type": "path",
+      "url": "$root/sdk/php",
+      "options": { "symlink": false, "versions": { "momo-payments/momo-payments": "$version" } }
+    },
+    { "packagist.org": false }
+  ]
+}
+JSON
+PATH="$bin:$PATH" composer install --quiet --working-dir "$work/app"
+PATH="$bin:$PATH" composer dump-autoload --optimize --strict-psr --working-dir "$work/app"
+"$bin/php" sdk/php/tools/installed-consumer.php "$work/app"
 # Debian's phpunit runs under Debian's php; PATH puts the provisioned php first for both.
-PATH="$bin:$PATH" exec phpunit --configuration sdk/php/phpunit.xml.dist "$@"
+PATH="$bin:$PATH" phpunit --configuration sdk/php/phpunit.xml.dist "$@"

@@ -11,16 +11,25 @@ for name in MOMO_BASE_URL MOMO_API_KEY MOMO_API_CLIENT MOMO_MERCHANT_ID MOMO_FAU
   [ -n "${!name:-}" ] || { echo "sdk/python/run-tests.sh: $name is not set" >&2; exit 2; }
 done
 bin=$("$root/scripts/provision-sdk-python" | tail -n 1)
-# The SDK runs from its source tree (PYTHONPATH), so the cached venv is never changed by a checkout.
-export PYTHONPATH="$sdk/src"
 export PYTHONDONTWRITEBYTECODE=1
 echo "sdk/python: generated code against sdk/openapi.json" >&2
-"$bin/python" "$sdk/tools/generate.py" --check
-echo "sdk/python: mypy --strict" >&2
-(cd "$sdk/src" && "$bin/mypy" --strict --config-file "$sdk/pyproject.toml" --cache-dir "$bin/../mypy-cache" -p momo_payments)
+PYTHONPATH="$sdk/src" "$bin/python" "$sdk/tools/generate.py" --check
+# The suite runs the package as a merchant installs it: the wheel built from pyproject.toml (hatchling),
+# installed with pip into a folder of its own on PYTHONPATH, so the cached venv is never changed.
+work=$(mktemp -d -t momo-sdk-python.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+echo "sdk/python: wheel, installed with pip" >&2
+"$bin/pip" wheel --quiet --disable-pip-version-check --no-deps --no-build-isolation -w "$work/dist" "$sdk"
+"$bin/pip" install --quiet --disable-pip-version-check --no-deps --no-index --target "$work/site" "$work"/dist/*.whl
+export PYTHONPATH="$work/site"
+"$bin/python" -c 'import momo_payments, sys; sys.exit(0 if momo_payments.__file__.startswith(sys.argv[1]) else 1)' "$work/site" \
+  || { echo "sdk/python: the suite would not run the installed package" >&2; exit 1; }
+echo "sdk/python: mypy --strict, the installed package and a merchant's code using it (py.typed)" >&2
+(cd "$work/site" && "$bin/mypy" --strict --config-file "$sdk/pyproject.toml" --cache-dir "$bin/../mypy-cache" -p momo_payments)
+(cd "$work" && "$bin/mypy" --strict --config-file "$sdk/pyproject.toml" --cache-dir "$bin/../mypy-cache" "$sdk/tools/typed_consumer.py")
 echo "sdk/python: pytest" >&2
 cd "$sdk"
 # Serial by default: on a loaded machine parallel flows only slow the service down. SDK_PYTHON_WORKERS=N
 # runs N at a time (the fault proxy's tests
 # share one worker, as arming it is for "the next requests").
-exec "$bin/python" -m pytest -q -p no:cacheprovider -n "${SDK_PYTHON_WORKERS:-0}" --dist loadgroup --durations=8 "$@"
+"$bin/python" -m pytest -q -p no:cacheprovider -n "${SDK_PYTHON_WORKERS:-0}" --dist loadgroup --durations=8 "$@"
