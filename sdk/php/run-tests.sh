@@ -9,6 +9,8 @@ for v in MOMO_BASE_URL MOMO_API_KEY MOMO_API_CLIENT; do
   [ -n "${!v:-}" ] || { echo "sdk/php/run-tests.sh: $v is not set" >&2; exit 2; }
 done
 bin=$(bash scripts/provision-sdk-php | tail -n 1)
+# Debian's composer and phpunit run under Debian's php: PATH puts the provisioned php first for all.
+export PATH="$bin:$PATH"
 # The generated models and resources must match sdk/openapi.json (skipped where Node's deps are absent).
 if [ -x node_modules/.bin/tsx ]; then
   node_modules/.bin/tsx scripts/generate-sdk-php.ts --check
@@ -21,10 +23,10 @@ work=$(mktemp -d -t momo-sdk-php.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 export COMPOSER_HOME="$work/composer-home" COMPOSER_NO_INTERACTION=1 COMPOSER_DISABLE_NETWORK=1 COMPOSER_ALLOW_SUPERUSER=1
 echo "sdk/php: composer validate, install into an empty project, strict PSR-4 class map" >&2
-PATH="$bin:$PATH" composer validate --strict --no-check-publish --no-check-lock --working-dir sdk/php
+composer validate --strict --no-check-publish --no-check-lock --working-dir sdk/php
 mkdir -p "$work/app"
 # composer.json carries no version (Packagist takes it from the tag): the path repository gives it.
-version=$("$bin/php" -r 'require "sdk/php/autoload.php"; echo MomoPayments\Client::VERSION;')
+version=$(php -r 'require "sdk/php/autoload.php"; echo MomoPayments\Client::VERSION;')
 cat >"$work/app/composer.json" <<JSON
 {
   "name": "merchant/app",
@@ -39,8 +41,7 @@ cat >"$work/app/composer.json" <<JSON
   ]
 }
 JSON
-PATH="$bin:$PATH" composer install --quiet --working-dir "$work/app"
-PATH="$bin:$PATH" composer dump-autoload --optimize --strict-psr --working-dir "$work/app"
-"$bin/php" sdk/php/tools/installed-consumer.php "$work/app"
-# Debian's phpunit runs under Debian's php; PATH puts the provisioned php first for both.
-PATH="$bin:$PATH" phpunit --configuration sdk/php/phpunit.xml.dist "$@"
+composer install --quiet --working-dir "$work/app"
+composer dump-autoload --optimize --strict-psr --working-dir "$work/app"
+php sdk/php/tools/installed-consumer.php "$work/app"
+phpunit --configuration sdk/php/phpunit.xml.dist "$@"

@@ -30,6 +30,5 @@ echo "sdk/python: mypy --strict, the installed package and a merchant's code usi
 echo "sdk/python: pytest" >&2
 cd "$sdk"
 # Serial by default: on a loaded machine parallel flows only slow the service down. SDK_PYTHON_WORKERS=N
-# runs N at a time (the fault proxy's tests
-# share one worker, as arming it is for "the next requests").
+# runs N at a time (the fault proxy's tests share one worker, as arming it is for "the next requests").
 "$bin/python" -m pytest -q -p no:cacheprovider -n "${SDK_PYTHON_WORKERS:-0}" --dist loadgroup --durations=8 "$@"
