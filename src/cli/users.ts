@@ -87,7 +87,7 @@ export function usersCommand(ctx: CliContext, keys: () => KeyRing, h: Helpers): 
       const member = await id.members.byEmail(emailOf(opts.email));
       if (!member || member.merchantId !== merchantId)
         throw h.fail(`no member ${opts.email} in ${merchantId}`);
-      const link = resetLink(dashboardBaseUrl(ctx.config), await id.resets.create(member._id));
+      const link = resetLink(dashboardBaseUrl(ctx.config), await id.resets.create(member));
       h.print(opts.json, { link }, () =>
         [`Password reset for ${member.email}:`, `  ${link}`, 'It works once, for one hour.'].join('\n'),
       );

@@ -177,7 +177,7 @@ export function authRoutes(deps: DashboardDeps): Router {
     const body = parseOr400(z.strictObject({ email }), req.body, req);
     const member = await members.byEmail(body.email);
     if (member) {
-      const token = await resets.create(member._id);
+      const token = await resets.create(member);
       await mailer.send({
         to: member.email,
         kind: 'password-reset',
@@ -194,10 +194,10 @@ export function authRoutes(deps: DashboardDeps): Router {
       req.body,
       req,
     );
-    const memberId = await resets.consume(body.token);
-    const member = memberId ? await members.get(memberId) : null;
+    // Dead once used, and once the password changed since it was asked for (any other link used).
+    const member = await resets.consume(body.token, (id) => members.get(id));
     if (!member) throw new ApiProblem('LINK_INVALID');
-    // A new password ends every session of the member (its epoch moves).
+    // A new password ends every session of the member (its epoch moves) and every other link.
     await members.setPassword(member, await hashPassword(body.password));
     await routeAudit(deps, req, member, 'auth.password-reset', 204);
     res.status(204).end();
