@@ -151,8 +151,8 @@ export const problemCatalogue = {
       fr: "Ce compte a la vérification en deux étapes : saisissez le code à 6 chiffres de votre application d'authentification.",
     },
     help: {
-      en: 'Open your authenticator app and send the current 6-digit code as `totp` with your address and password.',
-      fr: "Ouvrez votre application d'authentification et envoyez le code à 6 chiffres du moment dans `totp`, avec votre adresse et votre mot de passe.",
+      en: 'Open your authenticator app and send the current 6-digit code as `totp` with your address and password; without your phone, send one of your recovery codes there instead.',
+      fr: "Ouvrez votre application d'authentification et envoyez le code à 6 chiffres du moment dans `totp`, avec votre adresse et votre mot de passe ; sans votre téléphone, envoyez-y plutôt l'un de vos codes de secours.",
     },
   },
   TOTP_INVALID: {
@@ -160,8 +160,8 @@ export const problemCatalogue = {
     status: 401,
     title: { en: 'Wrong authentication code', fr: "Code d'authentification incorrect" },
     detail: {
-      en: 'The 6-digit code is wrong or has expired.',
-      fr: 'Le code à 6 chiffres est incorrect ou a expiré.',
+      en: 'The 6-digit code is wrong or has expired, or the recovery code is wrong or already used.',
+      fr: 'Le code à 6 chiffres est incorrect ou a expiré, ou le code de secours est incorrect ou a déjà servi.',
     },
     help: {
       en: "Enter the code your authenticator app shows now (it changes every 30 seconds); check your phone's clock if it keeps failing.",
@@ -208,6 +208,35 @@ export const problemCatalogue = {
     help: {
       en: 'Set up an authenticator app in your profile (POST /dashboard/api/auth/totp/setup, then …/enable with its first code), then switch to live mode.',
       fr: 'Configurez une application d’authentification dans votre profil (POST /dashboard/api/auth/totp/setup, puis …/enable avec son premier code), puis passez en mode live.',
+    },
+  },
+  TOTP_SETUP_REQUIRED: {
+    dashboardOnly: true,
+    status: 403,
+    title: {
+      en: 'Set up two-step verification first',
+      fr: 'Configurez d’abord la vérification en deux étapes',
+    },
+    detail: {
+      en: 'Your team requires two-step verification (TOTP) for every member, or this setting needs it: set it up before anything else.',
+      fr: 'Votre équipe exige la vérification en deux étapes (TOTP) pour chaque membre, ou ce réglage la demande : configurez-la avant toute autre chose.',
+    },
+    help: {
+      en: 'Open Account, set up an authenticator app (POST /dashboard/api/auth/totp/setup, then …/enable with its first code) and keep the recovery codes shown.',
+      fr: 'Ouvrez Compte, configurez une application d’authentification (POST /dashboard/api/auth/totp/setup, puis …/enable avec son premier code) et gardez les codes de secours affichés.',
+    },
+  },
+  CURRENT_PASSWORD_INCORRECT: {
+    dashboardOnly: true,
+    status: 403,
+    title: { en: 'Current password incorrect', fr: 'Mot de passe actuel incorrect' },
+    detail: {
+      en: 'The current password given is not yours: the password was not changed.',
+      fr: 'Le mot de passe actuel saisi n’est pas le vôtre : le mot de passe n’a pas été changé.',
+    },
+    help: {
+      en: 'Type your current password again. Forgotten, sign out and use “Forgot password” on the sign-in page; repeated mistakes lock the account for a while.',
+      fr: 'Saisissez à nouveau votre mot de passe actuel. Oublié, déconnectez-vous et utilisez « Mot de passe oublié » sur la page de connexion ; des erreurs répétées bloquent le compte un moment.',
     },
   },
   LINK_INVALID: {

@@ -15,6 +15,7 @@ import { sameSecret } from './identity/tokens';
 import { memberView } from './identity';
 import { authRoutes, publicRoutes } from './routes/auth';
 import { sessionRoutes } from './routes/session';
+import { accountRoutes, teamSettingsRoutes } from './routes/account';
 import { teamRoutes } from './routes/team';
 import { auditRoutes } from './routes/audit';
 import { dashboardDataRoutes } from './routes/data';
@@ -97,6 +98,30 @@ const requireSession: RequestHandler = (req, _res, next) => {
   next();
 };
 
+/**
+ * A merchant whose owner requires TOTP of every member (docs/decisions/dashboard/
+ * require-totp-for-all-members.md): a member without it may read their session and account, set
+ * TOTP up and sign out; everything else answers 403 TOTP_SETUP_REQUIRED. An allow-list, so a path
+ * spelled any other way is refused too.
+ */
+const totpSetupAllowed: readonly { method: string; path: string }[] = [
+  { method: 'GET', path: '/session' },
+  { method: 'GET', path: '/account' },
+  { method: 'POST', path: '/auth/totp/setup' },
+  { method: 'POST', path: '/auth/totp/enable' },
+  { method: 'POST', path: '/auth/sign-out' },
+];
+function totpSetupGate(deps: DashboardDeps): RequestHandler {
+  return async (req, _res, next) => {
+    const m = req.member;
+    if (!m || m.totpEnabled || isPublic(req.method, req.path)) return next();
+    if (totpSetupAllowed.some((r) => r.method === req.method && r.path === req.path)) return next();
+    if ((await deps.identity.settings.of(m.merchantId)).requireTotp)
+      return next(new ApiProblem('TOTP_SETUP_REQUIRED'));
+    next();
+  };
+}
+
 /** Owners and admins act in live mode only with TOTP (the mode switch refuses it otherwise too). */
 const liveNeedsSecondFactor: RequestHandler = (req, _res, next) => {
   const m = req.member;
@@ -164,7 +189,15 @@ export function dashboardRouter(deps: DashboardDeps, mountPublicApi: (router: Ro
   api.use(auditChanges(deps.identity.audit, (err) => deps.logger.error({ err }, 'dashboard audit log')));
   api.use(jsonBody());
   api.use(requireSession);
-  api.use(authRoutes(deps), sessionRoutes(deps), teamRoutes(deps), auditRoutes(deps));
+  api.use(totpSetupGate(deps));
+  api.use(
+    authRoutes(deps),
+    sessionRoutes(deps),
+    accountRoutes(deps),
+    teamSettingsRoutes(deps),
+    teamRoutes(deps),
+    auditRoutes(deps),
+  );
   api.use(liveNeedsSecondFactor);
   api.use(dashboardDataRoutes(deps.data));
   // Routers declare '/v1/...' paths: inside this router (mounted at /dashboard/api) req.url is that.

@@ -67,6 +67,9 @@ export async function sessionView(
     csrfToken: session.csrfToken,
     totpEnabled: memberView(member).totpEnabled,
     totpRequiredForLive: liveNeedsTotp.includes(member.role),
+    /** The team requires TOTP of every member and this one has none yet: set it up first. */
+    totpSetupRequired:
+      member.totpSecret === null && (await deps.identity.settings.of(member.merchantId)).requireTotp,
   };
 }
 

@@ -6,7 +6,8 @@ import { hashToken, newToken } from '../identity/tokens';
 // holds 32 random bytes; the store keeps their SHA-256 as `_id`, so reading one is an `_id` read.
 // A new session is created at every sign-in and nothing issued before it is ever accepted (no
 // fixation). A session ends on sign-out, after IDLE_MS without a request, after LIFETIME_MS in all,
-// and when its member's epoch moves (role change, password reset) or the member is removed.
+// and when its member's epoch moves (role change, password reset or change) or the member is
+// removed; the member may end one or all of theirs (docs/decisions/dashboard/password-change-and-sessions.md).
 
 export const SESSION_COOKIE = 'dashboard_session';
 export const IDLE_MS = 30 * 60_000;
@@ -24,6 +25,8 @@ export interface SessionRecord {
   csrfToken: string;
   /** The member's sessionEpoch when it was opened. */
   epoch: number;
+  /** The browser's User-Agent at sign-in (256 characters at most), for the member's list. */
+  userAgent?: string;
   createdAt: Date;
   lastSeenAt: Date;
   expiresAt: Date;
@@ -32,11 +35,13 @@ export interface SessionRecord {
 const sessionSchema = new Schema<SessionRecord>(
   {
     _id: { type: String, required: true },
-    memberId: { type: String, required: true },
+    /** Indexed: a member's own list, and sign out everywhere. */
+    memberId: { type: String, required: true, index: true },
     merchantId: { type: String, required: true },
     mode: { type: String, required: true },
     csrfToken: { type: String, required: true },
     epoch: { type: Number, required: true },
+    userAgent: { type: String, default: '' },
     createdAt: { type: Date, required: true },
     lastSeenAt: { type: Date, required: true, index: true },
     expiresAt: { type: Date, required: true, index: true },
@@ -80,9 +85,15 @@ export class SessionStore {
   }
 
   /** A new session for a member who just proved who they are: its cookie token, shown once. */
-  async open(member: { id: string; merchantId: string }, epoch: number, now = new Date()): Promise<string> {
+  async open(
+    member: { id: string; merchantId: string },
+    epoch: number,
+    now = new Date(),
+    userAgent = '',
+  ): Promise<string> {
     const token = newToken();
     await this.model.create({
+      userAgent: userAgent.slice(0, 256),
       _id: hashToken(token),
       memberId: member.id,
       merchantId: member.merchantId,
@@ -121,6 +132,50 @@ export class SessionStore {
   async end(id: string): Promise<void> {
     await this.model.deleteOne({ _id: id });
   }
+
+  /** The member's sessions still alive under `epoch`, newest first (the member's own list). */
+  async ofMember(memberId: string, epoch: number, now = new Date()): Promise<SessionRecord[]> {
+    const t = now.getTime();
+    const list = await this.model.find({ memberId }).lean<SessionRecord[]>();
+    return list
+      .filter(
+        (s) => s.epoch === epoch && t < s.expiresAt.getTime() && t - s.lastSeenAt.getTime() < this.idleMs,
+      )
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+  }
+
+  /** Ends every session of the member but `keep` (if given): sign out everywhere. */
+  async endAllOf(memberId: string, keep?: string): Promise<number> {
+    const res = await this.model.deleteMany({ memberId, ...(keep ? { _id: { $ne: keep } } : {}) });
+    return res.deletedCount;
+  }
+}
+
+/** The id a member's list shows for a session: derived from its stored id, never its token. */
+export const publicSessionId = (id: string): string => `ses_${hashToken(`list:${id}`).slice(0, 24)}`;
+
+const browsers: readonly [RegExp, string][] = [
+  [/Edg\//, 'Edge'],
+  [/OPR\/|Opera/, 'Opera'],
+  [/Firefox\//, 'Firefox'],
+  [/Chrome\/|Chromium\//, 'Chrome'],
+  [/Safari\//, 'Safari'],
+];
+const systems: readonly [RegExp, string][] = [
+  [/Android/, 'Android'],
+  [/iPhone|iPad|iPod/, 'iOS'],
+  [/Windows/, 'Windows'],
+  [/Mac OS X|Macintosh/, 'macOS'],
+  [/CrOS/, 'ChromeOS'],
+  [/Linux/, 'Linux'],
+];
+
+/** "Firefox on Windows": a short reading of a User-Agent, for the list of one's sessions. */
+export function deviceOf(userAgent: string): string {
+  const browser = browsers.find(([re]) => re.test(userAgent))?.[1];
+  const os = systems.find(([re]) => re.test(userAgent))?.[1];
+  if (browser && os) return `${browser} on ${os}`;
+  return browser ?? os ?? (userAgent.trim().slice(0, 40) || 'Unknown device');
 }
 
 /** The session token from a Cookie header, or null. */

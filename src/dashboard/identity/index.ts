@@ -7,11 +7,17 @@ import { MailOutbox, type Mailer } from './mailer';
 import { MemberStore } from './members';
 import { PasswordResetStore } from './password-resets';
 import { TokenUses } from './tokens';
+import { RecoveryCodes, looksLikeRecoveryCode } from './recovery-codes';
+import { MerchantSettingsStore } from './merchant-settings';
+import { totpStep } from './totp';
+import type { MemberRecord } from './members';
 
 export { MemberStore, EmailTakenError, normalizeEmail, memberView, type MemberRecord } from './members';
 export { InvitationStore, INVITATION_TTL_MS, type InvitationRecord } from './invitations';
 export { PasswordResetStore, RESET_TTL_MS } from './password-resets';
 export { MailOutbox, type Mail, type Mailer } from './mailer';
+export { RecoveryCodes, RECOVERY_CODE_COUNT } from './recovery-codes';
+export { MerchantSettingsStore, type MerchantSettings } from './merchant-settings';
 
 /** The dashboard's stores on one connection: who may sign in, their sessions, links, mail, audit. */
 export class DashboardIdentity {
@@ -23,6 +29,8 @@ export class DashboardIdentity {
     readonly audit: AuditLog,
     readonly outbox: MailOutbox,
     readonly mailer: Mailer,
+    readonly settings: MerchantSettingsStore,
+    readonly recoveryCodes: RecoveryCodes,
   ) {}
 
   static on(conn: Connection, keys: KeyRing, mailer?: Mailer): DashboardIdentity {
@@ -36,6 +44,8 @@ export class DashboardIdentity {
       AuditLog.on(conn),
       outbox,
       mailer ?? outbox,
+      MerchantSettingsStore.on(conn),
+      new RecoveryCodes(uses),
     );
     identity.uses = uses;
     return identity;
@@ -48,6 +58,21 @@ export class DashboardIdentity {
     return this.uses ? this.uses.consume(`totp:${memberId}:${step}`) : true;
   }
 
+  /**
+   * The second factor typed at sign-in: a TOTP code (its step consumed) or a recovery code (used
+   * up); null when neither is valid. `secret` is the member's opened TOTP secret.
+   */
+  async secondFactor(
+    member: MemberRecord,
+    secret: string,
+    typed: string,
+  ): Promise<'totp' | 'recovery' | null> {
+    if (looksLikeRecoveryCode(typed))
+      return (await this.recoveryCodes.consume(member, typed)) ? 'recovery' : null;
+    const step = totpStep(secret, typed);
+    return step !== null && (await this.consumeTotpStep(member._id, step)) ? 'totp' : null;
+  }
+
   async init(): Promise<void> {
     await Promise.all([
       this.members.init(),
@@ -56,6 +81,7 @@ export class DashboardIdentity {
       this.sessions.init(),
       this.audit.init(),
       this.outbox.init(),
+      this.settings.init(),
       this.uses?.init(),
     ]);
   }

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { Schema, type Connection, type Model } from 'mongoose';
 
-// Mail the dashboard sends (invitations, password resets). No SMTP yet
+// Mail the dashboard sends (invitations, password resets, a password changed). No SMTP yet
 // (docs/decisions/dashboard/mail-outbox-before-smtp.md): messages go to the `dashboard_mail`
 // collection, where an operator (or a relay added later) reads them, and tests find their links.
 // Nothing here logs an address or a link.
 
 export interface Mail {
   to: string;
-  kind: 'invitation' | 'password-reset';
+  kind: 'invitation' | 'password-reset' | 'password-changed';
   subject: string;
   text: string;
 }

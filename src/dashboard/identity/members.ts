@@ -22,9 +22,11 @@ export interface MemberRecord {
   totpSecret: string | null;
   /** Sealed; set by setup, moved to totpSecret by the first valid code. */
   totpPending: string | null;
+  /** SHA-256 of the TOTP recovery codes (recovery-codes.ts), each single use; [] without TOTP. */
+  recoveryCodes: string[];
   failedSignIns: number;
   lockedUntil: Date | null;
-  /** Raised at every role change and password reset: sessions opened under an older epoch end. */
+  /** Raised at every role change and password reset or change: sessions opened under an older epoch end. */
   sessionEpoch: number;
   createdAt: Date;
   updatedAt: Date;
@@ -40,6 +42,7 @@ const memberSchema = new Schema<MemberRecord>(
     passwordHash: { type: String, required: true },
     totpSecret: { type: String, default: null },
     totpPending: { type: String, default: null },
+    recoveryCodes: { type: [String], default: [] },
     failedSignIns: { type: Number, default: 0 },
     lockedUntil: { type: Date, default: null },
     sessionEpoch: { type: Number, default: 0 },
@@ -144,6 +147,7 @@ export class MemberStore {
       passwordHash: input.passwordHash,
       totpSecret: null,
       totpPending: null,
+      recoveryCodes: [],
       failedSignIns: 0,
       lockedUntil: null,
       sessionEpoch: 0,
@@ -194,8 +198,18 @@ export class MemberStore {
     await this.set(member._id, { totpPending: this.keys.sealString(secret, member._id) });
   }
 
-  async enableTotp(member: MemberRecord, secret: string): Promise<void> {
-    await this.set(member._id, { totpSecret: this.keys.sealString(secret, member._id), totpPending: null });
+  /** TOTP on, with the hashes of its first recovery codes. */
+  async enableTotp(member: MemberRecord, secret: string, recoveryCodes: string[]): Promise<void> {
+    await this.set(member._id, {
+      totpSecret: this.keys.sealString(secret, member._id),
+      totpPending: null,
+      recoveryCodes,
+    });
+  }
+
+  /** A new set of recovery codes (their hashes): the previous set is void. */
+  async setRecoveryCodes(member: MemberRecord, recoveryCodes: string[]): Promise<void> {
+    await this.set(member._id, { recoveryCodes });
   }
 
   totpSecretOf(member: MemberRecord): string | null {

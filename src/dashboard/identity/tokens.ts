@@ -46,6 +46,11 @@ export class TokenUses {
     return (await this.model.exists({ _id: key })) !== null;
   }
 
+  /** How many of these keys are used (one query). */
+  async countUsed(keys: string[]): Promise<number> {
+    return keys.length === 0 ? 0 : this.model.countDocuments({ _id: { $in: keys } });
+  }
+
   /** True for the one caller that consumed it; false when it was already used. */
   async consume(key: string, now = new Date()): Promise<boolean> {
     try {

@@ -26,7 +26,8 @@ const newPassword = z.string().min(12).max(256);
 const signInBody = z.strictObject({
   email,
   password: z.string().min(1).max(256),
-  totp: z.string().trim().max(10).optional(),
+  /** A TOTP code, or a recovery code (identity/recovery-codes.ts). */
+  totp: z.string().trim().max(40).optional(),
 });
 
 const retryAfter = (req: Request, fallbackMs: number): Record<string, string> => {
@@ -38,7 +39,12 @@ const retryAfter = (req: Request, fallbackMs: number): Record<string, string> =>
 async function openSession(deps: DashboardDeps, req: Request, res: Response, member: MemberRecord) {
   const previous = sessionTokenOf(req.headers.cookie);
   if (previous) await deps.identity.sessions.end(hashToken(previous));
-  const token = await deps.identity.sessions.open(memberView(member), member.sessionEpoch);
+  const token = await deps.identity.sessions.open(
+    memberView(member),
+    member.sessionEpoch,
+    new Date(),
+    String(req.headers['user-agent'] ?? ''),
+  );
   setSessionCookie(res, token);
   const session = await deps.identity.sessions.resume(token);
   req.member = memberView(member);
@@ -128,12 +134,14 @@ export function authRoutes(deps: DashboardDeps): Router {
         res.locals.countAsSuccess = true;
         throw new ApiProblem('TOTP_REQUIRED');
       }
-      const step = totpStep(secret, body.totp);
-      if (step === null || !(await deps.identity.consumeTotpStep(member._id, step))) {
+      // A TOTP code, or a recovery code in its place (each works once).
+      const factor = await deps.identity.secondFactor(member, secret, body.totp);
+      if (factor === null) {
         await members.failedSignIn(member, lockAfter, lockMs);
         await routeAudit(deps, req, member, 'auth.sign-in-failed', 401);
         throw new ApiProblem('TOTP_INVALID');
       }
+      if (factor === 'recovery') await routeAudit(deps, req, member, 'auth.recovery-code-used', 200);
     }
     if (deps.merchantActive && !(await deps.merchantActive(member.merchantId)))
       throw new ApiProblem('MERCHANT_SUSPENDED');
@@ -168,8 +176,10 @@ export function authRoutes(deps: DashboardDeps): Router {
     const step = pending ? totpStep(pending, code) : null;
     if (!pending || step === null || !(await deps.identity.consumeTotpStep(member._id, step)))
       throw new ApiProblem('TOTP_INVALID');
-    await members.enableTotp(member, pending);
-    res.json({ totpEnabled: true });
+    // Its recovery codes, shown this once (stored hashed): the way in without the phone.
+    const { codes, hashes } = deps.identity.recoveryCodes.generate(member._id);
+    await members.enableTotp(member, pending, hashes);
+    res.json({ totpEnabled: true, recoveryCodes: codes });
   });
 
   // 202 whatever the address: the answer says nothing of who has an account.
