@@ -39,6 +39,7 @@ describe('merchant dashboard in a real browser', () => {
   const problems: string[] = [];
   const payins: string[] = [];
   let totpSecret = '';
+  let recoveryCodes: string[] = [];
   const owner = `owner-${randomUUID().slice(0, 8)}@example.test`;
 
   beforeAll(async () => {
@@ -150,6 +151,13 @@ describe('merchant dashboard in a real browser', () => {
     await page.getByLabel('Authentication code').fill(authenticator.generate(totpSecret));
     await page.getByRole('button', { name: 'Turn on' }).click();
     await page.getByText('Two-step verification is on for your account.').waitFor();
+    // Ten recovery codes, shown this once, to copy or download.
+    const shown = page.getByRole('region', { name: 'Recovery codes' });
+    await shown.getByRole('listitem').first().waitFor();
+    recoveryCodes = (await shown.getByRole('listitem').allTextContents()).map((c) => c.trim());
+    expect(recoveryCodes).toHaveLength(10);
+    await shown.getByRole('link', { name: 'Download the codes' }).waitFor();
+    await check('security-recovery-codes');
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
@@ -162,6 +170,42 @@ describe('merchant dashboard in a real browser', () => {
       .getByLabel('Authentication code')
       .fill(authenticator.clone({ epoch: Date.now() + 30_000 }).generate(totpSecret));
     await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
+  });
+
+  it('signs in with a recovery code, changes the password and lists the sessions', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Email address').fill(owner);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Use a recovery code' }).click();
+    await page.getByLabel('Recovery code').fill(recoveryCodes[0]!);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
+
+    await page.getByRole('link', { name: 'Security' }).first().click();
+    await page.getByText('9 recovery codes left.').waitFor();
+    await page.getByLabel('Current password').fill(password);
+    await page.getByLabel('New password').fill(`${password} again`);
+    await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith('/account/password') && r.status() === 200),
+      page.getByRole('button', { name: 'Change the password' }).click(),
+    ]);
+    await page.getByText('Your password is changed.', { exact: false }).waitFor();
+    // The renewed session is the only one left, and it is this browser's.
+    const sessions = page.getByRole('table', { name: 'Your sessions, newest first' });
+    await sessions.getByRole('rowheader', { name: /this browser/ }).waitFor();
+    await expect(sessions.getByRole('row').count()).resolves.toBe(2);
+    await check('security-sessions');
+    // Back to the first password for the steps after (the change is audited and mailed, not the point here).
+    await page.getByLabel('Current password').fill(`${password} again`);
+    await page.getByLabel('New password').fill(password);
+    await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith('/account/password') && r.status() === 200),
+      page.getByRole('button', { name: 'Change the password' }).click(),
+    ]);
+    await page.getByText('Your password is changed.', { exact: false }).waitFor();
+    await nav('Home').click();
     await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
   });
 

@@ -25,6 +25,30 @@ export interface Session {
   totpEnabled: boolean;
   /** Owners and admins: live mode only with TOTP set up. */
   totpRequiredForLive: boolean;
+  /** The team requires TOTP of every member and this one has none: only its set-up is open. */
+  totpSetupRequired: boolean;
+}
+
+export interface Account {
+  member: { id: string; email: string; name: string; role: Role };
+  totpEnabled: boolean;
+  recoveryCodesRemaining: number;
+  totpRequiredForTeam: boolean;
+}
+
+export interface AccountSession {
+  id: string;
+  /** 'Firefox on Windows' */
+  device: string;
+  userAgent: string;
+  mode: Mode;
+  createdAt: string;
+  lastSeenAt: string;
+  current: boolean;
+}
+
+export interface TeamSettings {
+  requireTotp: boolean;
 }
 
 export interface TotpSetup {
@@ -135,8 +159,35 @@ export const dashboardApi = {
   setMode: (mode: Mode, key: string) =>
     request<Session>('PUT', '/session/mode', { body: { mode }, idempotencyKey: key }),
   totpSetup: (key: string) => request<TotpSetup>('POST', '/auth/totp/setup', { idempotencyKey: key }),
+  /** The recovery codes come with it, shown this once. */
   totpEnable: (code: string, key: string) =>
-    request<{ totpEnabled: true }>('POST', '/auth/totp/enable', { body: { code }, idempotencyKey: key }),
+    request<{ totpEnabled: true; recoveryCodes: string[] }>('POST', '/auth/totp/enable', {
+      body: { code },
+      idempotencyKey: key,
+    }),
+
+  account: () => request<Account>('GET', '/account'),
+  /** Answers the renewed session (new CSRF token): every other session ended. */
+  changePassword: (body: { currentPassword: string; newPassword: string }, key: string) =>
+    request<Session>('POST', '/account/password', { body, idempotencyKey: key }),
+  accountSessions: () => request<{ data: AccountSession[] }>('GET', '/account/sessions'),
+  /** Sign out everywhere; `keepCurrent`: every session but this one. */
+  endSessions: (keepCurrent: boolean, key: string) =>
+    request<{ ended: number; signedOut: boolean }>('DELETE', '/account/sessions', {
+      ...(keepCurrent ? { query: { keepCurrent: 'true' } } : {}),
+      idempotencyKey: key,
+    }),
+  endSession: (id: string, key: string) =>
+    request<void>('DELETE', `/account/sessions/${encodeURIComponent(id)}`, { idempotencyKey: key }),
+  /** A new set of recovery codes (the old one void), for a TOTP code. */
+  regenerateRecoveryCodes: (code: string, key: string) =>
+    request<{ recoveryCodes: string[]; remaining: number }>('POST', '/account/recovery-codes', {
+      body: { code },
+      idempotencyKey: key,
+    }),
+  teamSettings: () => request<TeamSettings>('GET', '/team/settings'),
+  setTeamSettings: (body: TeamSettings, key: string) =>
+    request<TeamSettings>('PUT', '/team/settings', { body, idempotencyKey: key }),
   passwordReset: (email: string, key: string) =>
     request<void>('POST', '/auth/password-reset', { body: { email }, idempotencyKey: key }),
   passwordResetComplete: (body: { token: string; password: string }, key: string) =>

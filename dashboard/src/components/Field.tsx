@@ -102,11 +102,17 @@ export const asChoices = <V extends string>(values: readonly V[]): Choice<V>[] =
 export function Check(props: {
   checked: boolean;
   onChange: (checked: boolean) => void;
+  disabled?: boolean;
   children: ReactNode;
 }) {
   return (
     <label className="choice">
-      <input type="checkbox" checked={props.checked} onChange={(e) => props.onChange(e.target.checked)} />
+      <input
+        type="checkbox"
+        checked={props.checked}
+        disabled={props.disabled}
+        onChange={(e) => props.onChange(e.target.checked)}
+      />
       {props.children}
     </label>
   );

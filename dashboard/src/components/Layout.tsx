@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link, NavLink, Outlet, useLocation, useNavigate } from 'react-router';
+import { Link, Navigate, NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { dashboardApi, type Permission } from '../api/dashboard';
 import { useAction } from '../actions';
 import { languages, type Language } from '../i18n';
@@ -57,6 +57,9 @@ export function Layout() {
     },
   );
   const live = session.mode === 'live';
+  // The team requires TOTP and this member has none: the server refuses everything but its set-up.
+  if (session.totpSetupRequired && location.pathname !== '/security')
+    return <Navigate to="/security" replace />;
 
   return (
     <div className="app">

@@ -115,6 +115,11 @@ export const fr: typeof en = {
     totpHint: 'Le code à 6 chiffres de votre application d’authentification.',
     submit: 'Se connecter',
     forgot: 'Mot de passe oublié ?',
+    useRecoveryCode: 'Utiliser un code de secours',
+    useTotp: 'Utiliser l’application d’authentification',
+    recoveryCode: 'Code de secours',
+    recoveryHint:
+      'L’un des codes gardés lors de la configuration de la vérification en deux étapes. Chacun sert une fois.',
   },
   invite: {
     title: "Rejoindre l'équipe",
@@ -138,11 +143,47 @@ export const fr: typeof en = {
     totp: 'Vérification en deux étapes (TOTP)',
     intro:
       "Les propriétaires et administrateurs en ont besoin pour agir en mode réel. Scannez le code avec une application d'authentification, puis saisissez le code qu'elle affiche.",
+    requiredByTeam:
+      "Votre équipe exige la vérification en deux étapes de chaque membre : configurez-la pour utiliser le tableau de bord. Scannez le code avec une application d'authentification, puis saisissez le code qu'elle affiche.",
     enabled: 'La vérification en deux étapes est activée pour votre compte.',
     setUp: 'Configurer la vérification en deux étapes',
     qrLabel: "QR code à scanner avec une application d'authentification",
     secretText: 'Ou saisissez cette clé :',
     enable: 'Activer',
+    recoveryCodes: 'Codes de secours',
+    recoveryIntro:
+      'Sans votre téléphone, connectez-vous avec l’un de ces codes au lieu du code à 6 chiffres. Chacun sert une fois.',
+    recoveryShownOnce:
+      'Gardez ces codes de secours en lieu sûr (un gestionnaire de mots de passe, une page imprimée) : ils ne sont affichés que maintenant.',
+    recoveryRemaining_one: '{{count}} code de secours restant.',
+    recoveryRemaining_other: '{{count}} codes de secours restants.',
+    copyCodes: 'Copier les codes',
+    downloadCodes: 'Télécharger les codes',
+    regenerate: 'Créer de nouveaux codes de secours',
+    regenerateHint:
+      'Le code que votre application d’authentification affiche maintenant. Les codes de secours précédents ne fonctionneront plus.',
+    password: 'Mot de passe',
+    currentPassword: 'Mot de passe actuel',
+    changePassword: 'Changer le mot de passe',
+    passwordChanged: 'Votre mot de passe est changé. Toutes vos autres sessions ont été fermées.',
+    sessions: 'Où vous êtes connecté',
+    sessionsIntro: 'Déconnectez un navigateur que vous n’utilisez plus, ou tous si un appareil a été perdu.',
+    sessionsCaption: 'Vos sessions, les plus récentes d’abord',
+    device: 'Appareil',
+    mode: 'Mode',
+    live: 'Réel',
+    test: 'Test',
+    signedIn: 'Connexion',
+    lastSeen: 'Dernière activité',
+    thisSession: 'ce navigateur',
+    signOutSession: 'Fermer la session',
+    signOutOthers: 'Fermer toutes les autres sessions',
+    othersEnded_one: '{{count}} autre session fermée.',
+    othersEnded_other: '{{count}} autres sessions fermées.',
+    signOutEverywhere: 'Fermer toutes les sessions, celle-ci aussi',
+    signOutEverywhereTitle: 'Fermer toutes vos sessions ?',
+    signOutEverywhereConfirm:
+      'Toutes vos sessions prennent fin, celle-ci aussi : vous devrez vous reconnecter.',
   },
   home: {
     title: 'Accueil',
@@ -362,6 +403,11 @@ export const fr: typeof en = {
     expires: 'Expire le',
     revokeInvitation: 'Retirer',
     noInvitations: 'Aucune invitation en attente.',
+    settings: 'Réglages de l’équipe',
+    requireTotp: 'Exiger la vérification en deux étapes de chaque membre',
+    requireTotpHint:
+      'Les membres qui ne l’ont pas ne peuvent, une fois connectés, que la configurer. Seul un propriétaire avec la vérification en deux étapes peut changer ce réglage.',
+    saved: 'Enregistré.',
   },
   audit: {
     title: "Journal d'audit",

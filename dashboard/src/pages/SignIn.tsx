@@ -25,6 +25,8 @@ export function SignIn() {
   const navigate = useNavigate();
   const client = useQueryClient();
   const [needsTotp, setNeedsTotp] = useState(false);
+  // Without the phone: a recovery code goes where the TOTP code goes (`totp`).
+  const [recovery, setRecovery] = useState(false);
   const totpRef = useRef<HTMLInputElement>(null);
 
   const signIn = useAction(dashboardApi.signIn, (session) => {
@@ -62,10 +64,34 @@ export function SignIn() {
               {...form.bind('password')}
             />
           </>
+        ) : recovery ? (
+          <TextField
+            label={t('signIn.recoveryCode')}
+            hint={t('signIn.recoveryHint')}
+            autoComplete="off"
+            spellCheck={false}
+            maxLength={24}
+            required
+            {...form.bind('totp')}
+          />
         ) : (
           <TotpField ref={totpRef} hint={t('signIn.totpHint')} pattern="[0-9]*" {...form.bind('totp')} />
         )}
       </Form>
+      {needsTotp && (
+        <p>
+          <button
+            type="button"
+            className="button-quiet"
+            onClick={() => {
+              setRecovery((r) => !r);
+              form.set('totp', '');
+            }}
+          >
+            {recovery ? t('signIn.useTotp') : t('signIn.useRecoveryCode')}
+          </button>
+        </p>
+      )}
       <p>
         <Link to="/reset-password">{t('signIn.forgot')}</Link>
       </p>

@@ -5,7 +5,7 @@ import { dashboardApi, type Role } from '../api/dashboard';
 import { apiBase } from '../api/http';
 import { useAction, useCursorQuery } from '../actions';
 import { CopyableCode } from '../components/CopyButton';
-import { SelectField, TextField } from '../components/Field';
+import { Check, SelectField, TextField } from '../components/Field';
 import { Form } from '../components/Form';
 import { ConfirmModal } from '../components/Modal';
 import { Pager } from '../components/Pager';
@@ -220,6 +220,36 @@ function AuditLog() {
   );
 }
 
+/** The owner's settings: TOTP for every member (only an owner with TOTP may change it). */
+function Settings() {
+  const { t } = useTranslation();
+  const session = useSession();
+  const client = useQueryClient();
+  const settings = useQuery({ queryKey: ['team-settings'], queryFn: dashboardApi.teamSettings });
+  const save = useAction(dashboardApi.setTeamSettings, (answer) =>
+    client.setQueryData(['team-settings'], answer),
+  );
+  const owner = session.role === 'owner';
+  return (
+    <Section title={t('team.settings')}>
+      <ProblemAlert error={settings.error ?? save.error} />
+      {settings.data && (
+        <>
+          <Check
+            checked={settings.data.requireTotp}
+            disabled={!owner || save.isPending}
+            onChange={(requireTotp) => save.run({ requireTotp })}
+          >
+            {t('team.requireTotp')}
+          </Check>
+          <p className="hint">{t('team.requireTotpHint')}</p>
+        </>
+      )}
+      {save.isSuccess && <p role="status">{t('team.saved')}</p>}
+    </Section>
+  );
+}
+
 export function Team() {
   const { t } = useTranslation();
   const can = useCan();
@@ -228,6 +258,7 @@ export function Team() {
       <h1>{t('team.title')}</h1>
       {can('team') && <Members />}
       {can('team') && <Invitations />}
+      {can('team') && <Settings />}
       {can('audit') && <AuditLog />}
     </>
   );
