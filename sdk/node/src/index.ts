@@ -1,6 +1,7 @@
 export { MomoPayments } from './client.js';
 export type { ClientOptions, RequestOptions, Language } from './core.js';
 export {
+  InvalidWebhookSecretError,
   MomoApiError,
   MomoConnectionError,
   MomoError,
