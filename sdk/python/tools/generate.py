@@ -85,13 +85,33 @@ def camel_class(resource: str) -> str:
     return "".join(part.capitalize() for part in resource.split("_"))
 
 
+def nullable_primitives(node: Any) -> Any:
+    """`anyOf: [{type: integer, minimum…}, {type: null}]` (zod's nullable int) becomes
+    `{type: [integer, null], minimum…}`: datamodel-code-generator makes the first a RootModel[int]
+    (`statusCode == 200` is then False), the second a plain `int | None` with its bounds."""
+    if isinstance(node, list):
+        return [nullable_primitives(n) for n in node]
+    if not isinstance(node, dict):
+        return node
+    node = {k: nullable_primitives(v) for k, v in node.items()}
+    variants = node.get("anyOf")
+    if isinstance(variants, list) and len(variants) == 2 and {"type": "null"} in variants:
+        (other,) = [v for v in variants if v != {"type": "null"}]
+        if isinstance(other, dict) and other.get("type") in ("integer", "number", "string", "boolean"):
+            rest = {k: v for k, v in node.items() if k != "anyOf"}
+            return {**other, **rest, "type": [other["type"], "null"]}
+    return node
+
+
 def models_source(document: Path) -> str:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "_models.py"
+        source = Path(tmp) / "openapi.json"
+        source.write_text(json.dumps(nullable_primitives(json.loads(document.read_text()))))
         subprocess.run(
             [
                 sys.executable, "-m", "datamodel_code_generator",
-                "--input", str(document), "--input-file-type", "openapi",
+                "--input", str(source), "--input-file-type", "openapi",
                 "--output", str(out),
                 "--output-model-type", "pydantic_v2.BaseModel",
                 "--target-python-version", "3.10",
@@ -156,6 +176,10 @@ def ref_name(node: dict[str, Any]) -> str:
 
 
 def param_type(schema: dict[str, Any]) -> str:
+    if schema.get("type") == "object":
+        # A deepObject parameter (metadata[key]=value): a mapping, sent as one pair per entry.
+        value = schema.get("additionalProperties")
+        return f"Mapping[str, {param_type(value) if isinstance(value, dict) else 'Any'}]"
     if "enum" in schema:
         return "Literal[" + ", ".join(json.dumps(v) for v in schema["enum"]) + "]"
     t = schema.get("type")
