@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { MomoApiError, MomoConnectionError, MomoError, MomoTimeoutError } from './errors.js';
-import { apiOperations, apiVersion, type ApiOperationId } from './generated/operations.js';
+import { apiOperations, type ApiOperationId } from './generated/operations.js';
+import { sdkVersion } from './version.js';
 
 export type Language = 'en' | 'fr';
 
@@ -134,7 +135,7 @@ export class HttpCore {
       Authorization: this.authorization,
       Accept: 'application/json, application/problem+json, text/csv;q=0.9',
       'Accept-Language': opts.acceptLanguage ?? this.options.acceptLanguage ?? 'en',
-      'User-Agent': `momo-payments-node/${apiVersion} node/${process.versions.node}`,
+      'User-Agent': `momo-payments-node/${sdkVersion} node/${process.versions.node}`,
     };
     // One key per logical call, kept across this method's own retries: the API then acts once.
     const idempotencyKey = method === 'POST' ? (opts.idempotencyKey ?? randomUUID()) : undefined;
