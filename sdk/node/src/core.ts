@@ -26,7 +26,10 @@ export interface ClientOptions {
 }
 
 export interface RequestOptions {
-  /** The `X-Idempotency-Key` of a POST; a UUID v4 is generated when absent. */
+  /**
+   * The `X-Idempotency-Key` of a POST; a UUID v4 is generated when absent. Yours must be a UUID (the
+   * API answers 400 `IDEMPOTENCY_KEY_INVALID` to an order id), made once per operation and stored.
+   */
   idempotencyKey?: string;
   acceptLanguage?: Language;
   timeoutMs?: number;
