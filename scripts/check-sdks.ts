@@ -40,6 +40,17 @@ export function sdkOperationIds(doc: OpenApiDoc): string[] {
   return ids.sort();
 }
 
+/**
+ * Whether an SDK's version fits the API's: the same major.minor, and a patch of its own at least the
+ * API's (1.0.1 is the SDKs' fixes on API 1.0.0; docs/decisions/sdks/sdk-version-api-major-minor-own-patch.md).
+ */
+export function isReleaseOf(sdkVersion: unknown, apiVersion: string): boolean {
+  const parse = (v: unknown) => (typeof v === 'string' ? /^(\d+)\.(\d+)\.(\d+)$/.exec(v) : null);
+  const sdk = parse(sdkVersion);
+  const api = parse(apiVersion);
+  return !!sdk && !!api && sdk[1] === api[1] && sdk[2] === api[2] && Number(sdk[3]) >= Number(api[3]);
+}
+
 /** Everything on which `manifest` and the document disagree, one readable line each; [] when none. */
 export function compareManifest(doc: OpenApiDoc, manifest: unknown, lang: string): string[] {
   const problems: string[] = [];
@@ -47,8 +58,10 @@ export function compareManifest(doc: OpenApiDoc, manifest: unknown, lang: string
   if (typeof m !== 'object' || m === null || typeof m.operations !== 'object' || typeof m.models !== 'object')
     return ['the manifest is not an object with "operations" and "models"'];
   if (m.sdk !== lang) problems.push(`"sdk" is ${JSON.stringify(m.sdk)}, expected "${lang}"`);
-  if (m.version !== doc.info.version)
-    problems.push(`version ${JSON.stringify(m.version)} is not the API's version ${doc.info.version}`);
+  if (!isReleaseOf(m.version, doc.info.version))
+    problems.push(
+      `version ${JSON.stringify(m.version)} is not a release of the API's version ${doc.info.version} (same major.minor, a patch at least its)`,
+    );
 
   const wanted = sdkOperationIds(doc);
   const wantedSet = new Set(wanted);

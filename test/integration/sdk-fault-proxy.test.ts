@@ -90,6 +90,16 @@ test('a forwarded 503 reaches the API, throws its answer away, and then lets the
   ]);
 });
 
+test('a forwarded 409 is REQUEST_IN_PROGRESS, as the API answers while another process stores the answer', async () => {
+  expect(await arm({ status: 409, retryAfter: 1, forward: true })).toBe(201);
+  const first = await post('/v1/payouts', 'k-5');
+  expect(first.status).toBe(409);
+  expect(first.headers.get('retry-after')).toBe('1');
+  expect(await first.json()).toMatchObject({ status: 409, code: 'REQUEST_IN_PROGRESS' });
+  expect((await post('/v1/payouts', 'k-5')).status).toBe(201);
+  expect(reached).toHaveLength(2);
+});
+
 test('a 429 not forwarded never reaches the API, for `times` requests under /v1/ only', async () => {
   expect(await arm({ status: 429, retryAfter: 1, times: 2, forward: false })).toBe(201);
   // Outside /v1/ (e.g. the OpenAPI document) is never faulted and spends nothing.
@@ -115,5 +125,6 @@ test('a 4xx from the API is passed on as it is; the log empties; bad faults are 
   await fetch(`${proxy.url}/__faults/log`, { method: 'DELETE' });
   expect(await log()).toEqual([]);
   expect(await arm({ status: 500 })).toBe(400);
+  expect(await arm({ status: 400 })).toBe(400);
   expect(await arm({ status: 503, times: 0 })).toBe(400);
 });

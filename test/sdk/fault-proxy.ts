@@ -10,19 +10,20 @@ import { connect, type Socket } from 'node:net';
 import { renderProblem } from '../../src/contract/render-problem';
 
 // The SDK suites' fault proxy (docs/sdks.md): a reverse proxy to the API that can be armed, over
-// HTTP and from any language, to answer the next requests under /v1/ with a 429 or a 503, having
+// HTTP and from any language, to answer the next requests under /v1/ with a 429, a 503 or a 409
+// REQUEST_IN_PROGRESS (what the API answers while another process stores the first answer), having
 // (forward) or not having sent them to the API first; its log shows each request's idempotency key,
 // which is how a suite proves that its SDK retried with the same key.
 //
 // Standalone:  MOMO_BASE_URL=http://127.0.0.1:3900 npx tsx test/sdk/fault-proxy.ts
 //              prints its URL (set FAULT_PROXY_PORT for a fixed port) and runs until SIGINT/SIGTERM.
-// Control:     POST   {url}/__faults      {"status":429|503,"retryAfter":1,"times":1,"forward":false}
+// Control:     POST   {url}/__faults      {"status":429|503|409,"retryAfter":1,"times":1,"forward":false}
 //              GET    {url}/__faults/log  [{"method","path","query","idempotencyKey","status","injected",…}]
 //              DELETE {url}/__faults/log  empties the log;  DELETE {url}/__faults  disarms.
 
 /** One armed fault, as POSTed to /__faults. */
 export interface ArmedFault {
-  status: 429 | 503;
+  status: 429 | 503 | 409;
   /** Seconds, sent as Retry-After. */
   retryAfter: number;
   /** How many requests under /v1/ it answers. */
@@ -50,7 +51,7 @@ export interface FaultProxy {
   close(): Promise<void>;
 }
 
-const problemCodes = { 429: 'RATE_LIMITED', 503: 'SERVICE_UNAVAILABLE' } as const;
+const problemCodes = { 429: 'RATE_LIMITED', 503: 'SERVICE_UNAVAILABLE', 409: 'REQUEST_IN_PROGRESS' } as const;
 
 // Hop-by-hop headers describe one connection, not the message, so they are not copied across.
 const hopByHop = new Set([
@@ -87,7 +88,7 @@ export function parseFault(raw: unknown): ArmedFault | string {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return 'send a JSON object';
   const o = raw as Record<string, unknown>;
   const status = o.status;
-  if (status !== 429 && status !== 503) return 'status must be 429 or 503';
+  if (status !== 429 && status !== 503 && status !== 409) return 'status must be 429, 503 or 409';
   const retryAfter = o.retryAfter ?? 1;
   if (typeof retryAfter !== 'number' || !Number.isInteger(retryAfter) || retryAfter < 0)
     return 'retryAfter must be a whole number of seconds >= 0';

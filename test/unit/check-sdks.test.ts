@@ -1,4 +1,4 @@
-import { compareManifest, sdkOperationIds } from '../../scripts/check-sdks';
+import { compareManifest, isReleaseOf, sdkOperationIds } from '../../scripts/check-sdks';
 
 // The SDKs' contract check (npm run check:sdks) on a small document: a manifest that misses an
 // operation and a field fails with both named; one that matches passes.
@@ -53,7 +53,7 @@ test('what the document lacks fails too: an operation, a field, a model, another
     models: { Payin: ['reference', 'amount', 'status', 'colour'], Thing: ['id'] },
   };
   expect(compareManifest(doc, manifest, 'python')).toEqual([
-    'version "1.1.0" is not the API\'s version 1.2.0',
+    'version "1.1.0" is not a release of the API\'s version 1.2.0 (same major.minor, a patch at least its)',
     'operation listThings: not an operation under /v1/ in the document',
     'operation liveness: not an operation under /v1/ in the document',
     'model Payin: field(s) the document lacks: colour',
@@ -62,4 +62,17 @@ test('what the document lacks fails too: an operation, a field, a model, another
   expect(compareManifest(doc, { sdk: 'python' }, 'python')).toEqual([
     'the manifest is not an object with "operations" and "models"',
   ]);
+});
+
+test("an SDK's version is the API's major.minor with a patch of its own", () => {
+  expect(compareManifest(doc, { ...matching, version: '1.2.3' }, 'python')).toEqual([]);
+  expect(isReleaseOf('1.2.0', '1.2.0')).toBe(true);
+  expect(isReleaseOf('1.2.1', '1.2.0')).toBe(true);
+  expect(isReleaseOf('1.2.10', '1.2.9')).toBe(true);
+  expect(isReleaseOf('1.2.0', '1.2.1')).toBe(false);
+  expect(isReleaseOf('1.3.0', '1.2.0')).toBe(false);
+  expect(isReleaseOf('2.2.0', '1.2.0')).toBe(false);
+  expect(isReleaseOf('1.2', '1.2.0')).toBe(false);
+  expect(isReleaseOf('1.2.1-beta', '1.2.0')).toBe(false);
+  expect(isReleaseOf(undefined, '1.2.0')).toBe(false);
 });

@@ -46,7 +46,7 @@ async function render(): Promise<Record<string, string>> {
   const files: Record<string, string> = {
     'openapi.ts': `${header}${astToString(ast)}`,
     'operations.ts':
-      `${header}\n/** The API's version (info.version): the SDK's version follows it. */\n` +
+      `${header}\n/** The API's version (info.version): the SDK's (sdkVersion) has its major.minor. */\n` +
       `export const apiVersion = ${JSON.stringify(document.info.version)};\n\n` +
       `/** Every operation of the API under /v1/, by operationId. */\n` +
       `export const apiOperations = ${JSON.stringify(sorted, null, 2)} as const;\n\n` +
@@ -72,11 +72,20 @@ async function main(): Promise<void> {
     stale.push(`sdk/node/src/generated/${name}`);
     if (!check) writeFileSync(path, text);
   }
-  // The package's version is the API's.
+  // The package's version is the API's major.minor with a patch of its own, at least the API's
+  // (docs/decisions/sdks/sdk-version-api-major-minor-own-patch.md); when the API's changes, it
+  // starts again from it.
   const pkgPath = join(root, 'package.json');
   const pkg = JSON.parse(readFileSync(pkgPath, 'utf8')) as { version: string };
   const document = JSON.parse(readFileSync(documentPath, 'utf8')) as Document;
-  if (pkg.version !== document.info.version) {
+  const [sdkMajor, sdkMinor, sdkPatch] = pkg.version.split('.');
+  const [apiMajor, apiMinor, apiPatch] = document.info.version.split('.');
+  const isRelease =
+    /^\d+\.\d+\.\d+$/.test(pkg.version) &&
+    sdkMajor === apiMajor &&
+    sdkMinor === apiMinor &&
+    Number(sdkPatch) >= Number(apiPatch);
+  if (!isRelease) {
     stale.push('sdk/node/package.json (version)');
     if (!check) {
       pkg.version = document.info.version;

@@ -3,9 +3,10 @@
 // whose fetch only records the request, and the request must be that operation's method and path.
 // Models: the fields of each components.schemas type, read by the TypeScript compiler from the
 // generated types the methods are typed with.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
-import { MomoPayments, apiOperations, apiVersion, sdkMethods } from '../src/index';
+import { MomoPayments, apiOperations, sdkMethods, sdkVersion } from '../src/index';
 import { EventStream } from '../src/stream';
 
 type ApiOperationId = keyof typeof apiOperations;
@@ -93,7 +94,10 @@ function models(): Record<string, string[]> {
 }
 
 async function main(): Promise<void> {
-  const manifest = { sdk: 'node', version: apiVersion, operations: await operations(), models: models() };
+  const pkg = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string };
+  if (pkg.version !== sdkVersion)
+    throw new Error(`sdk/node/package.json says ${pkg.version}, src/version.ts ${sdkVersion}: make them one`);
+  const manifest = { sdk: 'node', version: sdkVersion, operations: await operations(), models: models() };
   process.stdout.write(`${JSON.stringify(manifest)}\n`);
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { MomoApiError, MomoConnectionError, MomoError, MomoTimeoutError } from './errors.js';
-import { apiOperations, apiVersion, type ApiOperationId } from './generated/operations.js';
+import { apiOperations, type ApiOperationId } from './generated/operations.js';
+import { sdkVersion } from './version.js';
 
 export type Language = 'en' | 'fr';
 
@@ -15,14 +16,20 @@ export interface ClientOptions {
   acceptLanguage?: Language;
   /** Time allowed for one attempt, in milliseconds (default 30 000). */
   timeoutMs?: number;
-  /** Retries after the first attempt on 429, 503, network errors and timeouts (default 3). */
+  /**
+   * Retries after the first attempt on 429, 503, 409 `REQUEST_IN_PROGRESS`, network errors and
+   * timeouts (default 3).
+   */
   maxRetries?: number;
   /** A fetch implementation (default: the global fetch of Node 20). */
   fetch?: typeof fetch;
 }
 
 export interface RequestOptions {
-  /** The `X-Idempotency-Key` of a POST; a UUID v4 is generated when absent. */
+  /**
+   * The `X-Idempotency-Key` of a POST; a UUID v4 is generated when absent. Yours must be a UUID (the
+   * API answers 400 `IDEMPOTENCY_KEY_INVALID` to an order id), made once per operation and stored.
+   */
   idempotencyKey?: string;
   acceptLanguage?: Language;
   timeoutMs?: number;
@@ -37,6 +44,23 @@ export interface CallInput {
 }
 
 const retryableStatuses = new Set([429, 503]);
+/**
+ * The 409 the API answers (with `Retry-After: 1`) while the first request with the same key is still
+ * running or its answer is being stored: the same request sent again then gets that answer. Every
+ * other 409 (a duplicate refund, a key reused with another body) is final.
+ */
+const retryableConflict = 'REQUEST_IN_PROGRESS';
+
+/** Whether an answer is retried with the same idempotency key: 429, 503, 409 REQUEST_IN_PROGRESS. */
+export function isRetryableAnswer(status: number, problem: unknown): boolean {
+  if (retryableStatuses.has(status)) return true;
+  return (
+    status === 409 &&
+    typeof problem === 'object' &&
+    problem !== null &&
+    (problem as { code?: unknown }).code === retryableConflict
+  );
+}
 const baseDelayMs = 500;
 const maxDelayMs = 8_000;
 /** A Retry-After beyond this is not waited for: the error goes to the caller, who knows better. */
@@ -114,7 +138,7 @@ export class HttpCore {
       Authorization: this.authorization,
       Accept: 'application/json, application/problem+json, text/csv;q=0.9',
       'Accept-Language': opts.acceptLanguage ?? this.options.acceptLanguage ?? 'en',
-      'User-Agent': `momo-payments-node/${apiVersion} node/${process.versions.node}`,
+      'User-Agent': `momo-payments-node/${sdkVersion} node/${process.versions.node}`,
     };
     // One key per logical call, kept across this method's own retries: the API then acts once.
     const idempotencyKey = method === 'POST' ? (opts.idempotencyKey ?? randomUUID()) : undefined;
@@ -158,7 +182,7 @@ export class HttpCore {
       if (response.ok) return (await this.parse(response)) as T;
       const problem = await this.parse(response).catch(() => undefined);
       if (
-        retryableStatuses.has(response.status) &&
+        isRetryableAnswer(response.status, problem) &&
         attempt < maxRetries &&
         (retryAfterMs === undefined || retryAfterMs <= maxRetryAfterMs)
       ) {

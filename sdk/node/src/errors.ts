@@ -90,3 +90,13 @@ export class MomoTimeoutError extends MomoConnectionError {
 export class WebhookVerificationError extends MomoError {
   override name = 'WebhookVerificationError';
 }
+
+/**
+ * A webhook secret that cannot be a Standard Webhooks secret: empty (an unset environment variable),
+ * `whsec_` alone, not strict base64, or not decoding to 24 to 64 bytes. A configuration error, thrown
+ * before any request is looked at: never answer it as a forged webhook. The message never quotes the
+ * secret.
+ */
+export class InvalidWebhookSecretError extends MomoError {
+  override name = 'InvalidWebhookSecretError';
+}

@@ -1,6 +1,7 @@
 export { MomoPayments } from './client.js';
 export type { ClientOptions, RequestOptions, Language } from './core.js';
 export {
+  InvalidWebhookSecretError,
   MomoApiError,
   MomoConnectionError,
   MomoError,
@@ -13,5 +14,6 @@ export { EventStream, type StreamOptions, type Subscribed } from './stream.js';
 export { verifyWebhook, signWebhook, type VerifyOptions, type WebhookHeaders } from './webhooks.js';
 export { sdkMethods } from './operations.js';
 export { apiOperations, apiVersion } from './generated/operations.js';
+export { sdkVersion } from './version.js';
 export type * from './types.js';
 export type { components, operations, paths } from './generated/openapi.js';

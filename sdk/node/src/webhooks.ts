@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { WebhookVerificationError } from './errors.js';
+import { InvalidWebhookSecretError, WebhookVerificationError } from './errors.js';
 import type { WebhookEvent } from './types.js';
 
 // Standard Webhooks verification (https://www.standardwebhooks.com/): the signature is
@@ -27,11 +27,46 @@ function header(headers: WebhookHeaders, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** The HMAC key of a secret: the base64 after `whsec_` (a bare base64 secret is accepted too). */
+/** Standard Webhooks: a symmetric secret is 24 to 64 random bytes (192 to 512 bits). */
+const webhookSecretMinBytes = 24;
+const webhookSecretMaxBytes = 64;
+const strictBase64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const expected = `expected "whsec_" followed by the base64 of ${webhookSecretMinBytes} to ${webhookSecretMaxBytes} bytes`;
+
+/**
+ * The HMAC key of a secret: the base64 after `whsec_` (a bare base64 secret is accepted too), or raw
+ * bytes. Refuses, as the PHP and Python SDKs do, a secret that is empty, `whsec_` alone, not strict
+ * base64 (Buffer.from would skip what is not base64 and sign with what is left, even nothing), or
+ * not 24 to 64 bytes: with an empty key anyone can sign. The message never quotes the secret.
+ */
 function secretKey(secret: string | Uint8Array): Buffer {
-  if (typeof secret !== 'string') return Buffer.from(secret);
-  const encoded = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;
-  return Buffer.from(encoded, 'base64');
+  let key: Buffer;
+  if (typeof secret === 'string') {
+    const encoded = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;
+    if (encoded === '')
+      throw new InvalidWebhookSecretError(`The webhook secret is empty (is it set?); ${expected}`);
+    if (!strictBase64.test(encoded))
+      throw new InvalidWebhookSecretError(`The webhook secret is not valid base64; ${expected}`);
+    key = Buffer.from(encoded, 'base64');
+  } else if (secret instanceof Uint8Array) key = Buffer.from(secret);
+  else throw new InvalidWebhookSecretError(`The webhook secret is not a string; ${expected}`);
+  if (key.length < webhookSecretMinBytes || key.length > webhookSecretMaxBytes)
+    throw new InvalidWebhookSecretError(`The webhook secret decodes to ${key.length} bytes; ${expected}`);
+  return key;
+}
+
+/** The HMAC keys of one or several secrets; refuses an empty list and any invalid secret. */
+function secretKeys(secrets: string | Uint8Array | (string | Uint8Array)[]): Buffer[] {
+  const list = Array.isArray(secrets) ? secrets : [secrets];
+  if (list.length === 0) throw new InvalidWebhookSecretError(`No webhook secret given; ${expected}`);
+  return list.map(secretKey);
+}
+
+function sign(key: Buffer, msgId: string, timestamp: number, payload: string | Buffer): Buffer {
+  return createHmac('sha256', key)
+    .update(`${msgId}.${timestamp}.`)
+    .update(typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload)
+    .digest();
 }
 
 /** The `v1,<base64>` signature of a message (for tests and for signing your own forwards). */
@@ -41,17 +76,14 @@ export function signWebhook(
   timestamp: number,
   payload: string | Buffer,
 ): string {
-  const mac = createHmac('sha256', secretKey(secret))
-    .update(`${msgId}.${timestamp}.`)
-    .update(typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload)
-    .digest('base64');
-  return `v1,${mac}`;
+  return `v1,${sign(secretKey(secret), msgId, timestamp, payload).toString('base64')}`;
 }
 
 /**
  * Verifies a webhook on its raw body and answers the typed event. `secrets` is one `whsec_…` or
  * several (during a rotation, any one matching is enough). Throws WebhookVerificationError when
- * a header is missing, the timestamp is outside the tolerance or no signature matches.
+ * a header is missing, the timestamp is outside the tolerance or no signature matches, and
+ * InvalidWebhookSecretError, before looking at the request, when a secret is empty or malformed.
  */
 export function verifyWebhook(
   payload: string | Buffer,
@@ -59,6 +91,7 @@ export function verifyWebhook(
   secrets: string | Uint8Array | (string | Uint8Array)[],
   options: VerifyOptions = {},
 ): WebhookEvent {
+  const keys = secretKeys(secrets);
   const msgId = header(headers, 'webhook-id');
   const timestampHeader = header(headers, 'webhook-timestamp');
   const signatureHeader = header(headers, 'webhook-signature');
@@ -76,12 +109,9 @@ export function verifyWebhook(
     .map((part) => part.split(','))
     .filter(([version, sig]) => version === 'v1' && sig)
     .map(([, sig]) => Buffer.from(sig as string, 'base64'));
-  const list = Array.isArray(secrets) ? secrets : [secrets];
-  if (list.length === 0 || list.some((s) => !s || s.length === 0))
-    throw new WebhookVerificationError('A webhook secret is empty');
-  const matched = list.some((secret) => {
-    const expected = Buffer.from(signWebhook(secret, msgId, timestamp, payload).slice(3), 'base64');
-    return given.some((sig) => sig.length === expected.length && timingSafeEqual(sig, expected));
+  const matched = keys.some((key) => {
+    const mac = sign(key, msgId, timestamp, payload);
+    return given.some((sig) => sig.length === mac.length && timingSafeEqual(sig, mac));
   });
   if (!matched) throw new WebhookVerificationError('No matching signature found');
 

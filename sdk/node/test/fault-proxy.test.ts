@@ -62,6 +62,22 @@ describeFaults('retries through the fault proxy', () => {
     expect(listed.data).toHaveLength(1);
   });
 
+  test('a POST answered 409 REQUEST_IN_PROGRESS after the API acted is retried with the same key', async () => {
+    // What a merchant meets when its retry reaches another API process while the first answer is stored.
+    const reference = ref('f409');
+    await control('POST', '/__faults', { status: 409, retryAfter: 1, times: 1, forward: true });
+    const answer = await viaProxy.payins.createDirect(payin(reference));
+    const entries = await log();
+    expect(entries.map((e) => [e.status, e.injected])).toEqual([
+      [409, true],
+      [expect.any(Number), false],
+    ]);
+    expect([200, 201]).toContain(entries[1]?.status);
+    expect(entries[1]?.idempotencyKey).toBe(entries[0]?.idempotencyKey);
+    expect(answer.id).toBe((await direct.payins.get(reference)).id);
+    expect((await direct.transactions.list({ reference })).data).toHaveLength(1);
+  });
+
   test('a 429 not forwarded is retried after Retry-After with the same key', async () => {
     const reference = ref('f429');
     await control('POST', '/__faults', { status: 429, retryAfter: 1, times: 1, forward: false });

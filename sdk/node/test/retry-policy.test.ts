@@ -89,6 +89,47 @@ test('a 429 is retried; a given idempotency key is used as is', async () => {
   expect(seen.map((s) => s.key)).toEqual(['my-key-1', 'my-key-1', 'my-key-1']);
 });
 
+test('a 409 REQUEST_IN_PROGRESS is retried with the same key after Retry-After', async () => {
+  const inProgress = {
+    status: 409,
+    headers: { 'retry-after': '1' },
+    body: { type: '/docs/errors#REQUEST_IN_PROGRESS', title: 'T', status: 409, code: 'REQUEST_IN_PROGRESS' },
+  };
+  script = [inProgress, { status: 201, body: { id: 'pr_3' } }];
+  expect(await client().payins.createDirect(body)).toEqual({ id: 'pr_3' });
+  expect(seen).toHaveLength(2);
+  expect(seen[1]?.key).toBe(seen[0]?.key);
+  expect((seen[1]?.at ?? 0) - (seen[0]?.at ?? 0)).toBeGreaterThanOrEqual(950);
+  // Spent retries: the last 409 is thrown, with its code.
+  seen = [];
+  script = [0, 1, 2].map(() => ({ ...inProgress, headers: { 'retry-after': '0' } }));
+  const err = (await client({ maxRetries: 2 })
+    .payins.createDirect(body)
+    .catch((e: unknown) => e)) as MomoApiError;
+  expect(err).toMatchObject({ status: 409, code: 'REQUEST_IN_PROGRESS' });
+  expect(seen).toHaveLength(3);
+});
+
+test('any other 409 is final (a duplicate refund, a key reused with another body)', async () => {
+  for (const code of ['DUPLICATE_REFUND', 'IDEMPOTENCY_KEY_REUSED', 'ALREADY_FINAL']) {
+    seen = [];
+    script = [
+      {
+        status: 409,
+        headers: { 'retry-after': '0' },
+        body: { type: `/docs/errors#${code}`, title: 'T', status: 409, code },
+      },
+      { status: 201, body: { id: 'pr_4' } },
+    ];
+    const err = (await client()
+      .payins.createDirect(body)
+      .catch((e: unknown) => e)) as MomoApiError;
+    expect(err).toMatchObject({ status: 409, code });
+    expect(seen).toHaveLength(1);
+  }
+  script = [];
+});
+
 test('other 4xx are not retried and become a typed MomoApiError', async () => {
   script = [
     {

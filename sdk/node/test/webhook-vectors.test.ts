@@ -1,4 +1,10 @@
-import { signWebhook, verifyWebhook, WebhookVerificationError } from '../src/index';
+import { createHmac } from 'node:crypto';
+import {
+  InvalidWebhookSecretError,
+  signWebhook,
+  verifyWebhook,
+  WebhookVerificationError,
+} from '../src/index';
 
 // The official Standard Webhooks test vectors, from standard-webhooks/standard-webhooks,
 // libraries/javascript/src/webhook.test.ts (the same secret, message id, payload and expected
@@ -25,7 +31,7 @@ function testPayload(timestampMs = Date.now()) {
 
 const verify = (
   p: { payload: string; header: Record<string, string> },
-  secret: string | string[] = defaultSecret,
+  secret: string | Uint8Array | (string | Uint8Array)[] = defaultSecret,
 ) => verifyWebhook(p.payload, p.header, secret);
 
 describe('Standard Webhooks official vectors', () => {
@@ -47,8 +53,8 @@ describe('Standard Webhooks official vectors', () => {
   });
 
   test('empty key raises error', () => {
-    expect(() => verify(testPayload(), '')).toThrow(WebhookVerificationError);
-    expect(() => verify(testPayload(), [])).toThrow(WebhookVerificationError);
+    expect(() => verify(testPayload(), '')).toThrow(InvalidWebhookSecretError);
+    expect(() => verify(testPayload(), [])).toThrow(InvalidWebhookSecretError);
   });
 
   test.each(['webhook-id', 'webhook-timestamp', 'webhook-signature'])('missing %s raises error', (name) => {
@@ -135,5 +141,72 @@ describe('several secrets (rotation) and tolerance', () => {
     expect(() => verifyWebhook(p.payload.replace('2', '3'), p.header, defaultSecret)).toThrow(
       WebhookVerificationError,
     );
+  });
+});
+
+// The same secrets are refused by the three SDKs, before any request is looked at, with the same
+// InvalidWebhookSecretError (docs/decisions/sdks/webhook-secret-refused-unless-24-to-64-bytes.md).
+describe('a secret that is empty or malformed is refused', () => {
+  const bytes = (n: number) => Buffer.alloc(n, 7).toString('base64');
+  // A request signed with an empty HMAC key: what a forger sends when the secret is empty.
+  const forged = () => {
+    const timestamp = Math.floor(Date.now() / 1000);
+    const mac = createHmac('sha256', Buffer.alloc(0))
+      .update(`${defaultMsgID}.${timestamp}.${defaultPayload}`)
+      .digest('base64');
+    return {
+      payload: defaultPayload,
+      header: {
+        'webhook-id': defaultMsgID,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': `v1,${mac}`,
+      } as Record<string, string>,
+    };
+  };
+
+  test.each([
+    ['empty', ''],
+    ['whsec_ with nothing after', 'whsec_'],
+    ['not base64', 'whsec_not*base64!'],
+    ['base64 without its padding', `whsec_${bytes(25).replace(/=+$/, '')}`],
+    ['base64url', `whsec_${Buffer.alloc(27, 0xfb).toString('base64url')}`],
+    ['base64 with a space', `whsec_ ${bytes(24)}`],
+    ['base64 with a line break', `whsec_${bytes(24)}\n`],
+    ['padding alone', 'whsec_===='],
+    ['decoding to 23 bytes', `whsec_${bytes(23)}`],
+    ['decoding to 65 bytes', `whsec_${bytes(65)}`],
+  ])('%s', (_name, secret) => {
+    expect(() => verify(forged(), secret)).toThrow(InvalidWebhookSecretError);
+    expect(() => verify(forged(), [`whsec_${defaultSecret}`, secret])).toThrow(InvalidWebhookSecretError);
+    expect(() => signWebhook(secret, defaultMsgID, 1614265330, defaultPayload)).toThrow(
+      InvalidWebhookSecretError,
+    );
+  });
+
+  test('raw keys of fewer than 24 bytes are refused too', () => {
+    expect(() => verify(forged(), new Uint8Array(0))).toThrow(InvalidWebhookSecretError);
+    expect(() => verify(forged(), new Uint8Array(16))).toThrow(InvalidWebhookSecretError);
+  });
+
+  test('the secret is checked before the request, and never quoted', () => {
+    const secret = `whsec_${bytes(10)}`;
+    const err = (() => {
+      try {
+        verifyWebhook('{}', {}, secret);
+      } catch (e) {
+        return e as Error;
+      }
+    })();
+    expect(err).toBeInstanceOf(InvalidWebhookSecretError);
+    expect(err).not.toBeInstanceOf(WebhookVerificationError);
+    expect(err?.message).toContain('24 to 64 bytes');
+    expect(err?.message).not.toContain(bytes(10));
+  });
+
+  test('24 and 64 bytes, with or without whsec_, are accepted', () => {
+    for (const secret of [`whsec_${bytes(24)}`, bytes(24), `whsec_${bytes(64)}`]) {
+      const p = forged();
+      expect(() => verify(p, secret)).toThrow('No matching signature found');
+    }
   });
 });

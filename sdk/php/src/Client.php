@@ -30,8 +30,12 @@ use MomoPayments\Http\Transport;
  */
 final class Client
 {
-    /** The SDK's version: the API's (info.version of the OpenAPI document it is generated from). */
-    public const VERSION = Operations::API_VERSION;
+    /**
+     * The SDK's version: the API's major.minor (Operations::API_VERSION, info.version of the OpenAPI
+     * document it is generated from) and a patch of its own for the SDK's fixes
+     * (docs/decisions/sdks/sdk-version-api-major-minor-own-patch.md; npm run check:sdks checks it).
+     */
+    public const VERSION = '1.0.1';
 
     private readonly Requestor $requestor;
     private readonly bool $livemode;

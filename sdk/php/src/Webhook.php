@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace MomoPayments;
 
+use MomoPayments\Exception\InvalidWebhookSecretException;
 use MomoPayments\Exception\SignatureVerificationException;
 use MomoPayments\Generated\Operations;
 use MomoPayments\Models\Event;
@@ -16,6 +17,10 @@ use MomoPayments\Models\Event;
 final class Webhook
 {
     public const DEFAULT_TOLERANCE = 300;
+    /** Standard Webhooks: a symmetric secret is 24 to 64 random bytes (192 to 512 bits). */
+    public const MIN_SECRET_BYTES = 24;
+    public const MAX_SECRET_BYTES = 64;
+    private const STRICT_BASE64 = '~^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$~D';
 
     /**
      * @param string $payload the raw body
@@ -23,6 +28,7 @@ final class Webhook
      * @param string|list<string> $secrets "whsec_…" (or its base64 alone); several during a rotation
      * @return Model the event: PayinCompletedEvent, RefundCompletedEvent… (Event for a type newer than the SDK)
      * @throws SignatureVerificationException
+     * @throws InvalidWebhookSecretException before the request is looked at, when a secret is empty or malformed
      */
     public static function verify(string $payload, array $headers, string|array $secrets, int $tolerance = self::DEFAULT_TOLERANCE, ?int $now = null): Model
     {
@@ -41,6 +47,7 @@ final class Webhook
      */
     public static function verifyPayload(string $payload, array $headers, string|array $secrets, int $tolerance = self::DEFAULT_TOLERANCE, ?int $now = null): array
     {
+        $keys = self::keys($secrets);
         $h = self::normalize($headers);
         $id = $h['webhook-id'] ?? null;
         $timestamp = $h['webhook-timestamp'] ?? null;
@@ -60,8 +67,8 @@ final class Webhook
         }
         $signed = "{$id}.{$timestamp}.{$payload}";
         $expected = [];
-        foreach ((array) $secrets as $secret) {
-            $expected[] = base64_encode(hash_hmac('sha256', $signed, self::key($secret), true));
+        foreach ($keys as $key) {
+            $expected[] = base64_encode(hash_hmac('sha256', $signed, $key, true));
         }
         foreach (preg_split('/\s+/', trim($signatures)) ?: [] as $candidate) {
             [$version, $sig] = array_pad(explode(',', $candidate, 2), 2, '');
@@ -87,14 +94,46 @@ final class Webhook
         return 'v1,' . base64_encode(hash_hmac('sha256', "{$id}.{$timestamp}.{$payload}", self::key($secret), true));
     }
 
+    /**
+     * The HMAC keys of one or several secrets; refuses an empty list and any invalid secret.
+     *
+     * @param string|list<string> $secrets
+     * @return list<string>
+     */
+    private static function keys(string|array $secrets): array
+    {
+        $list = is_array($secrets) ? array_values($secrets) : [$secrets];
+        if ($list === []) {
+            throw new InvalidWebhookSecretException('No webhook secret given; ' . self::expected());
+        }
+        return array_map(static fn (mixed $s): string => self::key(is_string($s) ? $s : throw new InvalidWebhookSecretException('The webhook secret is not a string; ' . self::expected())), $list);
+    }
+
+    /**
+     * The HMAC key of a secret; refuses, as the Node and Python SDKs do, an empty one (anyone can sign
+     * with an empty key), "whsec_" alone, anything but strict base64, or a key not 24 to 64 bytes.
+     */
     private static function key(string $secret): string
     {
         $b64 = str_starts_with($secret, 'whsec_') ? substr($secret, 6) : $secret;
-        $key = base64_decode($b64, true);
-        if ($key === false || $key === '') {
-            throw new \InvalidArgumentException('A webhook secret is "whsec_" followed by base64');
+        if ($b64 === '') {
+            throw new InvalidWebhookSecretException('The webhook secret is empty (is it set?); ' . self::expected());
+        }
+        // base64_decode's strict mode still skips whitespace and accepts missing padding: a regex first.
+        $key = preg_match(self::STRICT_BASE64, $b64) === 1 ? base64_decode($b64, true) : false;
+        if ($key === false) {
+            throw new InvalidWebhookSecretException('The webhook secret is not valid base64; ' . self::expected());
+        }
+        $n = strlen($key);
+        if ($n < self::MIN_SECRET_BYTES || $n > self::MAX_SECRET_BYTES) {
+            throw new InvalidWebhookSecretException("The webhook secret decodes to {$n} bytes; " . self::expected());
         }
         return $key;
+    }
+
+    private static function expected(): string
+    {
+        return sprintf('expected "whsec_" followed by the base64 of %d to %d bytes', self::MIN_SECRET_BYTES, self::MAX_SECRET_BYTES);
     }
 
     /**

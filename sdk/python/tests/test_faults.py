@@ -58,6 +58,21 @@ def test_503_forwarded_then_retried_with_the_same_key_creates_once(
     assert len(listed.data) == 1
 
 
+def test_409_request_in_progress_forwarded_then_retried_gets_the_stored_answer(
+    faults: httpx.Client, proxied: MomoPayments, client: MomoPayments
+) -> None:
+    # What a merchant meets when its retry reaches another API process while the first answer is stored.
+    faults.post("/__faults", json={"status": 409, "retryAfter": 1, "times": 1, "forward": True})
+    ref = reference("f409")
+    payin = proxied.payins.create_direct(direct_payin(ref))
+    entries = log(faults, "/v1/direct/payin")
+    assert [(e["status"], e["injected"]) for e in entries][:1] == [(409, True)] and len(entries) == 2
+    assert entries[1]["status"] in (200, 201) and not entries[1]["injected"]
+    assert entries[0]["idempotencyKey"] == entries[1]["idempotencyKey"]
+    assert client.payins.get(ref).id == payin.id
+    assert len(client.transactions.list(reference=ref).data) == 1
+
+
 def test_429_is_retried_after_retry_after(faults: httpx.Client, proxied: MomoPayments) -> None:
     faults.post("/__faults", json={"status": 429, "retryAfter": 1, "times": 1, "forward": False})
     start = time.monotonic()

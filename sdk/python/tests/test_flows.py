@@ -147,6 +147,15 @@ def test_transactions_auto_pagination(client: MomoPayments) -> None:
     assert seen[:2] == [t.reference for t in first.data]
 
 
+def test_transactions_filtered_by_metadata(client: MomoPayments) -> None:
+    tag = uuid.uuid4().hex[:12]
+    ref = reference("meta")
+    client.payins.create_direct({**direct_payin(ref), "metadata": {"orderId": tag, "channel": "web"}})
+    client.payins.create_direct({**direct_payin(reference("meta")), "metadata": {"orderId": "other"}})
+    page = client.transactions.list(metadata={"orderId": tag, "channel": "web"}, type="payin")
+    assert [t.reference for t in page.data] == [ref]
+
+
 def test_accounts_entries_and_a_statement_downloaded(client: MomoPayments) -> None:
     accounts = client.accounts.list().data
     assert {a.currency for a in accounts} >= {"XOF", "XAF"}

@@ -10,9 +10,12 @@ import pytest
 
 from momo_payments import (
     AsyncMomoPayments,
+    AuthenticationError,
     BadRequestError,
+    ConflictError,
     MomoPayments,
     MomoTimeoutError,
+    PermissionDeniedError,
     RateLimitError,
     RetryPolicy,
     ServiceUnavailableError,
@@ -149,3 +152,64 @@ async def test_the_async_client_shares_the_policy() -> None:
                                  http_client=httpx.AsyncClient(transport=httpx.MockTransport(handler))) as client:
         payin = await client.payins.create_direct(BODY)
     assert payin.id == "pr_1" and len({r.headers["x-idempotency-key"] for r in seen}) == 1 and len(seen) == 2
+
+
+def test_409_request_in_progress_is_retried_with_the_same_key_after_retry_after() -> None:
+    client, seen = stub([problem(409, "REQUEST_IN_PROGRESS", "1"), httpx.Response(201, json=PAYIN)])
+    start = time.monotonic()
+    assert client.payins.create_direct(BODY).id == "pr_1"
+    assert len(seen) == 2 and len({r.headers["x-idempotency-key"] for r in seen}) == 1
+    assert time.monotonic() - start >= 0.95
+    client2, seen2 = stub([problem(409, "REQUEST_IN_PROGRESS", "0")] * 4)
+    with pytest.raises(ConflictError) as err:
+        client2.payins.create_direct(BODY)
+    assert err.value.code == "REQUEST_IN_PROGRESS" and len(seen2) == 4
+
+
+@pytest.mark.parametrize("code", ["DUPLICATE_REFUND", "IDEMPOTENCY_KEY_REUSED", "ALREADY_FINAL"])
+def test_any_other_409_is_final(code: str) -> None:
+    client, seen = stub([problem(409, code, "0"), httpx.Response(201, json=PAYIN)])
+    with pytest.raises(ConflictError) as err:
+        client.payins.create_direct(BODY)
+    assert err.value.code == code and len(seen) == 1
+
+
+def test_401_and_403_are_told_apart() -> None:
+    client, _ = stub([problem(401, "UNAUTHORIZED"), problem(403, "INSUFFICIENT_BALANCE")])
+    with pytest.raises(AuthenticationError):
+        client.payins.get("order-1")
+    with pytest.raises(PermissionDeniedError) as err:
+        client.payins.get("order-1")
+    assert not isinstance(err.value, AuthenticationError) and err.value.code == "INSUFFICIENT_BALANCE"
+
+
+def test_the_metadata_filter_is_sent_as_a_deep_object() -> None:
+    page = {"data": [], "nextCursor": None}
+    client, seen = stub([httpx.Response(200, json=page)])
+    client.transactions.list(metadata={"orderId": "1001", "channel": "web"}, status="success")
+    params = seen[0].url.params
+    assert params.get_list("metadata[orderId]") == ["1001"] and params.get_list("metadata[channel]") == ["web"]
+    assert params["status"] == "success" and "metadata" not in params
+    assert b"metadata%5BorderId%5D=1001" in seen[0].url.query
+
+
+def test_status_codes_are_plain_ints() -> None:
+    import typing
+
+    from momo_payments import models
+
+    error = models.WebhookEndpointWithHealthHealthLastError.model_validate(
+        {"at": "2026-01-01T00:00:00.000Z", "statusCode": 500, "error": "HTTP 500"}
+    )
+    assert error.statusCode == 500 and type(error.statusCode) is int
+    # Every nullable integer of the document (statusCode, entryCount): int | None, not a RootModel.
+    fields = [
+        (model.__name__, name, field.annotation)
+        for model in vars(models).values()
+        if isinstance(model, type) and issubclass(model, models.BaseModel)
+        for name, field in model.model_fields.items()
+        if name in {"statusCode", "entryCount"}
+    ]
+    assert len(fields) == 4
+    for model_name, name, annotation in fields:
+        assert typing.get_args(annotation) == (int, type(None)), (model_name, name, annotation)

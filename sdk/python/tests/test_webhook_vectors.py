@@ -17,7 +17,13 @@ import time
 
 import pytest
 
-from momo_payments import Webhook, WebhookVerificationError, models, verify_webhook
+from momo_payments import (
+    InvalidWebhookSecretError,
+    Webhook,
+    WebhookVerificationError,
+    models,
+    verify_webhook,
+)
 
 SECRET = "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 MSG_ID = "msg_p5jXN8AQM9LWM0D4loKWxJek"
@@ -122,3 +128,56 @@ def test_header_names_are_case_insensitive_and_the_event_typed() -> None:
     parsed = verify_webhook(body.encode(), headers, "whsec_" + SECRET)
     assert isinstance(parsed, models.StatementReadyEvent)
     assert parsed.data.id == "st_1"
+
+
+# The same secrets are refused by the three SDKs, at construction, with the same InvalidWebhookSecretError
+# (docs/decisions/sdks/webhook-secret-refused-unless-24-to-64-bytes.md).
+def _b64(n: int) -> str:
+    return base64.b64encode(bytes([7]) * n).decode()
+
+
+REFUSED_SECRETS = {
+    "empty": "",
+    "whsec_ with nothing after": "whsec_",
+    "not base64": "whsec_not*base64!",
+    "base64 without its padding": "whsec_" + _b64(25).rstrip("="),
+    "base64url": "whsec_" + base64.urlsafe_b64encode(bytes([0xFB]) * 27).decode(),
+    "base64 with a space": "whsec_ " + _b64(24),
+    "base64 with a line break": "whsec_" + _b64(24) + "\n",
+    "padding alone": "whsec_====",
+    "decoding to 23 bytes": "whsec_" + _b64(23),
+    "decoding to 65 bytes": "whsec_" + _b64(65),
+}
+
+
+def _forged_with_an_empty_key() -> dict[str, str]:
+    ts = str(int(time.time()))
+    mac = hmac.new(b"", f"{MSG_ID}.{ts}.{PAYLOAD}".encode(), hashlib.sha256).digest()
+    return {"webhook-id": MSG_ID, "webhook-timestamp": ts, "webhook-signature": "v1," + base64.b64encode(mac).decode()}
+
+
+@pytest.mark.parametrize("secret", list(REFUSED_SECRETS.values()), ids=list(REFUSED_SECRETS))
+def test_an_empty_or_malformed_secret_is_refused_at_construction(secret: str) -> None:
+    with pytest.raises(InvalidWebhookSecretError):
+        Webhook(secret)
+    with pytest.raises(InvalidWebhookSecretError):
+        Webhook(["whsec_" + SECRET, secret])
+    with pytest.raises(InvalidWebhookSecretError):
+        verify_webhook(PAYLOAD, _forged_with_an_empty_key(), secret)
+
+
+def test_the_secret_error_is_a_configuration_error_never_quoting_the_secret() -> None:
+    short = "whsec_" + _b64(10)
+    with pytest.raises(InvalidWebhookSecretError) as err:
+        Webhook(short)
+    assert not isinstance(err.value, WebhookVerificationError)
+    assert isinstance(err.value, ValueError)  # what Webhook raised for bad base64 before 1.0.1
+    assert "24 to 64 bytes" in str(err.value) and _b64(10) not in str(err.value)
+    with pytest.raises(InvalidWebhookSecretError):
+        Webhook([])
+
+
+def test_secrets_of_24_and_64_bytes_are_accepted() -> None:
+    for secret in ("whsec_" + _b64(24), _b64(24), "whsec_" + _b64(64)):
+        with pytest.raises(WebhookVerificationError, match="no matching signature"):
+            Webhook(secret).verify_payload(PAYLOAD, _forged_with_an_empty_key())

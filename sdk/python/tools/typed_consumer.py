@@ -21,3 +21,13 @@ def collect(client: MomoPayments, reference: str) -> str:
 def receive(body: bytes, headers: dict[str, str], secret: str) -> str:
     event: AnyEvent = verify_webhook(body, headers, secret)
     return event.type
+
+
+def orders_transactions(client: MomoPayments, order_id: str) -> int:
+    page = client.transactions.list(metadata={"orderId": order_id}, type="payin")
+    return len(page.data)
+
+
+def delivered(result: models.TestWebhookResult) -> bool:
+    status: int | None = result.statusCode
+    return status == 200

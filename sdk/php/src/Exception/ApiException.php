@@ -57,7 +57,8 @@ class ApiException extends \RuntimeException implements MomoException
         }
         $class = match (true) {
             $status === 400, $status === 422 => InvalidRequestException::class,
-            $status === 401, $status === 403 => AuthenticationException::class,
+            $status === 401 => AuthenticationException::class,
+            $status === 403 => PermissionDeniedException::class,
             $status === 404 => NotFoundException::class,
             $status === 409 => ConflictException::class,
             $status === 429 => RateLimitException::class,

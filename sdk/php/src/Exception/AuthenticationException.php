@@ -4,7 +4,10 @@ declare(strict_types=1);
 
 namespace MomoPayments\Exception;
 
-/** 401 or 403: the credentials are wrong, or not allowed this (e.g. a test helper with a live key). */
+/**
+ * 401: missing or wrong credentials. A 403 is a PermissionDeniedException, a subclass of this one
+ * (until 1.0.0 a 403 was thrown as AuthenticationException itself).
+ */
 class AuthenticationException extends ApiException
 {
 }

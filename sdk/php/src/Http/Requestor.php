@@ -10,10 +10,18 @@ use MomoPayments\Exception\ApiException;
 
 /**
  * Sends one logical call: credentials, Accept-Language, an idempotency key per POST (kept across
- * retries, so the API does the work once), and retries on 429/503 and lost connections only.
+ * retries, so the API does the work once), and retries on 429/503, 409 REQUEST_IN_PROGRESS and lost
+ * connections only.
  */
 final class Requestor
 {
+    /**
+     * The 409 the API answers (with Retry-After: 1) while the first request with the same key is still
+     * running or its answer is being stored: sent again, the request gets that answer. Any other 409
+     * (a duplicate refund, a key reused with another body) is final.
+     */
+    public const RETRY_CONFLICT_CODE = 'REQUEST_IN_PROGRESS';
+
     /** @var callable(float): void */
     private $sleep;
 
@@ -90,12 +98,25 @@ final class Requestor
                 return $response;
             }
             $retryAfter = self::retryAfter($response->header('retry-after'));
-            if (($response->status === 429 || $response->status === 503) && $attempt < $maxRetries) {
+            if (self::isRetryable($response) && $attempt < $maxRetries) {
                 ($this->sleep)($retryAfter !== null ? (float) min($retryAfter, 60) : $this->backoff($attempt));
                 continue;
             }
             throw ApiException::fromResponse($response->status, $response->body, $response->header('x-request-id'), $retryAfter);
         }
+    }
+
+    /** 429, 503 and 409 REQUEST_IN_PROGRESS are sent again, with the same idempotency key. */
+    public static function isRetryable(Response $response): bool
+    {
+        if ($response->status === 429 || $response->status === 503) {
+            return true;
+        }
+        if ($response->status !== 409) {
+            return false;
+        }
+        $problem = json_decode($response->body, true);
+        return is_array($problem) && ($problem['code'] ?? null) === self::RETRY_CONFLICT_CODE;
     }
 
     /** Exponential backoff with full jitter between half and all of the step. */

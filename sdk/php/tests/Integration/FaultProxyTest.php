@@ -12,7 +12,8 @@ use MomoPayments\Tests\Support\StackTestCase;
 /**
  * The retry policy against the real API through the fault proxy (MOMO_FAULT_URL; without it, the
  * tests start tests/Support/fault-proxy.php, a stand-in speaking the same protocol): a 503 on a POST
- * is retried with the same idempotency key and the API created the object once; a 429 is retried
+ * is retried with the same idempotency key and the API created the object once, and so is a 409
+ * REQUEST_IN_PROGRESS; a 429 is retried
  * after its Retry-After; a 4xx is sent once.
  */
 final class FaultProxyTest extends StackTestCase
@@ -106,6 +107,27 @@ final class FaultProxyTest extends StackTestCase
         self::assertSame($payin->id, $direct->payins->retrieve($ref)->id);
         $found = iterator_to_array($direct->transactions->autoPagingIterator(['reference' => $ref]), false);
         self::assertCount(1, $found);
+    }
+
+    /** What a merchant meets when its retry reaches another API process while the first answer is stored. */
+    public function test409RequestInProgressOnAPostIsRetriedWithTheSameKey(): void
+    {
+        self::control('POST', '/__faults', ['status' => 409, 'retryAfter' => 1, 'times' => 1, 'forward' => true]);
+        $ref = self::ref('retry409');
+        $payin = self::proxied()->payins->createDirect([
+            'reference' => $ref,
+            'payin' => ['amount' => 1500, 'msisdn' => self::MSISDN_CI, 'provider' => 'MTN', 'country' => 'CI'],
+            'action' => self::action(),
+        ]);
+        $log = self::log('/v1/direct/payin');
+        self::assertCount(2, $log, 'the POST was sent twice');
+        self::assertSame([409, true], [$log[0]['status'], $log[0]['injected']]);
+        self::assertFalse($log[1]['injected']);
+        self::assertLessThan(300, $log[1]['status']);
+        self::assertSame($log[0]['idempotencyKey'], $log[1]['idempotencyKey']);
+        $direct = self::client();
+        self::assertSame($payin->id, $direct->payins->retrieve($ref)->id);
+        self::assertCount(1, iterator_to_array($direct->transactions->autoPagingIterator(['reference' => $ref]), false));
     }
 
     public function test429IsRetriedAfterRetryAfter(): void

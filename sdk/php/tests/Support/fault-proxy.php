@@ -89,7 +89,9 @@ if (str_starts_with($path, '/v1/') && is_array($fault) && ($fault['times'] ?? 0)
     if (!empty($fault['forward'])) {
         $forward();
     }
-    $json((int) $fault['status'], ['type' => '/docs/errors#INJECTED', 'title' => 'Injected fault', 'status' => $fault['status'], 'code' => 'INJECTED'], [
+    // The codes the harness's proxy sends (test/sdk/fault-proxy.ts): a 409 is the API's REQUEST_IN_PROGRESS.
+    $code = [429 => 'RATE_LIMITED', 503 => 'SERVICE_UNAVAILABLE', 409 => 'REQUEST_IN_PROGRESS'][(int) $fault['status']] ?? 'INJECTED';
+    $json((int) $fault['status'], ['type' => "/docs/errors#{$code}", 'title' => 'Injected fault', 'status' => $fault['status'], 'code' => $code], [
         'Content-Type' => 'application/problem+json',
         'Retry-After' => (string) ($fault['retryAfter'] ?? 1),
     ]);

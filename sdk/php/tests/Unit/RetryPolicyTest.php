@@ -6,8 +6,11 @@ namespace MomoPayments\Tests\Unit;
 
 use MomoPayments\Client;
 use MomoPayments\Exception\ApiConnectionException;
+use MomoPayments\Exception\AuthenticationException;
+use MomoPayments\Exception\ConflictException;
 use MomoPayments\Exception\InvalidRequestException;
 use MomoPayments\Exception\NotFoundException;
+use MomoPayments\Exception\PermissionDeniedException;
 use MomoPayments\Exception\RateLimitException;
 use MomoPayments\Exception\ServiceUnavailableException;
 use MomoPayments\Exception\TimeoutException;
@@ -107,6 +110,62 @@ final class RetryPolicyTest extends TestCase
             self::assertSame(1, $e->retryAfter);
         }
         self::assertCount(3, $this->sent);
+    }
+
+    public function test409RequestInProgressIsRetriedWithTheSameKeyAfterRetryAfter(): void
+    {
+        $client = $this->client([self::problem(409, 'REQUEST_IN_PROGRESS', ['retry-after' => '1']), self::ok(['id' => 'pr_3', 'reference' => 'r'], 201)]);
+        self::assertSame('pr_3', $client->payins->createDirect(['reference' => 'r'])->id);
+        self::assertCount(2, $this->sent);
+        self::assertCount(1, array_unique(array_map(static fn (Request $r) => $r->headers['X-Idempotency-Key'], $this->sent)));
+        self::assertSame([1.0], $this->slept);
+
+        $this->sent = [];
+        $client = $this->client(array_fill(0, 3, self::problem(409, 'REQUEST_IN_PROGRESS', ['retry-after' => '1'])), ['maxRetries' => 2]);
+        try {
+            $client->payins->createDirect(['reference' => 'r']);
+            self::fail('expected a ConflictException');
+        } catch (ConflictException $e) {
+            self::assertSame('REQUEST_IN_PROGRESS', $e->errorCode);
+        }
+        self::assertCount(3, $this->sent);
+    }
+
+    public function testAnyOther409IsFinal(): void
+    {
+        foreach (['DUPLICATE_REFUND', 'IDEMPOTENCY_KEY_REUSED', 'ALREADY_FINAL'] as $code) {
+            $this->sent = [];
+            $client = $this->client([self::problem(409, $code, ['retry-after' => '1']), self::ok(['id' => 'pr_4'], 201)]);
+            try {
+                $client->payins->createDirect(['reference' => 'r']);
+                self::fail("expected a ConflictException for {$code}");
+            } catch (ConflictException $e) {
+                self::assertSame($code, $e->errorCode);
+            }
+            self::assertCount(1, $this->sent);
+        }
+        self::assertSame([], $this->slept);
+    }
+
+    public function test401IsAuthenticationAnd403IsPermissionDenied(): void
+    {
+        $client = $this->client([self::problem(401, 'UNAUTHORIZED'), self::problem(403, 'INSUFFICIENT_BALANCE')]);
+        try {
+            $client->accounts->list();
+            self::fail('expected an AuthenticationException');
+        } catch (AuthenticationException $e) {
+            self::assertNotInstanceOf(PermissionDeniedException::class, $e);
+            self::assertSame(401, $e->status);
+        }
+        try {
+            $client->accounts->list();
+            self::fail('expected a PermissionDeniedException');
+        } catch (PermissionDeniedException $e) {
+            self::assertSame(403, $e->status);
+            self::assertSame('INSUFFICIENT_BALANCE', $e->errorCode);
+            // Code written for 1.0.0, catching AuthenticationException for a 403, still catches it.
+            self::assertInstanceOf(AuthenticationException::class, $e);
+        }
     }
 
     public function test4xxIsNeverRetried(): void

@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace MomoPayments\Tests\Unit;
 
+use MomoPayments\Exception\InvalidWebhookSecretException;
+use MomoPayments\Exception\MomoException;
 use MomoPayments\Exception\SignatureVerificationException;
 use MomoPayments\Models\Event;
 use MomoPayments\Models\PayinCompletedEvent;
@@ -139,5 +141,81 @@ final class WebhookVectorsTest extends TestCase
         $unknown = str_replace('payin.completed', 'payin.someday', $body);
         $server['HTTP_WEBHOOK_SIGNATURE'] = Webhook::sign($secret, 'msg_1', $ts, $unknown);
         self::assertInstanceOf(Event::class, Webhook::verify($unknown, $server, $secret));
+    }
+
+    /**
+     * The same secrets are refused by the three SDKs, before the request is looked at, with the same
+     * InvalidWebhookSecretException (docs/decisions/sdks/webhook-secret-refused-unless-24-to-64-bytes.md).
+     *
+     * @return array<string, array{string}>
+     */
+    public static function refusedSecrets(): array
+    {
+        $b64 = static fn (int $n): string => base64_encode(str_repeat("\x07", $n));
+        return [
+            'empty' => [''],
+            'whsec_ with nothing after' => ['whsec_'],
+            'not base64' => ['whsec_not*base64!'],
+            'base64 without its padding' => ['whsec_' . rtrim($b64(25), '=')],
+            'base64url' => ['whsec_' . strtr(base64_encode(str_repeat("\xfb", 27)), '+/', '-_')],
+            'base64 with a space' => ['whsec_ ' . $b64(24)],
+            'base64 with a line break' => ['whsec_' . $b64(24) . "\n"],
+            'padding alone' => ['whsec_===='],
+            'decoding to 23 bytes' => ['whsec_' . $b64(23)],
+            'decoding to 65 bytes' => ['whsec_' . $b64(65)],
+        ];
+    }
+
+    /** @return array<string, string> a request signed with an empty HMAC key, as a forger would */
+    private static function forgedWithAnEmptyKey(): array
+    {
+        $ts = time();
+        return [
+            'webhook-id' => self::MSG_ID,
+            'webhook-timestamp' => (string) $ts,
+            'webhook-signature' => 'v1,' . base64_encode(hash_hmac('sha256', self::MSG_ID . ".{$ts}." . self::PAYLOAD, '', true)),
+        ];
+    }
+
+    /** @dataProvider refusedSecrets */
+    public function testAnEmptyOrMalformedSecretIsRefused(string $secret): void
+    {
+        foreach ([$secret, ['whsec_' . self::SECRET, $secret]] as $secrets) {
+            try {
+                Webhook::verifyPayload(self::PAYLOAD, self::forgedWithAnEmptyKey(), $secrets);
+                self::fail('expected an InvalidWebhookSecretException');
+            } catch (InvalidWebhookSecretException $e) {
+                self::assertInstanceOf(\InvalidArgumentException::class, $e); // what it threw before 1.0.1
+                self::assertInstanceOf(MomoException::class, $e);
+            }
+        }
+        $this->expectException(InvalidWebhookSecretException::class);
+        Webhook::sign($secret, self::MSG_ID, 1614265330, self::PAYLOAD);
+    }
+
+    public function testTheSecretIsCheckedBeforeTheRequestAndNeverQuoted(): void
+    {
+        $short = base64_encode(str_repeat("\x07", 10));
+        try {
+            Webhook::verify('{}', [], 'whsec_' . $short);
+            self::fail('expected an InvalidWebhookSecretException');
+        } catch (InvalidWebhookSecretException $e) {
+            self::assertStringContainsString('24 to 64 bytes', $e->getMessage());
+            self::assertStringNotContainsString($short, $e->getMessage());
+        }
+        $this->expectException(InvalidWebhookSecretException::class);
+        Webhook::verify('{}', [], []);
+    }
+
+    public function testSecretsOf24And64BytesAreAccepted(): void
+    {
+        foreach (['whsec_' . base64_encode(str_repeat("\x07", 24)), base64_encode(str_repeat("\x07", 24)), 'whsec_' . base64_encode(str_repeat("\x07", 64))] as $secret) {
+            try {
+                Webhook::verifyPayload(self::PAYLOAD, self::forgedWithAnEmptyKey(), $secret);
+                self::fail('a payload signed with an empty key verified');
+            } catch (SignatureVerificationException $e) {
+                self::assertSame('No matching signature found', $e->getMessage());
+            }
+        }
     }
 }

@@ -23,8 +23,25 @@ from ._version import __version__
 ModelT = TypeVar("ModelT", bound=BaseModel)
 Language = Literal["en", "fr"]
 
-#: Statuses retried with the same idempotency key; any other non-2xx is final (a 4xx never heals).
+#: Statuses retried with the same idempotency key; any other non-2xx is final (a 4xx never heals)...
 RETRY_STATUSES = frozenset({429, 503})
+#: ...but for this 409, answered (with Retry-After: 1) while the first request with the same key is still
+#: running or its answer is being stored: sent again, the request gets that answer. Any other 409 (a
+#: duplicate refund, a key reused with another body) is final.
+RETRY_CONFLICT_CODE = "REQUEST_IN_PROGRESS"
+
+
+def is_retryable(response: httpx.Response) -> bool:
+    """429, 503 and 409 REQUEST_IN_PROGRESS are retried with the same idempotency key."""
+    if response.status_code in RETRY_STATUSES:
+        return True
+    if response.status_code != 409:
+        return False
+    try:
+        problem = response.json()
+    except ValueError:
+        return False
+    return isinstance(problem, dict) and problem.get("code") == RETRY_CONFLICT_CODE
 
 
 @dataclass(frozen=True)
@@ -55,7 +72,7 @@ class RetryPolicy:
         return base / 2 + random.uniform(0, base / 2)
 
     def delay_after_status(self, attempt: int, response: httpx.Response) -> float | None:
-        if attempt >= self.max_retries or response.status_code not in RETRY_STATUSES:
+        if attempt >= self.max_retries or not is_retryable(response):
             return None
         retry_after = parse_retry_after(response.headers.get("retry-after"))
         if retry_after is None:
@@ -143,7 +160,15 @@ def prepare(
         content = b"{}"
     if content is not None:
         headers["Content-Type"] = "application/json"
-    params = {k: _query_value(v) for k, v in query.items() if v is not None}
+    params: dict[str, str] = {}
+    for key, value in query.items():
+        if value is None:
+            continue
+        if isinstance(value, Mapping):
+            # Deep-object style (metadata[orderId]=1001), as the API reads its metadata filter.
+            params.update({f"{key}[{sub}]": _query_value(v) for sub, v in value.items() if v is not None})
+        else:
+            params[key] = _query_value(value)
     return PreparedRequest(
         method=op.method,
         url=config.base_url.rstrip("/") + url_path,

@@ -144,6 +144,16 @@ class WebhookVerificationError(MomoError):
     """A webhook's signature, timestamp or headers are wrong: answer 400 and do not trust the body."""
 
 
+class InvalidWebhookSecretError(MomoError, ValueError):
+    """A webhook secret that cannot be a Standard Webhooks secret: empty (an unset environment
+    variable), "whsec_" alone, not strict base64, or not decoding to 24 to 64 bytes.
+
+    A configuration error raised at construction, before any request is looked at: never answer it as
+    a forged webhook. A ValueError, as a malformed secret raised before. The message never quotes the
+    secret.
+    """
+
+
 class EventStreamError(MomoError):
     """The event stream refused the connection or a message (`code` as the server sent it)."""
 

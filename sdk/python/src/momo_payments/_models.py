@@ -305,16 +305,12 @@ class WebhookEndpointWithSecret(BaseModel):
     secret: Annotated[str, Field(pattern='^whsec_.*')]
 
 
-class WebhookEndpointWithHealthHealthLastErrorStatusCode(RootModel[int]):
-    root: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-
-
 class WebhookEndpointWithHealthHealthLastError(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
     at: str
-    statusCode: WebhookEndpointWithHealthHealthLastErrorStatusCode | None
+    statusCode: Annotated[int | None, Field(ge=-9007199254740991, le=9007199254740991)]
     error: str | None
 
 
@@ -377,10 +373,6 @@ class Replay(BaseModel):
     count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
 
 
-class TestWebhookResultStatusCode(RootModel[int]):
-    root: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-
-
 class TestWebhookResultEvent(BaseModel):
     model_config = ConfigDict(
         extra='allow',
@@ -412,7 +404,7 @@ class TestWebhookResult(BaseModel):
     endpointId: str
     url: str
     succeeded: bool
-    statusCode: TestWebhookResultStatusCode | None
+    statusCode: Annotated[int | None, Field(ge=-9007199254740991, le=9007199254740991)]
     durationMs: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
     error: str | None
     event: TestWebhookResultEvent
@@ -478,10 +470,6 @@ class WebhookEndpoint(BaseModel):
     livemode: bool
 
 
-class DeliveryPageDatumStatusCode(RootModel[int]):
-    root: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-
-
 class DeliveryPageDatum(BaseModel):
     model_config = ConfigDict(
         extra='allow',
@@ -506,7 +494,7 @@ class DeliveryPageDatum(BaseModel):
     url: str
     attemptedAt: str
     succeeded: bool
-    statusCode: DeliveryPageDatumStatusCode | None
+    statusCode: Annotated[int | None, Field(ge=-9007199254740991, le=9007199254740991)]
     latencyMs: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
     error: str | None
 
@@ -700,10 +688,6 @@ class TransactionPageData(BaseModel):
     metadata: dict[str, str]
 
 
-class StatementEntryCount(RootModel[int]):
-    root: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-
-
 class StatementDownload(BaseModel):
     model_config = ConfigDict(
         extra='allow',
@@ -725,7 +709,7 @@ class Statement(BaseModel):
     format: Literal['csv', 'json']
     createdAt: str
     livemode: bool
-    entryCount: StatementEntryCount | None
+    entryCount: Annotated[int | None, Field(ge=-9007199254740991, le=9007199254740991)]
     openingBalance: float | None
     closingBalance: float | None
     readyAt: str | None

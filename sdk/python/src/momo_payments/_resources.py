@@ -868,7 +868,7 @@ class Transactions(SyncResource):
         from_: str | datetime | None = None,
         to: str | datetime | None = None,
         reference: str | None = None,
-        metadata: str | None = None,
+        metadata: Mapping[str, str] | None = None,
         accept_language: Language | None = None,
         timeout: float | None = None,
     ) -> _m.TransactionPage:
@@ -932,7 +932,7 @@ class Transactions(SyncResource):
         from_: str | datetime | None = None,
         to: str | datetime | None = None,
         reference: str | None = None,
-        metadata: str | None = None,
+        metadata: Mapping[str, str] | None = None,
         accept_language: Language | None = None,
         timeout: float | None = None,
     ) -> Iterator[_m.TransactionRecord | _m.TransactionPageData | _m.RefundRecord]:
@@ -1991,7 +1991,7 @@ class AsyncTransactions(AsyncResource):
         from_: str | datetime | None = None,
         to: str | datetime | None = None,
         reference: str | None = None,
-        metadata: str | None = None,
+        metadata: Mapping[str, str] | None = None,
         accept_language: Language | None = None,
         timeout: float | None = None,
     ) -> _m.TransactionPage:
@@ -2055,7 +2055,7 @@ class AsyncTransactions(AsyncResource):
         from_: str | datetime | None = None,
         to: str | datetime | None = None,
         reference: str | None = None,
-        metadata: str | None = None,
+        metadata: Mapping[str, str] | None = None,
         accept_language: Language | None = None,
         timeout: float | None = None,
     ) -> AsyncIterator[_m.TransactionRecord | _m.TransactionPageData | _m.RefundRecord]:

@@ -9,24 +9,38 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import re
 import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ._errors import WebhookVerificationError
+from ._errors import InvalidWebhookSecretError, WebhookVerificationError
 from ._events import AnyEvent, parse_event
 
 #: The 5 minutes Standard Webhooks recommends (and the service's docs promise).
 DEFAULT_TOLERANCE = 300
 _PREFIX = "whsec_"
+#: Standard Webhooks: a symmetric secret is 24 to 64 random bytes (192 to 512 bits).
+MIN_SECRET_BYTES = 24
+MAX_SECRET_BYTES = 64
+_STRICT_BASE64 = re.compile(r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
+_EXPECTED = f'expected "whsec_" followed by the base64 of {MIN_SECRET_BYTES} to {MAX_SECRET_BYTES} bytes'
 
 
 def _key(secret: str) -> bytes:
+    """The HMAC key of a secret; refuses, as the Node and PHP SDKs do, an empty one (anyone can sign
+    with an empty key), "whsec_" alone, anything but strict base64, or a key not 24 to 64 bytes."""
+    if not isinstance(secret, str):
+        raise InvalidWebhookSecretError(f"The webhook secret is not a string; {_EXPECTED}")
     raw = secret[len(_PREFIX) :] if secret.startswith(_PREFIX) else secret
-    try:
-        return base64.b64decode(raw, validate=True)
-    except ValueError as exc:
-        raise ValueError("a webhook secret is 'whsec_' followed by base64") from exc
+    if raw == "":
+        raise InvalidWebhookSecretError(f"The webhook secret is empty (is it set?); {_EXPECTED}")
+    if not _STRICT_BASE64.fullmatch(raw):
+        raise InvalidWebhookSecretError(f"The webhook secret is not valid base64; {_EXPECTED}")
+    key = base64.b64decode(raw, validate=True)
+    if not MIN_SECRET_BYTES <= len(key) <= MAX_SECRET_BYTES:
+        raise InvalidWebhookSecretError(f"The webhook secret decodes to {len(key)} bytes; {_EXPECTED}")
+    return key
 
 
 def _header(headers: Mapping[str, Any], name: str) -> str:
@@ -38,12 +52,15 @@ def _header(headers: Mapping[str, Any], name: str) -> str:
 
 
 class Webhook:
-    """Verifies webhook requests signed with any of `secrets` ("whsec_…"; several during a rotation)."""
+    """Verifies webhook requests signed with any of `secrets` ("whsec_…"; several during a rotation).
+
+    Raises InvalidWebhookSecretError at construction when a secret is empty or malformed.
+    """
 
     def __init__(self, secrets: str | Iterable[str], *, tolerance: int = DEFAULT_TOLERANCE) -> None:
         listed = [secrets] if isinstance(secrets, str) else list(secrets)
         if not listed:
-            raise ValueError("give at least one webhook secret")
+            raise InvalidWebhookSecretError(f"No webhook secret given; {_EXPECTED}")
         self._keys = [_key(s) for s in listed]
         self.tolerance = tolerance
 
