@@ -224,9 +224,12 @@ export async function buildApi(opts: {
       probe: () => pingMongo(opts.mongo),
     },
     // Recipient checks: the sandbox in test mode, the routed connector in live mode.
-    recipients: recipientApi(opts.config, recipientConnectors(operators), (info) =>
-      opts.logger.warn(info, 'recipient check failed'),
-    ),
+    recipients: {
+      ...recipientApi(opts.config, recipientConnectors(operators), (info) =>
+        opts.logger.warn(info, 'recipient check failed'),
+      ),
+      shared: sharedLimits,
+    },
     payouts,
     payoutBatches: new PayoutBatchService({
       batches: payoutBatches,

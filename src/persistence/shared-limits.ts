@@ -42,7 +42,6 @@ export class SharedLimits {
   private lastSweep = 0;
   private readonly sweepEveryMs: number;
   readonly now: () => number;
-  private readonly names = new Set<string>();
 
   private constructor(
     private readonly conn: Connection,
@@ -66,12 +65,11 @@ export class SharedLimits {
   }
 
   /**
-   * A counter of fixed windows (`windowMs`), named apart from the others (one name per limit);
-   * `releases: false` for a limit that never un-counts a hit (saves the read of releases).
+   * A counter of fixed windows (`windowMs`), named apart from the other limits (two counters of one
+   * name count together: a route mounted twice, e.g. the public API under the dashboard, shares its
+   * budget); `releases: false` for a limit that never un-counts a hit (saves the read of releases).
    */
   counter(name: string, windowMs: number, opts: { releases?: boolean } = {}): SharedCounter {
-    if (this.names.has(name)) throw new Error(`shared limit ${name} created twice`);
-    this.names.add(name);
     return new SharedCounter(this, name, windowMs, opts.releases ?? true);
   }
 

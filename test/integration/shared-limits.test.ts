@@ -7,6 +7,7 @@ import { buildApi } from '../../src/main/wiring';
 import { createLogger } from '../../src/infra/logger';
 import { connectTestMongo } from '../helpers/stack';
 import { useStack } from '../helpers/use-stack';
+import { ApiClient } from '../helpers/http';
 import { DashboardBrowser, PASSWORD, signedInMember } from '../helpers/dashboard';
 
 // The limits that protect, counted in the store every API replica shares
@@ -127,8 +128,11 @@ describe('two API replicas share every limit that protects', () => {
       DASHBOARD_INVITATIONS_PER_HOUR: '3',
       CHECKOUT_REQUESTS_PER_MINUTE: '8',
       CHECKOUT_ANSWERS_PER_MINUTE: '3',
+      RECIPIENT_CHECKS_PER_MINUTE: '3',
     },
     beforeStop: async () => {
+      // A successful sign-in un-counts itself after its answer: let that land before closing.
+      await new Promise((res) => setTimeout(res, 300));
       await Promise.all(servers.map((s) => new Promise<void>((res) => s.close(() => res()))));
       await other?.close();
     },
@@ -231,6 +235,15 @@ describe('two API replicas share every limit that protects', () => {
     const polls = await statusesOf(10, () => reads().get('/checkout/ps_unknown/status'));
     expect(polls.slice(0, 8).every((a) => a !== '429 RATE_LIMITED')).toBe(true);
     expect(polls.slice(8)).toEqual(['429 RATE_LIMITED', '429 RATE_LIMITED']);
+  });
+
+  it('recipient checks per merchant and mode: 3, then 429, across both replicas', async () => {
+    await freshWindow(60_000, 30_000);
+    const clients = bases.map((b) => new ApiClient(b, merchant.credentials));
+    const answers = await statusesOf(5, (i) =>
+      clients[i % 2]!.get(`/v1/providers/recipient?msisdn=%2B225050000000${i + 1}&country=CI`),
+    );
+    expect(answers).toEqual(['200', '200', '200', '429 RATE_LIMITED', '429 RATE_LIMITED']);
   });
 
   it('the sign-in of a member is still served, by either replica, from an address not refused', async () => {
