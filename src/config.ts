@@ -382,7 +382,7 @@ export const configSchema = z
     DASHBOARD_SIGN_IN_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(1).default(20).register(configDocs, {
       group: 'limits',
       description:
-        'Failed dashboard sign-ins for one typed address (member or not) from all client addresses within a `DASHBOARD_LOCKOUT` window, after which it is refused (429 `SIGN_IN_LOCKED`) except from a client address the member signed in from within 30 days; shared by every API replica.',
+        'Failed dashboard sign-ins for one typed address (member or not) from all client addresses within a `DASHBOARD_LOCKOUT` window, after which it is refused (429 `SIGN_IN_LOCKED`) except from a client address the member signed in from in the current 30-day window; shared by every API replica.',
     }),
     DASHBOARD_LOCKOUT: duration.prefault('15m').register(configDocs, {
       group: 'limits',

@@ -60,7 +60,7 @@ describe('shared limit counters on FerretDB', () => {
     expect((await two.hit('k')).count).toBe(2);
   });
 
-  it('costs one insert per hit when only one process counts the key, and stores no key in clear', async () => {
+  it('costs one insert per hit when one process counts the key, three when two alternate, and stores no key in clear', async () => {
     await freshWindow(60_000, 20_000);
     const counter = SharedLimits.on(a, { sweepEveryMs: 3_600_000 }).counter('cost', 60_000, {
       releases: false,
@@ -76,6 +76,22 @@ describe('shared limit counters on FerretDB', () => {
       a.set('debug', false);
     }
     expect(commands).toEqual(['insertOne']);
+    // Two processes alternating on one key (two replicas behind a round-robin proxy): the slot this
+    // one expected is taken, one read finds the next free one.
+    const elsewhere = SharedLimits.on(b, { sweepEveryMs: 3_600_000 }).counter('cost', 60_000, {
+      releases: false,
+    });
+    await elsewhere.hit('198.51.100.7');
+    commands.length = 0;
+    a.set('debug', (collection: string, method: string) => {
+      if (collection === LIMIT_COLLECTION) commands.push(method);
+    });
+    try {
+      expect((await counter.hit('198.51.100.7')).count).toBe(4);
+    } finally {
+      a.set('debug', false);
+    }
+    expect(commands).toEqual(['insertOne', 'findOne', 'insertOne']);
     const ids = await a
       .collection(LIMIT_COLLECTION)
       .find({}, { projection: { _id: 1 } })
