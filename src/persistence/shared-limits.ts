@@ -179,7 +179,9 @@ export class SharedCounter {
       seen.released = Math.max(seen.released, released);
     }
     void this.limits.maybeSweep().catch(() => undefined);
-    return { count: taken - released, resetTime: windowEnd };
+    // At least this hit: a release of a hit of the previous window (a request astride the edge)
+    // lands in this one.
+    return { count: Math.max(1, taken - released), resetTime: windowEnd };
   }
 
   /** Un-counts one hit of the key's current window (a request that should not count). */
