@@ -318,12 +318,12 @@ export const configSchema = z
     CHECKOUT_REQUESTS_PER_MINUTE: z.coerce.number().int().min(0).default(300).register(configDocs, {
       group: 'limits',
       description:
-        'Checkout page requests and calls per client address per minute, per API process (429 beyond); `0` disables (docs/payins.md, "Checkout page").',
+        'Checkout page requests and calls per client address per minute, shared by every API replica (429 beyond); `0` disables (docs/payins.md, "Checkout page").',
     }),
     CHECKOUT_ANSWERS_PER_MINUTE: z.coerce.number().int().min(0).default(20).register(configDocs, {
       group: 'limits',
       description:
-        'Checkout confirms and declines per session and client address per minute, per API process (429 beyond); `0` disables.',
+        'Checkout confirms and declines per session and client address per minute, shared by every API replica (429 beyond); `0` disables.',
     }),
     OTP_LIFETIME: duration.prefault('5m').register(configDocs, {
       group: 'payments',
@@ -348,7 +348,7 @@ export const configSchema = z
     OPERATOR_CALLBACKS_PER_MINUTE: z.coerce.number().int().min(0).default(20).register(configDocs, {
       group: 'operators',
       description:
-        'Callbacks per signer (simulator operator or provider connector) and transaction per minute, per API process, at both doors (`/operator-callbacks`, `/provider-callbacks`): 429 beyond; a replay of the same signed callback answers 200 and is not delivered again; `0` disables.',
+        'Callbacks per signer (simulator operator or provider connector) and transaction per minute, shared by every API replica, at both doors (`/operator-callbacks`, `/provider-callbacks`): 429 beyond; a replay of the same signed callback answers 200 and is not delivered again; `0` disables.',
     }),
     EMBEDDED_SIMULATOR_PORT: z.coerce.number().int().min(1).max(65535).default(4010).register(configDocs, {
       group: 'embedded',
@@ -372,17 +372,37 @@ export const configSchema = z
     DASHBOARD_SIGN_IN_FAILURES_PER_ADDRESS: z.coerce.number().int().min(0).default(20).register(configDocs, {
       group: 'limits',
       description:
-        'Failed dashboard sign-ins per client address per minute, per API process; past it the address gets 429. `0` disables.',
+        'Failed dashboard sign-ins per client address per minute, counted in MongoDB (shared by every API replica); past it the address gets 429 `RATE_LIMITED`. `0` disables.',
     }),
     DASHBOARD_LOCKOUT_AFTER: z.coerce.number().int().min(1).default(5).register(configDocs, {
       group: 'limits',
       description:
-        'Failed dashboard sign-ins in a row after which the account is locked for `DASHBOARD_LOCKOUT` (docs/decisions/dashboard/sign-in-limits-and-lockout.md).',
+        'Failed dashboard sign-ins for one typed address (member or not) from one client address within a `DASHBOARD_LOCKOUT` window, after which that address is refused from there (429 `SIGN_IN_LOCKED`) until the window ends; shared by every API replica (docs/decisions/dashboard/sign-in-limits-and-lockout.md).',
+    }),
+    DASHBOARD_SIGN_IN_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(1).default(20).register(configDocs, {
+      group: 'limits',
+      description:
+        'Failed dashboard sign-ins for one typed address (member or not) from all client addresses within a `DASHBOARD_LOCKOUT` window, after which it is refused (429 `SIGN_IN_LOCKED`) except from a client address the member signed in from in the current 30-day window; shared by every API replica.',
     }),
     DASHBOARD_LOCKOUT: duration.prefault('15m').register(configDocs, {
       group: 'limits',
       description:
-        'How long a dashboard account stays locked after `DASHBOARD_LOCKOUT_AFTER` failed sign-ins.',
+        'The window of the per-account sign-in limits (`DASHBOARD_LOCKOUT_AFTER`, `DASHBOARD_SIGN_IN_FAILURES_PER_ACCOUNT`): a refused address is answered again when it ends.',
+    }),
+    DASHBOARD_RESET_MAILS_PER_ADDRESS: z.coerce.number().int().min(0).default(10).register(configDocs, {
+      group: 'limits',
+      description:
+        'Password-reset requests per client address per minute, shared by every API replica (429 beyond); `0` disables.',
+    }),
+    DASHBOARD_INVITATIONS_PER_HOUR: z.coerce.number().int().min(0).default(50).register(configDocs, {
+      group: 'limits',
+      description:
+        "Invitations a merchant's members may send per hour, shared by every API replica (429 beyond); `0` disables.",
+    }),
+    RATE_LIMIT_SWEEP_EVERY: duration.prefault('5m').register(configDocs, {
+      group: 'limits',
+      description:
+        'How often at most each API process deletes the shared limit counters of windows that ended (`rate_limit_slots`; FerretDB has no TTL index).',
     }),
     METRICS_TOKEN: z
       .preprocess(

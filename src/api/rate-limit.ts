@@ -3,8 +3,9 @@ import type { Express, RequestHandler } from 'express';
 import { MemoryStore, ipKeyGenerator, rateLimit, type AugmentedRequest } from 'express-rate-limit';
 import { ApiProblem } from '../contract/problems';
 
-// Requests per merchant per minute, counted in this process (a deployment with several API
-// replicas should give express-rate-limit a shared store, e.g. Redis, or divide the limit).
+// Requests per merchant per minute, counted in this process: with several API replicas each counts
+// its own. Kept so on purpose (docs/decisions/api/rate-limit-per-merchant.md): the shared store of
+// the limits that protect (src/persistence/shared-limits.ts) would cost a write on every request.
 
 /**
  * Mounted after authentication: the key is the merchant in the mode of its key (its scope), never the

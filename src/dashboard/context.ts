@@ -7,6 +7,7 @@ import type { AuditEntry } from './access/audit-log';
 import { permissionsOf, liveNeedsTotp } from './access/roles';
 import { redactLinkTokens } from '../infra/log-masking';
 import type { DashboardDataDeps } from './routes/data';
+import type { SharedLimits } from '../persistence/shared-limits';
 
 /** What the dashboard's server side needs, wired in src/main/wiring.ts. */
 export interface DashboardDeps {
@@ -20,10 +21,19 @@ export interface DashboardDeps {
   signIn?: {
     /** Failed sign-ins per client address per minute; 0: no limit. */
     failuresPerAddressPerMinute?: number;
-    /** Failed sign-ins in a row that lock an account. */
+    /** Failed sign-ins of one typed address from one client address per window (`lockMs`). */
     lockAfter?: number;
+    /** The window of the per-account limits. */
     lockMs?: number;
+    /** Failed sign-ins of one typed address from everywhere per window (known places spared). */
+    failuresPerAccount?: number;
+    /** Password-reset requests per client address per minute; 0: no limit. */
+    resetMailsPerAddressPerMinute?: number;
+    /** Invitations sent per merchant per hour; 0: no limit. */
+    invitationsPerHour?: number;
   };
+  /** Counters every API replica shares (the limits above); omitted, each process counts its own. */
+  limits?: SharedLimits;
   /** What the data routes read (src/dashboard/routes/data.ts). */
   data: DashboardDataDeps;
   /** Where the built page is (dist/dashboard by default). */

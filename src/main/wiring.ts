@@ -9,6 +9,7 @@ import { Ledger } from '../ledger';
 import { RequestLogStore } from '../request-log/store';
 import { resolveFeeSchedule } from '../domain/fees';
 import { pingMongo } from '../persistence/mongo';
+import { SharedLimits } from '../persistence/shared-limits';
 import { TransactionStore } from '../persistence/transactions';
 import { IdempotencyStore } from '../persistence/idempotency-keys';
 import { WorkflowStartLog } from '../persistence/workflow-starts';
@@ -146,6 +147,10 @@ export async function buildApi(opts: {
     authenticate: (apiKey, apiClient) => merchants.authenticate(apiKey, apiClient),
   });
   const requestLog = RequestLogStore.on(opts.mongo);
+  // The limits that protect (sign-in, resets, invitations, checkout, callbacks) count in MongoDB,
+  // so every API replica shares them (docs/decisions/api/shared-limit-counters.md).
+  const sharedLimits = SharedLimits.on(opts.mongo, { sweepEveryMs: opts.config.RATE_LIMIT_SWEEP_EVERY });
+  await sharedLimits.init();
   const dashboardIdentity = DashboardIdentity.on(opts.mongo, opts.config.DATA_ENCRYPTION_KEYS);
   await dashboardIdentity.init();
   const app = createApp({
@@ -159,7 +164,11 @@ export async function buildApi(opts: {
         failuresPerAddressPerMinute: opts.config.DASHBOARD_SIGN_IN_FAILURES_PER_ADDRESS,
         lockAfter: opts.config.DASHBOARD_LOCKOUT_AFTER,
         lockMs: opts.config.DASHBOARD_LOCKOUT,
+        failuresPerAccount: opts.config.DASHBOARD_SIGN_IN_FAILURES_PER_ACCOUNT,
+        resetMailsPerAddressPerMinute: opts.config.DASHBOARD_RESET_MAILS_PER_ADDRESS,
+        invitationsPerHour: opts.config.DASHBOARD_INVITATIONS_PER_HOUR,
       },
+      limits: sharedLimits,
       logger: opts.logger,
       ...(opts.dashboardStaticDir ? { staticDir: opts.dashboardStaticDir } : {}),
       data: {
@@ -188,6 +197,7 @@ export async function buildApi(opts: {
       refunds,
       temporal: opts.temporal,
       perTransactionPerMinute: opts.config.OPERATOR_CALLBACKS_PER_MINUTE,
+      limiterStore: sharedLimits.store('operator-callbacks', { releases: false }),
     }),
     providerHealth,
     // Test helpers: the sandbox simulator test mode always calls (OPERATOR_BASE_URL).
@@ -204,6 +214,7 @@ export async function buildApi(opts: {
     checkoutLimits: {
       perAddressPerMinute: opts.config.CHECKOUT_REQUESTS_PER_MINUTE,
       answersPerMinute: opts.config.CHECKOUT_ANSWERS_PER_MINUTE,
+      shared: sharedLimits,
     },
     logger: opts.logger,
     authenticate: (apiKey, apiClient) => merchants.authenticate(apiKey, apiClient),
@@ -213,9 +224,12 @@ export async function buildApi(opts: {
       probe: () => pingMongo(opts.mongo),
     },
     // Recipient checks: the sandbox in test mode, the routed connector in live mode.
-    recipients: recipientApi(opts.config, recipientConnectors(operators), (info) =>
-      opts.logger.warn(info, 'recipient check failed'),
-    ),
+    recipients: {
+      ...recipientApi(opts.config, recipientConnectors(operators), (info) =>
+        opts.logger.warn(info, 'recipient check failed'),
+      ),
+      shared: sharedLimits,
+    },
     payouts,
     payoutBatches: new PayoutBatchService({
       batches: payoutBatches,

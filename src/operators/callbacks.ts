@@ -1,5 +1,5 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { MemoryStore, type Options } from 'express-rate-limit';
+import { MemoryStore, type Options, type Store } from 'express-rate-limit';
 import type { z } from 'zod';
 import { operatorCodes } from '../domain/operators';
 import type { Transaction } from '../domain/transaction';
@@ -66,8 +66,10 @@ export interface CallbackServiceDeps {
   };
   refunds: { findById(id: string): Promise<Refund | null>; merchantOf?(id: string): Promise<string | null> };
   temporal: Pick<Client, 'workflow'>;
-  /** Callbacks per signer and transaction per minute, per API process (rate-limited beyond); 0 disables. */
+  /** Callbacks per signer and transaction per minute (rate-limited beyond); 0 disables. */
   perTransactionPerMinute: number;
+  /** Where they are counted: a store every API replica shares; omitted, this process's memory. */
+  limiterStore?: Store;
 }
 
 /** A verified callback, from either door. */
@@ -82,15 +84,15 @@ interface Verified {
 }
 
 export class CallbackService {
-  // In memory, per process: with several API replicas a transaction gets up to this many per
-  // replica. Keyed on the signer and the transaction the callback names, so one noisy transaction
-  // limits only itself. express-rate-limit's fixed-window counter, without its HTTP middleware.
-  private readonly limiter: MemoryStore | null;
+  // In the shared store when wired (every API replica counts together), else in memory. Keyed on
+  // the signer and the transaction the callback names, so one noisy transaction limits only itself.
+  // express-rate-limit's fixed-window counter, without its HTTP middleware.
+  private readonly limiter: Store | null;
 
   constructor(private readonly deps: CallbackServiceDeps) {
     if (deps.perTransactionPerMinute > 0) {
-      this.limiter = new MemoryStore();
-      this.limiter.init({ windowMs: 60_000 } as Options);
+      this.limiter = deps.limiterStore ?? new MemoryStore();
+      void this.limiter.init?.({ windowMs: 60_000 } as Options);
     } else this.limiter = null;
   }
 
@@ -118,7 +120,7 @@ export class CallbackService {
 
   /** Stops the limiter's timer (tests, shutdown). */
   close(): void {
-    this.limiter?.shutdown();
+    void this.limiter?.shutdown?.();
   }
 
   private async verify(req: CallbackRequest): Promise<Verified | CallbackOutcome> {

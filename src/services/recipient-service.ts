@@ -186,7 +186,7 @@ export const recipientConfigShape = {
   RECIPIENT_CHECKS_PER_MINUTE: z.coerce.number().int().min(0).default(30).register(configDocs, {
     group: 'recipient',
     description:
-      '`GET /v1/providers/recipient` checks per merchant and mode per minute, cached answers included (429 beyond); `0`: only the general limit.',
+      '`GET /v1/providers/recipient` checks per merchant and mode per minute, cached answers included, shared by every API replica (429 beyond); `0`: only the general limit.',
   }),
   RECIPIENT_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).default(60).register(configDocs, {
     group: 'recipient',

@@ -13,6 +13,7 @@ import { CallbackReceiptStore } from '../../src/persistence/callback-receipts';
 import { RefundStore } from '../../src/persistence/refunds';
 import { TransactionStore } from '../../src/persistence/transactions';
 import { callbackSignals } from '../helpers/callback-signals';
+import { SharedLimits } from '../../src/persistence/shared-limits';
 
 // The callback door (src/operators/callbacks.ts) on the real stack: a provider's callback, checked
 // by its connector (Wave here: an HMAC we can sign), is deduplicated by what was signed through the
@@ -25,7 +26,7 @@ describe('callback door', () => {
   const services: CallbackService[] = [];
 
   /** One API replica: its own connector instance and limiter, the shared receipts. */
-  async function replica(perTransactionPerMinute = 20): Promise<string> {
+  async function replica(perTransactionPerMinute = 20, shared?: SharedLimits): Promise<string> {
     const wave = buildWaveConnector(
       {
         WAVE_BASE_URL: 'http://127.0.0.1:9', // never called: only callbacks are checked here
@@ -44,6 +45,7 @@ describe('callback door', () => {
       refunds: RefundStore.on(stack.mongo),
       temporal: stack.env.client,
       perTransactionPerMinute,
+      ...(shared ? { limiterStore: shared.store('operator-callbacks', { releases: false }) } : {}),
     });
     services.push(service);
     const app = express();
@@ -169,5 +171,23 @@ describe('callback door', () => {
     expect(refused.headers.get('content-type')).toMatch(/application\/problem\+json/);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(await refused.json()).toMatchObject({ status: 429, code: 'RATE_LIMITED' });
+  });
+
+  it('counts one budget across replicas that share the store: alternating, the limit holds, not twice it', async () => {
+    // Not astride the end of a one-minute window.
+    const left = 60_000 - (Date.now() % 60_000);
+    if (left < 15_000) await new Promise((res) => setTimeout(res, left + 50));
+    const [a, b] = [
+      await replica(2, SharedLimits.on(stack.mongo)),
+      await replica(2, SharedLimits.on(stack.mongo)),
+    ];
+    const id = await createPayin('door-shared-limit');
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++)
+      statuses.push(
+        (await sendWave(i % 2 ? b : a, waveWebhook(id, 'checkout.session.processing', `EVT_shared_${i}`)))
+          .status,
+      );
+    expect(statuses).toEqual([202, 202, 429, 429]);
   });
 });

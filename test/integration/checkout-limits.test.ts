@@ -35,7 +35,7 @@ describe('checkout page: limits per session and client address, reads without Te
     return new URL((res.body as { paymentUrl: string }).paymentUrl).pathname;
   }
 
-  /** Another API on the same stack (its own limits in memory), listening on `host`. */
+  /** Another API on the same stack (its own process state; the limits' counters are the store's), listening on `host`. */
   async function anotherApi(
     overrides: Partial<Config>,
     opts: { host?: string; temporal?: Client } = {},
@@ -164,7 +164,9 @@ describe('checkout page: limits per session and client address, reads without Te
       interceptors: { workflow: [counting] },
     });
     const { port } = await anotherApi({}, { temporal });
-    const customer = new ApiClient(`http://127.0.0.1:${port}`, null);
+    // Its own client address: the limits are counted in the store every API shares, and the
+    // tests above used the loopback peer's budget.
+    const customer = new ApiClient(`http://127.0.0.1:${port}`, null, { 'x-forwarded-for': '203.0.113.60' });
     const page = await createSession();
 
     const html = await customer.get(page, { accept: 'text/html' });
@@ -204,7 +206,7 @@ describe('checkout page: limits per session and client address, reads without Te
     expect(queries).toEqual([]);
   });
   it("shows Wave's own page from the record once the operator handed it out, never the checkout link", async () => {
-    const customer = new ApiClient(stack.baseUrl, null);
+    const customer = new ApiClient(stack.baseUrl, null, { 'x-forwarded-for': '203.0.113.61' });
     const page = await createSession('pending');
     // Until then the record's paymentUrl is this page's own link: not an operator page.
     expect((await customer.get(`${page}/status`)).body).toMatchObject({ paymentUrl: null, ussdCode: null });

@@ -8,6 +8,7 @@ import { checkoutLanguage } from '../../checkout/i18n';
 import { renderCheckoutPage, renderNotFoundPage } from '../../checkout/page';
 import { checkoutAssetsDir, checkoutAssetsPath } from '../../checkout/script-asset';
 import type { CheckoutService } from '../../checkout/service';
+import type { SharedLimits } from '../../persistence/shared-limits';
 
 // The hosted checkout page and its three JSON calls. No merchant credentials here: the customer
 // holds only the link, whose unguessable transaction id is the capability.
@@ -48,20 +49,29 @@ export interface CheckoutLimits {
   perAddressPerMinute: number;
   /** Confirms and declines per session and client address per minute (CHECKOUT_ANSWERS_PER_MINUTE); 0: none. */
   answersPerMinute: number;
+  /** Counters every API replica shares; omitted, each process counts its own. */
+  shared?: SharedLimits | undefined;
 }
 
 export const defaultCheckoutLimits: CheckoutLimits = { perAddressPerMinute: 300, answersPerMinute: 20 };
 
 /**
- * A limit per minute in this process's memory (with several API replicas, each counts its own).
- * The client address is req.ip, which names a proxy's client only for proxies TRUST_PROXY trusts;
+ * A limit per minute, counted in the shared store when there is one (every API replica together),
+ * else in this process's memory. The client address is req.ip, which names a proxy's client only for proxies TRUST_PROXY trusts;
  * IPv6 addresses count per /56 (ipKeyGenerator), as one customer's network may hand out many.
  */
-function perMinute(limit: number, key: (req: Request, address: string) => string): RequestHandler {
+function perMinute(
+  limit: number,
+  name: string,
+  shared: SharedLimits | undefined,
+  key: (req: Request, address: string) => string,
+): RequestHandler {
   if (limit <= 0) return (_req, _res, next) => next();
   const limiter: RateLimitRequestHandler = rateLimit({
     windowMs: 60_000,
     limit,
+    identifier: name,
+    ...(shared ? { store: shared.store(name, { releases: false }) } : {}),
     standardHeaders: 'draft-8',
     legacyHeaders: false,
     keyGenerator: (req) => key(req, ipKeyGenerator(req.ip ?? '')),
@@ -79,12 +89,14 @@ export function checkoutRoutes(checkout: CheckoutService, limits = defaultChecko
   // served from a few seconds' cache, but a page polls every 1.5 s and anyone may ask).
   router.use(
     '/checkout',
-    perMinute(limits.perAddressPerMinute, (_req, address) => address),
+    perMinute(limits.perAddressPerMinute, 'checkout-address', limits.shared, (_req, address) => address),
   );
   // The customer's answers, per session and address: behind a proxy every customer used to share
   // one bucket, and one session's refusals must not lock another's customer out.
   const answerRateLimit = perMinute(
     limits.answersPerMinute,
+    'checkout-answers',
+    limits.shared,
     (req, address) => `${String(req.params.id)}|${address}`,
   );
 

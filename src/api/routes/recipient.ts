@@ -9,6 +9,7 @@ import { isLiveScope, modeOfScope } from '../../domain/modes';
 import { normalizeMsisdn, validNumberPattern } from '../../domain/msisdn';
 import type { RecipientService } from '../../services/recipient-service';
 import { parseOr400 } from '../validate';
+import type { SharedLimits } from '../../persistence/shared-limits';
 
 // GET /v1/providers/recipient?msisdn=&country=: the predicted provider of a number, whether its
 // account is active, and the holder's name where the provider shares it. Each check may cost a
@@ -29,11 +30,14 @@ export const recipientQuery = z.object({
 export interface RecipientRouteOptions {
   /** Checks per merchant and mode per minute (RECIPIENT_CHECKS_PER_MINUTE); 0: no limit of its own. */
   perMinute: number;
+  /** Counted in the store every API replica shares; omitted, in this process's memory. */
+  shared?: SharedLimits | undefined;
 }
 
-function recipientRateLimit(perMinute: number): RequestHandler {
+function recipientRateLimit(perMinute: number, shared: SharedLimits | undefined): RequestHandler {
   if (perMinute <= 0) return (_req, _res, next) => next();
   return rateLimit({
+    ...(shared ? { store: shared.store('recipient-checks', { releases: false }) } : {}),
     windowMs: 60_000,
     limit: perMinute,
     standardHeaders: 'draft-8',
@@ -51,7 +55,7 @@ function recipientRateLimit(perMinute: number): RequestHandler {
 
 export function recipientRoutes(service: RecipientService, opts: RecipientRouteOptions): Router {
   const router = Router();
-  router.get('/v1/providers/recipient', recipientRateLimit(opts.perMinute), async (req, res) => {
+  router.get('/v1/providers/recipient', recipientRateLimit(opts.perMinute, opts.shared), async (req, res) => {
     const q = parseOr400(recipientQuery, req.query, req);
     const msisdn = normalizeMsisdn(q.msisdn, q.country);
     if (!msisdn) throw problemAt('VALIDATION_ERROR', 'msisdn', fieldMessages.invalidMsisdn(q.country));

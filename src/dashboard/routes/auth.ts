@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import { rateLimit, ipKeyGenerator, type AugmentedRequest } from 'express-rate-limit';
+import { rateLimit, ipKeyGenerator, type AugmentedRequest, type Store } from 'express-rate-limit';
 import { z } from 'zod';
 import { ApiProblem } from '../../contract/problems';
 import { parseOr400 } from '../../api/validate';
@@ -30,7 +30,7 @@ const signInBody = z.strictObject({
   totp: z.string().trim().max(40).optional(),
 });
 
-const retryAfter = (req: Request, fallbackMs: number): Record<string, string> => {
+export const retryAfter = (req: Request, fallbackMs: number): Record<string, string> => {
   const reset = (req as AugmentedRequest).rateLimit?.resetTime?.getTime() ?? Date.now() + fallbackMs;
   return { 'Retry-After': String(Math.max(1, Math.ceil((reset - Date.now()) / 1000))) };
 };
@@ -63,68 +63,96 @@ export const publicRoutes: readonly { method: string; path: RegExp }[] = [
   { method: 'POST', path: /^\/invitations\/[^/]+\/accept$/ },
 ];
 
+/** A rate limit's store: the shared one (every API replica counts together), else this process's memory. */
+export const limitStore = (deps: DashboardDeps, name: string): { store?: Store } =>
+  deps.limits ? { store: deps.limits.store(name) } : {};
+
+const typedAddress = (req: Request): string => {
+  const raw = (req.body as { email?: unknown } | undefined)?.email;
+  return typeof raw === 'string' ? normalizeEmail(raw) : '';
+};
+
+/** How long a client address a member signed in from stays theirs (the account-wide limit spares it). */
+const KNOWN_PLACE_MS = 30 * 24 * 3_600_000;
+
 export function authRoutes(deps: DashboardDeps): Router {
   const router = Router();
   const { members, invitations, resets, sessions, mailer } = deps.identity;
   const lockAfter = deps.signIn?.lockAfter ?? 5;
   const lockMs = deps.signIn?.lockMs ?? 15 * 60_000;
   const failuresPerAddress = deps.signIn?.failuresPerAddressPerMinute ?? 20;
+  const failuresPerAccount = deps.signIn?.failuresPerAccount ?? lockAfter * 4;
+  const resetMailsPerAddress = deps.signIn?.resetMailsPerAddressPerMinute ?? 10;
 
-  // Per client address: failures only, so a team behind one NAT signing in is never throttled.
+  // Every sign-in limit counts what was typed, member or not, and answers before any lookup: a
+  // member and a stranger get the same answers, headers and timing at every try
+  // (docs/decisions/dashboard/sign-in-limits-and-lockout.md). Failures only, so a team behind one
+  // NAT signing in is never throttled by its own successes. Counted in the shared store when wired.
+  const failuresOnly = { skipSuccessfulRequests: true, requestWasSuccessful: succeeded } as const;
   const perAddress = rateLimit({
     windowMs: 60_000,
     limit: failuresPerAddress,
     skip: () => failuresPerAddress === 0,
     standardHeaders: false,
     legacyHeaders: false,
+    identifier: 'dashboard-sign-in-address',
+    ...limitStore(deps, 'dashboard-sign-in-address'),
     keyGenerator: (req) => ipKeyGenerator(req.ip ?? ''),
-    skipSuccessfulRequests: true,
-    requestWasSuccessful: succeeded,
+    ...failuresOnly,
     handler: (req, _res, next) => next(new ApiProblem('RATE_LIMITED', { headers: retryAfter(req, 60_000) })),
   });
   // Reset mail per client address: every request counts (each may send a message).
   const resetMail = rateLimit({
     windowMs: 60_000,
-    limit: 10,
+    limit: resetMailsPerAddress,
+    skip: () => resetMailsPerAddress === 0,
     standardHeaders: false,
     legacyHeaders: false,
     identifier: 'dashboard-reset-mail',
+    ...limitStore(deps, 'dashboard-reset-mail'),
     keyGenerator: (req) => ipKeyGenerator(req.ip ?? ''),
     handler: (req, _res, next) => next(new ApiProblem('RATE_LIMITED', { headers: retryAfter(req, 60_000) })),
   });
-  // Per account, addresses known or not (so the answer says nothing of whether one exists): twice
-  // the lockout's failures in its window. The stored lockout (below) holds across processes.
+  const locked = (req: Request, _res: Response, next: (err: unknown) => void) =>
+    next(new ApiProblem('SIGN_IN_LOCKED', { headers: retryAfter(req, lockMs) }));
+  // Per typed address and client address: a throttle, not a lock. Whoever guesses from one place
+  // is stopped there; the member signing in from elsewhere is not.
+  const perAccountHere = rateLimit({
+    windowMs: lockMs,
+    limit: lockAfter,
+    standardHeaders: false,
+    legacyHeaders: false,
+    identifier: 'dashboard-account-address',
+    ...limitStore(deps, 'dashboard-account-address'),
+    keyGenerator: (req) => `${typedAddress(req)}|${ipKeyGenerator(req.ip ?? '')}`,
+    validate: { keyGeneratorIpFallback: false },
+    ...failuresOnly,
+    handler: locked,
+  });
+  // Per typed address from everywhere (guessing spread over many client addresses); a client
+  // address the member signed in from lately is spared, so a botnet cannot lock them out of it.
+  const knownPlaces = deps.limits?.counter('dashboard-known-place', KNOWN_PLACE_MS, { releases: false });
+  const placeKey = (req: Request) => `${typedAddress(req)}|${ipKeyGenerator(req.ip ?? '')}`;
   const perAccount = rateLimit({
     windowMs: lockMs,
-    limit: lockAfter * 2,
+    limit: failuresPerAccount,
     standardHeaders: false,
     legacyHeaders: false,
     identifier: 'dashboard-account',
-    keyGenerator: (req) => {
-      const raw = (req.body as { email?: unknown } | undefined)?.email;
-      return typeof raw === 'string' ? normalizeEmail(raw) : '';
-    },
-    skipSuccessfulRequests: true,
-    requestWasSuccessful: succeeded,
-    handler: (req, _res, next) =>
-      next(new ApiProblem('SIGN_IN_LOCKED', { headers: retryAfter(req, lockMs) })),
+    ...limitStore(deps, 'dashboard-account'),
+    keyGenerator: typedAddress,
+    skip: async (req) => (knownPlaces ? (await knownPlaces.count(placeKey(req))).count > 0 : false),
+    ...failuresOnly,
+    handler: locked,
   });
 
-  router.post('/auth/sign-in', perAddress, perAccount, async (req, res) => {
+  router.post('/auth/sign-in', perAddress, perAccountHere, perAccount, async (req, res) => {
     const body = parseOr400(signInBody, req.body, req);
     const member = await members.byEmail(body.email);
-    // The password is checked even for a locked or unknown account: every answer costs the same.
+    // The password is checked even for an unknown account: every answer costs the same.
     const passwordOk = await verifyPassword(member?.passwordHash ?? null, body.password);
-    if (member?.lockedUntil && member.lockedUntil.getTime() > Date.now()) {
-      await routeAudit(deps, req, member, 'auth.sign-in-locked', 429);
-      const seconds = Math.ceil((member.lockedUntil.getTime() - Date.now()) / 1000);
-      throw new ApiProblem('SIGN_IN_LOCKED', { headers: { 'Retry-After': String(seconds) } });
-    }
     if (!member || !passwordOk) {
-      if (member) {
-        await members.failedSignIn(member, lockAfter, lockMs);
-        await routeAudit(deps, req, member, 'auth.sign-in-failed', 401);
-      }
+      if (member) await routeAudit(deps, req, member, 'auth.sign-in-failed', 401);
       throw new ApiProblem('SIGN_IN_FAILED');
     }
     const secret = members.totpSecretOf(member);
@@ -137,7 +165,6 @@ export function authRoutes(deps: DashboardDeps): Router {
       // A TOTP code, or a recovery code in its place (each works once).
       const factor = await deps.identity.secondFactor(member, secret, body.totp);
       if (factor === null) {
-        await members.failedSignIn(member, lockAfter, lockMs);
         await routeAudit(deps, req, member, 'auth.sign-in-failed', 401);
         throw new ApiProblem('TOTP_INVALID');
       }
@@ -146,6 +173,8 @@ export function authRoutes(deps: DashboardDeps): Router {
     if (deps.merchantActive && !(await deps.merchantActive(member.merchantId)))
       throw new ApiProblem('MERCHANT_SUSPENDED');
     await members.signedIn(member);
+    if (knownPlaces && (await knownPlaces.count(placeKey(req))).count === 0)
+      await knownPlaces.hit(placeKey(req));
     const view = await openSession(deps, req, res, member);
     await routeAudit(deps, req, member, 'auth.sign-in', 200, 'test');
     res.json(view);

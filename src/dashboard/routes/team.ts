@@ -6,6 +6,8 @@ import { requirePermission } from '../access/guard';
 import { roles, type Role } from '../access/roles';
 import { invitationLink, type InvitationRecord, type MemberRecord } from '../identity';
 import { baseUrlOf, type DashboardDeps } from '../context';
+import { limitStore, retryAfter } from './auth';
+import { rateLimit } from 'express-rate-limit';
 
 // Members and invitations of the signed-in member's merchant. An admin may not touch an owner nor
 // make one; a team always keeps an owner. Another merchant's member or invitation is a 404.
@@ -74,7 +76,22 @@ export function teamRoutes(deps: DashboardDeps): Router {
     res.json({ data: await Promise.all(list.map(invitationOut)) });
   });
 
-  router.post('/team/invitations', async (req, res) => {
+  // Each invitation sends a mail: a bounded number per merchant per hour, counted by every replica.
+  const invitationsPerHour = deps.signIn?.invitationsPerHour ?? 50;
+  const invitationLimit = rateLimit({
+    windowMs: 3_600_000,
+    limit: invitationsPerHour,
+    skip: () => invitationsPerHour === 0,
+    standardHeaders: false,
+    legacyHeaders: false,
+    identifier: 'dashboard-invitations',
+    ...limitStore(deps, 'dashboard-invitations'),
+    keyGenerator: (req) => actor(req).merchantId,
+    handler: (req, _res, next) =>
+      next(new ApiProblem('RATE_LIMITED', { headers: retryAfter(req, 3_600_000) })),
+  });
+
+  router.post('/team/invitations', invitationLimit, async (req, res) => {
     const body = parseOr400(
       z.strictObject({ email: z.string().trim().toLowerCase().email().max(254), role: z.enum(roles) }),
       req.body,
