@@ -6,7 +6,6 @@ import {
   defineSignal,
   proxyActivities,
   setHandler,
-  sleep,
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -65,8 +64,9 @@ export async function webhookDispatcherWorkflow(
   setHandler(endpointEnabled, () => {
     enabled = true;
   });
-  // Runs from before the patch only knew the signal as "do not park after this drain".
-  const serialized = isPatched('dispatcher-applies-enable');
+  // Runs from before the patch only knew the signal as "do not park after this drain". Asked only
+  // once an enable arrived, so a run without one records no marker in its history.
+  const serialized = () => isPatched('dispatcher-applies-enable');
   let from: OutboxCursor | null = input.from ?? null;
   let failing = input.failing ?? null;
   try {
@@ -80,7 +80,7 @@ export async function webhookDispatcherWorkflow(
 
   async function dispatch(): Promise<WebhookDispatcherResult> {
     for (;;) {
-      if (serialized && enabled) {
+      if (enabled && serialized()) {
         // The merchant enabled the endpoint: stored again (a park or a 410 of ours may have been
         // written over the API's write), and its queue retried now, its schedule afresh.
         enabled = false;
@@ -94,15 +94,14 @@ export async function webhookDispatcherWorkflow(
           const at = from!;
           await parkWebhookEndpoint({ merchantId, endpointId, ...at });
           // Enabled while parking (or as this run ends): the enable is the later word.
-          if (serialized && enabled) continue;
+          if (enabled && serialized()) continue;
           return { state: 'parked', reason: 'exhausted', ...at };
         }
         // An enable wakes the wait: the merchant asks for the queue to be retried now.
-        if (serialized) await condition(() => enabled, delay);
-        else await sleep(delay);
-        if (serialized && enabled) continue;
+        await condition(() => enabled && serialized(), delay);
+        if (enabled && serialized()) continue;
       }
-      if (!serialized) enabled = false;
+      if (enabled && !serialized()) enabled = false;
       const r = await drainWebhookOutbox({ merchantId, endpointId, from });
       from = { cursor: r.cursor, attempts: r.attempts };
       if (r.state === 'parked') {
@@ -120,7 +119,7 @@ export async function webhookDispatcherWorkflow(
           : null;
       const info = workflowInfo();
       // An enable not applied yet is applied first (the next run would not know of it).
-      if (!(serialized && enabled) && (info.continueAsNewSuggested || info.historyLength > HISTORY_LIMIT))
+      if (!(enabled && serialized()) && (info.continueAsNewSuggested || info.historyLength > HISTORY_LIMIT))
         await continueAsNew<typeof webhookDispatcherWorkflow>({
           merchantId,
           endpointId,
