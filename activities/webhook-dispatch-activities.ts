@@ -25,7 +25,13 @@ export function createWebhookDispatchActivities(deps: WebhookDispatchActivityDep
       const ctx = Context.current();
       const beat = ctx.info.heartbeatDetails as OutboxCursor | undefined;
       waker!.tail(deps.events.connection);
-      startDrain({ ...deps, cursors, waker: waker! }, leaseOf(ctx.client, ctx.info.taskToken), {
+      const log = ctx.log;
+      const logger = {
+        warn: (message: string, meta?: Record<string, unknown>) => {
+          log.warn(message, meta);
+        },
+      };
+      startDrain({ ...deps, cursors, waker: waker!, logger }, leaseOf(ctx.client, ctx.info.taskToken), {
         ...input,
         from: beat ?? input.from,
       });
@@ -44,6 +50,15 @@ export function createWebhookDispatchActivities(deps: WebhookDispatchActivityDep
         'disabled',
         'deliveries failed for three days',
       );
+    },
+
+    /**
+     * The merchant enabled the endpoint (the dispatcher got its signal after any park of its own):
+     * `enabled` is stored again, over a park or a 410 that may have been written after the API's
+     * write. An endpoint deleted meanwhile stays deleted.
+     */
+    async enableWebhookEndpoint(input: { merchantId: string; endpointId: string }) {
+      await deps.endpoints.setStatus(input.merchantId, input.endpointId, 'enabled', null);
     },
   };
 }

@@ -128,6 +128,14 @@ export const patches = {
     deprecateFrom: '2026-12-19', // policyDates(): shipped + 21 + 1 days
     removeFrom: '2027-01-10',
   },
+  'dispatcher-applies-enable': {
+    change:
+      "A webhook dispatcher that sees its endpoint enabled stores `enabled` again after any park of its own, and restarts a failing event's retry schedule instead of parking.",
+    workflows: ['webhookDispatcherWorkflow'],
+    shipped: '2026-11-28',
+    deprecateFrom: '2026-12-13', // policyDates(): shipped + 14 + 1 days
+    removeFrom: '2026-12-28',
+  },
 } as const satisfies PatchTable;
 
 /** The typed doors to `patched()` / `deprecatePatch()` for a table: an id without a row does not compile. */

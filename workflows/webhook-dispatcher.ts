@@ -1,16 +1,17 @@
 import {
   CancellationScope,
+  condition,
   continueAsNew,
   isCancellation,
   defineSignal,
   proxyActivities,
   setHandler,
-  sleep,
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { createWebhookDispatchActivities } from '../activities/webhook-dispatch-activities';
 import { nextRetryDelayMs } from '../src/webhooks/retry-schedule';
+import { isPatched } from './patches';
 import type { OutboxCursor, WebhookDispatcherInput, WebhookDispatcherResult } from '../src/webhooks/messages';
 
 // One per endpoint (`webhook-dispatcher:<endpointId>`): delivers the merchant's events to it in
@@ -31,12 +32,18 @@ const { drainWebhookOutbox } = proxyActivities<DispatchActivities>({
   heartbeatTimeout: '1m',
   retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '5m' },
 });
-const { parkWebhookEndpoint } = proxyActivities<DispatchActivities>({
+const { parkWebhookEndpoint, enableWebhookEndpoint } = proxyActivities<DispatchActivities>({
   startToCloseTimeout: '1m',
   retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '5m' },
 });
 
-/** Sent when the endpoint is enabled: a drain that found it disabled meanwhile goes on. */
+/**
+ * Sent when the merchant enables the endpoint (after the API stored `enabled`; signalled with start,
+ * so a closed dispatcher starts again). The dispatcher is where a park and an enable meet: an enable
+ * it sees after any park of its own stores `enabled` again (the merchant's word comes last), and an
+ * enable seen before a park it would make starts the retry schedule afresh instead
+ * (docs/decisions/webhooks/park-and-enable-meet-in-the-dispatcher.md).
+ */
 export const endpointEnabled = defineSignal('endpointEnabled');
 
 /** A number in [0, 1) from the workflow's seeded random: replays see the same jitter. */
@@ -51,11 +58,15 @@ export async function webhookDispatcherWorkflow(
   input: WebhookDispatcherInput,
 ): Promise<WebhookDispatcherResult> {
   const { merchantId, endpointId } = input;
-  // Whether the endpoint was enabled since the current drain began.
-  let enabled: boolean;
+  // Whether the merchant enabled the endpoint and this run has not applied it yet (runs from before
+  // the patch: since the current drain began).
+  let enabled = false;
   setHandler(endpointEnabled, () => {
     enabled = true;
   });
+  // Runs from before the patch only knew the signal as "do not park after this drain". Asked only
+  // once an enable arrived, so a run without one records no marker in its history.
+  const serialized = () => isPatched('dispatcher-applies-enable');
   let from: OutboxCursor | null = input.from ?? null;
   let failing = input.failing ?? null;
   try {
@@ -69,16 +80,28 @@ export async function webhookDispatcherWorkflow(
 
   async function dispatch(): Promise<WebhookDispatcherResult> {
     for (;;) {
+      if (enabled && serialized()) {
+        // The merchant enabled the endpoint: stored again (a park or a 410 of ours may have been
+        // written over the API's write), and its queue retried now, its schedule afresh.
+        enabled = false;
+        failing = null;
+        await enableWebhookEndpoint({ merchantId, endpointId });
+        continue;
+      }
       if (failing) {
         const delay = nextRetryDelayMs(failing.failures, failing.retryAfterMs, seededRandom());
         if (delay === null) {
           const at = from!;
           await parkWebhookEndpoint({ merchantId, endpointId, ...at });
+          // Enabled while parking (or as this run ends): the enable is the later word.
+          if (enabled && serialized()) continue;
           return { state: 'parked', reason: 'exhausted', ...at };
         }
-        await sleep(delay);
+        // An enable wakes the wait: the merchant asks for the queue to be retried now.
+        await condition(() => enabled && serialized(), delay);
+        if (enabled && serialized()) continue;
       }
-      enabled = false;
+      if (enabled && !serialized()) enabled = false;
       const r = await drainWebhookOutbox({ merchantId, endpointId, from });
       from = { cursor: r.cursor, attempts: r.attempts };
       if (r.state === 'parked') {
@@ -95,7 +118,8 @@ export async function webhookDispatcherWorkflow(
             }
           : null;
       const info = workflowInfo();
-      if (info.continueAsNewSuggested || info.historyLength > HISTORY_LIMIT)
+      // An enable not applied yet is applied first (the next run would not know of it).
+      if (!(enabled && serialized()) && (info.continueAsNewSuggested || info.historyLength > HISTORY_LIMIT))
         await continueAsNew<typeof webhookDispatcherWorkflow>({
           merchantId,
           endpointId,

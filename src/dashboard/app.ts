@@ -183,10 +183,11 @@ export function dashboardRouter(deps: DashboardDeps, mountPublicApi: (router: Ro
     res.setHeader('Cache-Control', 'no-store');
     next();
   });
-  // Before any body is read: the session, then CSRF, then the audit of whatever follows.
+  // Before any body is read: the session, then the audit of whatever follows (CSRF and the guards'
+  // refusals included), then CSRF.
   api.use(sessionMiddleware(deps));
-  api.use(csrf(deps));
   api.use(auditChanges(deps.identity.audit, (err) => deps.logger.error({ err }, 'dashboard audit log')));
+  api.use(csrf(deps));
   api.use(jsonBody());
   api.use(requireSession);
   api.use(totpSetupGate(deps));

@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import type { DashboardIdentity, MemberRecord } from './identity';
 import { memberView } from './identity';
 import { SESSION_COOKIE, LIFETIME_MS } from './access/sessions';
-import type { AuditEntry } from './access/audit-log';
+import { outcomeOf, type AuditEntry } from './access/audit-log';
 import { permissionsOf, liveNeedsTotp } from './access/roles';
 import { redactLinkTokens } from '../infra/log-masking';
 import type { DashboardDataDeps } from './routes/data';
@@ -104,6 +104,11 @@ export async function routeAudit(
       ip: req.ip ?? '',
       userAgent: String(req.headers['user-agent'] ?? '').slice(0, 256),
       status,
+      outcome: outcomeOf(status),
+      problemCode: null,
+      route: null,
+      // The page names these by their kind (`auth.sign-in`…).
+      described: { kind: action, params: {} },
     })
     .catch((err: unknown) => deps.logger.error({ err }, 'dashboard audit log'));
 }

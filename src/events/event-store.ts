@@ -274,6 +274,14 @@ export class EventStore {
     return this.chains.at(eventStreamOf(merchantId, {}), position);
   }
 
+  /**
+   * A position of the merchant's chain found missing below its head (a webhook drain past its grace):
+   * noted for the recovery sweep, which lists the lost event again at the head (repairChainHoles).
+   */
+  async noteOutboxHole(merchantId: string, position: number): Promise<void> {
+    await this.chains.noteHole(eventStreamOf(merchantId, {}), position);
+  }
+
   /** The last position of the merchant's chain (0: none yet). */
   async outboxHead(merchantId: string): Promise<number> {
     return this.chains.head(eventStreamOf(merchantId, {}));

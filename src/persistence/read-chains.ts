@@ -406,6 +406,14 @@ export class ReadChains<T> {
     return run;
   }
 
+  /**
+   * A position a reader found missing below the head (a list, a webhook drain past its grace):
+   * counted and noted once for the sweep, which appends its member again at the head (best effort).
+   */
+  async noteHole(stream: string, seq: number): Promise<void> {
+    return this.holeAt(stream, seq);
+  }
+
   /** A position missing below the head: counted and noted once for the sweep (best effort). */
   private async holeAt(stream: string, seq: number): Promise<void> {
     try {

@@ -2,6 +2,8 @@ import type { Client } from '@temporalio/client';
 import type { Connection, Model } from 'mongoose';
 import { Schema } from 'mongoose';
 import type { Logger } from 'pino';
+import { Counter } from 'prom-client';
+import { metricsRegistry } from '../infra/metrics';
 import type { StoredEvent } from '../events/catalogue';
 import { EventFeed } from '../events/event-feed';
 import { onEventRecorded, type EventStore } from '../events/event-store';
@@ -27,6 +29,19 @@ const HEARTBEAT_MS = 10_000;
 const FALLBACK_POLL_MS = 60_000;
 /** Within a long burst, an endpoint's settings (URL, secrets, status) are read again this often. */
 const ENDPOINT_TTL_MS = 10_000;
+/**
+ * A position missing while later ones exist is waited for this long before it is called a hole: an
+ * append in flight may still land there (a writer that read the head, then stalled).
+ */
+export const OUTBOX_HOLE_GRACE_MS = 30_000;
+/** While idle, the chain's head is read at most this often to notice a hole below it. */
+const HOLE_CHECK_MS = 10_000;
+
+export const webhookOutboxHoles = new Counter({
+  name: 'payments_webhook_outbox_holes_total',
+  help: "Positions of a merchant's event chain a webhook drain found missing below the head past the grace period (skipped, noted for the recovery sweep, which lists the event again at the head)",
+  registers: [metricsRegistry],
+});
 
 /** Where an endpoint's queue stopped, saved when it parks: enabling it again resumes there. */
 interface CursorDoc extends OutboxCursor {
@@ -133,6 +148,10 @@ export interface OutboxDeps extends AttemptDeps {
   cursors: Model<CursorDoc>;
   waker: OutboxWaker;
   runMs?: number;
+  /** How long a missing position is waited for before it is reported (OUTBOX_HOLE_GRACE_MS). */
+  holeGraceMs?: number;
+  /** Where a hole is reported: ids and positions only, never an event's content. */
+  logger?: { warn(message: string, meta?: Record<string, unknown>): void };
 }
 
 /** The activity's lease, by its task token: heartbeats throw once Temporal gave the drain up. */
@@ -228,6 +247,10 @@ async function drain(
   // The settings are read again at the start of each burst (after an idle wait): a secret rotated or
   // a URL changed applies from the next event, and a burst pays one read for all its events.
   let fresh = true;
+  const holeGraceMs = deps.holeGraceMs ?? OUTBOX_HOLE_GRACE_MS;
+  // A position found missing while later ones exist, and since when (the grace runs from there).
+  let missingSince = null as { position: number; since: number } | null;
+  let headCheckedAt = 0;
   for (;;) {
     // The process is closing its store (a worker's shutdown): leave it to the heartbeat timeout.
     if (!current() || closing(events)) return null;
@@ -250,11 +273,39 @@ async function drain(
     const entry = await events.outboxAt(merchantId, next);
     if (!entry) {
       probe = false;
-      // Past the head, or a position lost below it (the sweep lists its event again at the head).
-      if (known.head > next && (await events.outboxHead(merchantId)) > next)
-        at = { cursor: next, attempts: 0 };
+      // Past the head, or a position lost below it. Whether later positions exist is read when this
+      // process recorded one, and otherwise now and then (events recorded elsewhere); once a
+      // position is found missing below the head, it is watched until its grace ends.
+      if (missingSince?.position !== next) {
+        missingSince = null;
+        if (known.head <= next && Date.now() - headCheckedAt < HOLE_CHECK_MS) continue;
+        headCheckedAt = Date.now();
+        if ((await events.outboxHead(merchantId)) <= next) continue;
+        missingSince = { position: next, since: Date.now() };
+      }
+      const waited = Date.now() - missingSince.since;
+      if (waited < holeGraceMs) {
+        // An append in flight may still land there: wait (heartbeating) before calling it a hole.
+        await new Promise((r) => setTimeout(r, Math.min(holeGraceMs - waited, HEARTBEAT_MS / 2)));
+        probe = true;
+        continue;
+      }
+      // A hole: reported, noted for the recovery sweep (which lists its event again at the head, so
+      // this drain delivers it later, out of order), and skipped so the queue goes on.
+      webhookOutboxHoles.inc();
+      deps.logger?.warn('webhook outbox: a position of the event chain is missing below its head; skipped', {
+        merchantId,
+        endpointId: input.endpointId,
+        position: next,
+        waitedMs: waited,
+      });
+      await events.noteOutboxHole(merchantId, next);
+      missingSince = null;
+      at = { cursor: next, attempts: 0 };
+      probe = true;
       continue;
     }
+    missingSince = null;
     if (entry.hole || !subscribes(endpoint, entry.doc)) {
       at = { cursor: next, attempts: 0 };
       continue;

@@ -325,7 +325,12 @@ describe('merchant dashboard in a real browser', () => {
 
     await nav('Team').click();
     await page.getByRole('heading', { name: 'Team', level: 1 }).waitFor();
-    await page.getByRole('cell', { name: 'auth.sign-in', exact: true }).first().waitFor();
+    // The audit log's actions are readable ("Signed in", not auth.sign-in), with their outcome.
+    await page.getByRole('cell', { name: 'Signed in', exact: true }).first().waitFor();
+    await page
+      .getByRole('cell', { name: /^Allowed/ })
+      .first()
+      .waitFor();
     await check('team');
 
     const live = page.getByRole('switch', { name: /Live mode/ });

@@ -95,9 +95,11 @@ describe('dashboard sign-in', () => {
     expect((await browser.post('/dashboard/api/auth/totp/enable', { code: '000000' })).body.code).toBe(
       'TOTP_INVALID',
     );
-    expect((await browser.post('/dashboard/api/auth/totp/enable', { code: totpNow(secret) })).status).toBe(
-      200,
-    );
+    // Each code is computed once: on a loaded machine a 30 s step may end between two computations,
+    // and the "same" code computed again is the next step's, unused and valid.
+    const enabling = totpNow(secret);
+    const next = totpNow(secret, 1);
+    expect((await browser.post('/dashboard/api/auth/totp/enable', { code: enabling })).status).toBe(200);
     // The secret is sealed at rest.
     const stored = await (await dashboardIdentity(stack)).members.byEmail(email);
     expect(stored!.totpSecret).not.toContain(secret);
@@ -108,12 +110,12 @@ describe('dashboard sign-in', () => {
     expect(noCode.body.code).toBe('TOTP_REQUIRED');
     expect((await fresh.signIn(email, PASSWORD, '123456')).body.code).toBe('TOTP_INVALID');
     // The code that enabled TOTP does not sign in (RFC 6238 §5.2: accepted once); the next one does.
-    expect((await fresh.signIn(email, PASSWORD, totpNow(secret))).body.code).toBe('TOTP_INVALID');
-    const ok = await fresh.signIn(email, PASSWORD, totpNow(secret, 1));
+    expect((await fresh.signIn(email, PASSWORD, enabling)).body.code).toBe('TOTP_INVALID');
+    const ok = await fresh.signIn(email, PASSWORD, next);
     expect(ok.status).toBe(200);
     expect(ok.body.totpEnabled).toBe(true);
     // Seen on the wire once, a code opens no second session.
-    const replay = await new DashboardBrowser(stack.baseUrl).signIn(email, PASSWORD, totpNow(secret, 1));
+    const replay = await new DashboardBrowser(stack.baseUrl).signIn(email, PASSWORD, next);
     expect(replay.body.code).toBe('TOTP_INVALID');
     const switched = await fresh.request('PUT', '/dashboard/api/session/mode', { mode: 'live' });
     expect(switched.status).toBe(200);

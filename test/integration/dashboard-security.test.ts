@@ -275,7 +275,9 @@ describe('dashboard security', () => {
     const csv = await owner.get('/dashboard/api/audit/export');
     expect(csv.status).toBe(200);
     expect(csv.headers.get('content-type')).toMatch(/text\/csv/);
-    expect(String(csv.body).split('\n')[0]).toBe('at,memberId,email,action,target,mode,ip,userAgent,status');
+    expect(String(csv.body).split('\n')[0]).toBe(
+      'at,memberId,email,action,target,mode,ip,userAgent,status,outcome,problemCode,route,actionKind,actionParams',
+    );
     // Sign-in failures are recorded too, under the member's merchant.
     await new DashboardBrowser(stack.baseUrl).signIn(email, 'wrong password here');
     await eventually(

@@ -95,6 +95,12 @@ export interface AuditEntry {
   ip: string;
   userAgent: string;
   status: number;
+  outcome: 'allowed' | 'refused' | 'failed';
+  problemCode: string | null;
+  /** The matched route's pattern; null when none matched (refused before, e.g. by CSRF). */
+  route: string | null;
+  /** What was done, rendered by the page (audit-actions.ts); null: its raw method and path. */
+  described: { kind: string; params: Record<string, string | number> } | null;
 }
 
 /** The home figures and a transaction's timeline: the server's own types (one truth). */

@@ -15,6 +15,7 @@ import { Table } from '../components/Table';
 import { useFormat } from '../format';
 import { useFields } from '../hooks/useFields';
 import { useCan, useSession } from '../session';
+import { auditActionText } from '../audit-actions';
 
 const allRoles: Role[] = ['owner', 'admin', 'developer', 'support', 'viewer'];
 
@@ -172,6 +173,9 @@ function Invitations() {
   );
 }
 
+/** Entries written before actions were described: a route's own entry (`auth.sign-in`) still reads. */
+const legacyAction = (action: string) => (action.startsWith('auth.') ? { kind: action, params: {} } : null);
+
 function AuditLog() {
   const { t } = useTranslation();
   const f = useFormat();
@@ -193,6 +197,7 @@ function AuditLog() {
         headers={[
           t('fields.date'),
           t('audit.actor'),
+          t('audit.outcome'),
           t('audit.action'),
           t('audit.target'),
           t('audit.mode'),
@@ -204,10 +209,23 @@ function AuditLog() {
           <tr key={`${a.at}-${i}`}>
             <td>{f.dateTime(a.at)}</td>
             <td>{a.email ?? t('team.operator')}</td>
-            <td>
-              <code>{a.action}</code>
+            <td className={`audit-outcome audit-${a.outcome}`}>
+              {t(`audit.outcomes.${a.outcome}`)} <small>{a.status}</small>
+              {a.problemCode && (
+                <>
+                  {' '}
+                  <code>{a.problemCode}</code>
+                </>
+              )}
             </td>
-            <td>{a.target || '—'}</td>
+            <td>
+              {auditActionText(a.described ?? legacyAction(a.action), t, f.language) ?? (
+                <code className="audit-path">{a.action}</code>
+              )}
+            </td>
+            <td>
+              <code className="audit-path">{a.target || '—'}</code>
+            </td>
             <td>{a.mode ? t(`modes.${a.mode}`) : '—'}</td>
             <td>
               {a.ip || '—'} <small>{a.userAgent}</small>

@@ -4,6 +4,7 @@ import type { RequestHandler } from 'express';
 import { ReadChains } from '../../persistence/read-chains';
 import { redactLinkTokens } from '../../infra/log-masking';
 import type { Mode } from '../../domain/modes';
+import { describeAction, routeOf, type AuditAction } from './audit-actions';
 
 // What every member did (docs/dashboard.md): each change under /dashboard/api, and sign-in,
 // failed sign-in and sign-out. One read chain per merchant (src/persistence/read-chains.ts), so the
@@ -22,6 +23,42 @@ export interface AuditEntry {
   ip: string;
   userAgent: string;
   status: number;
+  /**
+   * Allowed (answered below 400), refused (4xx: a guard, a check, a conflict) or failed (5xx).
+   * Absent on entries written before it: read from `status`.
+   */
+  outcome?: AuditOutcome;
+  /** The problem's code of a refusal or failure (`ROLE_FORBIDDEN`…); null when allowed. */
+  problemCode?: string | null;
+  /** The matched route's pattern (`POST /v1/payin/:reference/refund`); null when none matched. */
+  route?: string | null;
+  /** What was done, structured (kind and parameters), rendered by the page; null: undescribed. */
+  described?: AuditAction | null;
+}
+
+export type AuditOutcome = 'allowed' | 'refused' | 'failed';
+
+export const outcomeOf = (status: number): AuditOutcome =>
+  status < 400 ? 'allowed' : status < 500 ? 'refused' : 'failed';
+
+/** The `code` of a problem+json answer, or null. */
+function problemCodeOf(status: number, answer: Record<string, unknown> | null): string | null {
+  if (status < 400 || !answer) return null;
+  return typeof answer.code === 'string' ? answer.code.slice(0, 64) : null;
+}
+
+/** The answer's JSON body (small answers only), or null. */
+function jsonOf(body: unknown): Record<string, unknown> | null {
+  const raw = typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : null;
+  if (raw === null || raw.length > 64 * 1024 || !raw.startsWith('{')) return null;
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
 }
 
 const stream = (merchantId: string) => `dashboard:${merchantId}`;
@@ -57,15 +94,44 @@ export class AuditLog {
 
 /**
  * Records a request once it is answered ('finish'): every non-GET request of a signed-in member,
- * under /dashboard/api and /dashboard/api/v1. `onError` hears a write that failed (never the body).
+ * under /dashboard/api and /dashboard/api/v1, allowed or refused (mounted before CSRF and the
+ * guards), with its status, its problem's code, the route that matched (`req.baseUrl +
+ * req.route.path` under `mount`) and what it did (./audit-actions.ts). A request refused before any
+ * route matched is recorded with its raw method and path, and described when they fit a described
+ * route exactly. `onError` hears a write that failed (never the body).
  */
-export function auditChanges(log: AuditLog, onError: (err: unknown) => void): RequestHandler {
+export function auditChanges(
+  log: AuditLog,
+  onError: (err: unknown) => void,
+  mount = '/dashboard/api',
+): RequestHandler {
   return (req, res, next) => {
     if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return next();
     const target = redactLinkTokens(req.originalUrl.split('?')[0]!);
+    let answer: unknown;
+    const send = res.send.bind(res);
+    res.send = (body?: unknown) => {
+      // The last string sent is the answer (res.json sends its serialized string through here).
+      if (typeof body === 'string' || Buffer.isBuffer(body)) answer = body;
+      return send(body);
+    };
     res.on('finish', () => {
       // Sign-in and sign-out write their own entries (the member is known only after, or before).
       if (!req.member || req.auditedByRoute) return;
+      const status = res.statusCode;
+      const json = jsonOf(answer);
+      const base = req.baseUrl.startsWith(mount) ? req.baseUrl.slice(mount.length) : req.baseUrl;
+      const routePath = (req.route as { path?: unknown } | undefined)?.path;
+      const matched =
+        typeof routePath === 'string'
+          ? {
+              pattern: `${req.method} ${base}${routePath}`,
+              params: { ...(req.params as Record<string, string>) },
+            }
+          : undefined;
+      const path = req.originalUrl.split('?')[0]!.slice(mount.length) || '/';
+      const route = routeOf(req.method, path, matched);
+      const body = req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {};
       log
         .record(req.member.merchantId, {
           at: new Date(),
@@ -76,7 +142,17 @@ export function auditChanges(log: AuditLog, onError: (err: unknown) => void): Re
           mode: req.dashboardMode ?? null,
           ip: req.ip ?? '',
           userAgent: String(req.headers['user-agent'] ?? '').slice(0, 256),
-          status: res.statusCode,
+          status,
+          outcome: outcomeOf(status),
+          problemCode: problemCodeOf(status, json),
+          route: matched?.pattern ?? null,
+          described: route
+            ? describeAction(route.pattern, {
+                params: route.params,
+                body,
+                answer: status < 400 ? json : null,
+              })
+            : null,
         })
         .catch(onError);
     });

@@ -4,14 +4,43 @@ import { z } from 'zod';
 import { parseOr400 } from '../../api/validate';
 import { decodeCursor, encodeCursor } from '../../api/cursor';
 import { requirePermission } from '../access/guard';
-import type { AuditEntry } from '../access/audit-log';
+import { outcomeOf, type AuditEntry } from '../access/audit-log';
 import type { DashboardDeps } from '../context';
 
 // The audit log of the member's merchant, newest first, and its CSV (owners: the `audit` permission).
 
 const EXPORT_MAX = 10_000;
-const columns = ['at', 'memberId', 'email', 'action', 'target', 'mode', 'ip', 'userAgent', 'status'] as const;
-const out = (e: AuditEntry) => ({ ...e, at: new Date(e.at).toISOString() });
+// The first nine as before (readers of earlier exports keep their columns), then the outcome and action.
+const columns = [
+  'at',
+  'memberId',
+  'email',
+  'action',
+  'target',
+  'mode',
+  'ip',
+  'userAgent',
+  'status',
+  'outcome',
+  'problemCode',
+  'route',
+  'actionKind',
+  'actionParams',
+] as const;
+// Entries written before outcomes were recorded: the outcome follows from the status.
+const out = (e: AuditEntry) => ({
+  ...e,
+  at: new Date(e.at).toISOString(),
+  outcome: e.outcome ?? outcomeOf(e.status),
+  problemCode: e.problemCode ?? null,
+  route: e.route ?? null,
+  described: e.described ?? null,
+});
+const csvRow = (e: ReturnType<typeof out>) => ({
+  ...e,
+  actionKind: e.described?.kind ?? '',
+  actionParams: e.described ? JSON.stringify(e.described.params) : '',
+});
 
 export function auditRoutes(deps: DashboardDeps): Router {
   const router = Router();
@@ -38,11 +67,11 @@ export function auditRoutes(deps: DashboardDeps): Router {
   });
 
   router.get('/audit/export', async (req, res) => {
-    const rows: ReturnType<typeof out>[] = [];
+    const rows: ReturnType<typeof csvRow>[] = [];
     let before: number | undefined;
     do {
       const page = await audit.list(req.member!.merchantId, { limit: 100, ...(before ? { before } : {}) });
-      rows.push(...page.entries.map(out));
+      rows.push(...page.entries.map((e) => csvRow(out(e))));
       before = page.next ?? undefined;
     } while (before !== undefined && rows.length < EXPORT_MAX);
     res

@@ -172,6 +172,7 @@ function defaults(): Typed {
     attemptWebhookDelivery: async () => ({ outcome: 'delivered', retryAfterMs: null }),
     drainWebhookOutbox: async (input) => ({ state: 'rested', cursor: input.from?.cursor ?? 0, attempts: 0 }),
     parkWebhookEndpoint: async () => undefined,
+    enableWebhookEndpoint: async () => undefined,
     recoverUnstartedWorkflows: async () => ({ examined: 0, outcomes: {} }),
     reconcileOperatorDay: async (input) => ({
       id: `rec_${input.operator}_${input.date}`,
