@@ -1,4 +1,4 @@
-import { Router, type RequestHandler } from 'express';
+import { type Router, type RequestHandler } from 'express';
 import { rateLimit, type AugmentedRequest } from 'express-rate-limit';
 import { z } from 'zod';
 import { matches } from '../../contract/zod-messages';
@@ -9,6 +9,7 @@ import { isLiveScope, modeOfScope } from '../../domain/modes';
 import { normalizeMsisdn, validNumberPattern } from '../../domain/msisdn';
 import type { RecipientService } from '../../services/recipient-service';
 import { parseOr400 } from '../validate';
+import { newRouter, route } from '../routing';
 
 // GET /v1/providers/recipient?msisdn=&country=: the predicted provider of a number, whether its
 // account is active, and the holder's name where the provider shares it. Each check may cost a
@@ -50,8 +51,8 @@ function recipientRateLimit(perMinute: number): RequestHandler {
 }
 
 export function recipientRoutes(service: RecipientService, opts: RecipientRouteOptions): Router {
-  const router = Router();
-  router.get('/v1/providers/recipient', recipientRateLimit(opts.perMinute), async (req, res) => {
+  const router = newRouter();
+  route(router, 'GET /v1/providers/recipient', recipientRateLimit(opts.perMinute), async (req, res) => {
     const q = parseOr400(recipientQuery, req.query, req);
     const msisdn = normalizeMsisdn(q.msisdn, q.country);
     if (!msisdn) throw problemAt('VALIDATION_ERROR', 'msisdn', fieldMessages.invalidMsisdn(q.country));

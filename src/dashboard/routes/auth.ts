@@ -1,4 +1,4 @@
-import { Router, type Request, type Response } from 'express';
+import { type Router, type Request, type Response } from 'express';
 import { rateLimit, ipKeyGenerator, type AugmentedRequest } from 'express-rate-limit';
 import { z } from 'zod';
 import { ApiProblem } from '../../contract/problems';
@@ -8,6 +8,7 @@ import { newTotpSecret, totpEnrolment, totpStep } from '../identity/totp';
 import { EmailTakenError, memberView, normalizeEmail, resetLink, type MemberRecord } from '../identity';
 import { sessionTokenOf } from '../access/sessions';
 import { hashToken } from '../identity/tokens';
+import { STEP_UP_MS } from '../../contract/access/roles';
 import {
   baseUrlOf,
   clearSessionCookie,
@@ -16,6 +17,7 @@ import {
   setSessionCookie,
   type DashboardDeps,
 } from '../context';
+import { newRouter, route } from '../../api/routing';
 
 // Sign-in, sign-out, TOTP, password reset and invitations (docs/dashboard.md). Sign-in answers
 // the same 401 for an unknown address and a wrong password, after the same argon2 work.
@@ -49,16 +51,8 @@ async function openSession(deps: DashboardDeps, req: Request, res: Response, mem
 const succeeded = (_req: Request, res: Response): boolean =>
   res.statusCode < 400 || res.locals.countAsSuccess === true;
 
-/** The sign-in routes need no session; only the same origin (no CSRF token yet). */
-export const publicRoutes: readonly { method: string; path: RegExp }[] = [
-  { method: 'POST', path: /^\/auth\/sign-in$/ },
-  { method: 'POST', path: /^\/auth\/password-reset(\/complete)?$/ },
-  { method: 'GET', path: /^\/invitations\/[^/]+$/ },
-  { method: 'POST', path: /^\/invitations\/[^/]+\/accept$/ },
-];
-
 export function authRoutes(deps: DashboardDeps): Router {
-  const router = Router();
+  const router = newRouter('/dashboard/api');
   const { members, invitations, resets, sessions, mailer } = deps.identity;
   const lockAfter = deps.signIn?.lockAfter ?? 5;
   const lockMs = deps.signIn?.lockMs ?? 15 * 60_000;
@@ -104,7 +98,7 @@ export function authRoutes(deps: DashboardDeps): Router {
       next(new ApiProblem('SIGN_IN_LOCKED', { headers: retryAfter(req, lockMs) })),
   });
 
-  router.post('/auth/sign-in', perAddress, perAccount, async (req, res) => {
+  route(router, 'POST /dashboard/api/auth/sign-in', perAddress, perAccount, async (req, res) => {
     const body = parseOr400(signInBody, req.body, req);
     const member = await members.byEmail(body.email);
     // The password is checked even for a locked or unknown account: every answer costs the same.
@@ -143,7 +137,7 @@ export function authRoutes(deps: DashboardDeps): Router {
     res.json(view);
   });
 
-  router.post('/auth/sign-out', async (req, res) => {
+  route(router, 'POST /dashboard/api/auth/sign-out', async (req, res) => {
     if (req.dashboardSessionId) await sessions.end(req.dashboardSessionId);
     clearSessionCookie(res);
     if (req.member) {
@@ -153,7 +147,7 @@ export function authRoutes(deps: DashboardDeps): Router {
     res.status(204).end();
   });
 
-  router.post('/auth/totp/setup', async (req, res) => {
+  route(router, 'POST /dashboard/api/auth/totp/setup', async (req, res) => {
     const member = await signedInMember(req);
     const secret = newTotpSecret();
     await members.setPendingTotp(member, secret);
@@ -161,7 +155,7 @@ export function authRoutes(deps: DashboardDeps): Router {
     res.json({ secret, ...(await totpEnrolment(secret, member.email, issuer)) });
   });
 
-  router.post('/auth/totp/enable', async (req, res) => {
+  route(router, 'POST /dashboard/api/auth/totp/enable', async (req, res) => {
     const member = await signedInMember(req);
     const { code } = parseOr400(z.strictObject({ code: z.string().trim().max(10) }), req.body, req);
     const pending = members.pendingTotpOf(member);
@@ -172,8 +166,28 @@ export function authRoutes(deps: DashboardDeps): Router {
     res.json({ totpEnabled: true });
   });
 
+  // A second factor checked again: creating or revoking a live key needs one within STEP_UP_MS
+  // (docs/decisions/dashboard/live-money-second-factor.md). The code's step is consumed, as at
+  // sign-in: one code proves one thing. A wrong code counts as a failed sign-in (the lockout).
+  route(router, 'POST /dashboard/api/auth/step-up', perAddress, async (req, res) => {
+    const member = await signedInMember(req);
+    const { totp } = parseOr400(z.strictObject({ totp: z.string().trim().max(10) }), req.body, req);
+    const secret = members.totpSecretOf(member);
+    if (!secret) throw new ApiProblem('TOTP_REQUIRED_FOR_LIVE');
+    const step = totpStep(secret, totp);
+    if (step === null || !(await deps.identity.consumeTotpStep(member._id, step))) {
+      await members.failedSignIn(member, lockAfter, lockMs);
+      await routeAudit(deps, req, member, 'auth.step-up-failed', 401, req.dashboardMode ?? null);
+      throw new ApiProblem('TOTP_INVALID');
+    }
+    const at = new Date();
+    await sessions.steppedUp(req.dashboardSessionId!, at);
+    await routeAudit(deps, req, member, 'auth.step-up', 200, req.dashboardMode ?? null);
+    res.json({ steppedUpUntil: new Date(at.getTime() + STEP_UP_MS).toISOString() });
+  });
+
   // 202 whatever the address: the answer says nothing of who has an account.
-  router.post('/auth/password-reset', resetMail, async (req, res) => {
+  route(router, 'POST /dashboard/api/auth/password-reset', resetMail, async (req, res) => {
     const body = parseOr400(z.strictObject({ email }), req.body, req);
     const member = await members.byEmail(body.email);
     if (member) {
@@ -188,7 +202,7 @@ export function authRoutes(deps: DashboardDeps): Router {
     res.status(202).json({ status: 'accepted' });
   });
 
-  router.post('/auth/password-reset/complete', perAddress, async (req, res) => {
+  route(router, 'POST /dashboard/api/auth/password-reset/complete', perAddress, async (req, res) => {
     const body = parseOr400(
       z.strictObject({ token: z.string().max(100), password: newPassword }),
       req.body,
@@ -203,7 +217,7 @@ export function authRoutes(deps: DashboardDeps): Router {
     res.status(204).end();
   });
 
-  router.get('/invitations/:token', async (req, res) => {
+  route(router, 'GET /dashboard/api/invitations/:token', async (req, res) => {
     const inv = await invitations.byToken(String(req.params.token));
     if (!inv || (await invitations.state(inv)) !== 'pending') throw new ApiProblem('LINK_INVALID');
     const inviter = inv.invitedBy === 'operator' ? null : await members.get(inv.invitedBy);
@@ -216,7 +230,7 @@ export function authRoutes(deps: DashboardDeps): Router {
     });
   });
 
-  router.post('/invitations/:token/accept', perAddress, async (req, res) => {
+  route(router, 'POST /dashboard/api/invitations/:token/accept', perAddress, async (req, res) => {
     const body = parseOr400(
       z.strictObject({ name: z.string().trim().min(1).max(100), password: newPassword }),
       req.body,
