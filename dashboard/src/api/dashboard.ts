@@ -137,6 +137,9 @@ export const dashboardApi = {
   totpSetup: (key: string) => request<TotpSetup>('POST', '/auth/totp/setup', { idempotencyKey: key }),
   totpEnable: (code: string, key: string) =>
     request<{ totpEnabled: true }>('POST', '/auth/totp/enable', { body: { code }, idempotencyKey: key }),
+  /** A TOTP code checked again: live keys are made or revoked within five minutes of one. */
+  stepUp: (totp: string, key: string) =>
+    request<{ steppedUpUntil: string }>('POST', '/auth/step-up', { body: { totp }, idempotencyKey: key }),
   passwordReset: (email: string, key: string) =>
     request<void>('POST', '/auth/password-reset', { body: { email }, idempotencyKey: key }),
   passwordResetComplete: (body: { token: string; password: string }, key: string) =>
