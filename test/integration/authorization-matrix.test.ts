@@ -82,15 +82,18 @@ const answerOf = (res: DashResponse): Expected => {
 async function member(role: Role, totp: boolean) {
   const { browser, email } = await signedInMember(stack, merchant.merchantId, role);
   let secret: string | null = null;
+  /** The code that enabled TOTP (its step is consumed). */
+  let enableCode: string | null = null;
   if (totp) {
     const setup = await browser.post('/dashboard/api/auth/totp/setup');
     secret = setup.body.secret as string;
-    const enabled = await browser.post('/dashboard/api/auth/totp/enable', { code: totpNow(secret) });
+    enableCode = totpNow(secret);
+    const enabled = await browser.post('/dashboard/api/auth/totp/enable', { code: enableCode });
     if (enabled.status !== 200) throw new Error(`totp enable: ${enabled.status}`);
   }
   // The session's view of the member (its TOTP) is read per request.
   expect((await browser.get('/dashboard/api/session')).body.totpEnabled).toBe(totp);
-  return { browser, email, secret, role, totp };
+  return { browser, email, secret, enableCode, role, totp };
 }
 
 /**
@@ -115,6 +118,43 @@ describe('the route table', () => {
     expect(rows.filter((k) => !served.has(k))).toEqual([]);
     // Routes of the public API are registered twice (both doors); nothing else twice.
     expect(registered.length).toBeGreaterThan(rows.length);
+  });
+});
+
+describe('the API key door', () => {
+  it('every merchant row needs a key and takes one; no public row asks for credentials', async () => {
+    const call = async (method: string, path: string, authorized: boolean) => {
+      const res = await fetch(`${stack.baseUrl}${path}`, {
+        method,
+        headers: {
+          ...(authorized ? { authorization: basic(merchant.credentials) } : {}),
+          'x-idempotency-key': randomUUID(),
+          ...(method === 'GET' ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(method === 'GET' ? {} : { body: '{}' }),
+      });
+      const text = await res.text();
+      const code = /"code":"([A-Z_]+)"/.exec(text)?.[1] ?? null;
+      return { status: res.status, code };
+    };
+    const wrong: string[] = [];
+    for (const key of routeKeys) {
+      const rule = routeTable[key] as RouteRule;
+      const [method, pattern] = splitRouteKey(key);
+      if (pattern.startsWith('/dashboard/') || 'mount' in rule || rule.access === 'internal') continue;
+      const path = fill(pattern);
+      if (rule.access === 'merchant') {
+        const anonymous = await call(method, path, false);
+        if (anonymous.code !== 'UNAUTHORIZED') wrong.push(`${key} without a key: ${anonymous.status}`);
+        const keyed = await call(method, path, true);
+        if (keyed.status === 401) wrong.push(`${key} with a key: 401 ${keyed.code}`);
+      } else {
+        const anonymous = await call(method, path, false);
+        if (anonymous.code === 'UNAUTHORIZED' || anonymous.code === 'SESSION_REQUIRED')
+          wrong.push(`${key} (public): ${anonymous.status} ${anonymous.code}`);
+      }
+    }
+    expect(wrong).toEqual([]);
   });
 });
 
@@ -298,6 +338,16 @@ describe('defects of issue 41', () => {
     // Spelled as the table has it, the viewer's refund is refused by its role.
     const proper = await browser.post(`/dashboard/api/v1/payin/${reference}/refund`, { amount: 1000 });
     expect([proper.status, proper.body.code]).toEqual([403, 'ROLE_FORBIDDEN']);
+    // In live mode the misspelling also skipped the refusal of sandboxScenario (live money cannot
+    // be told how to end): now it is a 404, and the right spelling is refused as ever.
+    const owner = await member('owner', true);
+    expect((await owner.browser.request('PUT', '/dashboard/api/session/mode', { mode: 'live' })).status).toBe(
+      200,
+    );
+    const misspelled = await owner.browser.post('/dashboard/api/V1/payout', { sandboxScenario: 'completed' });
+    expect(misspelled.status).toBe(404);
+    const spelled = await owner.browser.post('/dashboard/api/v1/payout', { sandboxScenario: 'completed' });
+    expect([spelled.status, spelled.body.code]).toEqual([400, 'SANDBOX_ONLY_IN_TEST_MODE']);
   });
 
   it('defect 2: a live API key needs an owner or admin with TOTP, a live session and a step-up; support refunds live money only with TOTP', async () => {
@@ -338,9 +388,7 @@ describe('defects of issue 41', () => {
     const noStepUp = await owner.browser.post('/dashboard/api/keys', { mode: 'live' });
     expect([noStepUp.status, noStepUp.body.code]).toEqual([403, 'STEP_UP_REQUIRED']);
     // The code that enabled TOTP was consumed: it proves nothing twice.
-    const replayed = await owner.browser.post('/dashboard/api/auth/step-up', {
-      totp: totpNow(owner.secret!),
-    });
+    const replayed = await owner.browser.post('/dashboard/api/auth/step-up', { totp: owner.enableCode! });
     expect(replayed.body.code).toBe('TOTP_INVALID');
     const stepUp = await owner.browser.post('/dashboard/api/auth/step-up', {
       totp: totpNow(owner.secret!, 1),
