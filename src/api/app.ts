@@ -37,7 +37,7 @@ import type { StatementService } from '../services/statement-service';
 import type { TransactionSearch } from '../services/transaction-search';
 import { checkoutRoutes, type CheckoutLimits } from './routes/checkout';
 import type { CheckoutService } from '../checkout/service';
-import { methodNotAllowed } from './method-not-allowed';
+import { allowedMethods, methodNotAllowed, pathMethods } from './method-not-allowed';
 import { assertEveryRouteGuarded, unknownRoutes } from './routing';
 import { sandboxRoutes, testModeOnly } from './routes/sandbox';
 import type { SandboxHelpers } from '../services/sandbox-helpers';
@@ -115,7 +115,8 @@ export function createApp(deps: AppDeps): Express {
   const internal = internalAccess(deps.metricsToken);
   app.use(observability(deps.logger, internal));
   // A path no row of the route table matches: 404 (or 405) before any session, key or claim.
-  app.use(unknownRoutes());
+  const documented = pathMethods(openApiDocument().paths as Record<string, Record<string, unknown>>);
+  app.use(unknownRoutes((path) => allowedMethods(documented, path) !== null));
   // A documented path asked with an undocumented method: 405 before any other middleware answers.
   app.use(methodNotAllowed(openApiDocument().paths as Record<string, Record<string, unknown>>));
   app.use(healthRoutes(deps.health, internal));

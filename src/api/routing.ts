@@ -162,10 +162,10 @@ const literals = (key: RouteKey) =>
 
 /**
  * First middleware after the access log: a path no row matches is a 404, a method the path has no
- * row for a 405 (the API key door's documented paths: methodNotAllowed answers, with the
- * document's Allow), before any session, idempotency claim, request-log row or rate-limit count.
+ * row for a 405 (on a path of the OpenAPI document, `documented`, methodNotAllowed answers, with
+ * the document's Allow), before any session, idempotency claim, request-log row or rate-limit count.
  */
-export function unknownRoutes(): RequestHandler {
+export function unknownRoutes(documented: (path: string) => boolean = () => false): RequestHandler {
   return (req, res, next) => {
     const key = rowFor(req.method, req.path);
     if (key) {
@@ -177,7 +177,7 @@ export function unknownRoutes(): RequestHandler {
     if (rows.length === 0) {
       return sendProblem(res, renderProblem('NOT_FOUND', lang, {}, req.originalUrl));
     }
-    if (req.method === 'OPTIONS' || req.path.startsWith('/v1/')) return next();
+    if (req.method === 'OPTIONS' || documented(req.path)) return next();
     const allowed = new Set(rows.map((k) => splitRouteKey(k)[0]));
     if (allowed.has('GET')) allowed.add('HEAD');
     allowed.add('OPTIONS');
