@@ -61,7 +61,9 @@ function localPath(router: Router, key: RouteKey): string {
 
 /** Registers the row's route: the guard first, then `handlers`. */
 export function route<K extends RouteKey>(router: Router, key: K, ...handlers: RouteHandler<K>[]): void {
-  const rule = routeTable[key] as RouteRule;
+  const rule = routeTable[key] as RouteRule | undefined;
+  // The compiler refuses a key that is not a row; this says so at the start too (tests skip types).
+  if (!rule) throw new Error(`${key}: no row in the route table (src/contract/access/routes.ts)`);
   if ('mount' in rule) throw new Error(`${key}: a mount row is served by mount()`);
   const method = splitRouteKey(key)[0].toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
   const guard: Guarded = (req, _res, next) => next(authorize(req, key) ?? undefined);
@@ -71,7 +73,8 @@ export function route<K extends RouteKey>(router: Router, key: K, ...handlers: R
 
 /** Static files (and the page's fallback) under a mount row's path: GET and HEAD only. */
 export function mount(router: Router, key: RouteKey, ...handlers: Handler[]): void {
-  if (!('mount' in routeTable[key])) throw new Error(`${key}: not a mount row`);
+  const rule = routeTable[key] as RouteRule | undefined;
+  if (!rule || !('mount' in rule)) throw new Error(`${key}: not a mount row of the route table`);
   const getOnly: RequestHandler = (req, _res, next) =>
     req.method === 'GET' || req.method === 'HEAD' ? next() : next('router');
   router.use(localPath(router, key), getOnly, ...handlers);

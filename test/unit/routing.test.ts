@@ -1,6 +1,6 @@
 import express from 'express';
 import { assertEveryRouteGuarded, newRouter, registeredRoutes, route, rowFor } from '../../src/api/routing';
-import { routeKeys, routeTable } from '../../src/contract/access/routes';
+import { routeKeys, routeTable, type RouteKey } from '../../src/contract/access/routes';
 
 // The route table's machinery without a server (src/api/routing.ts): the start refuses a route
 // registered without its guard, and the early matcher matches as the strict, case-sensitive routers do.
@@ -15,6 +15,12 @@ describe('routing by the table', () => {
     app.use(router);
     expect(registeredRoutes(app).map((r) => r.key)).toEqual(['GET /health/live', null]);
     expect(() => assertEveryRouteGuarded(app)).toThrow('route POST /v1/payin/:reference/refund has no guard');
+  });
+
+  it('refuses a route whose row was removed from the table', () => {
+    expect(() =>
+      route(newRouter(), 'POST /v1/refund-everything' as RouteKey, (_req, res) => res.end()),
+    ).toThrow('no row in the route table');
   });
 
   it('registers a key under its router prefix only', () => {
