@@ -1,6 +1,7 @@
 import express from 'express';
 import { assertEveryRouteGuarded, newRouter, registeredRoutes, route, rowFor } from '../../src/api/routing';
 import { routeKeys, routeTable, type RouteKey } from '../../src/contract/access/routes';
+import { openApiDocument } from '../../src/api/openapi/document';
 
 // The route table's machinery without a server (src/api/routing.ts): the start refuses a route
 // registered without its guard, and the early matcher matches as the strict, case-sensitive routers do.
@@ -61,6 +62,15 @@ describe('routing by the table', () => {
     // The page's own routes fall to the page's mount, never under /dashboard/api.
     expect(rowFor('GET', '/dashboard/transactions/pi_1')).toBe('GET /dashboard');
     expect(rowFor('GET', '/dashboard/api/unknown')).toBeNull();
+  });
+
+  it('every operation of the OpenAPI document is a row', () => {
+    const paths = openApiDocument().paths as Record<string, Record<string, unknown>>;
+    const operations = Object.entries(paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/\{([^}]+)\}/g, ':$1')}`),
+    );
+    expect(operations.length).toBeGreaterThan(40);
+    expect(operations.filter((k) => !(k in routeTable))).toEqual([]);
   });
 
   it('every row is a method and an Express path; money-moving rows are marked', () => {
