@@ -303,6 +303,20 @@ describe('no spelling of a path reaches a handler its caller may not use', () =>
     expect(logged.status).toBe(200);
     const paths = (logged.body.data as { path: string }[]).map((e) => e.path);
     expect(paths.filter((p) => p.includes(reference) || /[A-Z]|\/\/|%|\/$/.test(p))).toEqual([]);
+    // A misspelled request claims no idempotency key: the same key then creates, not replays.
+    const idem = randomUUID();
+    const body = {
+      reference: `idem-${randomUUID().slice(0, 8)}`,
+      customerName: 'Awa Koné',
+      payin: { amount: 1000, msisdn: '+2250500000001', provider: 'MTN', country: 'CI' },
+      action: { successUrl: 'https://shop.example/ok', failureUrl: 'https://shop.example/ko' },
+    };
+    for (const spelled of ['/V1/direct/payin', '/v1/direct/payin/', '//v1/direct/payin']) {
+      const res = await key.request('POST', spelled, body, { 'x-idempotency-key': idem });
+      expect({ spelled, status: res.status }).toEqual({ spelled, status: 404 });
+    }
+    const created = await key.request('POST', '/v1/direct/payin', body, { 'x-idempotency-key': idem });
+    expect(created.status).toBe(201);
     // The payin was never refunded.
     const after = await api.get(`/v1/payin/${reference}`);
     expect(after.status).toBe(200);
