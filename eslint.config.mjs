@@ -92,6 +92,31 @@ export default tseslint.config(
   ...layerRules,
   noCycle,
   {
+    // Authorization by construction (src/api/routing.ts): a route is registered with route(), whose
+    // key is a row of src/contract/access/routes.ts and whose guard runs first; routers are newRouter().
+    files: [
+      'src/api/routes/**/*.ts',
+      'src/dashboard/routes/**/*.ts',
+      'src/dashboard/app.ts',
+      'src/api/observability.ts',
+    ],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "CallExpression[callee.type='MemberExpression'][callee.property.name=/^(get|post|put|patch|delete|all|head|options|route)$/][callee.object.name=/(^|[rR])outer$|^api$|^app$/]",
+          message:
+            "Register routes with route(router, 'METHOD /path', ...) (src/api/routing.ts): the key is a row of the route table, and its guard runs first.",
+        },
+        {
+          selector: "CallExpression[callee.name='Router'], CallExpression[callee.property.name='Router']",
+          message: 'Use newRouter() (src/api/routing.ts): strict, case-sensitive routing.',
+        },
+      ],
+    },
+  },
+  {
     files: ['workflows/**/*.ts'],
     rules: {
       'no-restricted-imports': [

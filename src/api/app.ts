@@ -37,7 +37,8 @@ import type { StatementService } from '../services/statement-service';
 import type { TransactionSearch } from '../services/transaction-search';
 import { checkoutRoutes, type CheckoutLimits } from './routes/checkout';
 import type { CheckoutService } from '../checkout/service';
-import { methodNotAllowed } from './method-not-allowed';
+import { allowedMethods, methodNotAllowed, pathMethods } from './method-not-allowed';
+import { assertEveryRouteGuarded, unknownRoutes } from './routing';
 import { sandboxRoutes, testModeOnly } from './routes/sandbox';
 import type { SandboxHelpers } from '../services/sandbox-helpers';
 import { openApiDocument } from './openapi/document';
@@ -106,10 +107,16 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   // req.ip keys the per-address limits: only proxies named here may set it (X-Forwarded-For).
   app.set('trust proxy', deps.trustProxy ?? 'loopback');
+  // '/V1/x' is not '/v1/x', nor is '/v1/x/': every router is a newRouter() (src/api/routing.ts).
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
 
   // First: request ids, access logs and HTTP metrics for every route; then /metrics, /openapi.json, /docs.
   const internal = internalAccess(deps.metricsToken);
   app.use(observability(deps.logger, internal));
+  // A path no row of the route table matches: 404 (or 405) before any session, key or claim.
+  const documented = pathMethods(openApiDocument().paths as Record<string, Record<string, unknown>>);
+  app.use(unknownRoutes((path) => allowedMethods(documented, path) !== null));
   // A documented path asked with an undocumented method: 405 before any other middleware answers.
   app.use(methodNotAllowed(openApiDocument().paths as Record<string, Record<string, unknown>>));
   app.use(healthRoutes(deps.health, internal));
@@ -141,6 +148,8 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(notFoundHandler);
   app.use(errorHandler((err) => deps.logger.error({ err }, 'unhandled error')));
+  // A route registered without its row's guard (not through route()): the server does not start.
+  assertEveryRouteGuarded(app);
   return app;
 }
 

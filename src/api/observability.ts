@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { type Router, type Request, type RequestHandler, type Response } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
 import { logContext, type LogContext } from '../infra/log-context';
@@ -12,6 +12,7 @@ import {
 } from '../infra/metrics';
 import type { InternalAccess } from '../infra/metrics-server';
 import { refundWorkflowId, transactionWorkflowId } from '../temporal/workflow-ids';
+import { newRouter, route } from './routing';
 
 // Request ids, access logs and HTTP metrics, mounted first so every route is measured and every
 // log line of a request carries its id.
@@ -53,7 +54,7 @@ function countCreation(status: number, body: unknown): void {
 
 /** `internal`: who may read /metrics (others get the plain 404 of an unknown path). */
 export function observability(logger: Logger, internal: InternalAccess): Router {
-  const router = Router();
+  const router = newRouter();
 
   const context: RequestHandler = (req, res, next) => {
     const given = req.get('x-request-id');
@@ -102,7 +103,7 @@ export function observability(logger: Logger, internal: InternalAccess): Router 
     }),
   );
 
-  router.get('/metrics', async (req, res, next) => {
+  route(router, 'GET /metrics', async (req, res, next) => {
     if (!internal(req)) return next();
     res.type(metricsContentType).send(await renderMetrics());
   });

@@ -202,8 +202,8 @@ export const problemCatalogue = {
       fr: 'Vérification en deux étapes requise en mode live',
     },
     detail: {
-      en: 'Owners and admins act in live mode only with two-step verification (TOTP) set up.',
-      fr: 'Les propriétaires et les administrateurs n’agissent en mode live qu’avec la vérification en deux étapes (TOTP) activée.',
+      en: 'Owners and admins act in live mode only with two-step verification (TOTP) set up, and every member moves live money (refunds, payouts, API keys, webhook endpoints) only with it.',
+      fr: 'Les propriétaires et les administrateurs n’agissent en mode live qu’avec la vérification en deux étapes (TOTP) activée, et tout membre ne déplace de l’argent réel (remboursements, paiements sortants, clés d’API, points de terminaison webhook) qu’avec elle.',
     },
     help: {
       en: 'Set up an authenticator app in your profile (POST /dashboard/api/auth/totp/setup, then …/enable with its first code), then switch to live mode.',
@@ -237,6 +237,35 @@ export const problemCatalogue = {
     help: {
       en: 'Type your current password again. Forgotten, sign out and use “Forgot password” on the sign-in page; repeated mistakes lock the account for a while.',
       fr: 'Saisissez à nouveau votre mot de passe actuel. Oublié, déconnectez-vous et utilisez « Mot de passe oublié » sur la page de connexion ; des erreurs répétées bloquent le compte un moment.',
+    },
+  },
+  STEP_UP_REQUIRED: {
+    dashboardOnly: true,
+    status: 403,
+    title: {
+      en: 'Confirm with your authenticator code',
+      fr: 'Confirmez avec le code de votre application d’authentification',
+    },
+    detail: {
+      en: 'Creating or revoking a live API key needs a two-step verification code checked in the last five minutes.',
+      fr: 'Créer ou révoquer une clé d’API live demande un code de vérification en deux étapes vérifié dans les cinq dernières minutes.',
+    },
+    help: {
+      en: 'Send the current code of your authenticator app to POST /dashboard/api/auth/step-up ({"totp": "123456"}), then repeat the request within five minutes.',
+      fr: 'Envoyez le code actuel de votre application d’authentification à POST /dashboard/api/auth/step-up ({"totp": "123456"}), puis refaites la requête dans les cinq minutes.',
+    },
+  },
+  LIVE_MODE_REQUIRED: {
+    dashboardOnly: true,
+    status: 403,
+    title: { en: 'Switch to live mode first', fr: 'Passez d’abord en mode live' },
+    detail: {
+      en: 'A live API key is created or revoked from a live-mode session only.',
+      fr: 'Une clé d’API live ne se crée ou ne se révoque que depuis une session en mode live.',
+    },
+    help: {
+      en: 'Switch the dashboard to live mode (PUT /dashboard/api/session/mode {"mode": "live"}, which needs two-step verification), then repeat the request.',
+      fr: 'Passez le tableau de bord en mode live (PUT /dashboard/api/session/mode {"mode": "live"}, qui demande la vérification en deux étapes), puis refaites la requête.',
     },
   },
   LINK_INVALID: {

@@ -1,19 +1,19 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import express, { Router, type RequestHandler } from 'express';
+import express, { type RequestHandler, type Router } from 'express';
 import helmet from 'helmet';
 import { ApiProblem } from '../contract/problems';
 import { negotiateLanguage } from '../contract/i18n';
-import { isLiveScope, scopeOf } from '../domain/modes';
+import { scopeOf } from '../domain/modes';
 import { jsonBody } from '../api/json-body';
 import { notFoundHandler } from '../api/problem';
-import { asksSandboxScenario } from '../api/auth';
+import { authorize, mount, newRouter } from '../api/routing';
+import { routeTable, type RouteKey, type RouteRule } from '../contract/access/routes';
 import { sessionTokenOf, type SessionRecord } from './access/sessions';
 import { auditChanges } from './access/audit-log';
-import { liveNeedsTotp, permissionForApiRoute, can } from './access/roles';
 import { sameSecret } from './identity/tokens';
 import { memberView } from './identity';
-import { authRoutes, publicRoutes } from './routes/auth';
+import { authRoutes } from './routes/auth';
 import { sessionRoutes } from './routes/session';
 import { accountRoutes, teamSettingsRoutes } from './routes/account';
 import { teamRoutes } from './routes/team';
@@ -38,8 +38,11 @@ const hostOf = (origin: string): string | null => {
   }
 };
 const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
-const isPublic = (method: string, path: string) =>
-  publicRoutes.some((r) => r.method === method && r.path.test(path));
+/** The route table's access of the row this request matched (src/api/routing.ts, unknownRoutes). */
+const accessOf = (req: import('express').Request): RouteRule['access'] | undefined =>
+  req.routeKey ? (routeTable[req.routeKey] as RouteRule).access : undefined;
+/** Sign-in, resets, invitations: no session needed, only the same origin (no CSRF token yet). */
+const isPublic = (req: import('express').Request) => accessOf(req) === 'public';
 
 /** Resolves the session cookie to req.member and req.merchantId (the member's merchant, session's mode). */
 function sessionMiddleware(deps: DashboardDeps): RequestHandler {
@@ -84,7 +87,7 @@ function csrf(deps: DashboardDeps): RequestHandler {
       if (host === null || (host !== req.get('host') && host !== allowed))
         return next(new ApiProblem('CSRF_REFUSED'));
     }
-    if (isPublic(req.method, req.path) || !req.dashboardSession) return next();
+    if (isPublic(req) || !req.dashboardSession) return next();
     const sent = req.headers['x-csrf-token'];
     if (typeof sent !== 'string' || !sameSecret(sent, req.dashboardSession.csrfToken))
       return next(new ApiProblem('CSRF_REFUSED'));
@@ -92,8 +95,10 @@ function csrf(deps: DashboardDeps): RequestHandler {
   };
 }
 
+/** Early, for every route but the public ones and sign-out: a session (each route's guard checks the rest). */
 const requireSession: RequestHandler = (req, _res, next) => {
-  if (isPublic(req.method, req.path) || req.path === '/auth/sign-out') return next();
+  const access = accessOf(req);
+  if (access === 'public' || access === 'anyone') return next();
   if (!req.member) return next(new ApiProblem('SESSION_REQUIRED'));
   next();
 };
@@ -101,46 +106,35 @@ const requireSession: RequestHandler = (req, _res, next) => {
 /**
  * A merchant whose owner requires TOTP of every member (docs/decisions/dashboard/
  * require-totp-for-all-members.md): a member without it may read their session and account, set
- * TOTP up and sign out; everything else answers 403 TOTP_SETUP_REQUIRED. An allow-list, so a path
- * spelled any other way is refused too.
+ * TOTP up and sign out; everything else answers 403 TOTP_SETUP_REQUIRED. An allow-list of the route
+ * table's rows (the row the request matched, never its raw path).
  */
-const totpSetupAllowed: readonly { method: string; path: string }[] = [
-  { method: 'GET', path: '/session' },
-  { method: 'GET', path: '/account' },
-  { method: 'POST', path: '/auth/totp/setup' },
-  { method: 'POST', path: '/auth/totp/enable' },
-  { method: 'POST', path: '/auth/sign-out' },
-];
+const totpSetupAllowed: ReadonlySet<RouteKey> = new Set<RouteKey>([
+  'GET /dashboard/api/session',
+  'GET /dashboard/api/account',
+  'POST /dashboard/api/auth/totp/setup',
+  'POST /dashboard/api/auth/totp/enable',
+  'POST /dashboard/api/auth/sign-out',
+]);
 function totpSetupGate(deps: DashboardDeps): RequestHandler {
   return async (req, _res, next) => {
     const m = req.member;
-    if (!m || m.totpEnabled || isPublic(req.method, req.path)) return next();
-    if (totpSetupAllowed.some((r) => r.method === req.method && r.path === req.path)) return next();
+    if (!m || m.totpEnabled || isPublic(req)) return next();
+    if (req.routeKey && totpSetupAllowed.has(req.routeKey)) return next();
     if ((await deps.identity.settings.of(m.merchantId)).requireTotp)
       return next(new ApiProblem('TOTP_SETUP_REQUIRED'));
     next();
   };
 }
 
-/** Owners and admins act in live mode only with TOTP (the mode switch refuses it otherwise too). */
-const liveNeedsSecondFactor: RequestHandler = (req, _res, next) => {
-  const m = req.member;
-  if (m && req.merchantId && isLiveScope(req.merchantId) && liveNeedsTotp.includes(m.role) && !m.totpEnabled)
-    return next(new ApiProblem('TOTP_REQUIRED_FOR_LIVE'));
-  next();
-};
-
-/** The public API through the dashboard: the roles.ts permission of the route, else 403. */
+/**
+ * The public API through the dashboard: the route table's row (matched by unknownRoutes with the
+ * routers' own patterns), checked before the request log, rate limit and idempotency claim; the
+ * route's own guard checks it again with the route that matched.
+ */
 const apiGuard: RequestHandler = (req, _res, next) => {
-  // Not mounted at '/v1': req.path keeps the full '/v1/...' the roles table is written against.
-  if (!req.path.startsWith('/v1/') && req.path !== '/v1') return next();
-  const permission = permissionForApiRoute(req.method, req.path);
-  if (!req.member) return next(new ApiProblem('SESSION_REQUIRED'));
-  if (!permission || !can(req.member.role, permission)) return next(new ApiProblem('ROLE_FORBIDDEN'));
-  // As the API key door does (src/api/auth.ts): live money cannot be told how to end.
-  if (isLiveScope(req.merchantId!) && asksSandboxScenario(req.body as unknown))
-    return next(new ApiProblem('SANDBOX_ONLY_IN_TEST_MODE'));
-  next();
+  if (!req.routeKey) return next(new ApiProblem('NOT_FOUND'));
+  next(authorize(req, req.routeKey) ?? undefined);
 };
 
 /** The content security policy of the page: nothing inline, nothing from elsewhere. */
@@ -175,11 +169,12 @@ const notBuilt = {
  * member's behalf (/dashboard/api/v1, `mountPublicApi` of src/api/app.ts) and the built page.
  */
 export function dashboardRouter(deps: DashboardDeps, mountPublicApi: (router: Router) => void): Router {
-  const router = Router();
+  const router = newRouter('/dashboard');
   router.use(helmet({ contentSecurityPolicy: dashboardCsp, crossOriginEmbedderPolicy: false }));
 
-  const api = Router();
-  api.use((_req, res, next) => {
+  const api = newRouter('/dashboard/api');
+  api.use((req, res, next) => {
+    req.door = 'dashboard';
     res.setHeader('Cache-Control', 'no-store');
     next();
   });
@@ -199,18 +194,16 @@ export function dashboardRouter(deps: DashboardDeps, mountPublicApi: (router: Ro
     teamRoutes(deps),
     auditRoutes(deps),
   );
-  api.use(liveNeedsSecondFactor);
   api.use(dashboardDataRoutes(deps.data));
   // Routers declare '/v1/...' paths: inside this router (mounted at /dashboard/api) req.url is that.
-  api.use(apiGuard);
+  api.use('/v1', apiGuard);
   mountPublicApi(api);
   api.use(notFoundHandler);
   router.use('/api', api);
 
   const dir = resolve(deps.staticDir ?? join(process.cwd(), 'dist', 'dashboard'));
-  router.use(express.static(dir, { index: false, maxAge: '1h' }));
-  // Client routes (/dashboard/transactions/…): the page's index.html, whose router takes over.
-  router.get(/.*/, (req, res) => {
+  // The built files, then for the page's own routes (/dashboard/transactions/…) its index.html.
+  mount(router, 'GET /dashboard', express.static(dir, { index: false, maxAge: '1h' }), (req, res) => {
     const index = join(dir, 'index.html');
     if (existsSync(index)) return res.setHeader('Cache-Control', 'no-cache').sendFile(index);
     const lang = negotiateLanguage(req);

@@ -56,6 +56,8 @@ export interface TestStack {
   worker: Worker;
   config: Config;
   baseUrl: string;
+  /** The API's Express app, in a box (useStack's stand-in would bind the app, a function, and hide its router stack). */
+  http: { app: import('express').Express };
   taskQueue: string;
   /** The operator simulator the gateway calls; it calls this stack's API back. */
   simulator: RunningSimulator;
@@ -160,6 +162,7 @@ export async function startStack(
     taskQueue,
     simulator,
     proxy,
+    http: { app },
     baseUrl: `http://127.0.0.1:${port}`,
     stop: async () => {
       await proxy?.stop();

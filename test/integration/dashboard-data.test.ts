@@ -357,8 +357,11 @@ describe('dashboard data routes', () => {
     expect(
       await MerchantService.on(stack.mongo).authenticate(created.body.apiKey, created.body.apiClient),
     ).toBeNull();
-    const last = await as('developer', alice.merchantId, 'DELETE', `/keys/${alice.live.credentials.apiKey}`);
+    const last = await as('developer', alice.merchantId, 'DELETE', `/keys/${alice.credentials.apiKey}`);
     expect([last.status, last.body.code]).toEqual([409, 'LAST_ACTIVE_KEY']);
+    // A developer manages test keys only: the live key production uses is not theirs to revoke.
+    const live = await as('developer', alice.merchantId, 'DELETE', `/keys/${alice.live.credentials.apiKey}`);
+    expect([live.status, live.body.code]).toEqual([403, 'ROLE_FORBIDDEN']);
     const bobs = await as('developer', alice.merchantId, 'DELETE', `/keys/${bob.credentials.apiKey}`);
     expect([bobs.status, bobs.body.code]).toEqual([404, 'API_KEY_NOT_FOUND']);
     const bad = await as('developer', alice.merchantId, 'POST', '/keys', JSON.stringify({ mode: 'prod' }), {

@@ -194,6 +194,9 @@ export const dashboardApi = {
   teamSettings: () => request<TeamSettings>('GET', '/team/settings'),
   setTeamSettings: (body: TeamSettings, key: string) =>
     request<TeamSettings>('PUT', '/team/settings', { body, idempotencyKey: key }),
+  /** A TOTP code checked again: live keys are made or revoked within five minutes of one. */
+  stepUp: (totp: string, key: string) =>
+    request<{ steppedUpUntil: string }>('POST', '/auth/step-up', { body: { totp }, idempotencyKey: key }),
   passwordReset: (email: string, key: string) =>
     request<void>('POST', '/auth/password-reset', { body: { email }, idempotencyKey: key }),
   passwordResetComplete: (body: { token: string; password: string }, key: string) =>

@@ -310,6 +310,9 @@ export const en = {
     revokeOld: 'Revoke the old pair',
     revokeTitle: 'Revoke this key pair?',
     revokeConfirm: 'Requests signed with {{key}} will be refused from now on. This cannot be undone.',
+    stepUpCode: 'Authenticator code',
+    stepUpHint: 'A live key is made or revoked with a code of your authenticator app (valid five minutes).',
+    liveOwnersOnly: 'Live keys refund and pay out: only owners and admins make or revoke them.',
   },
   webhooks: {
     endpoint: 'Endpoint',

@@ -326,6 +326,11 @@ export const fr: typeof en = {
     revokeTitle: 'Révoquer cette paire de clés ?',
     revokeConfirm:
       'Les requêtes signées avec {{key}} seront refusées désormais. Impossible de revenir en arrière.',
+    stepUpCode: 'Code d’authentification',
+    stepUpHint:
+      'Une clé live se crée ou se révoque avec un code de votre application d’authentification (valable cinq minutes).',
+    liveOwnersOnly:
+      'Les clés live remboursent et paient : seuls les propriétaires et les administrateurs les créent ou les révoquent.',
   },
   webhooks: {
     endpoint: 'Point de terminaison',

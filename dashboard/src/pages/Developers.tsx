@@ -10,7 +10,7 @@ import { ProblemAlert } from '../components/ProblemAlert';
 import { Section } from '../components/Section';
 import { Table } from '../components/Table';
 import { useFormat } from '../format';
-import { useSession } from '../session';
+import { useCan, useSession } from '../session';
 
 export function Developers() {
   const { t } = useTranslation();
@@ -43,24 +43,60 @@ export function Keys() {
   const [revoking, setRevoking] = useState<string | null>(null);
   const refresh = () => void client.invalidateQueries({ queryKey: ['keys'] });
 
+  // A live key refunds and pays out: owners and admins make or revoke one, with a fresh
+  // authenticator code (docs/decisions/dashboard/live-money-second-factor.md).
+  const can = useCan();
+  const live = session.mode === 'live';
+  const mayManage = !live || can('live_keys');
+  const [code, setCode] = useState('');
+  const stepUp = async (idempotencyKey: string) => {
+    if (!live || !code.trim()) return;
+    const given = code.trim();
+    setCode('');
+    await dashboardApi.stepUp(given, `${idempotencyKey}-step-up`);
+  };
   const create = useAction(
-    (_replaces: string | null, idempotencyKey: string) =>
-      dashboardApi.createKey(session.mode, idempotencyKey),
+    async (_replaces: string | null, idempotencyKey: string) => {
+      await stepUp(idempotencyKey);
+      return dashboardApi.createKey(session.mode, idempotencyKey);
+    },
     (created, replaces) => {
       setSecret({ ...created, replaces });
       refresh();
     },
   );
-  const revoke = useAction(dashboardApi.revokeKey, () => {
-    setRevoking(null);
-    setSecret(null);
-    refresh();
-  });
+  const revoke = useAction(
+    async (apiKey: string, idempotencyKey: string) => {
+      await stepUp(idempotencyKey);
+      return dashboardApi.revokeKey(apiKey, idempotencyKey);
+    },
+    () => {
+      setRevoking(null);
+      setSecret(null);
+      refresh();
+    },
+  );
 
   return (
     <Section title={t('keys.title', { mode: t(`modes.${session.mode}`) })}>
       <p>{t('keys.intro')}</p>
-      <div className="actions">
+      {live && !mayManage && <p>{t('keys.liveOwnersOnly')}</p>}
+      {live && mayManage && (
+        <p>
+          <label>
+            {t('keys.stepUpCode')}{' '}
+            <input
+              inputMode="numeric"
+              autoComplete="one-time-code"
+              maxLength={6}
+              value={code}
+              onChange={(e) => setCode(e.target.value)}
+            />
+          </label>{' '}
+          {t('keys.stepUpHint')}
+        </p>
+      )}
+      <div className="actions" hidden={!mayManage}>
         <button
           type="button"
           className="button-primary"
@@ -91,7 +127,7 @@ export function Keys() {
             <td>{f.dateTime(k.lastUsedAt)}</td>
             <td>{k.revokedAt ? t('keys.revokedAt', { at: f.dateTime(k.revokedAt) }) : t('keys.active')}</td>
             <td>
-              {!k.revokedAt && (
+              {!k.revokedAt && mayManage && (
                 <>
                   <button type="button" onClick={() => create.run(k.apiKey)} disabled={create.isPending}>
                     {t('keys.rotate')}

@@ -1,10 +1,11 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { toMajor } from '../../domain/money';
 import { isLiveScope } from '../../domain/modes';
 import type { Account, Ledger, LedgerEntry } from '../../ledger';
 import { ApiProblem } from '../../contract/problems';
 import { parseOr400 } from '../validate';
 import { accountEntriesQuery, type AccountRecord, type EntryRecord } from '../../contract/schemas/accounts';
+import { newRouter, route } from '../routing';
 
 // The calling merchant's accounts and statements. Another merchant's account answers exactly as an
 // unknown one does (404), so ids reveal nothing across tenants.
@@ -37,7 +38,7 @@ function toEntryRecord(e: LedgerEntry): EntryRecord {
 }
 
 export function accountRoutes(ledger: Ledger): Router {
-  const router = Router();
+  const router = newRouter();
 
   const ownAccount = async (merchantId: string, id: string): Promise<Account> => {
     const account = await ledger.getAccount(id);
@@ -45,16 +46,16 @@ export function accountRoutes(ledger: Ledger): Router {
     return account;
   };
 
-  router.get('/v1/accounts', async (req, res) => {
+  route(router, 'GET /v1/accounts', async (req, res) => {
     const accounts = await ledger.listAccounts(req.merchantId!);
     res.json({ data: accounts.map(toAccountRecord) });
   });
 
-  router.get('/v1/accounts/:id', async (req, res) => {
+  route(router, 'GET /v1/accounts/:id', async (req, res) => {
     res.json(toAccountRecord(await ownAccount(req.merchantId!, req.params.id)));
   });
 
-  router.get('/v1/accounts/:id/entries', async (req, res) => {
+  route(router, 'GET /v1/accounts/:id/entries', async (req, res) => {
     const query = parseOr400(accountEntriesQuery, req.query, req);
     const account = await ownAccount(req.merchantId!, req.params.id);
     const page = await ledger.entries(account.id, query);

@@ -1,7 +1,8 @@
-import express, { Router, type Request, type RequestHandler } from 'express';
+import express, { type Router, type Request, type RequestHandler } from 'express';
 import type { CallbackService, CallbackSource } from '../../operators/callbacks';
 import { ApiProblem } from '../../contract/problems';
 import { negotiateLanguage } from '../../contract/i18n';
+import { newRouter, route } from '../routing';
 
 /**
  * The HTTP side of the callback door (src/operators/callbacks.ts), outside /v1: providers have no
@@ -14,7 +15,7 @@ import { negotiateLanguage } from '../../contract/i18n';
  * 429 beyond the per-transaction limit.
  */
 export function callbackRoutes(service: CallbackService): Router {
-  const router = Router();
+  const router = newRouter();
   const receive =
     (sourceOf: (req: Request) => CallbackSource): RequestHandler =>
     async (req, res) => {
@@ -51,10 +52,11 @@ export function callbackRoutes(service: CallbackService): Router {
     express.raw({ type: () => true, limit: '64kb' }),
     receive((req) => ({ via: 'connector', name: String(req.params.name) })),
   ];
-  router.post('/provider-callbacks/:name', ...provider);
-  router.put('/provider-callbacks/:name', ...provider);
-  router.post(
-    '/operator-callbacks/:code',
+  route(router, 'POST /provider-callbacks/:name', ...provider);
+  route(router, 'PUT /provider-callbacks/:name', ...provider);
+  route(
+    router,
+    'POST /operator-callbacks/:code',
     express.raw({ type: () => true, limit: '16kb' }),
     receive((req) => ({ via: 'simulator', operator: String(req.params.code) })),
   );

@@ -1,14 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import { Router, static as serveStatic, type Request, type RequestHandler, type Response } from 'express';
+import {
+  type Router,
+  static as serveStatic,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from 'express';
 import { ipKeyGenerator, rateLimit, type RateLimitRequestHandler } from 'express-rate-limit';
 import { ApiProblem } from '../../contract/problems';
 import { parseOr400 } from '../validate';
 import { checkoutConfirmRequest, checkoutDeclineRequest } from '../../contract/schemas/checkout';
 import { checkoutLanguage } from '../../checkout/i18n';
 import { renderCheckoutPage, renderNotFoundPage } from '../../checkout/page';
-import { checkoutAssetsDir, checkoutAssetsPath } from '../../checkout/script-asset';
+import { checkoutAssetsDir } from '../../checkout/script-asset';
 import type { CheckoutService } from '../../checkout/service';
 import type { SharedLimits } from '../../persistence/shared-limits';
+import { mount, newRouter, route } from '../routing';
 
 // The hosted checkout page and its three JSON calls. No merchant credentials here: the customer
 // holds only the link, whose unguessable transaction id is the capability.
@@ -84,7 +91,7 @@ function perMinute(
 }
 
 export function checkoutRoutes(checkout: CheckoutService, limits = defaultCheckoutLimits): Router {
-  const router = Router();
+  const router = newRouter();
   // Nothing here is authenticated: every call is bounded per client address (reads are cheap,
   // served from a few seconds' cache, but a page polls every 1.5 s and anyone may ask).
   router.use(
@@ -101,8 +108,9 @@ export function checkoutRoutes(checkout: CheckoutService, limits = defaultChecko
   );
 
   // The page's script: its URL carries a hash of its content, so browsers may keep it a year.
-  router.use(
-    checkoutAssetsPath,
+  mount(
+    router,
+    'GET /checkout/assets',
     serveStatic(checkoutAssetsDir, {
       index: false,
       redirect: false,
@@ -112,7 +120,7 @@ export function checkoutRoutes(checkout: CheckoutService, limits = defaultChecko
     }),
   );
 
-  router.get('/checkout/:id', async (req, res) => {
+  route(router, 'GET /checkout/:id', async (req, res) => {
     const lang = checkoutLanguage(req);
     const nonce = randomBytes(16).toString('base64');
     pageHeaders(res, nonce, lang);
@@ -133,16 +141,16 @@ export function checkoutRoutes(checkout: CheckoutService, limits = defaultChecko
     }
   });
 
-  router.get('/checkout/:id/status', async (req, res) => {
+  route(router, 'GET /checkout/:id/status', async (req, res) => {
     res.set('Cache-Control', 'no-store').json(await checkout.status(req.params.id));
   });
 
-  router.post('/checkout/:id/confirm', answerRateLimit, requireJsonPost, async (req, res) => {
+  route(router, 'POST /checkout/:id/confirm', answerRateLimit, requireJsonPost, async (req, res) => {
     const answer = parseOr400(checkoutConfirmRequest, req.body, req);
     res.set('Cache-Control', 'no-store').json(await checkout.confirm(String(req.params.id), answer));
   });
 
-  router.post('/checkout/:id/decline', answerRateLimit, requireJsonPost, async (req, res) => {
+  route(router, 'POST /checkout/:id/decline', answerRateLimit, requireJsonPost, async (req, res) => {
     parseOr400(checkoutDeclineRequest, req.body, req);
     res.set('Cache-Control', 'no-store').json(await checkout.decline(String(req.params.id)));
   });

@@ -1,8 +1,9 @@
 import { dirname } from 'node:path';
-import express, { Router } from 'express';
+import express, { type Router } from 'express';
 import { languages, negotiateLanguage, type Language } from '../../contract/i18n';
 import { errorReference, errorReferenceHtml } from '../error-reference';
 import { openApiDocument } from '../openapi/document';
+import { mount, newRouter, route } from '../routing';
 
 // The contract and its interactive reference. Swagger UI's assets come from node_modules: nothing
 // is fetched from a CDN, so /docs works offline and under a strict CSP.
@@ -40,8 +41,8 @@ function referenceLanguage(req: express.Request): Language {
 }
 
 export function docsRoutes(): Router {
-  const router = Router();
-  router.get('/openapi.json', (_req, res) => {
+  const router = newRouter();
+  route(router, 'GET /openapi.json', (_req, res) => {
     res.set('Cache-Control', 'no-cache').json(openApiDocument());
   });
   const csp = [
@@ -52,9 +53,11 @@ export function docsRoutes(): Router {
     "img-src 'self' data:",
     "frame-ancestors 'none'",
   ].join('; ');
-  router.get(['/docs', '/docs/'], (_req, res) => {
+  const sendPage = (_req: express.Request, res: express.Response) => {
     res.set('Content-Security-Policy', csp).type('html').send(page);
-  });
+  };
+  route(router, 'GET /docs', sendPage);
+  route(router, 'GET /docs/', sendPage);
   // The error reference every problem's `type` names (/docs/errors#CODE): HTML for people, the
   // same entries as JSON for programs (Accept: application/json, or /docs/errors.json).
   const errorsCsp = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'";
@@ -63,8 +66,8 @@ export function docsRoutes(): Router {
     res.set({ 'Content-Language': lang, Vary: 'Accept, Accept-Language', 'Cache-Control': 'no-cache' });
     res.json({ language: lang, errors: errorReference(lang) });
   };
-  router.get('/docs/errors.json', sendErrorsJson);
-  router.get(['/docs/errors', '/docs/errors/'], (req, res) => {
+  route(router, 'GET /docs/errors.json', sendErrorsJson);
+  const sendErrors = (req: express.Request, res: express.Response) => {
     if (req.accepts(['html', 'json']) === 'json') return sendErrorsJson(req, res);
     const lang = referenceLanguage(req);
     res
@@ -76,10 +79,12 @@ export function docsRoutes(): Router {
       })
       .type('html')
       .send(errorReferenceHtml(lang));
-  });
-  router.get('/docs/init.js', (_req, res) => {
+  };
+  route(router, 'GET /docs/errors', sendErrors);
+  route(router, 'GET /docs/errors/', sendErrors);
+  route(router, 'GET /docs/init.js', (_req, res) => {
     res.type('application/javascript').send(init);
   });
-  router.use('/docs/assets', express.static(assets, { index: false, maxAge: '1h' }));
+  mount(router, 'GET /docs/assets', express.static(assets, { index: false, maxAge: '1h' }));
   return router;
 }

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { z } from 'zod';
 import { listEventsQuery, redeliverRequest } from '../../contract/schemas/webhooks';
 import { decodeCursor, encodeCursor } from '../cursor';
@@ -7,6 +7,7 @@ import { ApiProblem } from '../../contract/problems';
 import { toPublicEvent } from '../../events/catalogue';
 import { startDelivery } from '../../webhooks/dispatch';
 import type { WebhookApiDeps } from './webhooks';
+import { newRouter, route } from '../routing';
 
 // A position in the merchant's chain `m|` (`k` names the filters, so a cursor used with other
 // filters is refused). Cursors of kind `r`/`t` were issued on the reference and type chains before
@@ -20,9 +21,9 @@ const filterKind = (q: { type?: string; reference?: string }) =>
 const legacyKind = (q: { type?: string; reference?: string }) => (q.reference ? 'r' : q.type ? 't' : 'm');
 
 export function eventRoutes(deps: WebhookApiDeps): Router {
-  const router = Router();
+  const router = newRouter();
 
-  router.get('/v1/events', async (req, res) => {
+  route(router, 'GET /v1/events', async (req, res) => {
     const q = parseOr400(listEventsQuery, req.query, req);
     const cursor = q.cursor ? decodeCursor(eventCursor, q.cursor) : undefined;
     // A cursor of a delivery-filtered listing is not one of the plain listing (and back).
@@ -60,7 +61,7 @@ export function eventRoutes(deps: WebhookApiDeps): Router {
     });
   });
 
-  router.get('/v1/events/:eventId', async (req, res) => {
+  route(router, 'GET /v1/events/:eventId', async (req, res) => {
     const event = await deps.events.findById(req.merchantId!, String(req.params.eventId));
     if (!event) throw new ApiProblem('EVENT_NOT_FOUND');
     res.json(toPublicEvent(event));
@@ -71,7 +72,7 @@ export function eventRoutes(deps: WebhookApiDeps): Router {
    * every enabled endpoint subscribed to its type. The idempotency key names the redelivery, so a
    * retried request does not send twice.
    */
-  router.post('/v1/events/:eventId/redeliver', async (req, res) => {
+  route(router, 'POST /v1/events/:eventId/redeliver', async (req, res) => {
     const body = parseOr400(redeliverRequest, req.body ?? {}, req);
     const event = await deps.events.findById(req.merchantId!, String(req.params.eventId));
     if (!event) throw new ApiProblem('EVENT_NOT_FOUND');

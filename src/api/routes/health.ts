@@ -1,5 +1,6 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { InternalAccess } from '../../infra/metrics-server';
+import { newRouter, route } from '../routing';
 
 export interface HealthChecks {
   mongo(): Promise<boolean>;
@@ -15,7 +16,7 @@ const probeReuseMs = 1_000;
  * cannot make this process ping MongoDB and Temporal more than once a second.
  */
 export function healthRoutes(checks: HealthChecks, internal: InternalAccess): Router {
-  const router = Router();
+  const router = newRouter();
   let last: { at: number; result: Promise<{ mongo: boolean; temporal: boolean }> } | null = null;
   const probe = () => {
     const now = Date.now();
@@ -28,10 +29,10 @@ export function healthRoutes(checks: HealthChecks, internal: InternalAccess): Ro
     }
     return last.result;
   };
-  router.get('/health/live', (_req, res) => {
+  route(router, 'GET /health/live', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  router.get('/health/ready', async (req, res) => {
+  route(router, 'GET /health/ready', async (req, res) => {
     const result = await probe();
     const ready = result.mongo && result.temporal;
     const status = ready ? 'ready' : 'unavailable';

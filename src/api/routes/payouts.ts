@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import {
   accountPayoutRequest,
   directPayoutRequest,
@@ -8,14 +8,15 @@ import { parseOr400 } from '../validate';
 import { ApiProblem } from '../../contract/problems';
 import { toPublicRecord } from '../../contract/records/payout-record';
 import type { PayoutService } from '../../services/payout-service';
+import { newRouter, route } from '../routing';
 
 // Endpoints 4 to 7. A payout answers, at creation and at every read, in the shape it was created
 // with: the transaction record (direct: with mobileMoney; standard shape A: without) or, for a
 // standard payout with accountId (shape B), the alternative payout record.
 export function payoutRoutes(payouts: PayoutService): Router {
-  const router = Router();
+  const router = newRouter();
 
-  router.post('/v1/direct/payout', async (req, res) => {
+  route(router, 'POST /v1/direct/payout', async (req, res) => {
     const body = parseOr400(directPayoutRequest, req.body, req);
     const { created, transaction } = await payouts.create(
       req.merchantId!,
@@ -34,13 +35,13 @@ export function payoutRoutes(payouts: PayoutService): Router {
     res.status(created ? 201 : 200).json(toPublicRecord(transaction));
   });
 
-  router.get('/v1/direct/payout/:reference', async (req, res) => {
+  route(router, 'GET /v1/direct/payout/:reference', async (req, res) => {
     const tx = await payouts.get(req.merchantId!, req.params.reference, 'direct');
     if (!tx) throw new ApiProblem('PAYOUT_NOT_FOUND');
     res.json(toPublicRecord(tx));
   });
 
-  router.post('/v1/payout', async (req, res) => {
+  route(router, 'POST /v1/payout', async (req, res) => {
     // The shape follows the request: `accountId` present (even empty) means shape B.
     const withAccount = typeof req.body === 'object' && req.body !== null && 'accountId' in req.body;
     const body = withAccount
@@ -55,18 +56,18 @@ export function payoutRoutes(payouts: PayoutService): Router {
     res.status(created ? 201 : 200).json(toPublicRecord(transaction));
   });
 
-  router.get('/v1/payout/:reference', async (req, res) => {
+  route(router, 'GET /v1/payout/:reference', async (req, res) => {
     const tx = await payouts.get(req.merchantId!, req.params.reference, 'standard');
     if (!tx) throw new ApiProblem('PAYOUT_NOT_FOUND');
     res.json(toPublicRecord(tx));
   });
 
   // Cancels a payout not yet sent to the operator (docs/payouts.md, "Held for the provider").
-  router.post('/v1/direct/payout/:reference/cancel', async (req, res) => {
+  route(router, 'POST /v1/direct/payout/:reference/cancel', async (req, res) => {
     res.json(toPublicRecord(await payouts.cancel(req.merchantId!, req.params.reference, 'direct')));
   });
 
-  router.post('/v1/payout/:reference/cancel', async (req, res) => {
+  route(router, 'POST /v1/payout/:reference/cancel', async (req, res) => {
     res.json(toPublicRecord(await payouts.cancel(req.merchantId!, req.params.reference, 'standard')));
   });
 

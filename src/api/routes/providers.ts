@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { z } from 'zod';
 import { matches } from '../../contract/zod-messages';
 import { country } from '../../contract/schemas/common';
@@ -11,6 +11,7 @@ import type { ProviderStateReader } from '../../operators/health';
 import { validNumberPattern } from '../../domain/msisdn';
 import { problemAt, fieldMessages } from '../../contract/field-messages';
 import { parseOr400 } from '../validate';
+import { newRouter, route } from '../routing';
 
 export const providersQuery = z.object({ country: country.optional() });
 /** A '+' in a query string arrives as a space unless encoded; both forms, and none, are accepted. */
@@ -37,9 +38,9 @@ export type ConnectorOf = (
 ) => string | null;
 
 export function providerRoutes(health?: ProviderStates, connectorOf?: ConnectorOf): Router {
-  const router = Router();
+  const router = newRouter();
 
-  router.get('/v1/providers', async (req, res) => {
+  route(router, 'GET /v1/providers', async (req, res) => {
     const q = parseOr400(providersQuery, req.query, req);
     const list = (q.country ? [q.country] : countries).flatMap((c) => providersOf(c));
     const mode = modeOfScope(req.merchantId!);
@@ -68,7 +69,7 @@ export function providerRoutes(health?: ProviderStates, connectorOf?: ConnectorO
     res.json({ providers });
   });
 
-  router.get('/v1/providers/predict', (req, res) => {
+  route(router, 'GET /v1/providers/predict', (req, res) => {
     const q = parseOr400(predictQuery, req.query, req);
     const prediction = predictCarrier(q.msisdn);
     if (!prediction) throw problemAt('VALIDATION_ERROR', 'msisdn', fieldMessages.invalidMsisdnOfAnyCountry);

@@ -1,4 +1,4 @@
-import { Router, type RequestHandler } from 'express';
+import { type Router, type RequestHandler } from 'express';
 import { rateLimit, type AugmentedRequest } from 'express-rate-limit';
 import { z } from 'zod';
 import { matches } from '../../contract/zod-messages';
@@ -10,6 +10,7 @@ import { normalizeMsisdn, validNumberPattern } from '../../domain/msisdn';
 import type { RecipientService } from '../../services/recipient-service';
 import { parseOr400 } from '../validate';
 import type { SharedLimits } from '../../persistence/shared-limits';
+import { newRouter, route } from '../routing';
 
 // GET /v1/providers/recipient?msisdn=&country=: the predicted provider of a number, whether its
 // account is active, and the holder's name where the provider shares it. Each check may cost a
@@ -54,16 +55,21 @@ function recipientRateLimit(perMinute: number, shared: SharedLimits | undefined)
 }
 
 export function recipientRoutes(service: RecipientService, opts: RecipientRouteOptions): Router {
-  const router = Router();
-  router.get('/v1/providers/recipient', recipientRateLimit(opts.perMinute, opts.shared), async (req, res) => {
-    const q = parseOr400(recipientQuery, req.query, req);
-    const msisdn = normalizeMsisdn(q.msisdn, q.country);
-    if (!msisdn) throw problemAt('VALIDATION_ERROR', 'msisdn', fieldMessages.invalidMsisdn(q.country));
-    const scope = req.merchantId!;
-    const answer = await service.check(modeOfScope(scope), msisdn, q.country);
-    // The holder's name is personal data: no shared cache may keep it.
-    res.set('Cache-Control', 'no-store');
-    res.json({ ...answer, livemode: isLiveScope(scope) });
-  });
+  const router = newRouter();
+  route(
+    router,
+    'GET /v1/providers/recipient',
+    recipientRateLimit(opts.perMinute, opts.shared),
+    async (req, res) => {
+      const q = parseOr400(recipientQuery, req.query, req);
+      const msisdn = normalizeMsisdn(q.msisdn, q.country);
+      if (!msisdn) throw problemAt('VALIDATION_ERROR', 'msisdn', fieldMessages.invalidMsisdn(q.country));
+      const scope = req.merchantId!;
+      const answer = await service.check(modeOfScope(scope), msisdn, q.country);
+      // The holder's name is personal data: no shared cache may keep it.
+      res.set('Cache-Control', 'no-store');
+      res.json({ ...answer, livemode: isLiveScope(scope) });
+    },
+  );
   return router;
 }

@@ -1,15 +1,16 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { refundRequest } from '../../contract/schemas/refund';
 import { parseOr400 } from '../validate';
 import { ApiProblem } from '../../contract/problems';
 import { parseBasic } from '../auth';
 import { toRefundRecord } from '../../contract/records/refund-record';
 import type { RefundService } from '../../services/refund-service';
+import { newRouter, route } from '../routing';
 
 export function refundRoutes(refunds: RefundService): Router {
-  const router = Router();
+  const router = newRouter();
 
-  router.post('/v1/payin/:reference/refund', async (req, res) => {
+  route(router, 'POST /v1/payin/:reference/refund', async (req, res) => {
     const body = parseOr400(refundRequest, req.body, req);
     const { created, refund } = await refunds.create(
       {
@@ -25,7 +26,7 @@ export function refundRoutes(refunds: RefundService): Router {
     res.status(created ? 201 : 200).json(toRefundRecord(refund));
   });
 
-  router.get('/v1/refunds/:reference', async (req, res) => {
+  route(router, 'GET /v1/refunds/:reference', async (req, res) => {
     const refund = await refunds.get(req.merchantId!, req.params.reference);
     if (!refund) throw new ApiProblem('REFUND_NOT_FOUND');
     res.json(toRefundRecord(refund));

@@ -1,4 +1,4 @@
-import { Router, type RequestHandler } from 'express';
+import { type Router, type RequestHandler } from 'express';
 import { ApiProblem } from '../../contract/problems';
 import { toTransactionRecord } from '../../contract/records/transaction-record';
 import { toPublicRecord } from '../../contract/records/payout-record';
@@ -11,6 +11,7 @@ import {
 import { isLiveScope } from '../../domain/modes';
 import type { SandboxHelpers } from '../../services/sandbox-helpers';
 import { parseOr400 } from '../validate';
+import { newRouter, route } from '../routing';
 
 // The test helpers (docs/sandbox.md, "Test helpers on the API"): the merchant plays the operator's
 // part on its own test transactions. Thin: the service finds the transaction and drives the sandbox.
@@ -24,24 +25,24 @@ export const testModeOnly: RequestHandler = (req, _res, next) => {
 };
 
 export function sandboxRoutes(helpers: SandboxHelpers): Router {
-  const router = Router();
+  const router = newRouter();
 
-  router.post('/v1/sandbox/payins/:reference/settle', async (req, res) => {
+  route(router, 'POST /v1/sandbox/payins/:reference/settle', async (req, res) => {
     const body = parseOr400(sandboxPayinSettleRequest, req.body, req);
     res.json(toTransactionRecord(await helpers.settlePayin(req.merchantId!, req.params.reference, body)));
   });
 
-  router.post('/v1/sandbox/payins/:reference/collected', async (req, res) => {
+  route(router, 'POST /v1/sandbox/payins/:reference/collected', async (req, res) => {
     parseOr400(sandboxCollectedRequest, req.body ?? {}, req);
     res.json(toTransactionRecord(await helpers.markCollected(req.merchantId!, req.params.reference)));
   });
 
-  router.post('/v1/sandbox/payouts/:reference/settle', async (req, res) => {
+  route(router, 'POST /v1/sandbox/payouts/:reference/settle', async (req, res) => {
     const body = parseOr400(sandboxSettleRequest, req.body, req);
     res.json(toPublicRecord(await helpers.settlePayout(req.merchantId!, req.params.reference, body)));
   });
 
-  router.post('/v1/sandbox/refunds/:reference/settle', async (req, res) => {
+  route(router, 'POST /v1/sandbox/refunds/:reference/settle', async (req, res) => {
     const body = parseOr400(sandboxSettleRequest, req.body, req);
     res.json(toRefundRecord(await helpers.settleRefund(req.merchantId!, req.params.reference, body)));
   });

@@ -1,26 +1,27 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { createStatementRequest, statementDownloadQuery } from '../../contract/schemas/statements';
 import { toStatementRecord } from '../../contract/records/statement-record';
 import type { StatementService } from '../../services/statement-service';
 import type { Statement } from '../../statements/store';
 import { parseOr400 } from '../validate';
+import { newRouter, route } from '../routing';
 
 const originOf = (req: { protocol: string; get(name: string): string | undefined }) =>
   `${req.protocol}://${req.get('host')}`;
 
 /** POST /v1/statements and GET /v1/statements/{id}: the merchant's (docs/statements.md). */
 export function statementRoutes(statements: StatementService): Router {
-  const router = Router();
+  const router = newRouter();
   const record = (st: Statement, origin: string) =>
     toStatementRecord(st, st.status === 'ready' ? statements.downloadLink(st, origin) : null);
 
-  router.post('/v1/statements', async (req, res) => {
+  route(router, 'POST /v1/statements', async (req, res) => {
     const body = parseOr400(createStatementRequest, req.body, req);
     const { created, statement } = await statements.create(req.merchantId!, body, req.idempotencyKey);
     res.status(created ? 202 : 200).json(record(statement, originOf(req)));
   });
 
-  router.get('/v1/statements/:id', async (req, res) => {
+  route(router, 'GET /v1/statements/:id', async (req, res) => {
     res.json(record(await statements.get(req.merchantId!, req.params.id), originOf(req)));
   });
 
@@ -32,8 +33,8 @@ export function statementRoutes(statements: StatementService): Router {
  * tools and browsers fetch it without the API key. Mounted before merchant authentication.
  */
 export function statementDownloadRoutes(statements: StatementService): Router {
-  const router = Router();
-  router.get('/v1/statements/:id/download', async (req, res) => {
+  const router = newRouter();
+  route(router, 'GET /v1/statements/:id/download', async (req, res) => {
     const q = parseOr400(statementDownloadQuery, req.query, req);
     const st = await statements.open(req.params.id, q.expires, q.signature);
     res.setHeader('Content-Type', st.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json');

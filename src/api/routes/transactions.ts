@@ -1,17 +1,18 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { z } from 'zod';
 import { gatherMetadataParams, transactionSearchQuery } from '../../contract/schemas/transaction-search';
 import type { TransactionSearch } from '../../services/transaction-search';
 import { decodeCursor, encodeCursor } from '../cursor';
 import { parseOr400 } from '../validate';
+import { newRouter, route } from '../routing';
 
 const searchCursor = z.object({ s: z.number().int().positive(), q: z.string() });
 
 /** GET /v1/transactions: the merchant's payins, payouts and refunds, newest first (docs/search.md). */
 export function transactionRoutes(search: TransactionSearch): Router {
-  const router = Router();
+  const router = newRouter();
 
-  router.get('/v1/transactions', async (req, res) => {
+  route(router, 'GET /v1/transactions', async (req, res) => {
     const q = parseOr400(
       transactionSearchQuery,
       gatherMetadataParams(req.query as Record<string, unknown>),

@@ -1,4 +1,4 @@
-import { Router, type Request } from 'express';
+import { type Router, type Request } from 'express';
 import { ensureDispatcher, stopDispatcher } from '../../webhooks/dispatch';
 import { outboxCursors, saveCursor } from '../../webhooks/outbox';
 import { isLiveScope } from '../../domain/modes';
@@ -31,6 +31,7 @@ import { postWebhook } from '../../webhooks/sender';
 import { signedHeaders } from '../../webhooks/signing';
 import { defaultTestEventType, testEvent } from '../../webhooks/test-events';
 import type { WebhookOperations } from '../../services/webhook-operations';
+import { newRouter, route } from '../routing';
 
 export interface WebhookApiDeps {
   /** Health, deliveries by outcome, replays (docs/events.md). */
@@ -119,14 +120,14 @@ function unknownEventType(body: unknown): ApiProblem | null {
 const deliveryCursor = z.object({ s: z.number().int().min(1) });
 
 export function webhookRoutes(deps: WebhookApiDeps): Router {
-  const router = Router();
+  const router = newRouter();
   const endpointOr404 = async (req: Request) => {
     const endpoint = await deps.endpoints.get(req.merchantId!, String(req.params.id));
     if (!endpoint) throw new ApiProblem('WEBHOOK_NOT_FOUND');
     return endpoint;
   };
 
-  router.post('/v1/webhooks', async (req, res) => {
+  route(router, 'POST /v1/webhooks', async (req, res) => {
     const body = parseOr400(createWebhookRequest, req.body ?? {}, req);
     const refusal = checkWebhookUrl(body.url, deps.allowPrivateNetworks);
     if (refusal) throw new ApiProblem('WEBHOOK_URL_NOT_ALLOWED', { detail: refusalText[refusal] });
@@ -151,12 +152,12 @@ export function webhookRoutes(deps: WebhookApiDeps): Router {
     res.status(201).json({ ...toEndpointRecord(endpoint), secret: endpoint.secrets[0]!.secret });
   });
 
-  router.get('/v1/webhooks', async (req, res) => {
+  route(router, 'GET /v1/webhooks', async (req, res) => {
     const endpoints = await deps.endpoints.list(req.merchantId!);
     res.json({ data: endpoints.map(toEndpointRecord) });
   });
 
-  router.get('/v1/webhooks/:id', async (req, res) => {
+  route(router, 'GET /v1/webhooks/:id', async (req, res) => {
     const endpoint = await endpointOr404(req);
     res.json({
       ...toEndpointRecord(endpoint),
@@ -165,7 +166,7 @@ export function webhookRoutes(deps: WebhookApiDeps): Router {
   });
 
   // Re-sends the events of a period to this endpoint, paced, by a workflow; a dry run only counts.
-  router.post('/v1/webhooks/:id/replay', async (req, res) => {
+  route(router, 'POST /v1/webhooks/:id/replay', async (req, res) => {
     const body = parseOr400(replayRequest, req.body ?? {}, req);
     const endpoint = await endpointOr404(req);
     const { id, count } = await deps.operations.replay(req.merchantId!, endpoint, body, req.idempotencyKey!);
@@ -182,7 +183,7 @@ export function webhookRoutes(deps: WebhookApiDeps): Router {
 
   // Sends one signed example event to this endpoint now and answers what it replied. The event is
   // not stored and the attempt is not logged (docs/decisions/webhooks/test-events-not-stored.md).
-  router.post('/v1/webhooks/:id/test', async (req, res) => {
+  route(router, 'POST /v1/webhooks/:id/test', async (req, res) => {
     const refusal = unknownEventType(req.body);
     if (refusal) throw refusal;
     const body = parseOr400(testWebhookRequest, req.body ?? {}, req);
@@ -211,14 +212,14 @@ export function webhookRoutes(deps: WebhookApiDeps): Router {
     });
   });
 
-  router.delete('/v1/webhooks/:id', async (req, res) => {
+  route(router, 'DELETE /v1/webhooks/:id', async (req, res) => {
     if (!(await deps.endpoints.remove(req.merchantId!, String(req.params.id))))
       throw new ApiProblem('WEBHOOK_NOT_FOUND');
     await stopDispatcher(deps.temporal, String(req.params.id));
     res.status(204).end();
   });
 
-  router.post('/v1/webhooks/:id/rotate-secret', async (req, res) => {
+  route(router, 'POST /v1/webhooks/:id/rotate-secret', async (req, res) => {
     const body = parseOr400(rotateSecretRequest, req.body ?? {}, req);
     const overlapMs = body.overlapSeconds !== undefined ? body.overlapSeconds * 1000 : deps.secretOverlapMs;
     const rotated = await deps.endpoints.rotateSecret(req.merchantId!, String(req.params.id), overlapMs);
@@ -231,7 +232,7 @@ export function webhookRoutes(deps: WebhookApiDeps): Router {
     });
   });
 
-  router.post('/v1/webhooks/:id/enable', async (req, res) => {
+  route(router, 'POST /v1/webhooks/:id/enable', async (req, res) => {
     await endpointOr404(req);
     const endpoint = await deps.endpoints.setStatus(req.merchantId!, String(req.params.id), 'enabled', null);
     // Its dispatcher resumes where the queue parked (or, still running, does not park).
@@ -239,7 +240,7 @@ export function webhookRoutes(deps: WebhookApiDeps): Router {
     res.json(toEndpointRecord(endpoint!));
   });
 
-  router.get('/v1/webhooks/:id/deliveries', async (req, res) => {
+  route(router, 'GET /v1/webhooks/:id/deliveries', async (req, res) => {
     const q = parseOr400(listDeliveriesQuery, req.query, req);
     const endpoint = await endpointOr404(req);
     const after = q.cursor ? decodeCursor(deliveryCursor, q.cursor) : undefined;

@@ -30,6 +30,8 @@ export interface SessionRecord {
   createdAt: Date;
   lastSeenAt: Date;
   expiresAt: Date;
+  /** When a TOTP code was last checked again (POST /auth/step-up): live keys need it recent. */
+  steppedUpAt?: Date | null;
 }
 
 const sessionSchema = new Schema<SessionRecord>(
@@ -45,6 +47,7 @@ const sessionSchema = new Schema<SessionRecord>(
     createdAt: { type: Date, required: true },
     lastSeenAt: { type: Date, required: true, index: true },
     expiresAt: { type: Date, required: true, index: true },
+    steppedUpAt: { type: Date, default: null },
   },
   { versionKey: false, collection: 'dashboard_sessions' },
 );
@@ -127,6 +130,11 @@ export class SessionStore {
 
   async setMode(id: string, mode: Mode): Promise<void> {
     await this.model.updateOne({ _id: id }, { $set: { mode } });
+  }
+
+  /** A second factor checked now (the code's step is consumed by the caller). */
+  async steppedUp(id: string, at = new Date()): Promise<void> {
+    await this.model.updateOne({ _id: id }, { $set: { steppedUpAt: at } });
   }
 
   async end(id: string): Promise<void> {

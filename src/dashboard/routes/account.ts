@@ -1,8 +1,8 @@
-import { Router, type Request, type Response } from 'express';
+import type { Router, Request, Response } from 'express';
 import { z } from 'zod';
 import { ApiProblem } from '../../contract/problems';
 import { parseOr400 } from '../../api/validate';
-import { requirePermission } from '../access/guard';
+import { newRouter, route } from '../../api/routing';
 import { deviceOf, publicSessionId } from '../access/sessions';
 import { hashPassword, verifyPassword } from '../identity/passwords';
 import { totpStep } from '../identity/totp';
@@ -30,7 +30,7 @@ const codeBody = z.strictObject({ code: z.string().trim().max(10) });
 const keepCurrentQuery = z.strictObject({ keepCurrent: z.enum(['true', 'false']).optional() });
 
 export function accountRoutes(deps: DashboardDeps): Router {
-  const router = Router();
+  const router = newRouter('/dashboard/api');
   const { members, sessions, resets, mailer, recoveryCodes } = deps.identity;
   const lockAfter = deps.signIn?.lockAfter ?? 5;
   const lockMs = deps.signIn?.lockMs ?? 15 * 60_000;
@@ -42,7 +42,7 @@ export function accountRoutes(deps: DashboardDeps): Router {
   };
   const mode = (req: Request) => req.dashboardMode ?? null;
 
-  router.get('/account', async (req, res) => {
+  route(router, 'GET /dashboard/api/account', async (req, res) => {
     const { member } = await current(req);
     res.json({
       member: { id: member._id, email: member.email, name: member.name, role: member.role },
@@ -53,7 +53,7 @@ export function accountRoutes(deps: DashboardDeps): Router {
   });
 
   // A new password: the current one proves it is the member, not someone at an unlocked screen.
-  router.post('/account/password', async (req, res) => {
+  route(router, 'POST /dashboard/api/account/password', async (req, res) => {
     const { member } = await current(req);
     const body = parseOr400(passwordBody, req.body, req);
     if (member.lockedUntil && member.lockedUntil.getTime() > Date.now()) {
@@ -109,7 +109,7 @@ export function accountRoutes(deps: DashboardDeps): Router {
     };
   }
 
-  router.get('/account/sessions', async (req, res) => {
+  route(router, 'GET /dashboard/api/account/sessions', async (req, res) => {
     const { member, sessionId } = await current(req);
     const list = await sessions.ofMember(member._id, member.sessionEpoch);
     res.json({
@@ -126,7 +126,7 @@ export function accountRoutes(deps: DashboardDeps): Router {
   });
 
   // Sign out everywhere: every session of the member, this one too unless ?keepCurrent=true.
-  router.delete('/account/sessions', async (req, res) => {
+  route(router, 'DELETE /dashboard/api/account/sessions', async (req, res) => {
     const { member, sessionId } = await current(req);
     const { keepCurrent } = parseOr400(keepCurrentQuery, req.query, req);
     const keep = keepCurrent === 'true';
@@ -143,7 +143,7 @@ export function accountRoutes(deps: DashboardDeps): Router {
     res.json({ ended, signedOut: !keep });
   });
 
-  router.delete('/account/sessions/:id', async (req, res) => {
+  route(router, 'DELETE /dashboard/api/account/sessions/:id', async (req, res) => {
     const { member, sessionId } = await current(req);
     const list = await sessions.ofMember(member._id, member.sessionEpoch);
     const target = list.find((s) => publicSessionId(s._id) === String(req.params.id));
@@ -154,14 +154,14 @@ export function accountRoutes(deps: DashboardDeps): Router {
     res.status(204).end();
   });
 
-  router.get('/account/recovery-codes', async (req, res) => {
+  route(router, 'GET /dashboard/api/account/recovery-codes', async (req, res) => {
     const { member } = await current(req);
     if (member.totpSecret === null) throw new ApiProblem('TOTP_SETUP_REQUIRED');
     res.json({ remaining: await recoveryCodes.remaining(member) });
   });
 
   // A new set of recovery codes (the old one void), shown once; a TOTP code proves the phone.
-  router.post('/account/recovery-codes', async (req, res) => {
+  route(router, 'POST /dashboard/api/account/recovery-codes', async (req, res) => {
     const { member } = await current(req);
     const { code } = parseOr400(codeBody, req.body, req);
     const secret = members.totpSecretOf(member);
@@ -182,14 +182,14 @@ export function accountRoutes(deps: DashboardDeps): Router {
 
 /** The team's settings: every member with `team` reads them; only an owner changes them. */
 export function teamSettingsRoutes(deps: DashboardDeps): Router {
-  const router = Router();
+  const router = newRouter('/dashboard/api');
   const { members, settings } = deps.identity;
 
-  router.get('/team/settings', requirePermission('team'), async (req, res) => {
+  route(router, 'GET /dashboard/api/team/settings', async (req, res) => {
     res.json(await settings.of(req.member!.merchantId));
   });
 
-  router.put('/team/settings', requirePermission('team'), async (req, res) => {
+  route(router, 'PUT /dashboard/api/team/settings', async (req, res) => {
     const body = parseOr400(z.strictObject({ requireTotp: z.boolean() }), req.body, req);
     const member = await members.get(req.member!.id);
     if (!member) throw new ApiProblem('SESSION_REQUIRED');

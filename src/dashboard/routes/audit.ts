@@ -1,11 +1,11 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { stringify } from 'csv-stringify/sync';
 import { z } from 'zod';
 import { parseOr400 } from '../../api/validate';
 import { decodeCursor, encodeCursor } from '../../api/cursor';
-import { requirePermission } from '../access/guard';
 import { outcomeOf, type AuditEntry } from '../access/audit-log';
 import type { DashboardDeps } from '../context';
+import { newRouter, route } from '../../api/routing';
 
 // The audit log of the member's merchant, newest first, and its CSV (owners: the `audit` permission).
 
@@ -43,11 +43,10 @@ const csvRow = (e: ReturnType<typeof out>) => ({
 });
 
 export function auditRoutes(deps: DashboardDeps): Router {
-  const router = Router();
+  const router = newRouter('/dashboard/api');
   const { audit } = deps.identity;
-  router.use('/audit', requirePermission('audit'));
 
-  router.get('/audit', async (req, res) => {
+  route(router, 'GET /dashboard/api/audit', async (req, res) => {
     const q = parseOr400(
       z.object({
         cursor: z.string().max(200).optional(),
@@ -66,7 +65,7 @@ export function auditRoutes(deps: DashboardDeps): Router {
     });
   });
 
-  router.get('/audit/export', async (req, res) => {
+  route(router, 'GET /dashboard/api/audit/export', async (req, res) => {
     const rows: ReturnType<typeof csvRow>[] = [];
     let before: number | undefined;
     do {

@@ -1,4 +1,4 @@
-import { Router, type Request, type Response } from 'express';
+import { type Router, type Request, type Response } from 'express';
 import { rateLimit, ipKeyGenerator, type AugmentedRequest, type Store } from 'express-rate-limit';
 import { z } from 'zod';
 import { ApiProblem } from '../../contract/problems';
@@ -8,6 +8,7 @@ import { newTotpSecret, totpEnrolment, totpStep } from '../identity/totp';
 import { EmailTakenError, memberView, normalizeEmail, resetLink, type MemberRecord } from '../identity';
 import { sessionTokenOf } from '../access/sessions';
 import { hashToken } from '../identity/tokens';
+import { STEP_UP_MS } from '../../contract/access/roles';
 import {
   baseUrlOf,
   clearSessionCookie,
@@ -16,6 +17,7 @@ import {
   setSessionCookie,
   type DashboardDeps,
 } from '../context';
+import { newRouter, route } from '../../api/routing';
 
 // Sign-in, sign-out, TOTP, password reset and invitations (docs/dashboard.md). Sign-in answers
 // the same 401 for an unknown address and a wrong password, after the same argon2 work.
@@ -55,14 +57,6 @@ async function openSession(deps: DashboardDeps, req: Request, res: Response, mem
 const succeeded = (_req: Request, res: Response): boolean =>
   res.statusCode < 400 || res.locals.countAsSuccess === true;
 
-/** The sign-in routes need no session; only the same origin (no CSRF token yet). */
-export const publicRoutes: readonly { method: string; path: RegExp }[] = [
-  { method: 'POST', path: /^\/auth\/sign-in$/ },
-  { method: 'POST', path: /^\/auth\/password-reset(\/complete)?$/ },
-  { method: 'GET', path: /^\/invitations\/[^/]+$/ },
-  { method: 'POST', path: /^\/invitations\/[^/]+\/accept$/ },
-];
-
 /** A rate limit's store: the shared one (every API replica counts together), else this process's memory. */
 export const limitStore = (deps: DashboardDeps, name: string): { store?: Store } =>
   deps.limits ? { store: deps.limits.store(name) } : {};
@@ -76,7 +70,7 @@ const typedAddress = (req: Request): string => {
 const KNOWN_PLACE_MS = 30 * 24 * 3_600_000;
 
 export function authRoutes(deps: DashboardDeps): Router {
-  const router = Router();
+  const router = newRouter('/dashboard/api');
   const { members, invitations, resets, sessions, mailer } = deps.identity;
   const lockAfter = deps.signIn?.lockAfter ?? 5;
   const lockMs = deps.signIn?.lockMs ?? 15 * 60_000;
@@ -146,41 +140,48 @@ export function authRoutes(deps: DashboardDeps): Router {
     handler: locked,
   });
 
-  router.post('/auth/sign-in', perAddress, perAccountHere, perAccount, async (req, res) => {
-    const body = parseOr400(signInBody, req.body, req);
-    const member = await members.byEmail(body.email);
-    // The password is checked even for an unknown account: every answer costs the same.
-    const passwordOk = await verifyPassword(member?.passwordHash ?? null, body.password);
-    if (!member || !passwordOk) {
-      if (member) await routeAudit(deps, req, member, 'auth.sign-in-failed', 401);
-      throw new ApiProblem('SIGN_IN_FAILED');
-    }
-    const secret = members.totpSecretOf(member);
-    if (secret) {
-      // A missing code is not a failure (the page asks for it next); a wrong one is.
-      if (!body.totp) {
-        res.locals.countAsSuccess = true;
-        throw new ApiProblem('TOTP_REQUIRED');
+  route(
+    router,
+    'POST /dashboard/api/auth/sign-in',
+    perAddress,
+    perAccountHere,
+    perAccount,
+    async (req, res) => {
+      const body = parseOr400(signInBody, req.body, req);
+      const member = await members.byEmail(body.email);
+      // The password is checked even for an unknown account: every answer costs the same.
+      const passwordOk = await verifyPassword(member?.passwordHash ?? null, body.password);
+      if (!member || !passwordOk) {
+        if (member) await routeAudit(deps, req, member, 'auth.sign-in-failed', 401);
+        throw new ApiProblem('SIGN_IN_FAILED');
       }
-      // A TOTP code, or a recovery code in its place (each works once).
-      const factor = await deps.identity.secondFactor(member, secret, body.totp);
-      if (factor === null) {
-        await routeAudit(deps, req, member, 'auth.sign-in-failed', 401);
-        throw new ApiProblem('TOTP_INVALID');
+      const secret = members.totpSecretOf(member);
+      if (secret) {
+        // A missing code is not a failure (the page asks for it next); a wrong one is.
+        if (!body.totp) {
+          res.locals.countAsSuccess = true;
+          throw new ApiProblem('TOTP_REQUIRED');
+        }
+        // A TOTP code, or a recovery code in its place (each works once).
+        const factor = await deps.identity.secondFactor(member, secret, body.totp);
+        if (factor === null) {
+          await routeAudit(deps, req, member, 'auth.sign-in-failed', 401);
+          throw new ApiProblem('TOTP_INVALID');
+        }
+        if (factor === 'recovery') await routeAudit(deps, req, member, 'auth.recovery-code-used', 200);
       }
-      if (factor === 'recovery') await routeAudit(deps, req, member, 'auth.recovery-code-used', 200);
-    }
-    if (deps.merchantActive && !(await deps.merchantActive(member.merchantId)))
-      throw new ApiProblem('MERCHANT_SUSPENDED');
-    await members.signedIn(member);
-    if (knownPlaces && (await knownPlaces.count(placeKey(req))).count === 0)
-      await knownPlaces.hit(placeKey(req));
-    const view = await openSession(deps, req, res, member);
-    await routeAudit(deps, req, member, 'auth.sign-in', 200, 'test');
-    res.json(view);
-  });
+      if (deps.merchantActive && !(await deps.merchantActive(member.merchantId)))
+        throw new ApiProblem('MERCHANT_SUSPENDED');
+      await members.signedIn(member);
+      if (knownPlaces && (await knownPlaces.count(placeKey(req))).count === 0)
+        await knownPlaces.hit(placeKey(req));
+      const view = await openSession(deps, req, res, member);
+      await routeAudit(deps, req, member, 'auth.sign-in', 200, 'test');
+      res.json(view);
+    },
+  );
 
-  router.post('/auth/sign-out', async (req, res) => {
+  route(router, 'POST /dashboard/api/auth/sign-out', async (req, res) => {
     if (req.dashboardSessionId) await sessions.end(req.dashboardSessionId);
     clearSessionCookie(res);
     if (req.member) {
@@ -190,7 +191,7 @@ export function authRoutes(deps: DashboardDeps): Router {
     res.status(204).end();
   });
 
-  router.post('/auth/totp/setup', async (req, res) => {
+  route(router, 'POST /dashboard/api/auth/totp/setup', async (req, res) => {
     const member = await signedInMember(req);
     const secret = newTotpSecret();
     await members.setPendingTotp(member, secret);
@@ -198,7 +199,7 @@ export function authRoutes(deps: DashboardDeps): Router {
     res.json({ secret, ...(await totpEnrolment(secret, member.email, issuer)) });
   });
 
-  router.post('/auth/totp/enable', async (req, res) => {
+  route(router, 'POST /dashboard/api/auth/totp/enable', async (req, res) => {
     const member = await signedInMember(req);
     const { code } = parseOr400(z.strictObject({ code: z.string().trim().max(10) }), req.body, req);
     const pending = members.pendingTotpOf(member);
@@ -211,8 +212,28 @@ export function authRoutes(deps: DashboardDeps): Router {
     res.json({ totpEnabled: true, recoveryCodes: codes });
   });
 
+  // A second factor checked again: creating or revoking a live key needs one within STEP_UP_MS
+  // (docs/decisions/dashboard/live-money-second-factor.md). The code's step is consumed, as at
+  // sign-in: one code proves one thing. A wrong code counts as a failed sign-in (the lockout).
+  route(router, 'POST /dashboard/api/auth/step-up', perAddress, async (req, res) => {
+    const member = await signedInMember(req);
+    const { totp } = parseOr400(z.strictObject({ totp: z.string().trim().max(10) }), req.body, req);
+    const secret = members.totpSecretOf(member);
+    if (!secret) throw new ApiProblem('TOTP_REQUIRED_FOR_LIVE');
+    const step = totpStep(secret, totp);
+    if (step === null || !(await deps.identity.consumeTotpStep(member._id, step))) {
+      await members.failedSignIn(member, lockAfter, lockMs);
+      await routeAudit(deps, req, member, 'auth.step-up-failed', 401, req.dashboardMode ?? null);
+      throw new ApiProblem('TOTP_INVALID');
+    }
+    const at = new Date();
+    await sessions.steppedUp(req.dashboardSessionId!, at);
+    await routeAudit(deps, req, member, 'auth.step-up', 200, req.dashboardMode ?? null);
+    res.json({ steppedUpUntil: new Date(at.getTime() + STEP_UP_MS).toISOString() });
+  });
+
   // 202 whatever the address: the answer says nothing of who has an account.
-  router.post('/auth/password-reset', resetMail, async (req, res) => {
+  route(router, 'POST /dashboard/api/auth/password-reset', resetMail, async (req, res) => {
     const body = parseOr400(z.strictObject({ email }), req.body, req);
     const member = await members.byEmail(body.email);
     if (member) {
@@ -227,7 +248,7 @@ export function authRoutes(deps: DashboardDeps): Router {
     res.status(202).json({ status: 'accepted' });
   });
 
-  router.post('/auth/password-reset/complete', perAddress, async (req, res) => {
+  route(router, 'POST /dashboard/api/auth/password-reset/complete', perAddress, async (req, res) => {
     const body = parseOr400(
       z.strictObject({ token: z.string().max(100), password: newPassword }),
       req.body,
@@ -242,7 +263,7 @@ export function authRoutes(deps: DashboardDeps): Router {
     res.status(204).end();
   });
 
-  router.get('/invitations/:token', async (req, res) => {
+  route(router, 'GET /dashboard/api/invitations/:token', async (req, res) => {
     const inv = await invitations.byToken(String(req.params.token));
     if (!inv || (await invitations.state(inv)) !== 'pending') throw new ApiProblem('LINK_INVALID');
     const inviter = inv.invitedBy === 'operator' ? null : await members.get(inv.invitedBy);
@@ -255,7 +276,7 @@ export function authRoutes(deps: DashboardDeps): Router {
     });
   });
 
-  router.post('/invitations/:token/accept', perAddress, async (req, res) => {
+  route(router, 'POST /dashboard/api/invitations/:token/accept', perAddress, async (req, res) => {
     const body = parseOr400(
       z.strictObject({ name: z.string().trim().min(1).max(100), password: newPassword }),
       req.body,

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { Connection } from 'mongoose';
 import type { MerchantService } from '../../merchants/service';
 import type { Ledger } from '../../ledger';
@@ -18,6 +18,7 @@ import { uploadRoutes } from './uploads';
 import { searchRoutes } from './search';
 import { DashboardSearch } from '../data/search';
 import { TransactionSearch } from '../../services/transaction-search';
+import { newRouter } from '../../api/routing';
 
 // What the dashboard shows beyond the public API (docs/dashboard.md): mounted by the access part
 // under /dashboard/api after its session middleware, so `req.member` and `req.merchantId` (the
@@ -36,7 +37,7 @@ export interface DashboardDataDeps {
 }
 
 export function dashboardDataRoutes(deps: DashboardDataDeps): Router {
-  const router = Router();
+  const router = newRouter('/dashboard/api');
   const home = new HomeFigures({
     conn: deps.mongo,
     transactions: deps.transactions,

@@ -1,9 +1,9 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { z } from 'zod';
-import { requirePermission } from '../access/guard';
 import { decodeCursor, encodeCursor } from '../../api/cursor';
 import { parseOr400 } from '../../api/validate';
 import type { RequestLogStore } from '../../request-log/store';
+import { newRouter, route } from '../../api/routing';
 
 // GET /dashboard/api/requests: the scope's API requests of the last 30 days, newest first
 // (src/request-log), what a merchant's developer reads to see why a call was refused.
@@ -23,8 +23,8 @@ const query = z.strictObject({
 const cursorSchema = z.object({ d: z.string().regex(/^\d{4}-\d{2}-\d{2}$/), s: z.number().int().positive() });
 
 export function requestRoutes(log: RequestLogStore): Router {
-  const router = Router();
-  router.get('/requests', requirePermission('developer'), async (req, res) => {
+  const router = newRouter('/dashboard/api');
+  route(router, 'GET /dashboard/api/requests', async (req, res) => {
     const q = parseOr400(query, req.query, req);
     const cursor = q.cursor ? decodeCursor(cursorSchema, q.cursor) : undefined;
     const page = await log.list(

@@ -1,9 +1,9 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { z } from 'zod';
-import { requirePermission } from '../access/guard';
 import { decodeCursor, encodeCursor } from '../../api/cursor';
 import { parseOr400 } from '../../api/validate';
 import type { DashboardSearch } from '../data/search';
+import { newRouter, route } from '../../api/routing';
 
 /**
  * GET /dashboard/api/transactions/search?q=…&phone=1234: a part of a reference and/or the last
@@ -23,8 +23,8 @@ const query = z
 const cursorSchema = z.object({ s: z.number().int().positive() });
 
 export function searchRoutes(search: DashboardSearch): Router {
-  const router = Router();
-  router.get('/transactions/search', requirePermission('read'), async (req, res) => {
+  const router = newRouter('/dashboard/api');
+  route(router, 'GET /dashboard/api/transactions/search', async (req, res) => {
     const q = parseOr400(query, req.query, req);
     const before = q.cursor ? decodeCursor(cursorSchema, q.cursor).s : undefined;
     const page = await search.find(

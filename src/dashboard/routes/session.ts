@@ -1,16 +1,17 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { z } from 'zod';
 import { ApiProblem } from '../../contract/problems';
 import { parseOr400 } from '../../api/validate';
 import { modes, scopeOf } from '../../domain/modes';
 import { liveNeedsTotp } from '../access/roles';
 import { sessionView, type DashboardDeps } from '../context';
+import { newRouter, route } from '../../api/routing';
 
 // The signed-in member's session: who, which merchant, what they may do, the mode and the CSRF
 // token the page sends back with every change.
 
 export function sessionRoutes(deps: DashboardDeps): Router {
-  const router = Router();
+  const router = newRouter('/dashboard/api');
   const { members, sessions } = deps.identity;
 
   const current = async (req: import('express').Request) => {
@@ -19,12 +20,12 @@ export function sessionRoutes(deps: DashboardDeps): Router {
     return { member, session: req.dashboardSession };
   };
 
-  router.get('/session', async (req, res) => {
+  route(router, 'GET /dashboard/api/session', async (req, res) => {
     const { member, session } = await current(req);
     res.json(await sessionView(deps, member, session));
   });
 
-  router.put('/session/mode', async (req, res) => {
+  route(router, 'PUT /dashboard/api/session/mode', async (req, res) => {
     const { member, session } = await current(req);
     const { mode } = parseOr400(z.strictObject({ mode: z.enum(modes) }), req.body, req);
     // Owners and admins act on live money only with a second factor.

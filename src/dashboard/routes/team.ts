@@ -1,13 +1,13 @@
-import { Router, type Request } from 'express';
+import { type Router, type Request } from 'express';
 import { z } from 'zod';
 import { ApiProblem } from '../../contract/problems';
 import { parseOr400 } from '../../api/validate';
-import { requirePermission } from '../access/guard';
 import { roles, type Role } from '../access/roles';
 import { invitationLink, type InvitationRecord, type MemberRecord } from '../identity';
 import { baseUrlOf, type DashboardDeps } from '../context';
 import { limitStore, retryAfter } from './auth';
 import { rateLimit } from 'express-rate-limit';
+import { newRouter, route } from '../../api/routing';
 
 // Members and invitations of the signed-in member's merchant. An admin may not touch an owner nor
 // make one; a team always keeps an owner. Another merchant's member or invitation is a 404.
@@ -22,9 +22,8 @@ const memberOut = (m: MemberRecord) => ({
 });
 
 export function teamRoutes(deps: DashboardDeps): Router {
-  const router = Router();
+  const router = newRouter('/dashboard/api');
   const { members, invitations, mailer } = deps.identity;
-  router.use('/team', requirePermission('team'));
 
   const actor = (req: Request) => req.member!;
   /** The target member, in the actor's merchant only. */
@@ -37,11 +36,11 @@ export function teamRoutes(deps: DashboardDeps): Router {
     (await members.ofMerchant(merchantId)).filter((m) => m.role === 'owner');
   const mayGrant = (actorRole: Role, role: Role) => role !== 'owner' || actorRole === 'owner';
 
-  router.get('/team/members', async (req, res) => {
+  route(router, 'GET /dashboard/api/team/members', async (req, res) => {
     res.json({ data: (await members.ofMerchant(actor(req).merchantId)).map(memberOut) });
   });
 
-  router.patch('/team/members/:id', async (req, res) => {
+  route(router, 'PATCH /dashboard/api/team/members/:id', async (req, res) => {
     const { role } = parseOr400(z.strictObject({ role: z.enum(roles) }), req.body, req);
     const m = await target(req);
     if ((m.role === 'owner' && actor(req).role !== 'owner') || !mayGrant(actor(req).role, role))
@@ -53,7 +52,7 @@ export function teamRoutes(deps: DashboardDeps): Router {
     res.json(memberOut({ ...m, role }));
   });
 
-  router.delete('/team/members/:id', async (req, res) => {
+  route(router, 'DELETE /dashboard/api/team/members/:id', async (req, res) => {
     const m = await target(req);
     if (m.role === 'owner' && actor(req).role !== 'owner') throw new ApiProblem('OWNER_PROTECTED');
     if (m.role === 'owner' && (await owners(m.merchantId)).length <= 1)
@@ -71,7 +70,7 @@ export function teamRoutes(deps: DashboardDeps): Router {
     expiresAt: inv.expiresAt.toISOString(),
   });
 
-  router.get('/team/invitations', async (req, res) => {
+  route(router, 'GET /dashboard/api/team/invitations', async (req, res) => {
     const list = await invitations.ofMerchant(actor(req).merchantId);
     res.json({ data: await Promise.all(list.map(invitationOut)) });
   });
@@ -91,7 +90,7 @@ export function teamRoutes(deps: DashboardDeps): Router {
       next(new ApiProblem('RATE_LIMITED', { headers: retryAfter(req, 3_600_000) })),
   });
 
-  router.post('/team/invitations', invitationLimit, async (req, res) => {
+  route(router, 'POST /dashboard/api/team/invitations', invitationLimit, async (req, res) => {
     const body = parseOr400(
       z.strictObject({ email: z.string().trim().toLowerCase().email().max(254), role: z.enum(roles) }),
       req.body,
@@ -116,7 +115,7 @@ export function teamRoutes(deps: DashboardDeps): Router {
     res.status(201).json({ ...(await invitationOut(invitation)), link });
   });
 
-  router.delete('/team/invitations/:id', async (req, res) => {
+  route(router, 'DELETE /dashboard/api/team/invitations/:id', async (req, res) => {
     const inv = await invitations.byId(String(req.params.id));
     if (!inv || inv.merchantId !== actor(req).merchantId) throw new ApiProblem('NOT_FOUND');
     if (inv.role === 'owner' && actor(req).role !== 'owner') throw new ApiProblem('OWNER_PROTECTED');

@@ -1,19 +1,19 @@
-import express, { Router } from 'express';
-import { requirePermission } from '../access/guard';
+import express, { type Router } from 'express';
 import { ApiProblem } from '../../contract/problems';
 import { negotiateLanguage } from '../../contract/i18n';
 import { CSV_TYPES, MAX_UPLOAD_BYTES, previewUpload, UploadUnreadable, XLSX_TYPE } from '../data/bulk-upload';
+import { newRouter, route } from '../../api/routing';
 
 // POST /dashboard/api/payouts/bulk/preview: a spreadsheet of payouts checked row by row, nothing
 // sent (docs/bulk-payouts.md, From a spreadsheet). The page then posts the valid items to
 // /dashboard/api/v1/payouts/bulk in chunks of the bulk limit.
 
 export function uploadRoutes(): Router {
-  const router = Router();
+  const router = newRouter('/dashboard/api');
   const types = [...CSV_TYPES, XLSX_TYPE];
-  router.post(
-    '/payouts/bulk/preview',
-    requirePermission('payout'),
+  route(
+    router,
+    'POST /dashboard/api/payouts/bulk/preview',
     (req, _res, next) => {
       const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
       next(types.includes(type) ? undefined : new ApiProblem('UNSUPPORTED_MEDIA_TYPE'));
