@@ -61,9 +61,14 @@ function expected(key: RouteKey, who: Who | null): Expected {
 
 const fill = (path: string) => path.replace(/:[A-Za-z]+/g, 'authz-probe');
 /** The rows the dashboard door serves, with the path a browser asks. */
+/** Rows that end the caller's session(s): walked on their own, last (the walk needs its sessions). */
+const sessionEnders: readonly string[] = [
+  'POST /dashboard/api/auth/sign-out',
+  'DELETE /dashboard/api/account/sessions',
+];
 const dashboardRows = routeKeys
   .filter((k) => !('mount' in routeTable[k]))
-  .filter((k) => k !== 'POST /dashboard/api/auth/sign-out')
+  .filter((k) => !sessionEnders.includes(k))
   .flatMap((k) => {
     const [method, path] = splitRouteKey(k);
     const rule = routeTable[k] as RouteRule;
@@ -190,7 +195,15 @@ describe('authorization matrix', () => {
     }
     expect(mismatches).toEqual([]);
     expect(probes).toBe(dashboardRows.length * (1 + roles.length * 2 * 2));
-    // Signing out needs no permission (the one row left out above: it ends the session).
+    // The rows left out above end sessions: signing out needs no permission, nor does ending one's
+    // own sessions (any member; without a session, SESSION_REQUIRED).
+    expect(
+      (await new DashboardBrowser(stack.baseUrl).request('DELETE', '/dashboard/api/account/sessions')).body
+        .code,
+    ).toBe('SESSION_REQUIRED');
+    const viewer = members.find((m) => m.role === 'viewer')!;
+    expect((await viewer.browser.request('DELETE', '/dashboard/api/account/sessions')).status).toBe(200);
+    expect((await viewer.browser.get('/dashboard/api/session')).body.code).toBe('SESSION_REQUIRED');
     const { browser } = members[0]!;
     expect((await browser.post('/dashboard/api/auth/sign-out')).status).toBe(204);
     expect((await browser.get('/dashboard/api/session')).body.code).toBe('SESSION_REQUIRED');

@@ -281,14 +281,16 @@ describe('dashboard account', () => {
         expect(session.body.totpSetupRequired).toBe(true);
         for (const path of [
           '/dashboard/api/home',
-          '/dashboard/api/v1/payins',
+          '/dashboard/api/v1/transactions',
           '/dashboard/api/account/sessions',
         ]) {
           const res = await viewer.browser.get(path);
           expect([path, res.status, res.body.code]).toEqual([path, 403, 'TOTP_SETUP_REQUIRED']);
         }
-        const fr = await viewer.browser.get('/dashboard/api/HOME', { 'accept-language': 'fr' });
+        const fr = await viewer.browser.get('/dashboard/api/home', { 'accept-language': 'fr' });
         expect(fr.status).toBe(403);
+        // A path no route serves stays a 404, whatever the setting (no spelling reaches a handler).
+        expect((await viewer.browser.get('/dashboard/api/HOME')).status).toBe(404);
         expect(fr.body.title).toBe('Configurez d’abord la vérification en deux étapes');
         const fresh = new DashboardBrowser(stack.baseUrl);
         expect((await fresh.signIn(viewer.email, PASSWORD)).body.totpSetupRequired).toBe(true);

@@ -96,9 +96,9 @@ export class AuditLog {
  * Records a request once it is answered ('finish'): every non-GET request of a signed-in member,
  * under /dashboard/api and /dashboard/api/v1, allowed or refused (mounted before CSRF and the
  * guards), with its status, its problem's code, the route that matched (`req.baseUrl +
- * req.route.path` under `mount`) and what it did (./audit-actions.ts). A request refused before any
- * route matched is recorded with its raw method and path, and described when they fit a described
- * route exactly. `onError` hears a write that failed (never the body).
+ * req.route.path` under `mount`, else the route table's row it matched) and what it did
+ * (./audit-actions.ts). A path no row matches never reaches this (404 first: src/api/routing.ts).
+ * `onError` hears a write that failed (never the body).
  */
 export function auditChanges(
   log: AuditLog,
@@ -122,6 +122,8 @@ export function auditChanges(
       const json = jsonOf(answer);
       const base = req.baseUrl.startsWith(mount) ? req.baseUrl.slice(mount.length) : req.baseUrl;
       const routePath = (req.route as { path?: unknown } | undefined)?.path;
+      // The route that ran; else the route table's row the request matched (src/api/routing.ts),
+      // refused before its handler (CSRF, the guards): its pattern, written as the audit actions are.
       const matched =
         typeof routePath === 'string'
           ? {
@@ -129,6 +131,7 @@ export function auditChanges(
               params: { ...(req.params as Record<string, string>) },
             }
           : undefined;
+      const row = req.routeKey ? req.routeKey.replace(` ${mount}/`, ' /') : undefined;
       const path = req.originalUrl.split('?')[0]!.slice(mount.length) || '/';
       const route = routeOf(req.method, path, matched);
       const body = req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {};
@@ -145,7 +148,7 @@ export function auditChanges(
           status,
           outcome: outcomeOf(status),
           problemCode: problemCodeOf(status, json),
-          route: matched?.pattern ?? null,
+          route: matched?.pattern ?? row ?? null,
           described: route
             ? describeAction(route.pattern, {
                 params: route.params,
