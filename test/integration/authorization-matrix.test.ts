@@ -78,6 +78,20 @@ const dashboardRows = routeKeys
     return [];
   });
 
+/** A direct payin of the test merchant (sandbox: completed), the refund walks' target; its reference. */
+async function payinToRefund(prefix: string): Promise<string> {
+  const reference = `${prefix}-${randomUUID().slice(0, 8)}`;
+  const payin = await api.post('/v1/direct/payin', {
+    reference,
+    customerName: 'Awa Koné',
+    payin: { amount: 5000, msisdn: '+2250500000001', provider: 'MTN', country: 'CI' },
+    action: { successUrl: 'https://shop.example/ok', failureUrl: 'https://shop.example/ko' },
+    sandboxScenario: 'completed',
+  });
+  expect(payin.status).toBe(201);
+  return reference;
+}
+
 const answerOf = (res: DashResponse): Expected => {
   const code = (res.body as { code?: unknown } | undefined)?.code;
   return (refusals as readonly unknown[]).includes(code) ? (code as Expected) : 'allowed';
@@ -228,15 +242,7 @@ describe('no spelling of a path reaches a handler its caller may not use', () =>
   };
 
   it('through both doors: case, slashes, percent-encoding, HEAD, method overrides: 404 or 405, no request logged', async () => {
-    const reference = `authz-${randomUUID().slice(0, 8)}`;
-    const payin = await api.post('/v1/direct/payin', {
-      reference,
-      customerName: 'Awa Koné',
-      payin: { amount: 5000, msisdn: '+2250500000001', provider: 'MTN', country: 'CI' },
-      action: { successUrl: 'https://shop.example/ok', failureUrl: 'https://shop.example/ko' },
-      sandboxScenario: 'completed',
-    });
-    expect(payin.status).toBe(201);
+    const reference = await payinToRefund('authz');
     const viewer = await member('viewer', false);
     const targets = [
       `/v1/payin/${reference}/refund`,
@@ -339,15 +345,7 @@ describe('no spelling of a path reaches a handler its caller may not use', () =>
 
 describe('defects of issue 41', () => {
   it('defect 1: a viewer cannot refund, pay out or manage webhooks by changing the case of /v1', async () => {
-    const reference = `case-${randomUUID().slice(0, 8)}`;
-    const payin = await api.post('/v1/direct/payin', {
-      reference,
-      customerName: 'Awa Koné',
-      payin: { amount: 5000, msisdn: '+2250500000001', provider: 'MTN', country: 'CI' },
-      action: { successUrl: 'https://shop.example/ok', failureUrl: 'https://shop.example/ko' },
-      sandboxScenario: 'completed',
-    });
-    expect(payin.status).toBe(201);
+    const reference = await payinToRefund('case');
     const { browser } = await signedInMember(stack, merchant.merchantId, 'viewer');
     const tries: [string, string, unknown][] = [
       ['POST', `/dashboard/api/V1/payin/${reference}/refund`, { amount: 1000 }],
