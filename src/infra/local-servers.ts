@@ -29,16 +29,13 @@ export async function freeLowPort(): Promise<number> {
   }
 }
 
+/**
+ * A free port for a server started next, drawn below Linux's ephemeral range (32768-60999): a port
+ * the kernel picks for listen(0) is also one it hands to outgoing connections, and on a busy machine
+ * one of those took it in the seconds before the child bound it (EADDRINUSE).
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolvePort(port));
-    });
-  });
+  return freeLowPort();
 }
 
 export async function waitForPort(port: number, timeoutMs: number, proc?: ChildProcess): Promise<void> {
