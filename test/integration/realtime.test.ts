@@ -1,11 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import WebSocket from 'ws';
 import { ApiClient, basic, type Credentials } from '../helpers/http';
 import { createTestMerchant, type TestMerchant } from '../helpers/merchants';
 import { startStack, type TestStack } from '../helpers/stack';
 import { publishTestEvent } from '../helpers/events';
-import { freePort, waitForPort } from '../../src/infra/local-servers';
-import { repoRoot } from '../../src/infra/tools';
+import { startApiProcesses, stopApiProcesses, type ApiProcess } from '../helpers/api-processes';
 
 // The WebSocket stream through a real `ws` client: authentication, subscriptions, resumption,
 // isolation between merchants, and fan-out across API processes fed by the durable event record.
@@ -67,7 +65,7 @@ const subscribe = async (c: Conn, msg: Record<string, unknown> = {}) => {
 describe('WebSocket event stream', () => {
   let stack: TestStack;
   let wsUrl: string;
-  const apis: { proc: ChildProcess; wsUrl: string; baseUrl: string }[] = [];
+  const apis: ApiProcess[] = [];
   let a: TestMerchant;
   let b: TestMerchant;
   const open: Conn[] = [];
@@ -83,38 +81,11 @@ describe('WebSocket event stream', () => {
     a = await createTestMerchant(stack, 'A');
     b = await createTestMerchant(stack, 'B');
     // Two more API processes on the same database and Temporal, as behind a load balancer.
-    for (let i = 0; i < 2; i++) {
-      const port = await freePort();
-      const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main/api.ts'], {
-        cwd: repoRoot,
-        stdio: 'ignore',
-        env: {
-          ...process.env,
-          NODE_ENV: 'test',
-          LOG_LEVEL: 'silent',
-          HOST: '127.0.0.1',
-          PORT: String(port),
-          MONGODB_URI: `${process.env.TEST_MONGODB_URL}/${stack.mongo.name}`,
-          TEMPORAL_ADDRESS: stack.env.address,
-          TEMPORAL_TASK_QUEUE: stack.taskQueue,
-        },
-      });
-      apis.push({ proc, baseUrl: `http://127.0.0.1:${port}`, wsUrl: `ws://127.0.0.1:${port}/v1/ws` });
-    }
-    await Promise.all(apis.map((p) => waitForPort(Number(new URL(p.baseUrl).port), 40_000, p.proc)));
+    apis.push(...(await startApiProcesses(stack, 2)));
   }, 90_000);
   afterAll(async () => {
     await Promise.all(open.map((c) => c.close()));
-    await Promise.all(
-      apis.map(
-        (p) =>
-          new Promise<void>((res) => {
-            if (p.proc.exitCode !== null) return res();
-            p.proc.once('exit', () => res());
-            p.proc.kill('SIGTERM');
-          }),
-      ),
-    );
+    await stopApiProcesses(apis);
     await stack?.stop();
   });
 

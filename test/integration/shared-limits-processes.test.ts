@@ -1,9 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { DashboardBrowser } from '../helpers/dashboard';
 import { startStack, type TestStack } from '../helpers/stack';
-import { freePort, waitForPort } from '../../src/infra/local-servers';
-import { repoRoot } from '../../src/infra/tools';
+import { startApiProcesses, stopApiProcesses, type ApiProcess } from '../helpers/api-processes';
 
 // The limits that protect hold across API replicas (docs/decisions/api/shared-limit-counters.md),
 // proven here with two real API processes (`src/main/api.ts`, the production entry point) on one
@@ -15,43 +13,17 @@ const PER_ADDRESS = 4;
 
 describe('two API processes share the sign-in limit per client address', () => {
   let stack: TestStack;
-  const apis: { proc: ChildProcess; baseUrl: string }[] = [];
+  const apis: ApiProcess[] = [];
 
   beforeAll(async () => {
     stack = await startStack();
-    for (let i = 0; i < 2; i++) {
-      const port = await freePort();
-      const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main/api.ts'], {
-        cwd: repoRoot,
-        stdio: 'ignore',
-        env: {
-          ...process.env,
-          NODE_ENV: 'test',
-          LOG_LEVEL: 'silent',
-          HOST: '127.0.0.1',
-          PORT: String(port),
-          MONGODB_URI: `${process.env.TEST_MONGODB_URL}/${stack.mongo.name}`,
-          TEMPORAL_ADDRESS: stack.env.address,
-          TEMPORAL_TASK_QUEUE: stack.taskQueue,
-          DASHBOARD_SIGN_IN_FAILURES_PER_ADDRESS: String(PER_ADDRESS),
-        },
-      });
-      apis.push({ proc, baseUrl: `http://127.0.0.1:${port}` });
-    }
-    await Promise.all(apis.map((p) => waitForPort(Number(new URL(p.baseUrl).port), 60_000, p.proc)));
+    apis.push(
+      ...(await startApiProcesses(stack, 2, { DASHBOARD_SIGN_IN_FAILURES_PER_ADDRESS: String(PER_ADDRESS) })),
+    );
   }, 120_000);
 
   afterAll(async () => {
-    await Promise.all(
-      apis.map(
-        (p) =>
-          new Promise<void>((res) => {
-            if (p.proc.exitCode !== null) return res();
-            p.proc.once('exit', () => res());
-            p.proc.kill('SIGTERM');
-          }),
-      ),
-    );
+    await stopApiProcesses(apis);
     await stack?.stop();
   });
 
