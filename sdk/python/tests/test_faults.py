@@ -43,34 +43,36 @@ def log(control: httpx.Client, path_start: str) -> list[dict[str, Any]]:
     return [e for e in entries if e["path"].startswith(path_start)]
 
 
-def test_503_forwarded_then_retried_with_the_same_key_creates_once(
-    faults: httpx.Client, proxied: MomoPayments, client: MomoPayments
-) -> None:
-    faults.post("/__faults", json={"status": 503, "retryAfter": 1, "times": 1, "forward": True})
-    ref = reference("f503")
+def create_through_one_staged_answer(
+    faults: httpx.Client, proxied: MomoPayments, client: MomoPayments, status: int, label: str
+) -> list[dict[str, Any]]:
+    """A direct payin through the proxy, whose first answer is `status` (the request itself forwarded):
+    the retry carries the same key and gets the payin the first attempt created, once. The log."""
+    faults.post("/__faults", json={"status": status, "retryAfter": 1, "times": 1, "forward": True})
+    ref = reference(label)
     payin = proxied.payins.create_direct(direct_payin(ref))
     entries = log(faults, "/v1/direct/payin")
     assert [e["injected"] for e in entries] == [True, False]
     assert entries[0]["idempotencyKey"] and entries[0]["idempotencyKey"] == entries[1]["idempotencyKey"]
     # The API acted on the first request (its answer was thrown away): the retry got that same payin.
     assert client.payins.get(ref).id == payin.id
-    listed = client.transactions.list(reference=ref)
-    assert len(listed.data) == 1
+    assert len(client.transactions.list(reference=ref).data) == 1
+    return entries
+
+
+def test_503_forwarded_then_retried_with_the_same_key_creates_once(
+    faults: httpx.Client, proxied: MomoPayments, client: MomoPayments
+) -> None:
+    create_through_one_staged_answer(faults, proxied, client, 503, "f503")
 
 
 def test_409_request_in_progress_forwarded_then_retried_gets_the_stored_answer(
     faults: httpx.Client, proxied: MomoPayments, client: MomoPayments
 ) -> None:
     # What a merchant meets when its retry reaches another API process while the first answer is stored.
-    faults.post("/__faults", json={"status": 409, "retryAfter": 1, "times": 1, "forward": True})
-    ref = reference("f409")
-    payin = proxied.payins.create_direct(direct_payin(ref))
-    entries = log(faults, "/v1/direct/payin")
-    assert [(e["status"], e["injected"]) for e in entries][:1] == [(409, True)] and len(entries) == 2
-    assert entries[1]["status"] in (200, 201) and not entries[1]["injected"]
-    assert entries[0]["idempotencyKey"] == entries[1]["idempotencyKey"]
-    assert client.payins.get(ref).id == payin.id
-    assert len(client.transactions.list(reference=ref).data) == 1
+    entries = create_through_one_staged_answer(faults, proxied, client, 409, "f409")
+    assert entries[0]["status"] == 409
+    assert entries[1]["status"] in (200, 201)
 
 
 def test_429_is_retried_after_retry_after(faults: httpx.Client, proxied: MomoPayments) -> None:

@@ -81,10 +81,16 @@ final class FaultProxyTest extends StackTestCase
         self::control('DELETE', '/__faults/log');
     }
 
-    public function test503OnAPostIsRetriedWithTheSameKeyAndCreatesOnce(): void
+    /**
+     * A direct payin through the proxy, whose first answer is `$status` (the request itself
+     * forwarded): the retry carries the same key and gets the payin the first attempt created, once.
+     *
+     * @return list<array{method: string, path: string, idempotencyKey: ?string, status: int, injected: bool}> the two attempts, as the proxy logged them
+     */
+    private static function createThroughOneStagedAnswer(int $status, string $label): array
     {
-        self::control('POST', '/__faults', ['status' => 503, 'retryAfter' => 1, 'times' => 1, 'forward' => true]);
-        $ref = self::ref('retry503');
+        self::control('POST', '/__faults', ['status' => $status, 'retryAfter' => 1, 'times' => 1, 'forward' => true]);
+        $ref = self::ref($label);
         $payin = self::proxied()->payins->createDirect([
             'reference' => $ref,
             'payin' => ['amount' => 1500, 'msisdn' => self::MSISDN_CI, 'provider' => 'MTN', 'country' => 'CI'],
@@ -92,42 +98,31 @@ final class FaultProxyTest extends StackTestCase
         ]);
         $log = self::log('/v1/direct/payin');
         self::assertCount(2, $log, 'the POST was sent twice');
-        self::assertTrue($log[0]['injected']);
-        self::assertSame(503, $log[0]['status']);
+        self::assertSame([$status, true], [$log[0]['status'], $log[0]['injected']]);
         self::assertFalse($log[1]['injected']);
         self::assertLessThan(300, $log[1]['status']);
         self::assertNotEmpty($log[0]['idempotencyKey']);
         self::assertSame($log[0]['idempotencyKey'], $log[1]['idempotencyKey']);
+        // The forwarded first attempt created the payin; the retry got that same object back.
+        $direct = self::client();
+        self::assertSame($payin->id, $direct->payins->retrieve($ref)->id);
+        self::assertCount(1, iterator_to_array($direct->transactions->autoPagingIterator(['reference' => $ref]), false));
+        return $log;
+    }
+
+    public function test503OnAPostIsRetriedWithTheSameKeyAndCreatesOnce(): void
+    {
+        $log = self::createThroughOneStagedAnswer(503, 'retry503');
         if (array_key_exists('upstreamStatus', $log[0])) {
             // The harness's proxy also logs what the API answered the discarded attempt: it created the payin.
             self::assertSame(201, $log[0]['upstreamStatus']);
         }
-        // The forwarded first attempt created the payin; the retry got that same object back.
-        $direct = self::client();
-        self::assertSame($payin->id, $direct->payins->retrieve($ref)->id);
-        $found = iterator_to_array($direct->transactions->autoPagingIterator(['reference' => $ref]), false);
-        self::assertCount(1, $found);
     }
 
     /** What a merchant meets when its retry reaches another API process while the first answer is stored. */
     public function test409RequestInProgressOnAPostIsRetriedWithTheSameKey(): void
     {
-        self::control('POST', '/__faults', ['status' => 409, 'retryAfter' => 1, 'times' => 1, 'forward' => true]);
-        $ref = self::ref('retry409');
-        $payin = self::proxied()->payins->createDirect([
-            'reference' => $ref,
-            'payin' => ['amount' => 1500, 'msisdn' => self::MSISDN_CI, 'provider' => 'MTN', 'country' => 'CI'],
-            'action' => self::action(),
-        ]);
-        $log = self::log('/v1/direct/payin');
-        self::assertCount(2, $log, 'the POST was sent twice');
-        self::assertSame([409, true], [$log[0]['status'], $log[0]['injected']]);
-        self::assertFalse($log[1]['injected']);
-        self::assertLessThan(300, $log[1]['status']);
-        self::assertSame($log[0]['idempotencyKey'], $log[1]['idempotencyKey']);
-        $direct = self::client();
-        self::assertSame($payin->id, $direct->payins->retrieve($ref)->id);
-        self::assertCount(1, iterator_to_array($direct->transactions->autoPagingIterator(['reference' => $ref]), false));
+        self::createThroughOneStagedAnswer(409, 'retry409');
     }
 
     public function test429IsRetriedAfterRetryAfter(): void
