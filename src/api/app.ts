@@ -11,7 +11,7 @@ import type { IdempotencyStore } from '../persistence/idempotency-keys';
 import { healthRoutes, type HealthChecks } from './routes/health';
 import { docsRoutes } from './routes/docs';
 import { observability } from './observability';
-import { databaseGuard, type DatabaseGuardOptions } from './dependency-guard';
+import { DatabaseWatch, type DatabaseGuardOptions } from './dependency-guard';
 import { payinRoutes } from './routes/payins';
 import { accountRoutes } from './routes/accounts';
 import type { Ledger } from '../ledger';
@@ -119,9 +119,11 @@ export function createApp(deps: AppDeps): Express {
   app.use(unknownRoutes((path) => allowedMethods(documented, path) !== null));
   // A documented path asked with an undocumented method: 405 before any other middleware answers.
   app.use(methodNotAllowed(openApiDocument().paths as Record<string, Record<string, unknown>>));
-  app.use(healthRoutes(deps.health, internal));
+  const database = deps.database ? new DatabaseWatch(deps.database) : null;
+  // Readiness says "MongoDB down" at once while the outage is known, like every other route.
+  app.use(healthRoutes(database ? { ...deps.health, mongo: () => database.answers() } : deps.health, internal));
   app.use(docsRoutes());
-  if (deps.database) app.use(databaseGuard(deps.database));
+  if (database) app.use(database.guard());
   // Before the JSON parser: signatures cover the raw body, and providers have no merchant credentials.
   if (deps.callbacks) app.use(callbackRoutes(deps.callbacks));
   // The dashboard parses its own bodies, after its session and CSRF checks.
@@ -147,6 +149,7 @@ export function createApp(deps: AppDeps): Express {
   mountPublicApi(app, deps);
 
   app.use(notFoundHandler);
+  if (database) app.use(database.listen());
   app.use(errorHandler((err) => deps.logger.error({ err }, 'unhandled error')));
   // A route registered without its row's guard (not through route()): the server does not start.
   assertEveryRouteGuarded(app);

@@ -86,10 +86,13 @@ export async function startTimeSkippingEnv(
   return env;
 }
 
-export async function connectTestMongo(): Promise<Connection> {
+export async function connectTestMongo(serverSelectionTimeoutMS?: number): Promise<Connection> {
   const base = process.env.TEST_MONGODB_URL;
   if (!base) throw new Error('TEST_MONGODB_URL is unset: run through jest (global setup)');
-  return connectMongo(`${base}/t_${randomBytes(6).toString('hex')}`);
+  return connectMongo(
+    `${base}/t_${randomBytes(6).toString('hex')}`,
+    serverSelectionTimeoutMS ? { serverSelectionTimeoutMS } : {},
+  );
 }
 
 export interface StackOptions {
@@ -100,6 +103,8 @@ export interface StackOptions {
   operatorProxy?: boolean;
   /** The built dashboard page the API serves under /dashboard (dist/dashboard by default). */
   dashboardStaticDir?: string;
+  /** The driver's wait for an unreachable database (5 s by default, as in production). */
+  serverSelectionTimeoutMS?: number;
 }
 
 export async function startStack(
@@ -117,7 +122,7 @@ export async function startStack(
     ...overrides,
   });
   const env = await startTimeSkippingEnv(config.PAYLOAD_CODEC_KEYS);
-  const mongo = await connectTestMongo();
+  const mongo = await connectTestMongo(opts.serverSelectionTimeoutMS);
   // A fresh simulator per stack: its 9904 number answers slower than the 1 s the gateway waits.
   const simulator = await startSimulator({
     port: 0,
