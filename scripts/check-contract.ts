@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   const validation = await new Validator().validate(doc);
   const sdkTypes = spawnSync(
     process.execPath,
-    ['--import', 'tsx', join(__dirname, '../sdk/node/scripts/generate.ts'), '--check'],
+    ['--import', 'tsx', join(__dirname, '../sdk/codegen/node.ts'), '--check'],
     { encoding: 'utf8' },
   );
   process.stdout.write(

@@ -5,6 +5,13 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import {
+  loadManifest,
+  placements,
+  resourcesOf,
+  type ResourceManifest,
+  type Sdk,
+} from '../sdk/codegen/manifest';
 
 export const sdkLanguages = ['node', 'python', 'php'] as const;
 
@@ -16,6 +23,10 @@ export interface SdkManifest {
   operations: Record<string, string>;
   /** components.schemas name -> the model's field names (as in the document, i.e. JSON names). */
   models: Record<string, string[]>;
+  /** The client's resource properties, in the SDK's casing. */
+  resources?: string[];
+  /** Old resource names the client still answers (with a deprecation warning) -> the resource. */
+  deprecatedAliases?: Record<string, string>;
 }
 
 /** The parts of an OpenAPI document the check reads. */
@@ -95,6 +106,41 @@ export function compareManifest(doc: OpenApiDoc, manifest: unknown, lang: string
   return problems;
 }
 
+/**
+ * The cross-SDK check: an SDK's resources are exactly those of sdk/codegen/resources.json, in its
+ * casing (one name per resource in the three SDKs), each operation sits on its resource there, and
+ * the deprecated aliases are those the manifest lists for the SDK. [] when it agrees.
+ */
+export function compareResources(manifest: unknown, lang: Sdk, resources: ResourceManifest): string[] {
+  const m = manifest as Partial<SdkManifest> | null;
+  if (typeof m !== 'object' || m === null || !Array.isArray(m.resources))
+    return ['the manifest has no "resources" list'];
+  const problems: string[] = [];
+  const wanted = resourcesOf(lang, resources);
+  const have = new Set(m.resources);
+  for (const name of Object.keys(wanted))
+    if (!have.has(name)) problems.push(`resource ${name}: missing (sdk/codegen/resources.json names it)`);
+  for (const name of [...have].sort())
+    if (!(name in wanted)) problems.push(`resource ${name}: not a resource of sdk/codegen/resources.json`);
+  const place = placements(lang, resources);
+  for (const [id, method] of Object.entries(m.operations ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
+    const where = place[id];
+    if (where && method !== `${where[0]}.${where[1]}`)
+      problems.push(`operation ${id}: ${method}, resources.json places it at ${where[0]}.${where[1]}`);
+  }
+  const aliases = m.deprecatedAliases ?? {};
+  const wantedAliases = Object.entries(wanted).flatMap(([r, old]) => old.map((a) => [a, r] as const));
+  for (const [alias, resource] of wantedAliases)
+    if (aliases[alias] !== resource)
+      problems.push(
+        `deprecated alias ${alias}: should answer ${resource}, answers ${aliases[alias] ?? 'nothing'}`,
+      );
+  for (const alias of Object.keys(aliases).sort())
+    if (!wantedAliases.some(([a]) => a === alias))
+      problems.push(`deprecated alias ${alias}: not listed in sdk/codegen/resources.json`);
+  return problems;
+}
+
 async function main(): Promise<void> {
   const root = join(__dirname, '..');
   // Imported here so the comparison above can be unit-tested without prettier (an ES module).
@@ -106,6 +152,7 @@ async function main(): Promise<void> {
   } else console.log('sdk/openapi.json: current');
   const doc = JSON.parse(readFileSync(sdkOpenApiPath, 'utf8')) as OpenApiDoc;
   const operations = sdkOperationIds(doc).length;
+  const resources = loadManifest();
 
   for (const lang of sdkLanguages) {
     const script = `sdk/${lang}/manifest.sh`;
@@ -130,7 +177,8 @@ async function main(): Promise<void> {
     if (run.status !== 0) problems = [`${script} failed (exit ${run.status ?? run.signal})`];
     else {
       try {
-        problems = compareManifest(doc, JSON.parse(run.stdout), lang);
+        const manifest = JSON.parse(run.stdout) as unknown;
+        problems = [...compareManifest(doc, manifest, lang), ...compareResources(manifest, lang, resources)];
       } catch {
         problems = [`${script} did not print one JSON object: ${run.stdout.slice(0, 200)}`];
       }

@@ -12,7 +12,7 @@ for var in MOMO_BASE_URL MOMO_API_KEY MOMO_API_CLIENT MOMO_MERCHANT_ID MOMO_FAUL
 done
 [ -d node_modules ] || npm ci --no-audit --no-fund
 # The types must match the OpenAPI snapshot.
-npx --no-install tsx sdk/node/scripts/generate.ts --check
+npx --no-install tsx sdk/codegen/node.ts --check
 npx --no-install tsc -p sdk/node/tsconfig.json --noEmit
 # The package as a merchant installs it: `npm pack` (its prepack builds CJS and ESM) from a copy of
 # sdk/node, so no build output is left in the tree, then `npm install <tarball>` into an empty project.

@@ -13,7 +13,7 @@ bin=$(bash scripts/provision-sdk-php | tail -n 1)
 export PATH="$bin:$PATH"
 # The generated models and resources must match sdk/openapi.json (skipped where Node's deps are absent).
 if [ -x node_modules/.bin/tsx ]; then
-  node_modules/.bin/tsx scripts/generate-sdk-php.ts --check
+  node_modules/.bin/tsx sdk/codegen/php.ts --check
 fi
 # The package as a merchant installs it: composer validates composer.json, installs it into an empty
 # project from a path repository (Packagist is unreachable here and never needed) and builds an

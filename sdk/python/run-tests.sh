@@ -13,7 +13,7 @@ done
 bin=$("$root/scripts/provision-sdk-python" | tail -n 1)
 export PYTHONDONTWRITEBYTECODE=1
 echo "sdk/python: generated code against sdk/openapi.json" >&2
-PYTHONPATH="$sdk/src" "$bin/python" "$sdk/tools/generate.py" --check
+PYTHONPATH="$sdk/src" "$bin/python" "$root/sdk/codegen/python/generate.py" --check
 # The suite runs the package as a merchant installs it: the wheel built from pyproject.toml (hatchling),
 # installed with pip into a folder of its own on PYTHONPATH, so the cached venv is never changed.
 work=$(mktemp -d -t momo-sdk-python.XXXXXX)

@@ -1,4 +1,14 @@
-import { compareManifest, isReleaseOf, sdkOperationIds } from '../../scripts/check-sdks';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { compareManifest, compareResources, isReleaseOf, sdkOperationIds } from '../../scripts/check-sdks';
+import {
+  loadManifest,
+  placementProblems,
+  placements,
+  resourcesOf,
+  sdks,
+  snake,
+} from '../../sdk/codegen/manifest';
 
 // The SDKs' contract check (npm run check:sdks) on a small document: a manifest that misses an
 // operation and a field fails with both named; one that matches passes.
@@ -75,4 +85,81 @@ test("an SDK's version is the API's major.minor with a patch of its own", () => 
   expect(isReleaseOf('1.2', '1.2.0')).toBe(false);
   expect(isReleaseOf('1.2.1-beta', '1.2.0')).toBe(false);
   expect(isReleaseOf(undefined, '1.2.0')).toBe(false);
+});
+
+// The cross-SDK check on sdk/codegen/resources.json: one name per resource in the three SDKs.
+const resources = loadManifest();
+const small = {
+  resources: [
+    {
+      name: 'payoutBatches',
+      deprecatedAliases: { node: ['bulkPayouts'], python: ['bulk_payouts'] },
+      operations: {
+        createPayoutBatch: { method: 'create' },
+        getPayoutBatch: { method: 'get', php: 'retrieve' },
+      },
+    },
+  ],
+};
+
+test('each SDK writes the same word for each resource: camelCase in Node and PHP, snake_case in Python', () => {
+  const node = Object.keys(resourcesOf('node', resources));
+  expect(Object.keys(resourcesOf('php', resources))).toEqual(node);
+  expect(Object.keys(resourcesOf('python', resources))).toEqual(node.map(snake));
+  expect(node).toEqual(expect.arrayContaining(['webhookEndpoints', 'payoutBatches', 'events']));
+  for (const sdk of sdks) {
+    const place = placements(sdk, resources);
+    expect(place.createWebhookEndpoint?.[0]).toBe(
+      sdk === 'python' ? 'webhook_endpoints' : 'webhookEndpoints',
+    );
+    expect(place.createPayoutBatch?.[0]).toBe(sdk === 'python' ? 'payout_batches' : 'payoutBatches');
+    expect(place.createWsToken?.[0]).toBe('events');
+  }
+});
+
+test('every /v1/ operation of sdk/openapi.json has one place in sdk/codegen/resources.json', () => {
+  const document = JSON.parse(readFileSync(join(__dirname, '../../sdk/openapi.json'), 'utf8')) as Parameters<
+    typeof sdkOperationIds
+  >[0];
+  expect(placementProblems(sdkOperationIds(document), resources)).toEqual([]);
+});
+
+test("an SDK whose resources or aliases differ from the manifest's fails, naming each", () => {
+  const good = {
+    operations: { createPayoutBatch: 'payoutBatches.create', getPayoutBatch: 'payoutBatches.get' },
+    resources: ['payoutBatches'],
+    deprecatedAliases: { bulkPayouts: 'payoutBatches' },
+  };
+  expect(compareResources(good, 'node', small)).toEqual([]);
+  expect(
+    compareResources(
+      {
+        operations: { createPayoutBatch: 'bulkPayouts.create', getPayoutBatch: 'payoutBatches.get' },
+        resources: ['bulkPayouts'],
+        deprecatedAliases: { batches: 'payoutBatches' },
+      },
+      'node',
+      small,
+    ),
+  ).toEqual([
+    'resource payoutBatches: missing (sdk/codegen/resources.json names it)',
+    'resource bulkPayouts: not a resource of sdk/codegen/resources.json',
+    'operation createPayoutBatch: bulkPayouts.create, resources.json places it at payoutBatches.create',
+    'deprecated alias bulkPayouts: should answer payoutBatches, answers nothing',
+    'deprecated alias batches: not listed in sdk/codegen/resources.json',
+  ]);
+  expect(
+    compareResources(
+      {
+        operations: { createPayoutBatch: 'payout_batches.create', getPayoutBatch: 'payout_batches.get' },
+        resources: ['payout_batches'],
+        deprecatedAliases: { bulk_payouts: 'payout_batches' },
+      },
+      'python',
+      small,
+    ),
+  ).toEqual([]);
+  expect(compareResources({ operations: {} }, 'php', small)).toEqual([
+    'the manifest has no "resources" list',
+  ]);
 });

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { MomoPayments, apiOperations, sdkMethods, sdkVersion } from '../src/index';
+import { deprecatedResourceAliases } from '../src/operations';
 import { EventStream } from '../src/stream';
 
 type ApiOperationId = keyof typeof apiOperations;
@@ -93,11 +94,60 @@ function models(): Record<string, string[]> {
   return out;
 }
 
+/**
+ * The client's resources (its own properties holding a resource), and its deprecated names: getters
+ * that warn (a DeprecationWarning) and answer one of the resources.
+ */
+function resources(): { resources: string[]; deprecatedAliases: Record<string, string> } {
+  const client = new MomoPayments({
+    apiKey: 'mk_test_probe',
+    apiClient: 'sk_test_probe',
+    baseUrl: 'http://probe.invalid',
+  });
+  const record = client as unknown as Record<string, unknown>;
+  const names = Object.keys(client).filter((k) => k !== 'core' && typeof record[k] === 'object');
+  const deprecatedAliases: Record<string, string> = {};
+  const warnings: string[] = [];
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- put back as it was, below
+  const emit = process.emitWarning;
+  process.emitWarning = ((warning: string | Error, options?: { type?: string }) => {
+    if (options?.type === 'DeprecationWarning') warnings.push(String(warning));
+  }) as typeof process.emitWarning;
+  try {
+    for (const [key, descriptor] of Object.entries(
+      Object.getOwnPropertyDescriptors(MomoPayments.prototype),
+    )) {
+      if (!descriptor.get) continue;
+      warnings.length = 0;
+      const value = descriptor.get.call(client) as unknown;
+      const current = names.find((n) => record[n] === value);
+      if (current && warnings.length > 0) deprecatedAliases[key] = current;
+    }
+  } finally {
+    process.emitWarning = emit;
+  }
+  // The generated table must agree with the getters.
+  if (
+    JSON.stringify(Object.entries(deprecatedAliases).sort()) !==
+    JSON.stringify(Object.entries(deprecatedResourceAliases).sort())
+  )
+    throw new Error(
+      `deprecated getters ${JSON.stringify(deprecatedAliases)} differ from the generated ${JSON.stringify(deprecatedResourceAliases)}`,
+    );
+  return { resources: names, deprecatedAliases };
+}
+
 async function main(): Promise<void> {
   const pkg = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string };
   if (pkg.version !== sdkVersion)
     throw new Error(`sdk/node/package.json says ${pkg.version}, src/version.ts ${sdkVersion}: make them one`);
-  const manifest = { sdk: 'node', version: sdkVersion, operations: await operations(), models: models() };
+  const manifest = {
+    sdk: 'node',
+    version: sdkVersion,
+    operations: await operations(),
+    models: models(),
+    ...resources(),
+  };
   process.stdout.write(`${JSON.stringify(manifest)}\n`);
 }
 

@@ -1,31 +1,21 @@
 import { HttpCore, type ClientOptions } from './core.js';
 import {
   Accounts,
-  BulkPayouts,
-  Events as EventsResource,
+  Events,
   Payins,
+  PayoutBatches,
   Payouts,
   Providers,
   Refunds,
   Sandbox,
   Statements,
   Transactions,
-  WebhookEndpoints,
-} from './resources.js';
-import { EventStream, type StreamOptions } from './stream.js';
+  WebhookEndpoints as WebhookEndpointsResource,
+} from './generated/resources.js';
 import { verifyWebhook, type VerifyOptions, type WebhookHeaders } from './webhooks.js';
 import type { WebhookEvent } from './types.js';
 
-class Events extends EventsResource {
-  /** Opens the WebSocket event stream (GET /v1/ws); resolves once subscribed. */
-  async stream(options: StreamOptions = {}): Promise<EventStream> {
-    const stream = new EventStream(this.core, options);
-    await stream.connect();
-    return stream;
-  }
-}
-
-class Webhooks extends WebhookEndpoints {
+class WebhookEndpoints extends WebhookEndpointsResource {
   /** Verifies a delivery on its raw body (Standard Webhooks) and answers the typed event. */
   verify(
     payload: string | Buffer,
@@ -37,9 +27,21 @@ class Webhooks extends WebhookEndpoints {
   }
 }
 
+const warned = new Set<string>();
+/** Once per process and old name, as Node's own deprecations do. */
+function deprecated(old: string, current: string): void {
+  if (warned.has(old)) return;
+  warned.add(old);
+  process.emitWarning(
+    `MomoPayments.${old} is deprecated and goes in the next minor release: use MomoPayments.${current}`,
+    { type: 'DeprecationWarning', code: `MOMO_DEP_${old.toUpperCase()}` },
+  );
+}
+
 /**
  * The API client: credentials, language, timeouts and retries in one object, and one property
- * per resource.
+ * per resource, named as in the Python and PHP SDKs (sdk/codegen/resources.json; the resource
+ * classes are generated from it).
  *
  * ```ts
  * const momo = new MomoPayments({ apiKey: 'mk_test_…', apiClient: 'sk_test_…', baseUrl: 'https://…' });
@@ -50,10 +52,10 @@ export class MomoPayments {
   readonly payins: Payins;
   readonly refunds: Refunds;
   readonly payouts: Payouts;
-  readonly bulkPayouts: BulkPayouts;
+  readonly payoutBatches: PayoutBatches;
   readonly accounts: Accounts;
   readonly providers: Providers;
-  readonly webhooks: Webhooks;
+  readonly webhookEndpoints: WebhookEndpoints;
   readonly events: Events;
   readonly transactions: Transactions;
   readonly statements: Statements;
@@ -67,13 +69,31 @@ export class MomoPayments {
     this.payins = new Payins(this.core);
     this.refunds = new Refunds(this.core);
     this.payouts = new Payouts(this.core);
-    this.bulkPayouts = new BulkPayouts(this.core);
+    this.payoutBatches = new PayoutBatches(this.core);
     this.accounts = new Accounts(this.core);
     this.providers = new Providers(this.core);
-    this.webhooks = new Webhooks(this.core);
+    this.webhookEndpoints = new WebhookEndpoints(this.core);
     this.events = new Events(this.core);
     this.transactions = new Transactions(this.core);
     this.statements = new Statements(this.core);
     this.sandbox = new Sandbox(this.core);
+  }
+
+  /**
+   * @deprecated Use `payoutBatches`, the resource's name in the three SDKs; `bulkPayouts` goes in
+   * the next minor release.
+   */
+  get bulkPayouts(): PayoutBatches {
+    deprecated('bulkPayouts', 'payoutBatches');
+    return this.payoutBatches;
+  }
+
+  /**
+   * @deprecated Use `webhookEndpoints`, the resource's name in the three SDKs; `webhooks` goes in
+   * the next minor release.
+   */
+  get webhooks(): WebhookEndpoints {
+    deprecated('webhooks', 'webhookEndpoints');
+    return this.webhookEndpoints;
   }
 }

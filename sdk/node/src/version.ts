@@ -3,4 +3,4 @@
  * (docs/decisions/sdks/sdk-version-api-major-minor-own-patch.md). package.json says the same: the
  * manifest (npm run check:sdks) fails when they differ.
  */
-export const sdkVersion = '1.0.1';
+export const sdkVersion = '1.0.2';

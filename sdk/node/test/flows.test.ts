@@ -34,7 +34,7 @@ describeStack('the Node SDK against the stack', () => {
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     const port = (receiver.address() as AddressInfo).port;
-    const created = await momo.webhooks.create({
+    const created = await momo.webhookEndpoints.create({
       url: `http://127.0.0.1:${port}/hooks/payments`,
       description: 'sdk-node suite',
     });
@@ -42,7 +42,7 @@ describeStack('the Node SDK against the stack', () => {
   });
 
   afterAll(async () => {
-    if (endpoint) await momo.webhooks.delete(endpoint.id).catch(() => undefined);
+    if (endpoint) await momo.webhookEndpoints.delete(endpoint.id).catch(() => undefined);
     receiver?.closeAllConnections();
     await new Promise((resolve) => receiver?.close(resolve));
   });
@@ -74,15 +74,15 @@ describeStack('the Node SDK against the stack', () => {
     const delivery = await deliveryOf('payin.completed', paidReference);
     // Rotation: an old secret first, the right one second; any one matching is enough.
     const stale = `whsec_${Buffer.from('a secret rotated away long ago').toString('base64')}`;
-    const event = momo.webhooks.verify(delivery.body, delivery.headers, [stale, endpoint.secret]);
+    const event = momo.webhookEndpoints.verify(delivery.body, delivery.headers, [stale, endpoint.secret]);
     expect(event.type).toBe('payin.completed');
     if (event.type === 'payin.completed') expect(event.data.reference).toBe(paidReference);
     expect(event.id).toBe(delivery.headers['webhook-id']);
-    expect(() => momo.webhooks.verify(delivery.body, delivery.headers, stale)).toThrow(
+    expect(() => momo.webhookEndpoints.verify(delivery.body, delivery.headers, stale)).toThrow(
       'No matching signature',
     );
     expect(() =>
-      momo.webhooks.verify(
+      momo.webhookEndpoints.verify(
         Buffer.from(delivery.body.toString().replace('5000', '5001')),
         delivery.headers,
         endpoint.secret,
@@ -125,7 +125,7 @@ describeStack('the Node SDK against the stack', () => {
     if (!event) throw new Error('no payin.completed event');
     expect((await momo.events.get(event.id)).id).toBe(event.id);
 
-    const deliveriesPage = await momo.webhooks.listDeliveries(endpoint.id, { eventId: event.id });
+    const deliveriesPage = await momo.webhookEndpoints.listDeliveries(endpoint.id, { eventId: event.id });
     expect(deliveriesPage.data[0]?.eventId).toBe(event.id);
 
     const before = deliveries.filter((d) => d.headers['webhook-id'] === event.id).length;
@@ -137,25 +137,30 @@ describeStack('the Node SDK against the stack', () => {
 
     const from = new Date(Date.now() - 3_600_000).toISOString();
     const to = new Date().toISOString();
-    const dry = await momo.webhooks.replay(endpoint.id, { from, to, dryRun: true, onlyFailed: false });
+    const dry = await momo.webhookEndpoints.replay(endpoint.id, {
+      from,
+      to,
+      dryRun: true,
+      onlyFailed: false,
+    });
     expect(dry.count).toBeGreaterThan(0);
-    const replay = await momo.webhooks.replay(endpoint.id, { from, to });
+    const replay = await momo.webhookEndpoints.replay(endpoint.id, { from, to });
     expect(replay).toHaveProperty('count');
 
-    const tested = await momo.webhooks.sendTest(endpoint.id, { type: 'payin.completed' });
+    const tested = await momo.webhookEndpoints.sendTest(endpoint.id, { type: 'payin.completed' });
     expect(tested.succeeded).toBe(true);
-    expect((await momo.webhooks.get(endpoint.id)).id).toBe(endpoint.id);
-    expect((await momo.webhooks.list()).data.some((e) => e.id === endpoint.id)).toBe(true);
-    const rotated = await momo.webhooks.rotateSecret(endpoint.id, { overlapSeconds: 60 });
+    expect((await momo.webhookEndpoints.get(endpoint.id)).id).toBe(endpoint.id);
+    expect((await momo.webhookEndpoints.list()).data.some((e) => e.id === endpoint.id)).toBe(true);
+    const rotated = await momo.webhookEndpoints.rotateSecret(endpoint.id, { overlapSeconds: 60 });
     expect(rotated.secret).toMatch(/^whsec_/);
-    expect((await momo.webhooks.enable(endpoint.id)).id).toBe(endpoint.id);
+    expect((await momo.webhookEndpoints.enable(endpoint.id)).id).toBe(endpoint.id);
 
     // During the overlap both secrets sign: the new one alone verifies a new delivery.
     const count = deliveries.length;
-    await momo.webhooks.sendTest(endpoint.id);
+    await momo.webhookEndpoints.sendTest(endpoint.id);
     const next = await eventually('the test event', () => deliveries[count]);
-    expect(momo.webhooks.verify(next.body, next.headers, rotated.secret).type).toBeDefined();
-    expect(momo.webhooks.verify(next.body, next.headers, endpoint.secret).type).toBeDefined();
+    expect(momo.webhookEndpoints.verify(next.body, next.headers, rotated.secret).type).toBeDefined();
+    expect(momo.webhookEndpoints.verify(next.body, next.headers, endpoint.secret).type).toBeDefined();
     endpoint.secret = rotated.secret;
   });
 

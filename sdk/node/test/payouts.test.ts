@@ -86,14 +86,14 @@ describeStack('payouts and reads', () => {
   });
 
   test('a bulk payout batch', async () => {
-    const batch = await momo.bulkPayouts.create({
+    const batch = await momo.payoutBatches.create({
       items: [
         { reference: ref('bulk1'), sandboxScenario: 'completed', amount: 500, msisdn, country: 'CI' },
         { reference: ref('bulk2'), sandboxScenario: 'completed', amount: 700, msisdn, country: 'CI' },
       ],
     });
     expect(batch.id).toMatch(/^pb_/);
-    const read = await momo.bulkPayouts.get(batch.id);
+    const read = await momo.payoutBatches.get(batch.id);
     expect(read.id).toBe(batch.id);
   });
 

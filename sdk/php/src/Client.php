@@ -21,7 +21,7 @@ use MomoPayments\Http\Transport;
  * @property-read Resources\PayoutBatchesResource $payoutBatches
  * @property-read Resources\PayoutsResource $payouts
  * @property-read Resources\ProvidersResource $providers
- * @property-read Resources\RealtimeResource $realtime
+ * @property-read Resources\EventsResource $realtime deprecated: use $events (goes in the next minor release)
  * @property-read Resources\RefundsResource $refunds
  * @property-read Resources\SandboxResource $sandbox
  * @property-read Resources\StatementsResource $statements
@@ -35,7 +35,7 @@ final class Client
      * document it is generated from) and a patch of its own for the SDK's fixes
      * (docs/decisions/sdks/sdk-version-api-major-minor-own-patch.md; npm run check:sdks checks it).
      */
-    public const VERSION = '1.0.1';
+    public const VERSION = '1.0.2';
 
     private readonly Requestor $requestor;
     private readonly bool $livemode;
@@ -100,6 +100,16 @@ final class Client
 
     public function __get(string $name): Resource
     {
+        if (isset(ResourceMap::DEPRECATED[$name])) {
+            // An old name kept for one minor release (sdk/php/CHANGELOG.md): it warns, then answers
+            // the resource under its one name.
+            $current = ResourceMap::DEPRECATED[$name];
+            trigger_error(
+                "MomoPayments\\Client::\${$name} is deprecated and goes in the next minor release: use \${$current}",
+                E_USER_DEPRECATED,
+            );
+            $name = $current;
+        }
         if (!isset(ResourceMap::ALL[$name])) {
             throw new \OutOfRangeException("No resource {$name} on the client");
         }
@@ -109,6 +119,6 @@ final class Client
 
     public function __isset(string $name): bool
     {
-        return isset(ResourceMap::ALL[$name]);
+        return isset(ResourceMap::ALL[$name]) || isset(ResourceMap::DEPRECATED[$name]);
     }
 }

@@ -42,6 +42,13 @@ foreach (glob(__DIR__ . '/../src/Models/*.php') ?: [] as $file) {
 ksort($models);
 
 echo json_encode(
-    ['sdk' => 'php', 'version' => Client::VERSION, 'operations' => $operations, 'models' => $models],
+    [
+        'sdk' => 'php',
+        'version' => Client::VERSION,
+        'operations' => $operations,
+        'models' => $models,
+        'resources' => array_keys(ResourceMap::ALL),
+        'deprecatedAliases' => (object) ResourceMap::DEPRECATED,
+    ],
     JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES,
 ), "\n";

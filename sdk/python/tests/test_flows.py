@@ -267,7 +267,7 @@ def test_problems_are_typed_and_localized(client: MomoPayments) -> None:
 
 
 def test_bulk_payout(client: MomoPayments) -> None:
-    batch = client.bulk_payouts.create(
+    batch = client.payout_batches.create(
         {
             "items": [
                 {"reference": reference("b1"), "amount": 1000, "msisdn": CUSTOMER_CI, "country": "CI"},
@@ -276,5 +276,5 @@ def test_bulk_payout(client: MomoPayments) -> None:
         }
     )
     assert len(batch.items) == 2
-    done = wait_until(lambda: client.bulk_payouts.get(batch.id), lambda b: b.status == "completed", timeout=40)
+    done = wait_until(lambda: client.payout_batches.get(batch.id), lambda b: b.status == "completed", timeout=40)
     assert done.summary

@@ -8,6 +8,7 @@ from __future__ import annotations
 import inspect
 import json
 import typing
+import warnings
 from typing import Any
 
 from pydantic import BaseModel, RootModel
@@ -42,6 +43,23 @@ def operations() -> dict[str, str]:
     return dict(sorted(found.items()))
 
 
+def resources() -> tuple[list[str], dict[str, str]]:
+    """The client's resources, and its deprecated names: properties that warn and answer a resource."""
+    client = momo_payments.MomoPayments("mk_test_manifest", "sk_test_manifest", base_url="http://localhost")
+    names = [n for n, r in vars(client).items() if not n.startswith("_") and hasattr(r, "_t")]
+    by_id = {id(getattr(client, n)): n for n in names}
+    aliases: dict[str, str] = {}
+    for name, prop in inspect.getmembers(type(client), lambda m: isinstance(m, property)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            value = getattr(client, name)
+        if id(value) in by_id and any(issubclass(w.category, DeprecationWarning) for w in caught):
+            aliases[name] = by_id[id(value)]
+    client.close()
+    return names, aliases
+
+
+resource_names, deprecated_aliases = resources()
 print(
     json.dumps(
         {
@@ -49,6 +67,8 @@ print(
             "version": momo_payments.__version__,
             "operations": operations(),
             "models": {name: fields(getattr(_models, name)) for name in COMPONENT_SCHEMAS},
+            "resources": resource_names,
+            "deprecatedAliases": deprecated_aliases,
         }
     )
 )

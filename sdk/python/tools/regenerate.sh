@@ -4,4 +4,4 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 bin=$("$root/scripts/provision-sdk-python" | tail -n 1)
-exec "$bin/python" "$root/sdk/python/tools/generate.py" "$@"
+exec "$bin/python" "$root/sdk/codegen/python/generate.py" "$@"

@@ -115,12 +115,12 @@ final class ReportingTest extends StackTestCase
         self::assertSame(12, $n);
     }
 
-    public function testRealtimeTokenAndStreamUrl(): void
+    public function testStreamTokenAndStreamUrl(): void
     {
         $client = self::client();
-        $token = $client->realtime->createToken();
+        $token = $client->events->createToken();
         self::assertStringStartsWith('wst_', (string) $token->token);
-        $url = $client->realtime->eventStreamUrl((string) $token->token);
+        $url = $client->events->eventStreamUrl((string) $token->token);
         self::assertStringStartsWith('ws', $url);
         self::assertStringContainsString('/v1/ws?token=wst_', $url);
     }

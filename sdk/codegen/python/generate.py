@@ -3,7 +3,8 @@ the operation table and the resource classes (one method per /v1/ operation, syn
 the version. `--check` regenerates into memory and fails when the committed files differ, so the
 models and methods cannot drift from the document.
 
-Run with the SDK venv's python (scripts/provision-sdk-python): sdk/python/tools/regenerate.sh.
+Run with the SDK venv's python (scripts/provision-sdk-python): sdk/python/tools/regenerate.sh, or
+npm run generate:sdks for the three SDKs.
 """
 
 from __future__ import annotations
@@ -21,60 +22,38 @@ import typing
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-SDK = HERE.parent
+CODEGEN = Path(__file__).resolve().parent.parent
+SDK = CODEGEN.parent / "python"
 PACKAGE = SDK / "src" / "momo_payments"
 DOCUMENT = SDK.parent / "openapi.json"
 
-# Where each operation lives in the SDK: operationId -> (resource, method). The one hand-written part:
-# an operation of the document missing here fails the generation, so a new one cannot be skipped.
-NAMES: dict[str, tuple[str, str]] = {
-    "createDirectPayin": ("payins", "create_direct"),
-    "createPayinSession": ("payins", "create_session"),
-    "getPayin": ("payins", "get"),
-    "refundPayin": ("refunds", "create"),
-    "getRefund": ("refunds", "get"),
-    "createDirectPayout": ("payouts", "create_direct"),
-    "getDirectPayout": ("payouts", "get_direct"),
-    "cancelDirectPayout": ("payouts", "cancel_direct"),
-    "createPayout": ("payouts", "create"),
-    "getPayout": ("payouts", "get"),
-    "cancelPayout": ("payouts", "cancel"),
-    "createPayoutBatch": ("bulk_payouts", "create"),
-    "getPayoutBatch": ("bulk_payouts", "get"),
-    "listAccounts": ("accounts", "list"),
-    "getAccount": ("accounts", "get"),
-    "listAccountEntries": ("accounts", "list_entries"),
-    "listProviders": ("providers", "list"),
-    "predictProvider": ("providers", "predict"),
-    "checkRecipient": ("providers", "check_recipient"),
-    "createWebhookEndpoint": ("webhook_endpoints", "create"),
-    "listWebhookEndpoints": ("webhook_endpoints", "list"),
-    "getWebhookEndpoint": ("webhook_endpoints", "get"),
-    "deleteWebhookEndpoint": ("webhook_endpoints", "delete"),
-    "replayWebhookEvents": ("webhook_endpoints", "replay"),
-    "sendTestWebhookEvent": ("webhook_endpoints", "send_test"),
-    "rotateWebhookSecret": ("webhook_endpoints", "rotate_secret"),
-    "enableWebhookEndpoint": ("webhook_endpoints", "enable"),
-    "listWebhookDeliveries": ("webhook_endpoints", "list_deliveries"),
-    "listEvents": ("events", "list"),
-    "getEvent": ("events", "get"),
-    "redeliverEvent": ("events", "redeliver"),
-    "createWsToken": ("events", "create_stream_token"),
-    "openEventStream": ("events", "stream"),
-    "listTransactions": ("transactions", "list"),
-    "createStatement": ("statements", "create"),
-    "getStatement": ("statements", "get"),
-    "downloadStatement": ("statements", "download"),
-    "sandboxSettlePayin": ("sandbox", "settle_payin"),
-    "sandboxPayinCollected": ("sandbox", "payin_collected"),
-    "sandboxSettlePayout": ("sandbox", "settle_payout"),
-    "sandboxSettleRefund": ("sandbox", "settle_refund"),
-}
+# Where each operation lives in the SDK: operationId -> (resource, method), and the deprecated aliases
+# of resources, from the resource manifest the three SDKs share (sdk/codegen/resources.json): one name
+# per resource, snake_cased here. An operation of the document missing there fails the generation.
+MANIFEST = CODEGEN / "resources.json"
+
+
+def snake_name(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def load_manifest() -> tuple[dict[str, tuple[str, str]], dict[str, list[str]]]:
+    manifest = json.loads(MANIFEST.read_text())
+    names: dict[str, tuple[str, str]] = {}
+    aliases: dict[str, list[str]] = {}
+    for resource in manifest["resources"]:
+        rname = snake_name(resource["name"])
+        aliases[rname] = list(resource.get("deprecatedAliases", {}).get("python", []))
+        for op_id, op in resource["operations"].items():
+            names[op_id] = (rname, op.get("python") or snake_name(op["method"]))
+    return names, aliases
+
+
+NAMES, ALIASES = load_manifest()
 # The SDK's version: the API's major.minor and a patch of its own for the SDK's fixes
 # (docs/decisions/sdks/sdk-version-api-major-minor-own-patch.md). Raise the patch for a release of
 # SDK fixes; when the API's version changes, start again from it (the generation fails until then).
-SDK_VERSION = "1.0.1"
+SDK_VERSION = "1.0.2"
 # The auto-paging iterator beside each cursor-paged list.
 ITERATORS = {"list": "iter", "list_entries": "iter_entries", "list_deliveries": "iter_deliveries"}
 HTTP_METHODS = ("get", "post", "put", "patch", "delete")
@@ -129,7 +108,7 @@ def models_source(document: Path) -> str:
                 "--extra-fields", "allow",
                 "--disable-timestamp", "--formatters", "black", "isort",
                 "--custom-file-header",
-                "# Generated by sdk/python/tools/generate.py from sdk/openapi.json"
+                "# Generated by sdk/codegen/python/generate.py from sdk/openapi.json"
                 " (datamodel-code-generator). Do not edit.",
             ],
             check=True,
@@ -265,11 +244,12 @@ def resources_source(doc: dict[str, Any], methods: list[Method], models: types.M
     for m in methods:
         by_resource.setdefault(m.resource, []).append(m)
     out = [
-        "# Generated by sdk/python/tools/generate.py from sdk/openapi.json. Do not edit.",
+        "# Generated by sdk/codegen/python/generate.py from sdk/openapi.json. Do not edit.",
         '"""One method per /v1/ operation, grouped by resource, for the sync and the async client."""',
         "",
         "from __future__ import annotations",
         "",
+        "import warnings",
         "from collections.abc import AsyncIterator, Iterator, Mapping, Sequence",
         "from datetime import datetime",
         "from typing import Any, Literal",
@@ -300,6 +280,20 @@ def resources_source(doc: dict[str, Any], methods: list[Method], models: types.M
         out += [f"    {r}: {prefix}{camel_class(r)}" for r in by_resource]
         out += ["", f"    def _bind(self, transport: {transport}) -> None:"]
         out += [f"        self.{r} = {prefix}{camel_class(r)}(transport)" for r in by_resource]
+        for r in by_resource:
+            for alias in ALIASES.get(r, []):
+                out += [
+                    "",
+                    "    @property",
+                    f"    def {alias}(self) -> {prefix}{camel_class(r)}:",
+                    f'        """Deprecated: `{r}`, its one name in the three SDKs; `{alias}` goes in the next minor release."""',
+                    "        warnings.warn(",
+                    f'            "{alias} is deprecated and goes in the next minor release: use {r}",',
+                    "            DeprecationWarning,",
+                    "            stacklevel=2,",
+                    "        )",
+                    f"        return self.{r}",
+                ]
     return "\n".join(out) + "\n"
 
 
@@ -354,7 +348,7 @@ def method_source(m: Method, models: types.ModuleType, is_async: bool) -> list[s
 
 def operations_source(methods: list[Method], schemas: list[str], events: list[str]) -> str:
     out = [
-        "# Generated by sdk/python/tools/generate.py from sdk/openapi.json. Do not edit.",
+        "# Generated by sdk/codegen/python/generate.py from sdk/openapi.json. Do not edit.",
         '"""The operation table the resource methods send with, and the schemas the models cover."""',
         "",
         "from __future__ import annotations",
@@ -430,7 +424,7 @@ def generate() -> dict[Path, str]:
         PACKAGE / "_models.py": models,
         PACKAGE / "_operations.py": operations_source(methods, schemas, events),
         PACKAGE / "_resources.py": format_source(resources_source(doc, methods, module)),
-        PACKAGE / "_version.py": "# Generated by sdk/python/tools/generate.py: the SDK's version (the API's\n"
+        PACKAGE / "_version.py": "# Generated by sdk/codegen/python/generate.py: the SDK's version (the API's\n"
         "# major.minor, a patch of its own) and the API's (info.version of sdk/openapi.json).\n"
         f'__version__ = "{SDK_VERSION}"\n'
         f'__api_version__ = "{version}"\n',
@@ -463,7 +457,7 @@ def main() -> int:
             path.write_text(text)
             print(f"wrote {path.relative_to(SDK)}")
     if stale:
-        print(f"generate.py --check: {len(stale)} file(s) differ from sdk/openapi.json; run sdk/python/tools/regenerate.sh", file=sys.stderr)
+        print(f"generate.py --check: {len(stale)} file(s) differ from sdk/openapi.json; run npm run generate:sdks", file=sys.stderr)
         return 1
     return 0
 
