@@ -36,13 +36,13 @@ export const ladder = [
   // Services start and message workflows (by function reference, so the compiler checks them).
   ['services', ['^src/services/', '^src/checkout/']],
   // The doors: the HTTP API, then the dashboard's server (it reuses the API's problem rendering and
-  // routing), then the CLI (it manages dashboard members). The public router is composed once in
+  // routing). The public router is composed once in
   // src/main and handed to both the API and the dashboard: the API never imports the dashboard.
   ['api', ['^src/api/', '^src/client/', '^src/config\\.ts$']],
   ['dashboard', ['^src/dashboard/']],
-  ['cli', ['^src/cli/']],
-  // The composition root: connection, worker, workflow starts, wiring, entry points.
-  ['main', ['^src/main/']],
+  // The composition roots and entry points: Temporal's connection, worker and runtime
+  // (src/main/temporal), the wiring, the schedules; the CLI (bin/payments.js) composes its own.
+  ['main', ['^src/main/', '^src/cli/']],
 ];
 
 const any = (patterns) => patterns.map((p) => `(?:${p})`).join('|');

@@ -12,7 +12,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { CollectionRequest } from '../src/operators/gateway';
 import { providerName } from '../src/domain/operators';
 import { decideRefund, refundTypeOf, type RefundRefusal } from '../src/domain/refund';
-import { saKind, saMerchantId, saProvider, saReference, saStatus } from './search-attributes';
+import { saKind, saMerchantId, saProvider, saReference, saStatus } from '../src/temporal/search-attributes';
 import type { PayinWorkflowInput } from './payin-api';
 import { refundWorkflowId, requestRefundUpdate, type RefundAsk, type RefundOutcome } from './refund-api';
 import { refundWorkflow } from './refund';

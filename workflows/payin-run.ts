@@ -1,7 +1,7 @@
 import { condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { PayinStateUpdate } from '../activities/payin-activities';
 import type { TransactionStatus } from '../src/domain/transaction';
-import { saStatus } from './search-attributes';
+import { saStatus } from '../src/temporal/search-attributes';
 import {
   confirmSessionUpdate,
   declineSessionUpdate,

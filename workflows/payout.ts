@@ -13,7 +13,7 @@ import type { PayoutProviderState, PayoutStateUpdate } from '../activities/payou
 import type { OperatorStatus } from '../src/operators/gateway';
 import type { Failure } from '../src/domain/transaction';
 import { providerName } from '../src/domain/operators';
-import { saStatus } from './search-attributes';
+import { saStatus } from '../src/temporal/search-attributes';
 import { operatorCallbackSignal } from './signals';
 import {
   operatorActivities,

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import { createLogger } from '../infra/logger';
-import { connectTemporalClient } from '../temporal/connection';
+import { connectTemporalClient } from './temporal/connection';
 import { ensureReconciliationSchedule, RECONCILIATION_SCHEDULE_ID } from '../reconciliation/schedule';
 import { ensureRecoverySchedule } from '../recovery/schedule';
 

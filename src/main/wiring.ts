@@ -22,7 +22,7 @@ import { CallbackReceiptStore } from '../persistence/callback-receipts';
 import { CallbackService } from '../operators/callbacks';
 import { PayoutService } from '../services/payout-service';
 import { CheckoutService } from '../checkout/service';
-import { pingTemporal } from '../temporal/connection';
+import { pingTemporal } from './temporal/connection';
 import { buildOperatorGateway, buildOperators, providerHealthOf, type Operators } from './operators';
 import type { RulesOf } from '../operators/connectors';
 import type { ActivityDeps } from '../../activities';

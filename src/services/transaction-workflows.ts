@@ -4,11 +4,7 @@ import type { WorkflowStartLog } from '../persistence/workflow-starts';
 import type { OperatorCode } from '../domain/operators';
 import type { Transaction, TransactionStatus } from '../domain/transaction';
 import { InsufficientFundsError, type Ledger } from '../ledger';
-import {
-  startTransactionWorkflow,
-  type StartResult,
-  type TransactionStart,
-} from '../temporal/start-workflow';
+import { startTransactionWorkflow, type StartResult, type TransactionStart } from './start-workflow';
 import { debitPayout } from '../ledger/postings';
 import type { PayinCollection, PayinWorkflowInput } from '../../workflows/payin-api';
 import type { PayoutWorkflowInput } from '../../workflows/payout';
@@ -16,7 +12,7 @@ import type { PayoutWorkflowInput } from '../../workflows/payout';
 // When and with what a payin's or payout's workflow is started: the input built from the stored
 // record, its start marker, and the payout's debit before it. One place, shared by the API (services)
 // and the recovery sweep (src/recovery/sweep.ts), so a recovered transaction runs exactly as the API
-// would have run it; the start itself (options, id policy) is src/temporal/start-workflow.ts.
+// would have run it; the start itself (options, id policy) is src/services/start-workflow.ts.
 //
 // Every transaction runs once: the start rejects a workflow id that was ever used (REJECT_DUPLICATE:
 // a closed run is never followed by a second one), and a transaction whose stored status is final is

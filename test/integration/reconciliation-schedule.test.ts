@@ -8,7 +8,7 @@ import type { Connection as MongoConnection } from 'mongoose';
 import { configSchema } from '../../src/config';
 import { freePort, startTemporalDevServer, type LocalServer } from '../../src/infra/local-servers';
 import { buildActivityDeps } from '../../src/main/wiring';
-import { createWorker } from '../../src/temporal/worker';
+import { createWorker } from '../../src/main/temporal/worker';
 import { dataConverter } from '../../src/temporal/codec';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server';
 import { HttpOperatorGateway } from '../../src/operators/http-gateway';

@@ -16,7 +16,7 @@ import { configSchema, type Config } from '../../src/config';
 import { createLogger } from '../../src/infra/logger';
 import { freePort, startTemporalDevServer, type LocalServer } from '../../src/infra/local-servers';
 import { buildActivityDeps, buildApi } from '../../src/main/wiring';
-import { createWorker } from '../../src/temporal/worker';
+import { createWorker } from '../../src/main/temporal/worker';
 import { dataConverter, decodeHistoryPayloads } from '../../src/temporal/codec';
 import { historyToJson } from '../helpers/history-json';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server';
