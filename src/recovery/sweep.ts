@@ -11,7 +11,7 @@ import type { StartOutcome, TransactionWorkflows } from '../services/transaction
 // starts the workflow exactly as the API would have (src/services/transaction-workflows.ts): a payout
 // still `pending` is debited first, a final transaction or a workflow that already runs just clears
 // the marker. Idempotent: the start rejects a used workflow id, the debit has a fixed sourceRef.
-// Run by a Temporal schedule (src/recovery/schedule.ts); docs/operations.md.
+// Run by a Temporal schedule (src/main/recovery-schedule.ts); docs/operations.md.
 
 /** What became of a marker: a start outcome, `missing` (no record was ever stored), `error` (retried next time). */
 export type SweepOutcome = StartOutcome | 'missing' | 'error';

@@ -23,7 +23,8 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/serve
 import { Ledger } from '../../src/ledger';
 import { TransactionStore } from '../../src/persistence/transactions';
 import { RefundStore } from '../../src/persistence/refunds';
-import { ensureRecoverySchedule, recoveryScheduleId } from '../../src/recovery/schedule';
+import { ensureRecoverySchedule } from '../../src/main/recovery-schedule';
+import { recoverySweepScheduleId } from '../../src/temporal/workflow-ids';
 import { ApiClient, eventually, type ApiResponse } from '../helpers/http';
 import { createTestMerchant, type TestMerchant } from '../helpers/merchants';
 import { connectTestMongo, type TestStack } from '../helpers/stack';
@@ -336,7 +337,7 @@ describe('refund Updates on the real server', () => {
     const options = { taskQueue: stack.taskQueue, intervalMs: 60_000 };
     expect(await ensureRecoverySchedule(stack.client, options)).toBe('created');
     expect(await ensureRecoverySchedule(stack.client, options)).toBe('updated');
-    const handle = stack.client.schedule.getHandle(recoveryScheduleId(stack.taskQueue));
+    const handle = stack.client.schedule.getHandle(recoverySweepScheduleId(stack.taskQueue));
     const described = await handle.describe();
     expect(described.spec.intervals?.map((i) => i.every)).toEqual([60_000]);
     expect(described.policies.overlap).toBe(ScheduleOverlapPolicy.SKIP);
