@@ -11,7 +11,7 @@ import {
   type PayinWorkflowInput,
   type SessionConfirmation,
 } from './payin-api';
-import { operatorCallbackSignal } from './signals';
+import { operatorCallbackSignal } from '../src/operators/callback-signal';
 import type { PayinOutcome } from '../activities/payin-outcome-activities';
 import {
   localFirst,

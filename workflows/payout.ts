@@ -14,7 +14,7 @@ import type { OperatorStatus } from '../src/operators/gateway';
 import type { Failure } from '../src/domain/transaction';
 import { providerName } from '../src/domain/operators';
 import { saStatus } from '../src/temporal/search-attributes';
-import { operatorCallbackSignal } from './signals';
+import { operatorCallbackSignal } from '../src/operators/callback-signal';
 import {
   operatorActivities,
   recordActivities,

@@ -7,7 +7,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import { refundRequestOf, type RefundOutcome, type RefundWorkflowInput } from './refund-api';
-import { operatorCallbackSignal } from './signals';
+import { operatorCallbackSignal } from '../src/operators/callback-signal';
 import {
   localFirst,
   localOperatorActivities,
