@@ -70,6 +70,13 @@ export default {
   forbidden: [
     ...climbing,
     {
+      name: 'contract-no-framework',
+      severity: 'error',
+      comment: 'The contract states the interface; I/O and frameworks belong to the layers above.',
+      from: { path: '^src/contract/' },
+      to: { path: '(?:^|/)node_modules/(?:express|mongoose|@temporalio/[^/]+|ws|pino)/' },
+    },
+    {
       name: 'no-circular',
       severity: 'error',
       comment:
@@ -80,7 +87,7 @@ export default {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '(?:^|/)node_modules/|\\.d\\.ts$' },
+    exclude: { path: '\\.d\\.ts$' },
     // Type-only imports are edges too (an `import type` still ties two layers together).
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
