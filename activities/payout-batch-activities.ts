@@ -1,43 +1,35 @@
 import { Context } from '@temporalio/activity';
-import type { Ledger } from '../src/ledger';
-import type { TransactionStore } from '../src/persistence/transactions';
-import type { PayoutBatchStore } from '../src/persistence/payout-batches';
-import type { RecoveryDeps } from './recovery-activities';
-import type { FeeSchedule } from '../src/domain/fees';
-import { PayoutBatchService } from '../src/services/payout-batch-service';
-import { PayoutService } from '../src/services/payout-service';
+import type { Client } from '@temporalio/client';
+import type { PayoutBatch, PayoutBatchStore } from '../src/persistence/payout-batches';
+import type { Transaction } from '../src/domain/transaction';
 import { toPayoutBatchRecord } from '../src/contract/records/payout-batch-record';
 import { renderProblem } from '../src/contract/render-problem';
 import { missingRecord } from '../src/temporal/permanent-errors';
 import { createEventActivities, type EventActivityDeps } from './event-activities';
 
+/**
+ * What the watch asks of the bulk payout service (src/services/payout-batch-service.ts). The wiring
+ * builds it (src/main/wiring.ts): the service starts payouts by workflow reference, and activities
+ * sit below the workflows, so they import no service.
+ */
+export interface PayoutBatchWork {
+  allFinal(batch: PayoutBatch): Promise<boolean>;
+  process(batchId: string): Promise<unknown>;
+  releaseRefusedHolds(batch: PayoutBatch): Promise<void>;
+  payoutsOf(batch: PayoutBatch): Promise<Map<string, Transaction>>;
+}
+
 export interface PayoutBatchActivityDeps extends EventActivityDeps {
   payoutBatches: PayoutBatchStore;
-  transactions: TransactionStore;
-  ledger: Ledger;
-  recovery: RecoveryDeps;
-  refundFees: FeeSchedule;
+  /** The bulk payout service, starting payouts with this client. */
+  payoutBatchWorkOf: (temporal: Client) => PayoutBatchWork;
 }
 
 /** A bulk payout's watch: its progress, its finishing after a crash, its completion event. */
 export function createPayoutBatchActivities(deps: PayoutBatchActivityDeps) {
   const { recordEvent } = createEventActivities(deps);
   // Built per call: payouts are started with the worker's own client.
-  const service = () =>
-    new PayoutBatchService({
-      batches: deps.payoutBatches,
-      transactions: deps.transactions,
-      ledger: deps.ledger,
-      payouts: new PayoutService({
-        transactions: deps.transactions,
-        starts: deps.recovery.starts,
-        ledger: deps.ledger,
-        temporal: Context.current().client,
-        taskQueue: deps.recovery.taskQueue,
-        payoutExpiryMs: deps.recovery.payoutExpiryMs,
-        feeSchedule: deps.refundFees,
-      }),
-    });
+  const service = () => deps.payoutBatchWorkOf(Context.current().client);
   const stored = async (id: string) => {
     const batch = await deps.payoutBatches.findById(id);
     if (!batch) throw missingRecord(`no payout batch ${id}`);

@@ -3,12 +3,13 @@ import type { Client } from '@temporalio/client';
 import type { Ledger } from '../src/ledger';
 import type { TransactionStore } from '../src/persistence/transactions';
 import type { WorkflowStartLog } from '../src/persistence/workflow-starts';
-import { TransactionWorkflows, type PayinTiming } from '../src/services/transaction-workflows';
+import type { PayinTiming } from '../src/domain/payin-timing';
 import {
   RecoverySweep,
   type ChainRepair,
   type RecoverySweepResult,
   type SweepLog,
+  type TransactionStarts,
 } from '../src/recovery/sweep';
 
 export type { RecoverySweepResult };
@@ -27,6 +28,12 @@ export interface RecoveryDeps {
   graceMs: number;
   /** Read chains whose lost entries the sweep lists again. */
   chains?: ChainRepair[];
+  /**
+   * Starts a transaction's workflow as the API would, with this client: the wiring builds it
+   * (src/services/transaction-workflows.ts), since starting by workflow reference sits above the
+   * workflows, and activities below them.
+   */
+  startsOf: (temporal: Client) => TransactionStarts;
 }
 
 export interface RecoveryActivityDeps {
@@ -47,15 +54,7 @@ export function recoverySweepOf(deps: RecoveryDeps, temporal: Client, sweepLog?:
     graceMs: deps.graceMs,
     ...(deps.chains ? { chains: deps.chains } : {}),
     ...(sweepLog ? { log: sweepLog } : {}),
-    workflows: new TransactionWorkflows({
-      temporal,
-      taskQueue: deps.taskQueue,
-      starts: deps.starts,
-      transactions: deps.transactions,
-      ledger: deps.ledger,
-      payin: deps.payin,
-      payoutExpiryMs: deps.payoutExpiryMs,
-    }),
+    workflows: deps.startsOf(temporal),
   });
 }
 

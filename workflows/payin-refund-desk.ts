@@ -4,7 +4,7 @@ import { recordActivities, type RefundActivities } from './activity-proxies';
 import { payinRefunds } from './payin-refunds';
 
 // A payin whose workflow closed at its final status has its refunds decided here. The API starts
-// the desk (one per payin at a time) and sends the refund's Update (src/temporal/start-workflow.ts);
+// the desk (one per payin at a time) and sends the refund's Update (src/services/start-workflow.ts);
 // the desk reads the payin and its stored refunds, answers every Update that reaches it one at a
 // time (the remainder is reserved atomically, as the payin's own workflow did), and closes once its
 // refunds reached their end and no Update is left, or after a minute without any (a start whose

@@ -1,7 +1,7 @@
 import { condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { PayinStateUpdate } from '../activities/payin-activities';
 import type { TransactionStatus } from '../src/domain/transaction';
-import { saStatus } from './search-attributes';
+import { saStatus } from '../src/temporal/search-attributes';
 import {
   confirmSessionUpdate,
   declineSessionUpdate,
@@ -11,7 +11,7 @@ import {
   type PayinWorkflowInput,
   type SessionConfirmation,
 } from './payin-api';
-import { operatorCallbackSignal } from './signals';
+import { operatorCallbackSignal } from '../src/operators/callback-signal';
 import type { PayinOutcome } from '../activities/payin-outcome-activities';
 import {
   localFirst,

@@ -3,7 +3,7 @@ import type { PayinCollection } from '../activities/payin-activities';
 import type { Failure } from '../src/domain/transaction';
 import { providerName } from '../src/domain/operators';
 import { isAmbiguousFailure } from '../src/domain/failures';
-import { saProvider } from './search-attributes';
+import { saProvider } from '../src/temporal/search-attributes';
 import type { SessionConfirmation } from './payin-api';
 import {
   localFirst,

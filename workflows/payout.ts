@@ -13,8 +13,8 @@ import type { PayoutProviderState, PayoutStateUpdate } from '../activities/payou
 import type { OperatorStatus } from '../src/operators/gateway';
 import type { Failure } from '../src/domain/transaction';
 import { providerName } from '../src/domain/operators';
-import { saStatus } from './search-attributes';
-import { operatorCallbackSignal } from './signals';
+import { saStatus } from '../src/temporal/search-attributes';
+import { operatorCallbackSignal } from '../src/operators/callback-signal';
 import {
   operatorActivities,
   recordActivities,

@@ -2,7 +2,7 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { createRecoveryActivities, RecoverySweepResult } from '../activities/recovery-activities';
 
 // One pass of the recovery sweep (src/recovery/sweep.ts): started every minute by its schedule
-// (src/recovery/schedule.ts). The pass is idempotent, so a retry or the next pass redoes it safely.
+// (src/main/recovery-schedule.ts). The pass is idempotent, so a retry or the next pass redoes it safely.
 
 const { recoverUnstartedWorkflows } = proxyActivities<ReturnType<typeof createRecoveryActivities>>({
   startToCloseTimeout: '5m',

@@ -69,4 +69,3 @@ export const refundRequestOf = (input: RefundWorkflowInput): RefundRequest => ({
 export type RefundOutcome = 'completed' | 'reversed';
 
 // Built with every other workflow id (pure module, safe in the sandbox).
-export { refundWorkflowId } from '../src/temporal/workflow-ids';

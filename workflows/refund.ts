@@ -7,7 +7,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import { refundRequestOf, type RefundOutcome, type RefundWorkflowInput } from './refund-api';
-import { operatorCallbackSignal } from './signals';
+import { operatorCallbackSignal } from '../src/operators/callback-signal';
 import {
   localFirst,
   localOperatorActivities,
@@ -19,7 +19,7 @@ import {
 } from './activity-proxies';
 import { askOperator } from './ask-operator';
 import { watchStopRequest } from './stop-request';
-import { saStatus } from './search-attributes';
+import { saStatus } from '../src/temporal/search-attributes';
 import { isPatched } from './patches';
 
 export type { RefundWorkflowInput } from './refund-api';

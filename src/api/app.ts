@@ -42,7 +42,6 @@ import { assertEveryRouteGuarded, unknownRoutes } from './routing';
 import { sandboxRoutes, testModeOnly } from './routes/sandbox';
 import type { SandboxHelpers } from '../services/sandbox-helpers';
 import { openApiDocument } from './openapi/document';
-import { dashboardRouter, type DashboardDeps } from '../dashboard/app';
 import { requestLog, type RequestLogOptions } from '../request-log/middleware';
 
 export interface AppDeps {
@@ -94,13 +93,20 @@ export interface AppDeps {
   wsTokens?: WsTokenStore;
   /** Keys request fingerprints (DATA_ENCRYPTION_KEYS), so bodies with phone numbers or OTPs can't be guessed from them. */
   fingerprintKeys?: KeyRing;
-  /** The merchant dashboard under /dashboard (src/dashboard/app.ts); omitted, absent. */
-  dashboard?: DashboardDeps;
+  /**
+   * The merchant dashboard's door under /dashboard, built by the wiring (src/main/wiring.ts) from
+   * src/dashboard/app.ts: it gets the public API to mount on the member's behalf. Omitted, absent.
+   * The API does not import the dashboard (which builds on the API's routing and problems).
+   */
+  dashboard?: DashboardDoor;
   /** Express `trust proxy` (TRUST_PROXY): which proxies may name the client address; default loopback. */
   trustProxy?: boolean | number | string[];
   /** Every /v1 request of a merchant, kept 30 days for the dashboard (src/request-log); omitted, none. */
   requestLog?: RequestLogOptions;
 }
+
+/** A door that serves the public API too: given how to mount it, the door's router. */
+export type DashboardDoor = (mountPublicApi: (router: Router) => void) => Router;
 
 export function createApp(deps: AppDeps): Express {
   const app = express();
@@ -121,7 +127,9 @@ export function createApp(deps: AppDeps): Express {
   app.use(methodNotAllowed(openApiDocument().paths as Record<string, Record<string, unknown>>));
   const database = deps.database ? new DatabaseWatch(deps.database) : null;
   // Readiness says "MongoDB down" at once while the outage is known, like every other route.
-  app.use(healthRoutes(database ? { ...deps.health, mongo: () => database.answers() } : deps.health, internal));
+  app.use(
+    healthRoutes(database ? { ...deps.health, mongo: () => database.answers() } : deps.health, internal),
+  );
   app.use(docsRoutes());
   if (database) app.use(database.guard());
   // Before the JSON parser: signatures cover the raw body, and providers have no merchant credentials.
@@ -130,7 +138,7 @@ export function createApp(deps: AppDeps): Express {
   if (deps.dashboard)
     app.use(
       '/dashboard',
-      dashboardRouter(deps.dashboard, (router) => mountPublicApi(router, deps)),
+      deps.dashboard((router) => mountPublicApi(router, deps)),
     );
   app.use(jsonBody());
   // Customers reach the hosted checkout page with the link alone: mounted before /v1 authentication.

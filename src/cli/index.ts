@@ -8,7 +8,7 @@ import { LedgerError } from '../ledger';
 import { connectMongo } from '../persistence/mongo';
 import { buildProgram, CliError } from './program';
 import type { Client } from '@temporalio/client';
-import { connectTemporalClient } from '../temporal/connection';
+import { connectTemporalClient } from '../main/temporal/connection';
 import { TimelineNotFoundError } from './timeline';
 
 /** How long the CLI waits for MongoDB before saying it cannot reach it (PAYMENTS_CLI_CONNECT_TIMEOUT_MS). */

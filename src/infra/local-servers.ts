@@ -5,8 +5,8 @@ import { dirname, join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { ferretdbPath, postgresBinDir, temporalCliPath, temporalServerDir } from './tools';
-import { searchAttributes } from '../../workflows/search-attributes';
-import { ensureSearchAttributes } from '../temporal/connection';
+import { searchAttributes } from '../temporal/search-attributes';
+import { ensureSearchAttributes } from '../temporal/ensure-search-attributes';
 
 // Starts the real servers as local child processes (npm start, tests, benchmarks).
 

@@ -6,7 +6,7 @@ import { createLogger } from '../infra/logger';
 import { startFerretDB, startTemporalDevServer, type LocalServer } from '../infra/local-servers';
 import { onShutdown, runApi, runWorker, type Running } from './run';
 import { startSimulator } from '../simulator/server';
-import { installWorkerRuntime } from '../temporal/runtime';
+import { installWorkerRuntime } from './temporal/runtime';
 import { EncryptionCodec } from '../temporal/codec';
 import { embeddedUiOrigins, startCodecServer } from '../api/codec-server';
 import { connectMongo } from '../persistence/mongo';

@@ -1,9 +1,10 @@
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import { createLogger } from '../infra/logger';
-import { connectTemporalClient } from '../temporal/connection';
-import { ensureReconciliationSchedule, RECONCILIATION_SCHEDULE_ID } from '../reconciliation/schedule';
-import { ensureRecoverySchedule } from '../recovery/schedule';
+import { connectTemporalClient } from './temporal/connection';
+import { ensureReconciliationSchedule } from './reconciliation-schedule';
+import { ensureRecoverySchedule } from './recovery-schedule';
+import { RECONCILIATION_SCHEDULE_ID } from '../temporal/workflow-ids';
 
 // The Temporal Schedules every worker ensures at start (the daily reconciliation, the recovery
 // sweep), each on a client of its own. A failure is logged, not fatal: payments run without them,
@@ -32,7 +33,7 @@ async function withClient(
   }
 }
 
-/** The daily reconciliation at RECONCILIATION_TIME (src/reconciliation/schedule.ts). */
+/** The daily reconciliation at RECONCILIATION_TIME (src/main/reconciliation-schedule.ts). */
 export async function ensureReconciliationScheduleAtStart(
   config: ScheduleConfig & Pick<Config, 'RECONCILIATION_TIME'>,
   address: string,
@@ -49,7 +50,7 @@ export async function ensureReconciliationScheduleAtStart(
   });
 }
 
-/** The recovery sweep every RECOVERY_SWEEP_INTERVAL (src/recovery/schedule.ts). */
+/** The recovery sweep every RECOVERY_SWEEP_INTERVAL (src/main/recovery-schedule.ts). */
 export async function ensureRecoveryScheduleAtStart(
   config: ScheduleConfig & Pick<Config, 'RECOVERY_SWEEP_INTERVAL'>,
   address: string,

@@ -4,6 +4,7 @@ import type { Express } from 'express';
 import type { Config } from '../config';
 import type { Logger } from '../infra/logger';
 import { createApp } from '../api/app';
+import { dashboardRouter, type DashboardDeps } from '../dashboard/app';
 import { MerchantService } from '../merchants';
 import { Ledger } from '../ledger';
 import { RequestLogStore } from '../request-log/store';
@@ -21,8 +22,9 @@ import { RefundAuditLog } from '../persistence/refund-audit';
 import { CallbackReceiptStore } from '../persistence/callback-receipts';
 import { CallbackService } from '../operators/callbacks';
 import { PayoutService } from '../services/payout-service';
+import { TransactionWorkflows } from '../services/transaction-workflows';
 import { CheckoutService } from '../checkout/service';
-import { pingTemporal } from '../temporal/connection';
+import { pingTemporal } from './temporal/connection';
 import { buildOperatorGateway, buildOperators, providerHealthOf, type Operators } from './operators';
 import type { RulesOf } from '../operators/connectors';
 import type { ActivityDeps } from '../../activities';
@@ -37,7 +39,7 @@ import { ReadChains } from '../persistence/read-chains';
 import { EndpointStore } from '../webhooks/endpoint-store';
 import type { KeyRing } from '../security/key-ring';
 import type { RecoveryDeps } from '../../activities/recovery-activities';
-import type { PayinTiming } from '../services/transaction-workflows';
+import type { PayinTiming } from '../domain/payin-timing';
 import { buildReconciliationStores } from '../reconciliation';
 import { registerRealtime } from '../api/ws';
 import { recipientApi } from '../services/recipient-service';
@@ -153,36 +155,38 @@ export async function buildApi(opts: {
   await sharedLimits.init();
   const dashboardIdentity = DashboardIdentity.on(opts.mongo, opts.config.DATA_ENCRYPTION_KEYS);
   await dashboardIdentity.init();
-  const app = createApp({
-    dashboard: {
-      identity: dashboardIdentity,
-      merchantName: async (id) => (await merchants.getMerchant(id))?.name ?? null,
-      merchantActive: async (id) =>
-        (await merchants.stillAllowed(id, null, opts.config.AUTH_CACHE_TTL)) === 'allowed',
-      publicBaseUrl: opts.config.PUBLIC_BASE_URL,
-      signIn: {
-        failuresPerAddressPerMinute: opts.config.DASHBOARD_SIGN_IN_FAILURES_PER_ADDRESS,
-        lockAfter: opts.config.DASHBOARD_LOCKOUT_AFTER,
-        lockMs: opts.config.DASHBOARD_LOCKOUT,
-        failuresPerAccount: opts.config.DASHBOARD_SIGN_IN_FAILURES_PER_ACCOUNT,
-        resetMailsPerAddressPerMinute: opts.config.DASHBOARD_RESET_MAILS_PER_ADDRESS,
-        invitationsPerHour: opts.config.DASHBOARD_INVITATIONS_PER_HOUR,
-      },
-      limits: sharedLimits,
-      logger: opts.logger,
-      ...(opts.dashboardStaticDir ? { staticDir: opts.dashboardStaticDir } : {}),
-      data: {
-        mongo: opts.mongo,
-        merchants,
-        ledger,
-        transactions,
-        refunds,
-        events: eventApi.webhooks.events,
-        endpoints: eventApi.webhooks.endpoints,
-        deliveries: eventApi.webhooks.deliveries,
-        requestLog,
-      },
+  const dashboard: DashboardDeps = {
+    identity: dashboardIdentity,
+    merchantName: async (id) => (await merchants.getMerchant(id))?.name ?? null,
+    merchantActive: async (id) =>
+      (await merchants.stillAllowed(id, null, opts.config.AUTH_CACHE_TTL)) === 'allowed',
+    publicBaseUrl: opts.config.PUBLIC_BASE_URL,
+    signIn: {
+      failuresPerAddressPerMinute: opts.config.DASHBOARD_SIGN_IN_FAILURES_PER_ADDRESS,
+      lockAfter: opts.config.DASHBOARD_LOCKOUT_AFTER,
+      lockMs: opts.config.DASHBOARD_LOCKOUT,
+      failuresPerAccount: opts.config.DASHBOARD_SIGN_IN_FAILURES_PER_ACCOUNT,
+      resetMailsPerAddressPerMinute: opts.config.DASHBOARD_RESET_MAILS_PER_ADDRESS,
+      invitationsPerHour: opts.config.DASHBOARD_INVITATIONS_PER_HOUR,
     },
+    limits: sharedLimits,
+    logger: opts.logger,
+    ...(opts.dashboardStaticDir ? { staticDir: opts.dashboardStaticDir } : {}),
+    data: {
+      mongo: opts.mongo,
+      merchants,
+      ledger,
+      transactions,
+      refunds,
+      events: eventApi.webhooks.events,
+      endpoints: eventApi.webhooks.endpoints,
+      deliveries: eventApi.webhooks.deliveries,
+      requestLog,
+    },
+  };
+  const app = createApp({
+    // The public API is mounted by both doors, as one composition (mountPublicApi of src/api/app.ts).
+    dashboard: (mountPublicApi) => dashboardRouter(dashboard, mountPublicApi),
     requestLog: {
       store: requestLog,
       onError: (err) => opts.logger.warn({ err }, 'request log: write failed'),
@@ -348,14 +352,38 @@ export async function buildActivityDeps(opts: { mongo: Connection; config: Confi
   await statements.init();
   const payoutBatches = PayoutBatchStore.on(opts.mongo);
   await payoutBatches.init();
+  const recovery = await buildRecoveryDeps({
+    mongo: opts.mongo,
+    config: opts.config,
+    transactions,
+    ledger,
+    refunds,
+  });
+  const refundFees = resolveFeeSchedule(opts.config.FEE_SCHEDULE);
   return {
     transactions,
     payoutBatches,
+    // A bulk payout's watch finishes its items as the request would, with the worker's client.
+    payoutBatchWorkOf: (temporal) =>
+      new PayoutBatchService({
+        batches: payoutBatches,
+        transactions,
+        ledger,
+        payouts: new PayoutService({
+          transactions,
+          starts: recovery.starts,
+          ledger,
+          temporal,
+          taskQueue: recovery.taskQueue,
+          payoutExpiryMs: recovery.payoutExpiryMs,
+          feeSchedule: refundFees,
+        }),
+      }),
     ledger,
     refunds,
     refundAudit,
     statements,
-    refundFees: resolveFeeSchedule(opts.config.FEE_SCHEDULE),
+    refundFees,
     otps: OtpStore.on(opts.mongo, opts.config.DATA_ENCRYPTION_KEYS, opts.config.OTP_LIFETIME),
     // Every sandbox id asked of an operator is listed by day first: reconciliation finds "unknown to the operator".
     operators: buildOperatorGateway(
@@ -371,13 +399,7 @@ export async function buildActivityDeps(opts: { mongo: Connection; config: Confi
     // Payouts wait, unsent, while their provider is delayed or closed (docs/payouts.md).
     providerHealth,
     reconciliation,
-    recovery: await buildRecoveryDeps({
-      mongo: opts.mongo,
-      config: opts.config,
-      transactions,
-      ledger,
-      refunds,
-    }),
+    recovery,
     ...(await buildEventStores(opts.mongo, opts.config.DATA_ENCRYPTION_KEYS)),
     webhooks: {
       timeoutMs: opts.config.WEBHOOK_TIMEOUT,
@@ -416,15 +438,27 @@ export async function buildRecoveryDeps(opts: {
     { chain: 'webhook_delivery_chain', repair: markOnly('webhook_delivery_chain') },
     { chain: 'ledger_account_index', repair: markOnly('ledger_account_index') },
   ];
+  const payin = payinTiming(config, MerchantService.on(opts.mongo));
   return {
     chains,
     starts,
     transactions: opts.transactions,
     ledger: opts.ledger,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    payin: payinTiming(config, MerchantService.on(opts.mongo)),
+    payin,
     payoutExpiryMs: config.PAYOUT_EXPIRY,
     graceMs: config.RECOVERY_GRACE_PERIOD,
+    // The sweep starts a transaction's workflow exactly as the API would.
+    startsOf: (temporal) =>
+      new TransactionWorkflows({
+        temporal,
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        starts,
+        transactions: opts.transactions,
+        ledger: opts.ledger,
+        payin,
+        payoutExpiryMs: config.PAYOUT_EXPIRY,
+      }),
   };
 }
 

@@ -2,7 +2,7 @@
 import { ConfigError, loadConfig } from '../config';
 import { createLogger } from '../infra/logger';
 import { onShutdown, runWorker } from './run';
-import { installWorkerRuntime } from '../temporal/runtime';
+import { installWorkerRuntime } from './temporal/runtime';
 import { internalAccess, startMetricsServer } from '../infra/metrics-server';
 
 async function main(): Promise<void> {

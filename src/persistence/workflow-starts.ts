@@ -76,3 +76,10 @@ export class WorkflowStartLog {
       .exec();
   }
 }
+
+/**
+ * What starting a transaction's workflow came to: `started` now, `exists` (a run has this id, open
+ * or closed), `final` (the record says it ended: nothing started), `refused` (a payout the balance no
+ * longer covers: removed, as the API does).
+ */
+export type StartOutcome = 'started' | 'exists' | 'final' | 'refused';

@@ -12,11 +12,4 @@ export {
 export { eventNotifier, temporalProbe, type CorrectionNotifier, type WorkflowProbe } from './ports';
 export * from './types';
 export { buildReconciliationStores } from './stores';
-export {
-  ensureReconciliationSchedule,
-  parseScheduleTime,
-  reconciliationSchedule,
-  RECONCILIATION_SCHEDULE_ID,
-  type ReconciliationScheduleConfig,
-} from './schedule';
 export { previousUtcDay, shiftDay, utcDay } from '../domain/days';

@@ -6,7 +6,7 @@ import type { RefundStore } from '../persistence/refunds';
 import type { TransactionStore } from '../persistence/transactions';
 import { startOnce } from '../temporal/start-once';
 import { eventPublishWorkflowId } from '../temporal/workflow-ids';
-import { publishEventWorkflow } from '../../workflows/publish-event';
+import { publishEventWorkflowType, type PublishEventWorkflow } from '../events/publish-event';
 
 // What reconciliation needs of the rest of the service besides stores: whether a transaction's
 // workflow still runs, and telling the merchant of a corrected payin. Each has two ways in: from the
@@ -61,7 +61,7 @@ export function eventNotifier(deps: {
         reference: tx.reference,
         data: toPublicRecord(tx, { refunds, refunded: refundedTotal(refunds) }),
       };
-      await startOnce(await deps.temporal(), publishEventWorkflow, {
+      await startOnce<PublishEventWorkflow>(await deps.temporal(), publishEventWorkflowType, {
         taskQueue: deps.taskQueue,
         workflowId: eventPublishWorkflowId(tx.id, event.type),
         args: [event],

@@ -2,8 +2,8 @@ import { Counter } from 'prom-client';
 import { metricsRegistry } from '../infra/metrics';
 import type { TransactionStore } from '../persistence/transactions';
 import type { HoleRepairResult } from '../persistence/read-chains';
-import type { WorkflowStartLog, WorkflowStartMarker } from '../persistence/workflow-starts';
-import type { StartOutcome, TransactionWorkflows } from '../services/transaction-workflows';
+import type { StartOutcome, WorkflowStartLog, WorkflowStartMarker } from '../persistence/workflow-starts';
+import type { Transaction } from '../domain/transaction';
 
 // The recovery sweep: a crash between storing a payin or payout and starting its workflow leaves a
 // record nobody runs until the client retries with the same key. Its start marker stays behind
@@ -11,10 +11,19 @@ import type { StartOutcome, TransactionWorkflows } from '../services/transaction
 // starts the workflow exactly as the API would have (src/services/transaction-workflows.ts): a payout
 // still `pending` is debited first, a final transaction or a workflow that already runs just clears
 // the marker. Idempotent: the start rejects a used workflow id, the debit has a fixed sourceRef.
-// Run by a Temporal schedule (src/recovery/schedule.ts); docs/operations.md.
+// Run by a Temporal schedule (src/main/recovery-schedule.ts); docs/operations.md.
 
 /** What became of a marker: a start outcome, `missing` (no record was ever stored), `error` (retried next time). */
 export type SweepOutcome = StartOutcome | 'missing' | 'error';
+
+/**
+ * How the sweep starts a transaction's workflow: as the API would (src/services/transaction-workflows.ts,
+ * handed in by the wiring; the sweep sits below the workflows and imports no start).
+ */
+export interface TransactionStarts {
+  startPayin(tx: Transaction): Promise<StartOutcome>;
+  startPayout(tx: Transaction): Promise<StartOutcome>;
+}
 
 export const recoverySweepMarkers = new Counter({
   name: 'payments_recovery_sweep_total',
@@ -30,7 +39,7 @@ export interface SweepLog {
 export interface RecoverySweepDeps {
   starts: WorkflowStartLog;
   transactions: TransactionStore;
-  workflows: TransactionWorkflows;
+  workflows: TransactionStarts;
   /** A marker younger than this belongs to a request that may still be running. */
   graceMs: number;
   /** Markers handled per run (oldest first); the next run takes the rest. */

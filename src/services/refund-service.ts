@@ -20,7 +20,7 @@ import type { Transaction } from '../domain/transaction';
 import { refundedTotal, type Refund } from '../domain/refund';
 import { RETRY_AFTER_SECONDS } from '../persistence/unavailable';
 import { isUpdateLimitReached, refundIdsOf, refundUpdateId } from './update-limits';
-import { askRefundDesk } from '../temporal/start-workflow';
+import { askRefundDesk } from './start-workflow';
 import { fingerprintsDiffer } from '../security/request-fingerprint';
 
 export interface RefundServiceDeps {
@@ -237,7 +237,7 @@ function refusalOf(err: unknown): ProblemCode | null {
       return cause.type as ProblemCode;
     return null;
   }
-  // The desk closed under each of askRefundDesk's attempts (src/temporal/start-workflow.ts).
+  // The desk closed under each of askRefundDesk's attempts (src/services/start-workflow.ts).
   if (err instanceof WorkflowNotFoundError) return 'REFUND_NOT_ALLOWED';
   return null;
 }

@@ -1,14 +1,11 @@
 import type { Client } from '@temporalio/client';
 import type { TransactionStore } from '../persistence/transactions';
-import type { WorkflowStartLog } from '../persistence/workflow-starts';
+import type { StartOutcome, WorkflowStartLog } from '../persistence/workflow-starts';
 import type { OperatorCode } from '../domain/operators';
 import type { Transaction, TransactionStatus } from '../domain/transaction';
+import type { PayinTiming } from '../domain/payin-timing';
 import { InsufficientFundsError, type Ledger } from '../ledger';
-import {
-  startTransactionWorkflow,
-  type StartResult,
-  type TransactionStart,
-} from '../temporal/start-workflow';
+import { startTransactionWorkflow, type StartResult, type TransactionStart } from './start-workflow';
 import { debitPayout } from '../ledger/postings';
 import type { PayinCollection, PayinWorkflowInput } from '../../workflows/payin-api';
 import type { PayoutWorkflowInput } from '../../workflows/payout';
@@ -16,7 +13,7 @@ import type { PayoutWorkflowInput } from '../../workflows/payout';
 // When and with what a payin's or payout's workflow is started: the input built from the stored
 // record, its start marker, and the payout's debit before it. One place, shared by the API (services)
 // and the recovery sweep (src/recovery/sweep.ts), so a recovered transaction runs exactly as the API
-// would have run it; the start itself (options, id policy) is src/temporal/start-workflow.ts.
+// would have run it; the start itself (options, id policy) is src/services/start-workflow.ts.
 //
 // Every transaction runs once: the start rejects a workflow id that was ever used (REJECT_DUPLICATE:
 // a closed run is never followed by a second one), and a transaction whose stored status is final is
@@ -35,20 +32,6 @@ export function isFinal(tx: Pick<Transaction, 'kind' | 'status'>): boolean {
 /** Operator code of a stored provider name (`MTN_CI` -> `MTN`). */
 export const operatorOf = (provider: string): OperatorCode => provider.split('_')[0] as OperatorCode;
 
-export interface PayinTiming {
-  payinExpiryMs: number;
-  sessionExpiryMs: number;
-  correctionWindowMs: number;
-  partnerCheckIntervalMs: number;
-  refundWindowMs: number;
-  /** The merchant's own refund window, fixed into each payin at its start; null: refundWindowMs. */
-  refundWindowMsOf?: ((merchantId: string) => Promise<number | null>) | undefined;
-  /** OTP_LIFETIME: the workflow deletes a stored OTP this long after its start. Unset: 5 min. */
-  otpLifetimeMs?: number | undefined;
-  /** PAYIN_LOCAL_ACTIVITIES: false runs a payin's short steps as regular activities only. Unset: true. */
-  localActivities?: boolean | undefined;
-}
-
 export interface TransactionWorkflowsDeps {
   temporal: Client;
   taskQueue: string;
@@ -61,13 +44,6 @@ export interface TransactionWorkflowsDeps {
   /** Payouts only: the debit that precedes the workflow. */
   ledger?: Ledger | undefined;
 }
-
-/**
- * What starting a transaction's workflow came to: `started` now, `exists` (a run has this id, open
- * or closed), `final` (the record says it ended: nothing started), `refused` (a payout the balance no
- * longer covers: removed, as the API does).
- */
-export type StartOutcome = 'started' | 'exists' | 'final' | 'refused';
 
 /**
  * The collection a direct payin asks of the operator, from its stored record. The OTP (Orange) is

@@ -16,8 +16,6 @@ import {
 // one-dispatcher-per-endpoint.md), so it is not held behind a failing queue, and the
 // deterministic id makes a repeated request a no-op.
 
-export { webhookDeliveryWorkflowId as deliveryWorkflowId } from '../temporal/workflow-ids';
-
 /** The signal that tells a dispatcher its endpoint was enabled (it does not park then). */
 export const endpointEnabledSignal = 'endpointEnabled';
 

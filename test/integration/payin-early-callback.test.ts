@@ -5,7 +5,7 @@ import { Worker } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
 import type { OperatorStatus } from '../../src/operators/gateway';
 import { directPayinInput } from '../helpers/payin-input';
-import { operatorCallbackSignal } from '../../workflows/signals';
+import { operatorCallbackSignal } from '../../src/operators/callback-signal';
 import { startTimeSkippingEnv } from '../helpers/stack';
 import { configSchema } from '../../src/config';
 import { dataConverter } from '../../src/temporal/codec';

@@ -8,17 +8,14 @@ import type { Connection as MongoConnection } from 'mongoose';
 import { configSchema } from '../../src/config';
 import { freePort, startTemporalDevServer, type LocalServer } from '../../src/infra/local-servers';
 import { buildActivityDeps } from '../../src/main/wiring';
-import { createWorker } from '../../src/temporal/worker';
+import { createWorker } from '../../src/main/temporal/worker';
 import { dataConverter } from '../../src/temporal/codec';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server';
 import { HttpOperatorGateway } from '../../src/operators/http-gateway';
 import { ensureReconciliationScheduleAtStart } from '../../src/main/schedules';
-import {
-  ensureReconciliationSchedule,
-  previousUtcDay,
-  RECONCILIATION_SCHEDULE_ID,
-  ReconciliationReportStore,
-} from '../../src/reconciliation';
+import { previousUtcDay, ReconciliationReportStore } from '../../src/reconciliation';
+import { ensureReconciliationSchedule } from '../../src/main/reconciliation-schedule';
+import { RECONCILIATION_SCHEDULE_ID } from '../../src/temporal/workflow-ids';
 import { eventually } from '../helpers/http';
 import { connectTestMongo } from '../helpers/stack';
 

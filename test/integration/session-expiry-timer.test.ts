@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import type { Connection } from 'mongoose';
-import { createWorker } from '../../src/temporal/worker';
+import { createWorker } from '../../src/main/temporal/worker';
 import { buildActivityDeps } from '../../src/main/wiring';
 import { connectTestMongo, startTimeSkippingEnv } from '../helpers/stack';
 import { configSchema } from '../../src/config';

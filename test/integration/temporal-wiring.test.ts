@@ -3,12 +3,18 @@ import { eventually } from '../helpers/http';
 import { useStack } from '../helpers/use-stack';
 import { auditQueries, describeScans } from '../helpers/query-audit';
 import { TransactionStore } from '../../src/persistence/transactions';
-import { startTransactionWorkflow } from '../../src/temporal/start-workflow';
+import { startTransactionWorkflow } from '../../src/services/start-workflow';
 import { payinWorkflowId, payoutWorkflowId, parseWorkflowId } from '../../src/temporal/workflow-ids';
-import { saKind, saMerchantId, saProvider, saReference, saStatus } from '../../workflows/search-attributes';
+import {
+  saKind,
+  saMerchantId,
+  saProvider,
+  saReference,
+  saStatus,
+} from '../../src/temporal/search-attributes';
 import { transactionTimeline } from '../../src/cli/timeline';
 
-// Issue 17, Temporal wiring: a transaction's workflow starts one way (src/temporal/start-workflow.ts,
+// Issue 17, Temporal wiring: a transaction's workflow starts one way (src/services/start-workflow.ts,
 // by function reference, REJECT_DUPLICATE, its search attributes and memo), under the id
 // src/temporal/workflow-ids.ts builds; the CLI timeline reads through the stores by `_id`.
 describe('Temporal wiring', () => {

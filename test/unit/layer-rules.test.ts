@@ -1,112 +1,162 @@
-import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 
-// The layer rules of eslint.layers.mjs (domain <- contract <- services/activities <- API/wiring),
-// checked on in-memory fixtures with ESLint's Node API. A child Node process runs ESLint, which
-// loads its ESM config itself (jest's module sandbox cannot); TypeScript's parser without type
-// information, so it is quick.
+// The layer ladder and the cycle rule of .dependency-cruiser.mjs (docs/decisions/architecture/
+// layers-and-cycles.md), run by dependency-cruiser's own CLI: on a fixture tree, each climbing import
+// and each cycle is found, and the allowed imports are not; on the real tree, nothing is (what
+// `npm run lint` runs).
 
 const root = join(__dirname, '../..');
+const depcruise = join(root, 'node_modules', '.bin', 'depcruise');
+const config = join(root, '.dependency-cruiser.mjs');
+const scanned = ['src', 'workflows', 'activities', 'dashboard/src'];
 
-type Fixture = [file: string, source: string];
-
-function lint(fixtures: Fixture[]): string[][] {
-  const script = `
-    const { ESLint } = require('eslint');
-    (async () => {
-      const fixtures = JSON.parse(process.argv[1]);
-      const layers = new ESLint({
-        cwd: process.cwd(),
-        overrideConfigFile: 'eslint.layers.mjs',
-        overrideConfig: [{ files: ['**/*.ts'], languageOptions: { parser: require('typescript-eslint').parser } }],
-      });
-      const out = [];
-      for (const [file, source] of fixtures) {
-        const [result] = await layers.lintText(source, { filePath: file });
-        out.push(result.messages.map((m) => (m.ruleId ?? 'fatal') + ' ' + m.message));
-      }
-      // The cycle rule, on two files importing each other.
-      const { mkdtempSync, writeFileSync } = require('node:fs');
-      const { join } = require('node:path');
-      const { pathToFileURL } = require('node:url');
-      const { noCycle } = await import(pathToFileURL(join(process.cwd(), 'eslint.layers.mjs')).href);
-      const dir = mkdtempSync(join(require('node:os').tmpdir(), 'cycle-'));
-      writeFileSync(join(dir, 'a.ts'), "import { b } from './b';\\nexport const a = () => b;\\n");
-      writeFileSync(join(dir, 'b.ts'), "import { a } from './a';\\nexport const b = () => a;\\n");
-      const cycles = new ESLint({
-        cwd: dir,
-        overrideConfigFile: true,
-        overrideConfig: [{ ...noCycle, files: ['**/*.ts'], languageOptions: { parser: require('typescript-eslint').parser } }],
-      });
-      const linted = await cycles.lintFiles(['a.ts', 'b.ts']);
-      out.push(linted.flatMap((r) => r.messages.map((m) => (m.ruleId ?? 'fatal') + ' ' + m.message)));
-      require('node:fs').rmSync(dir, { recursive: true, force: true });
-      // The project's own config must carry the same rules (it spreads them).
-      const full = await new ESLint({ cwd: process.cwd() }).calculateConfigForFile('src/domain/money.ts');
-      out.push([JSON.stringify(full.rules['no-restricted-imports'] ?? null)]);
-      process.stdout.write(JSON.stringify(out));
-    })().catch((e) => { console.error(e); process.exit(1); });`;
-  const output = execFileSync(process.execPath, ['-e', script, JSON.stringify(fixtures)], {
-    cwd: root,
-    encoding: 'utf8',
-  });
-  return JSON.parse(output) as string[][];
+interface Violation {
+  from: string;
+  to: string;
+  rule: { name: string };
 }
 
-describe('layer rules (eslint.layers.mjs)', () => {
-  const fixtures: Fixture[] = [
-    ['src/domain/fixture.ts', "import { renderProblem } from '../api/problem';"],
-    ['src/domain/fixture.ts', "import type { ProblemCode } from '../contract/problems';"],
-    ['src/domain/fixture.ts', "import { toMajor } from './money';\nimport { z } from 'zod';"],
-    ['src/contract/schemas/fixture.ts', "import { PayinService } from '../../services/payin-service';"],
-    ['src/contract/fixture.ts', "import express from 'express';"],
-    [
-      'src/contract/schemas/fixture.ts',
-      "import { toMajor } from '../../domain/money';\nimport { eventType } from '../../events/catalogue';\nimport { decodeCursor } from '../../ledger/cursor';",
-    ],
-    ['src/services/fixture.ts', "import { ApiProblem } from '../api/problem';"],
-    ['src/services/fixture.ts', "import { ApiProblem } from '../contract/problems';"],
-    ['src/checkout/fixture.ts', "import { negotiateLanguage } from '../api/i18n';"],
-    ['src/ledger/fixture.ts', "import { buildActivityDeps } from '../main/wiring';"],
-    ['activities/fixture.ts', "import type { PayinWorkflowInput } from '../workflows/payin';"],
-    ['activities/fixture.ts', "import { parseOr400 } from '../src/api/validate';"],
-  ];
-  let results: string[][];
+/** dependency-cruiser's CLI on `scanned` from `cwd`, with the project's config. */
+const depcruiseIn = (cwd: string, outputType: 'json' | 'err') =>
+  spawnSync(depcruise, [...scanned, '--config', config, '--output-type', outputType], {
+    cwd,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+
+function cruise(cwd: string): Violation[] {
+  const run = depcruiseIn(cwd, 'json');
+  if (!run.stdout) throw new Error(`depcruise failed: ${run.stderr}`);
+  return (JSON.parse(run.stdout) as { summary: { violations: Violation[] } }).summary.violations;
+}
+
+/** Every fixture file, by its path in a repository shaped like ours. */
+const fixtures: Record<string, string> = {
+  // Climbing imports, one per kind (types count: `import type` is an edge too).
+  'src/domain/up-to-api.ts': "import { problem } from '../api/problem';\nexport const x = problem;\n",
+  'src/domain/type-up.ts': "import type { Code } from '../contract/problems';\nexport type X = Code;\n",
+  'src/contract/framework.ts': "import express from 'express';\nexport const x = express;\n",
+  'src/temporal/seam-to-workflow.ts':
+    "import { flow } from '../../workflows/payin/flow';\nexport const x = flow;\n",
+  'src/reconciliation/store-to-workflow.ts':
+    "import { flow } from '../../workflows/payin/flow';\nexport const x = flow;\n",
+  'activities/payin/to-workflow.ts':
+    "import type { Input } from '../../workflows/payin/flow';\nexport type X = Input;\n",
+  'activities/payin/to-service.ts':
+    "import { service } from '../../src/services/service';\nexport const x = service;\n",
+  'workflows/payin/to-service.ts':
+    "import { service } from '../../src/services/service';\nexport const x = service;\n",
+  'src/api/to-dashboard.ts': "import { door } from '../dashboard/app';\nexport const x = door;\n",
+  'src/services/to-main.ts': "import { wired } from '../main/wiring';\nexport const x = wired;\n",
+  // Allowed: downwards, inside a layer, the interface facts beside their owners, the wiring.
+  'src/contract/problems.ts':
+    "import { days } from '../domain/days';\nimport { catalogue } from '../events/catalogue';\nimport { cursor } from '../ledger/cursor';\nexport type Code = string;\nexport const x = [days, catalogue, cursor];\n",
+  'src/domain/days.ts': 'export const days = 1;\n',
+  'src/events/catalogue.ts': 'export const catalogue = 1;\n',
+  'src/ledger/cursor.ts': 'export const cursor = 1;\n',
+  'src/api/problem.ts': 'export const problem = 1;\n',
+  'src/temporal/workflow-ids.ts': 'export const id = 1;\n',
+  'workflows/payin/flow.ts':
+    "import type { activity } from '../../activities/payin/activity';\nimport { id } from '../../src/temporal/workflow-ids';\nexport type Input = typeof activity;\nexport const flow = id;\n",
+  'activities/payin/activity.ts':
+    "import { id } from '../../src/temporal/workflow-ids';\nexport const activity = id;\n",
+  'src/services/service.ts':
+    "import { flow } from '../../workflows/payin/flow';\nexport const service = flow;\n",
+  'src/dashboard/app.ts': "import { problem } from '../api/problem';\nexport const door = problem;\n",
+  'src/main/wiring.ts':
+    "import { door } from '../dashboard/app';\nimport { service } from '../services/service';\nexport const wired = [door, service];\n",
+  // Cycles: two modules of one layer, and the browser page's (TSX).
+  'src/persistence/a.ts': "import { b } from './b';\nexport const a = () => b;\n",
+  'src/persistence/b.ts': "import { a } from './a';\nexport const b = () => a;\n",
+  'dashboard/src/components/Chart.tsx':
+    "import type { Day } from '../pages/Home';\nexport default function Chart(p: { days: Day[] }) { return <svg>{p.days.length}</svg>; }\n",
+  'dashboard/src/pages/Home.tsx':
+    "import { lazy } from 'react';\nconst Chart = lazy(() => import('../components/Chart'));\nexport type Day = { date: string };\nexport const Home = () => <Chart days={[]} />;\n",
+};
+
+describe('layer rules (.dependency-cruiser.mjs)', () => {
+  let dir: string;
+  let found: Violation[];
+  const violationsOf = (from: string) =>
+    found.filter((v) => v.from === from).map((v) => `${v.rule.name} ${v.to}`);
+
   beforeAll(() => {
-    results = lint(fixtures);
-  }, 60_000);
+    dir = mkdtempSync(join(tmpdir(), 'layers-'));
+    symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { jsx: 'react-jsx', esModuleInterop: true, moduleResolution: 'node' },
+      }),
+    );
+    for (const [file, source] of Object.entries(fixtures)) {
+      mkdirSync(dirname(join(dir, file)), { recursive: true });
+      writeFileSync(join(dir, file), source);
+    }
+    found = cruise(dir);
+  }, 120_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  const at = (i: number) => results[i]!.join('\n');
-
-  it('the domain imports nothing above it, types included', () => {
-    expect(at(0)).toMatch(/no-restricted-imports .*domain imports only the domain/);
-    expect(at(1)).toMatch(/no-restricted-imports .*domain imports only the domain/);
-    expect(results[2]).toEqual([]);
+  it('finds every climbing import, type-only ones included, whatever folder a flow sits in', () => {
+    expect(violationsOf('src/domain/up-to-api.ts')).toEqual(['layer-domain src/api/problem.ts']);
+    expect(violationsOf('src/domain/type-up.ts')).toEqual(['layer-domain src/contract/problems.ts']);
+    expect(violationsOf('src/temporal/seam-to-workflow.ts')).toEqual([
+      'layer-ground workflows/payin/flow.ts',
+    ]);
+    expect(violationsOf('src/reconciliation/store-to-workflow.ts')).toEqual([
+      'layer-stores workflows/payin/flow.ts',
+    ]);
+    expect(violationsOf('activities/payin/to-workflow.ts')).toEqual([
+      'layer-activities workflows/payin/flow.ts',
+    ]);
+    expect(violationsOf('activities/payin/to-service.ts')).toEqual([
+      'layer-activities src/services/service.ts',
+    ]);
+    expect(violationsOf('workflows/payin/to-service.ts')).toEqual([
+      'layer-workflows src/services/service.ts',
+    ]);
+    expect(violationsOf('src/api/to-dashboard.ts')).toEqual(['layer-api src/dashboard/app.ts']);
+    expect(violationsOf('src/services/to-main.ts')).toEqual(['layer-services src/main/wiring.ts']);
   });
 
-  it('the contract imports only the domain (and libraries), no framework', () => {
-    expect(at(3)).toMatch(/contract imports only the domain/);
-    expect(at(4)).toMatch(/no-restricted-imports/);
-    expect(results[5]).toEqual([]);
-  });
-
-  it('services, the checkout, the ledger and activities never import src/api or src/main', () => {
-    expect(at(6)).toMatch(/Only the Express layer imports src\/api/);
-    expect(results[7]).toEqual([]);
-    expect(at(8)).toMatch(/Only the Express layer imports src\/api/);
-    expect(at(9)).toMatch(/composition root/);
-    expect(at(10)).toMatch(/Activities never import a workflow module/);
-    expect(at(11)).toMatch(/Only the Express layer imports src\/api/);
-  });
-
-  it('import-x/no-cycle finds a cycle between two TypeScript modules', () => {
-    expect(results[fixtures.length]).toEqual([
-      'import-x/no-cycle Dependency cycle detected',
-      'import-x/no-cycle Dependency cycle detected',
+  it('keeps the contract free of frameworks', () => {
+    expect(violationsOf('src/contract/framework.ts')).toEqual([
+      expect.stringMatching(/^contract-no-framework (?:.*\/)?node_modules\/express\//),
     ]);
   });
 
-  it('the project config applies them', () => {
-    expect(at(fixtures.length + 1)).toContain('domain imports only the domain');
+  it('allows imports downwards, inside a layer, and the interface facts beside their owners', () => {
+    for (const file of [
+      'src/contract/problems.ts',
+      'workflows/payin/flow.ts',
+      'activities/payin/activity.ts',
+      'src/services/service.ts',
+      'src/dashboard/app.ts',
+      'src/main/wiring.ts',
+    ])
+      expect([file, violationsOf(file)]).toEqual([file, []]);
   });
+
+  it('finds cycles, through type-only imports and in the TSX page too', () => {
+    const cycles = found.filter((v) => v.rule.name === 'no-circular').map((v) => v.from);
+    // One violation per cycle, named by one of its modules.
+    expect(cycles).toHaveLength(2);
+    expect(cycles).toContain('dashboard/src/components/Chart.tsx');
+    expect(cycles.filter((f) => /^src\/persistence\/[ab]\.ts$/.test(f))).toHaveLength(1);
+  });
+
+  it('fails the lint run (its exit status) on them', () => {
+    const lint = depcruiseIn(dir, 'err');
+    expect(lint.status).not.toBe(0);
+    expect(lint.stdout).toMatch(/no-circular/);
+  }, 120_000);
+
+  it('passes on the real tree, as `npm run lint` runs it', () => {
+    const lint = depcruiseIn(root, 'err');
+    expect(lint.stdout).toMatch(/no dependency violations found/);
+    expect(lint.status).toBe(0);
+  }, 120_000);
 });

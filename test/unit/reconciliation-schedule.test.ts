@@ -1,10 +1,7 @@
 import { ScheduleOverlapPolicy } from '@temporalio/client';
 import { configSchema } from '../../src/config';
-import {
-  parseScheduleTime,
-  reconciliationSchedule,
-  RECONCILIATION_SCHEDULE_ID,
-} from '../../src/reconciliation/schedule';
+import { parseScheduleTime, reconciliationSchedule } from '../../src/main/reconciliation-schedule';
+import { RECONCILIATION_SCHEDULE_ID } from '../../src/temporal/workflow-ids';
 import { previousUtcDay, shiftDay } from '../../src/domain/days';
 import { reconciliationWorkflow } from '../../workflows/reconciliation';
 

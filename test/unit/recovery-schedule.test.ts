@@ -1,13 +1,14 @@
 import { ScheduleOverlapPolicy } from '@temporalio/client';
 import { configSchema } from '../../src/config';
-import { recoveryScheduleId, recoveryScheduleOptions } from '../../src/recovery/schedule';
+import { recoveryScheduleOptions } from '../../src/main/recovery-schedule';
+import { recoverySweepScheduleId } from '../../src/temporal/workflow-ids';
 import { recoverySweepWorkflow } from '../../workflows/recovery-sweep';
 
 // The recovery sweep's schedule (its creation on a real server: test/integration/refund-update-limits.test.ts).
 describe('recovery sweep schedule', () => {
   it('runs the sweep workflow on the task queue every RECOVERY_SWEEP_INTERVAL, never two at once', () => {
     const options = recoveryScheduleOptions({ taskQueue: 'payments', intervalMs: 60_000 });
-    expect(options.scheduleId).toBe(recoveryScheduleId('payments'));
+    expect(options.scheduleId).toBe(recoverySweepScheduleId('payments'));
     expect(options.spec).toEqual({ intervals: [{ every: 60_000 }] });
     expect(options.action).toMatchObject({
       type: 'startWorkflow',

@@ -11,10 +11,9 @@ import {
   webhookDeliveryWorkflowId,
   type ParsedWorkflowId,
 } from '../../src/temporal/workflow-ids';
-import { refundWorkflowId as refundWorkflowIdOfWorkflows } from '../../workflows/refund-api';
-import { deliveryWorkflowId } from '../../src/webhooks/dispatch';
-import { recoveryScheduleId } from '../../src/recovery/schedule';
-import { RECONCILIATION_SCHEDULE_ID as reconciliationScheduleId } from '../../src/reconciliation';
+import * as ids from '../../src/temporal/workflow-ids';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 // Workflow ids are recorded in histories and in stored records (transactions' and refunds'
 // `workflowId`, webhook deliveries' `deliveryId`): their exact text never changes.
@@ -33,11 +32,26 @@ describe('workflow ids (src/temporal/workflow-ids.ts)', () => {
     expect(recoverySweepScheduleId('payments')).toBe('recovery-sweep:payments');
   });
 
-  it('is the one builder: the workflows, the webhook dispatch and the schedules use it', () => {
-    expect(refundWorkflowIdOfWorkflows).toBe(refundWorkflowId);
-    expect(deliveryWorkflowId).toBe(webhookDeliveryWorkflowId);
-    expect(recoveryScheduleId).toBe(recoverySweepScheduleId);
-    expect(reconciliationScheduleId).toBe(RECONCILIATION_SCHEDULE_ID);
+  it('has one home: no module re-exports an id or names it again under another name', () => {
+    // Callers import an id from src/temporal/workflow-ids.ts itself, so a reader finds its one home.
+    const root = join(__dirname, '../..');
+    const sources = (dir: string): string[] =>
+      readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+      );
+    const idNames = Object.keys(ids).join('|');
+    const aliases = ['src', 'workflows', 'activities']
+      .flatMap(sources)
+      .filter((file) => file !== join('src', 'temporal', 'workflow-ids.ts'))
+      .filter((file) => {
+        const text = readFileSync(join(root, file), 'utf8');
+        return (
+          /export\s*(?:\*|\{[^}]*\})\s*from\s*'[./]*(?:src\/)?temporal\/workflow-ids'/.test(text) ||
+          new RegExp(`export\\s+const\\s+\\w+\\s*=\\s*(?:${idNames})\\s*;`).test(text) ||
+          new RegExp(`export\\s*\\{[^}]*\\b(?:${idNames})\\b[^}]*\\}\\s*;`).test(text)
+        );
+      });
+    expect(aliases).toEqual([]);
   });
 
   const examples: Array<[string, ParsedWorkflowId]> = [

@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { payinWorkflow } from '../../workflows';
-import { askRefundDesk } from '../../src/temporal/start-workflow';
+import { askRefundDesk } from '../../src/services/start-workflow';
 import { refundDeskWorkflowId, refundWorkflowId } from '../../src/temporal/workflow-ids';
 import type { RefundDeskFacts } from '../../activities/refund-activities';
 import {

@@ -1,7 +1,7 @@
 // The 30-day chart of Home, in SVG (recharts), loaded on its own (Home imports it lazily).
 import { useTranslation } from 'react-i18next';
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import type { ChartDay } from '../pages/Home';
+import type { ChartDay } from './chart-day';
 import { useFormat } from '../format';
 
 export default function VolumeChart(props: { days: ChartDay[]; currency: string }) {

@@ -6,6 +6,7 @@ import { SelectField, asChoices } from '../components/Field';
 import { ProblemAlert } from '../components/ProblemAlert';
 import { Section } from '../components/Section';
 import { Table } from '../components/Table';
+import type { ChartDay } from '../components/chart-day';
 import { useFormat } from '../format';
 import { useSession } from '../session';
 
@@ -19,7 +20,6 @@ const kinds = [
 ] as const;
 
 /** One point per day and currency, as the chart draws it (the server gives days with their currencies). */
-export type ChartDay = { date: string; currency: string; payin: number; payout: number; refund: number };
 const chartDays = (home: HomeFigures): ChartDay[] => {
   // A day without volume in a currency lists none: it is drawn as zero, so every line spans 30 days.
   const currencies = [...new Set(home.series.flatMap((d) => d.volumes.map((v) => v.currency)))];

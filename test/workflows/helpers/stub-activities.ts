@@ -12,7 +12,7 @@ import type { payinWorkflow } from '../../../workflows';
 import { configSchema } from '../../../src/config';
 import { testServerWrapper } from '../../../src/infra/tools';
 import { dataConverter } from '../../../src/temporal/codec';
-import { ensureSearchAttributes } from '../../../src/temporal/connection';
+import { ensureSearchAttributes } from '../../../src/temporal/ensure-search-attributes';
 
 // Workflow tests on Temporal's time-skipping test server with STUB activities (the style of
 // temporalio/money-transfer-project-template-ts): a Worker on the pre-built bundle runs the stubs as

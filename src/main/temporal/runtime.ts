@@ -1,6 +1,6 @@
 import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
-import type { Logger } from '../infra/logger';
-import { addTemporalMetricsSource } from '../infra/metrics';
+import type { Logger } from '../../infra/logger';
+import { addTemporalMetricsSource } from '../../infra/metrics';
 
 // The worker's Temporal runtime, installed once per process: its logs go to our pino logger (an
 // activity's lines carry workflowId, workflowType, activityType and attempt from Temporal's

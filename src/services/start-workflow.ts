@@ -1,12 +1,12 @@
 import { WithStartWorkflowOperation, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Transaction } from '../domain/transaction';
-import { saKind, saMerchantId, saProvider, saReference, saStatus } from '../../workflows/search-attributes';
-import { startOnce, type StartResult } from './start-once';
+import { saKind, saMerchantId, saProvider, saReference, saStatus } from '../temporal/search-attributes';
+import { startOnce, type StartResult } from '../temporal/start-once';
 import { payinWorkflow, type PayinWorkflowInput } from '../../workflows/payin';
 import { payoutWorkflow, type PayoutWorkflowInput } from '../../workflows/payout';
 import { payinRefundDeskWorkflow } from '../../workflows/payin-refund-desk';
 import { requestRefundUpdate, type RefundAsk } from '../../workflows/refund-api';
-import { refundDeskWorkflowId } from './workflow-ids';
+import { refundDeskWorkflowId } from '../temporal/workflow-ids';
 
 // A transaction's start imports its workflows by value (function references); startOnce lives in
 // start-once.ts so that modules activities reach (the webhook dispatch) import no workflow.

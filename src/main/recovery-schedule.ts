@@ -13,20 +13,17 @@ import { recoverySweepScheduleId } from '../temporal/workflow-ids';
 
 type SweepAction = ScheduleOptionsStartWorkflowAction<typeof recoverySweepWorkflow>;
 
-/** One schedule per task queue, so deployments sharing a namespace each sweep their own. */
-export const recoveryScheduleId = recoverySweepScheduleId;
-
 export function recoveryScheduleOptions(opts: {
   taskQueue: string;
   intervalMs: number;
 }): ScheduleOptions<SweepAction> {
   return {
-    scheduleId: recoveryScheduleId(opts.taskQueue),
+    scheduleId: recoverySweepScheduleId(opts.taskQueue),
     spec: { intervals: [{ every: opts.intervalMs }] },
     action: {
       type: 'startWorkflow',
       workflowType: recoverySweepWorkflow,
-      workflowId: recoveryScheduleId(opts.taskQueue),
+      workflowId: recoverySweepScheduleId(opts.taskQueue),
       taskQueue: opts.taskQueue,
       args: [],
       // A pass that cannot finish in this long is abandoned; the next one starts over (idempotent).

@@ -11,8 +11,6 @@ import { RECONCILIATION_SCHEDULE_ID } from '../temporal/workflow-ids';
 // RECONCILIATION_TIME (UTC) for the day before. Created at worker start (src/main/schedules.ts),
 // idempotently: an existing schedule is left as it is, or brought to the configured time and task queue.
 
-export { RECONCILIATION_SCHEDULE_ID };
-
 export interface ReconciliationScheduleConfig {
   taskQueue: string;
   /** `HH:MM` (UTC), or `off`: no schedule (an existing one is left alone; delete it by hand). */

@@ -1,10 +1,10 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import { createActivities, type ActivityDeps } from '../../activities';
-import { repoRoot } from '../infra/tools';
+import { createActivities, type ActivityDeps } from '../../../activities';
+import { repoRoot } from '../../infra/tools';
 import { join } from 'node:path';
-import { permanentErrorAlert } from './permanent-errors';
-import type { KeyRing } from '../security/key-ring';
-import { dataConverter } from './codec';
+import { permanentErrorAlert } from '../../temporal/permanent-errors';
+import type { KeyRing } from '../../security/key-ring';
+import { dataConverter } from '../../temporal/codec';
 
 export interface WorkerSetup {
   connection: NativeConnection;
