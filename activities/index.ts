@@ -1,17 +1,26 @@
-import { createPayinActivities, type PayinActivityDeps } from './payin-activities';
-import { createPayinOutcomeActivities } from './payin-outcome-activities';
-import { createEventActivities, type EventActivityDeps } from './event-activities';
-import { createPayoutActivities, type PayoutActivityDeps } from './payout-activities';
-import { createPayoutOutcomeActivities } from './payout-outcome-activities';
-import { createRefundActivities, type RefundActivityDeps } from './refund-activities';
-import { createRefundOutcomeActivities } from './refund-outcome-activities';
-import { createReconciliationActivities, type ReconciliationActivityDeps } from './reconciliation-activities';
-import { createRecoveryActivities, type RecoveryActivityDeps } from './recovery-activities';
-import { createOperatorActivities, type OperatorActivityDeps } from './operator-activities';
-import { createStatementActivities, type StatementActivityDeps } from './statement-activities';
-import { createPayoutBatchActivities, type PayoutBatchActivityDeps } from './payout-batch-activities';
-import { createWebhookReplayActivities, type WebhookReplayActivityDeps } from './webhook-replay-activities';
-import { createWebhookDispatchActivities, ensureAllDispatchers } from './webhook-dispatch-activities';
+import { createPayinActivities, type PayinActivityDeps } from './payin/payin-activities';
+import { createPayinOutcomeActivities } from './payin/payin-outcome-activities';
+import { createEventActivities, type EventActivityDeps } from './shared/event-activities';
+import { createPayoutActivities, type PayoutActivityDeps } from './payout/payout-activities';
+import { createPayoutOutcomeActivities } from './payout/payout-outcome-activities';
+import { createRefundActivities, type RefundActivityDeps } from './refund/refund-activities';
+import { createRefundOutcomeActivities } from './refund/refund-outcome-activities';
+import {
+  createReconciliationActivities,
+  type ReconciliationActivityDeps,
+} from './operations/reconciliation-activities';
+import { createRecoveryActivities, type RecoveryActivityDeps } from './operations/recovery-activities';
+import { createOperatorActivities, type OperatorActivityDeps } from './shared/operator-activities';
+import { createStatementActivities, type StatementActivityDeps } from './operations/statement-activities';
+import { createPayoutBatchActivities, type PayoutBatchActivityDeps } from './payout/payout-batch-activities';
+import {
+  createWebhookReplayActivities,
+  type WebhookReplayActivityDeps,
+} from './webhooks/webhook-replay-activities';
+import {
+  createWebhookDispatchActivities,
+  ensureAllDispatchers,
+} from './webhooks/webhook-dispatch-activities';
 
 export type ActivityDeps = RecoveryActivityDeps &
   PayinActivityDeps &

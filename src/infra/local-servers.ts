@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { ferretdbPath, postgresBinDir, temporalCliPath, temporalServerDir } from './tools';
-import { searchAttributes } from '../../workflows/search-attributes';
+import { searchAttributes } from '../../workflows/shared/search-attributes';
 import { ensureSearchAttributes } from '../temporal/connection';
 
 // Starts the real servers as local child processes (npm start, tests, benchmarks).

@@ -8,7 +8,7 @@ import type { Language } from '../contract/i18n';
 import { zodErrorMap } from '../contract/zod-messages';
 import type { CallbackReceiptStore, SignedCallback } from '../persistence/callback-receipts';
 import { refundWorkflowId, transactionWorkflowId } from '../temporal/workflow-ids';
-import { operatorCallbackSignal } from '../../workflows/signals';
+import { operatorCallbackSignal } from '../../workflows/shared/signals';
 import type { IncomingCallback, VerifiedCallback } from './connectors/connector';
 import { signatureHeader, signatureToleranceSec, verifiedCallbackTimestamp } from './signature';
 import { operatorCallbackBody, type CallbackKind } from './wire';
@@ -21,7 +21,7 @@ import { operatorCallbackBody, type CallbackKind } from './wire';
 //      is acknowledged without a second signal, while the same transaction with a new status is
 //      another signed callback and goes through;
 //   4. find the workflow it concerns (src/temporal/workflow-ids.ts) and
-//   5. signal it (workflows/signals.ts). The workflow re-reads the status from the provider: a
+//   5. signal it (workflows/shared/signals.ts). The workflow re-reads the status from the provider: a
 //      callback is a trigger, never an answer, so an id we do not know is answered like any other.
 
 /** Which door a callback knocked at: a connector by name, or the simulator's protocol by operator code. */

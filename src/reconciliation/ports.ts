@@ -6,7 +6,7 @@ import type { RefundStore } from '../persistence/refunds';
 import type { TransactionStore } from '../persistence/transactions';
 import { startOnce } from '../temporal/start-once';
 import { eventPublishWorkflowId } from '../temporal/workflow-ids';
-import { publishEventWorkflow } from '../../workflows/publish-event';
+import { publishEventWorkflow } from '../../workflows/operations/publish-event';
 
 // What reconciliation needs of the rest of the service besides stores: whether a transaction's
 // workflow still runs, and telling the merchant of a corrected payin. Each has two ways in: from the

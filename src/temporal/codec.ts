@@ -6,7 +6,7 @@ import { KeyRing, KeyRingError } from '../security/key-ring';
 // activity inputs and results, signals, updates, queries, memos, encoded failure messages) is
 // sealed with the newest key of PAYLOAD_CODEC_KEYS, so history holds no personal data in clear.
 // Search attributes are not payloads the codec sees: they hold no personal data by design
-// (workflows/search-attributes.ts).
+// (workflows/shared/search-attributes.ts).
 
 /** `metadata.encoding` of a sealed payload. */
 export const ENCRYPTED_ENCODING = 'binary/encrypted';

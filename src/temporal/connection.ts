@@ -2,7 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { KeyRing } from '../security/key-ring';
 import { dataConverter } from './codec';
-import { searchAttributes } from '../../workflows/search-attributes';
+import { searchAttributes } from '../../workflows/shared/search-attributes';
 
 /** A client whose payloads are sealed with `keys` (PAYLOAD_CODEC_KEYS; src/temporal/codec.ts). */
 export async function connectTemporalClient(

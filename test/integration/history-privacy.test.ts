@@ -6,7 +6,7 @@ import { useStack } from '../helpers/use-stack';
 import { fundMerchant } from '../helpers/merchants';
 import { decodeHistoryPayloads, EncryptionCodec } from '../../src/temporal/codec';
 import { startCodecServer, type RunningCodecServer } from '../../src/api/codec-server';
-import { searchAttributes } from '../../workflows/search-attributes';
+import { searchAttributes } from '../../workflows/shared/search-attributes';
 
 // Personal data stays out of Temporal: the histories of a direct payin (CI and CM), a session payin
 // confirmed on the checkout page, payouts (one failed, one whose first operator call timed out) and

@@ -6,8 +6,8 @@ import { Ledger } from '../../src/ledger';
 import { refundRecord } from '../../src/contract/schemas/refund';
 import { transactionRecord } from '../../src/contract/schemas/transaction-record';
 import { RefundAuditLog } from '../../src/persistence/refund-audit';
-import { refundWorkflowId } from '../../workflows/refund-api';
-import { saKind, saMerchantId, saReference, saStatus } from '../../workflows/search-attributes';
+import { refundWorkflowId } from '../../workflows/refund/refund-api';
+import { saKind, saMerchantId, saReference, saStatus } from '../../workflows/shared/search-attributes';
 
 // Refunds through HTTP, the payin's workflow, the refund workflows, the operator simulator and
 // FerretDB: every rule and error code of the interface, partial refunds up to and past the

@@ -5,7 +5,13 @@ import { auditQueries, describeScans } from '../helpers/query-audit';
 import { TransactionStore } from '../../src/persistence/transactions';
 import { startTransactionWorkflow } from '../../src/temporal/start-workflow';
 import { payinWorkflowId, payoutWorkflowId, parseWorkflowId } from '../../src/temporal/workflow-ids';
-import { saKind, saMerchantId, saProvider, saReference, saStatus } from '../../workflows/search-attributes';
+import {
+  saKind,
+  saMerchantId,
+  saProvider,
+  saReference,
+  saStatus,
+} from '../../workflows/shared/search-attributes';
 import { transactionTimeline } from '../../src/cli/timeline';
 
 // Issue 17, Temporal wiring: a transaction's workflow starts one way (src/temporal/start-workflow.ts,

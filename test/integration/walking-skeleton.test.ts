@@ -42,7 +42,9 @@ describe('walking skeleton: a direct payin end to end', () => {
     const handle = stack.env.client.workflow.getHandle(`payin:${merchant.merchantId}:order-1001`);
     const description = await handle.describe();
     expect(
-      description.typedSearchAttributes.get((await import('../../workflows/search-attributes')).saReference),
+      description.typedSearchAttributes.get(
+        (await import('../../workflows/shared/search-attributes')).saReference,
+      ),
     ).toBe('order-1001');
     expect(description.memo).toMatchObject({ amount: 5000, currency: 'XOF' });
     await expect(handle.result()).resolves.toMatchObject({ status: 'success' });

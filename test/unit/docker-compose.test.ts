@@ -122,7 +122,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('keeps the search attributes in step with the code that upserts them', () => {
-    const source = read('workflows/search-attributes.ts');
+    const source = read('workflows/shared/search-attributes.ts');
     for (const name of searchAttributes) expect(source).toMatch(new RegExp(`\\b${name}: 'Keyword'`));
   });
 

@@ -1,7 +1,7 @@
 import { ScheduleOverlapPolicy } from '@temporalio/client';
 import { configSchema } from '../../src/config';
 import { recoveryScheduleId, recoveryScheduleOptions } from '../../src/recovery/schedule';
-import { recoverySweepWorkflow } from '../../workflows/recovery-sweep';
+import { recoverySweepWorkflow } from '../../workflows/operations/recovery-sweep';
 
 // The recovery sweep's schedule (its creation on a real server: test/integration/refund-update-limits.test.ts).
 describe('recovery sweep schedule', () => {

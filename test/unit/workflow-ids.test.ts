@@ -11,7 +11,7 @@ import {
   webhookDeliveryWorkflowId,
   type ParsedWorkflowId,
 } from '../../src/temporal/workflow-ids';
-import { refundWorkflowId as refundWorkflowIdOfWorkflows } from '../../workflows/refund-api';
+import { refundWorkflowId as refundWorkflowIdOfWorkflows } from '../../workflows/refund/refund-api';
 import { deliveryWorkflowId } from '../../src/webhooks/dispatch';
 import { recoveryScheduleId } from '../../src/recovery/schedule';
 import { RECONCILIATION_SCHEDULE_ID as reconciliationScheduleId } from '../../src/reconciliation';
