@@ -86,141 +86,90 @@ export function payinRefunds(
   writeList: (refundIds: string[]) => Promise<void>,
   seed: () => RefundSeed | null,
 ): PayinRefunds {
-  const refunds: RefundSlot[] = [];
-  let collectedWith: CollectionRequest | null = null;
-  let windowEndsAt: number | null = null;
-  let inFlight = 0;
-  let listing: Promise<void> = Promise.resolve();
-  // The refunds stored before the desk opened: reserved like any other, and already listed.
-  const seeded = new Set<string>();
-  let seedTaken = false;
-  let asked = 0;
-  const takeSeed = (): boolean => {
-    if (seedTaken) return true;
-    const s = seed();
-    if (!s) return false;
-    for (const r of s.known) {
-      refunds.push({ ...r, phase: r.reversed ? 'reversed' : 'processing' });
-      seeded.add(r.refundId);
-    }
-    windowEndsAt = s.windowEndsAt ?? 0;
-    seedTaken = true;
-    return true;
-  };
-  const windowOpen = () => windowEndsAt === null || Date.now() < windowEndsAt;
-  // Refused early when it surely does not fit (no history); decided again when its turn comes.
-  const validator = (ask: RefundAsk) => {
-    if (takeSeed()) decide(ask);
-  };
-  const queue: QueuedAsk[] = [];
-  // The handler issues no command: its request waits in the queue, in the order the Updates were
-  // accepted, for one loop to answer it, so the commands do not depend on how handlers interleave
-  // (replayed after a worker restart, concurrent handlers started children in another order:
-  // TMPRL1100, docs/faults.md; temporalio/sdk-python#673).
-  setHandler(
-    requestRefundUpdate,
-    async (ask: RefundAsk) => {
-      asked++;
-      const queued: QueuedAsk = { ask, answer: null };
-      queue.push(queued);
-      await condition(() => queued.answer !== null);
-      const answer = queued.answer!;
-      if ('error' in answer) throw answer.error;
-      return answer;
-    },
-    { validator },
-  );
-  void serveQueue();
+  const desk = new RefundDesk(input, state, writeList, seed);
+  desk.listen();
+  void desk.serveQueue();
+  return desk;
+}
 
-  /** A retry of an accepted request (same externalReference and key), a new refund, or a refusal. */
-  function decide(ask: RefundAsk): { replay: RefundSlot } | { amount: number } {
-    const same = refunds.find((r) => r.externalReference === ask.externalReference);
-    if (same) {
-      if (ask.idempotencyKey !== null && same.idempotencyKey === ask.idempotencyKey) return { replay: same };
-      throw refusal('DUPLICATE_REFUND');
-    }
-    const committed = refunds.filter((r) => r.phase !== 'reversed').reduce((sum, r) => sum + r.amount, 0);
-    const decision = decideRefund(
+/**
+ * The refunds of one payin as its desk decides them: what is reserved, the queue of requests, and
+ * the named steps a request goes through (decide, debit, list, start, watch), one batch at a time.
+ */
+class RefundDesk implements PayinRefunds {
+  /** Every refund of the payin this desk knows, reserved until reversed. */
+  private readonly refunds: RefundSlot[] = [];
+  /** The refunds stored before the desk opened: reserved like any other, and already listed. */
+  private readonly seeded = new Set<string>();
+  /** The requests accepted and not yet decided, in the order the Updates were accepted. */
+  private readonly queue: QueuedAsk[] = [];
+  private collectedWith: CollectionRequest | null = null;
+  private windowEndsAt: number | null = null;
+  private inFlight = 0;
+  private listing: Promise<void> = Promise.resolve();
+  private seedTaken = false;
+  private askedCount = 0;
+
+  constructor(
+    private readonly input: RefundedPayin,
+    private readonly payin: { status: 'processing' | 'success' },
+    private readonly writeList: (refundIds: string[]) => Promise<void>,
+    private readonly seed: () => RefundSeed | null,
+  ) {}
+
+  // ---- What the desk workflow asks ----
+
+  /** Refunds are accepted from now (within the window), for `collection`. */
+  open(collection: CollectionRequest): void {
+    this.collectedWith = collection;
+  }
+
+  asked(): number {
+    return this.askedCount;
+  }
+
+  settled(): Promise<void> {
+    return condition(() => this.inFlight === 0);
+  }
+
+  // ---- The Update ----
+
+  /**
+   * The handler issues no command: its request waits in the queue, in the order the Updates were
+   * accepted, for one loop to answer it, so the commands do not depend on how handlers interleave
+   * (replayed after a worker restart, concurrent handlers started children in another order:
+   * TMPRL1100, docs/faults.md; temporalio/sdk-python#673). The validator refuses early a request
+   * that surely does not fit (no history); it is decided again when its turn comes.
+   */
+  listen(): void {
+    setHandler(
+      requestRefundUpdate,
+      async (ask: RefundAsk) => {
+        this.askedCount++;
+        const queued: QueuedAsk = { ask, answer: null };
+        this.queue.push(queued);
+        await condition(() => queued.answer !== null);
+        const answer = queued.answer!;
+        if ('error' in answer) throw answer.error;
+        return answer;
+      },
       {
-        refundable: state.status === 'success' && windowOpen() && collectedWith !== null,
-        originalAmount: input.amount,
-        committed,
-      },
-      ask.amount,
-    );
-    if (!decision.ok) throw refusal(decision.refusal);
-    return { amount: decision.amount };
-  }
-
-  /** One list write at a time, each with every refund opened so far (FerretDB updates read, then write). */
-  function listRefunds(): Promise<void> {
-    // Only those opened here: the activity keeps the ones the record already lists.
-    const write = () =>
-      writeList(
-        refunds.filter((r) => r.phase !== 'opening' && !seeded.has(r.refundId)).map((r) => r.refundId),
-      );
-    listing = listing.then(write, write);
-    return listing;
-  }
-
-  /** The merchant debited and the refund stored, `processing` (activities/refund/refund-activities.ts). */
-  function debit(ask: RefundAsk, amount: number, req: CollectionRequest, workflowId: string) {
-    return acts.openRefund({
-      refundId: ask.refundId,
-      transactionRef: ask.transactionRef,
-      payinId: input.transactionId,
-      externalReference: ask.externalReference,
-      reason: ask.reason,
-      amount,
-      refundType: refundTypeOf(amount, input.amount),
-      operator: req.operator,
-      country: req.country,
-      sandboxScenario: ask.sandboxScenario,
-      idempotencyKey: ask.idempotencyKey,
-      ...(ask.requestFingerprint !== undefined ? { requestFingerprint: ask.requestFingerprint } : {}),
-      apiKey: ask.apiKey,
-      requestedAt: ask.requestedAt,
-      workflowId,
-    });
-  }
-
-  /** A debit that failed: nothing was debited or stored, so the reservation and externalReference are free. */
-  function release(slot: RefundSlot, err: unknown): unknown {
-    refunds.splice(refunds.indexOf(slot), 1);
-    inFlight--;
-    if (isInsufficientFunds(err))
-      return ApplicationFailure.create({
-        type: 'INSUFFICIENT_BALANCE',
-        message: 'The merchant balance does not cover this refund.',
-        nonRetryable: true,
-      });
-    return err;
-  }
-
-  /** Follows a started refund to its end: a reversed one frees its amount. */
-  function watch(slot: RefundSlot, child: ChildWorkflowHandle<typeof refundWorkflow>): void {
-    void child.result().then(
-      (outcome: RefundOutcome) => {
-        slot.phase = outcome; // reversed: the amount is refundable again
-        inFlight--;
-      },
-      (err: unknown) => {
-        // Unknown money state: keep the amount reserved, but let the desk end.
-        log.error('refund workflow failed', { refundId: slot.refundId, error: String(err) });
-        inFlight--;
+        validator: (ask: RefundAsk) => {
+          if (this.takeSeed()) this.decide(ask);
+        },
       },
     );
   }
 
   /** Answers the queued requests, in order, batch after batch. */
-  async function serveQueue(): Promise<void> {
+  async serveQueue(): Promise<void> {
     // A desk's Updates can arrive before the desk has read its payin: they wait for it here.
-    if (!takeSeed()) await condition(takeSeed);
+    if (!this.takeSeed()) await condition(() => this.takeSeed());
     for (;;) {
-      await condition(() => queue.length > 0);
-      const batch = queue.splice(0);
+      await condition(() => this.queue.length > 0);
+      const batch = this.queue.splice(0);
       try {
-        await openBatch(batch);
+        await this.openBatch(batch);
       } catch (err) {
         // A step that failed for good (its activity gave up): its requests get the error, as a
         // handler's would, and what was debited stays reserved; the loop goes on with the next.
@@ -234,13 +183,13 @@ export function payinRefunds(
    * every accepted one debited, listed and started together: a batch costs a few workflow tasks
    * however many it holds, and its commands follow the queue's order.
    */
-  async function openBatch(batch: QueuedAsk[]): Promise<void> {
+  private async openBatch(batch: QueuedAsk[]): Promise<void> {
     const opening: { queued: QueuedAsk; slot: RefundSlot; workflowId: string }[] = [];
     const replays: { queued: QueuedAsk; slot: RefundSlot }[] = [];
     for (const queued of batch) {
-      let decision: ReturnType<typeof decide>;
+      let decision: ReturnType<RefundDesk['decide']>;
       try {
-        decision = decide(queued.ask);
+        decision = this.decide(queued.ask);
       } catch (err) {
         queued.answer = { error: err };
         continue;
@@ -249,32 +198,22 @@ export function payinRefunds(
         replays.push({ queued, slot: decision.replay });
         continue;
       }
-      const { ask } = queued;
-      const slot: RefundSlot = {
-        refundId: ask.refundId,
-        externalReference: ask.externalReference,
-        idempotencyKey: ask.idempotencyKey,
-        amount: decision.amount,
-        phase: 'opening',
-      };
-      refunds.push(slot);
-      inFlight++;
-      opening.push({ queued, slot, workflowId: refundWorkflowId(input.merchantId, ask.refundId) });
+      opening.push({ queued, ...this.reserve(queued.ask, decision.amount) });
     }
-    const req = collectedWith!;
+    const req = this.collectedWith!;
     const debits = await Promise.allSettled(
-      opening.map((o) => debit(o.queued.ask, o.slot.amount, req, o.workflowId)),
+      opening.map((o) => this.debit(o.queued.ask, o.slot.amount, req, o.workflowId)),
     );
     const opened = opening.filter((o, i) => {
       const result = debits[i]!;
       if (result.status === 'fulfilled') o.slot.phase = 'processing';
-      else o.queued.answer = { error: release(o.slot, result.reason) };
+      else o.queued.answer = { error: this.release(o.slot, result.reason) };
       return result.status === 'fulfilled';
     });
     if (opened.length > 0) {
       try {
         // Listed before the merchant's answer, so its next read of the payin shows the refunds.
-        await listRefunds();
+        await this.listRefunds();
       } catch (err) {
         // Debited and stored, but not listed: their amounts stay reserved.
         for (const o of opened) o.queued.answer = { error: err };
@@ -282,40 +221,136 @@ export function payinRefunds(
       }
     }
     const started = await Promise.all(
-      opened.map((o) => startRefund(o.queued.ask, o.slot.amount, req, o.workflowId)),
+      opened.map((o) => this.startRefund(o.queued.ask, o.slot.amount, req, o.workflowId)),
     );
     for (const [i, o] of opened.entries()) {
       const child = started[i]!;
       if (child === 'running') {
         // An earlier start of this very refund runs: it decides the money, not this one.
-        inFlight--;
+        this.inFlight--;
       } else if (!child) {
-        // The operator was never asked: returning the debit is safe, and the remainder is free again.
-        await acts.failRefund(
-          o.slot.refundId,
-          { code: 'REFUND_NOT_STARTED', message: 'The refund could not be started; nothing was sent' },
-          new Date().toISOString(),
-        );
-        await acts.reverseRefund(o.slot.refundId);
-        o.slot.phase = 'reversed';
-        inFlight--;
-      } else watch(o.slot, child);
+        await this.returnUnsent(o.slot);
+      } else this.watch(o.slot, child);
       o.queued.answer = { refundId: o.slot.refundId };
     }
     // A retry of a request of this batch is answered once that request was.
     for (const { queued, slot } of replays)
-      queued.answer = refunds.includes(slot)
+      queued.answer = this.refunds.includes(slot)
         ? { refundId: slot.refundId }
         : { error: refusal('REFUND_NOT_ALLOWED') };
   }
 
+  // ---- The steps ----
+
+  /** The refunds stored before the desk opened, once the desk has read them; false until then. */
+  private takeSeed(): boolean {
+    if (this.seedTaken) return true;
+    const s = this.seed();
+    if (!s) return false;
+    for (const r of s.known) {
+      this.refunds.push({ ...r, phase: r.reversed ? 'reversed' : 'processing' });
+      this.seeded.add(r.refundId);
+    }
+    this.windowEndsAt = s.windowEndsAt ?? 0;
+    this.seedTaken = true;
+    return true;
+  }
+
+  private windowOpen(): boolean {
+    return this.windowEndsAt === null || Date.now() < this.windowEndsAt;
+  }
+
+  /** A retry of an accepted request (same externalReference and key), a new refund, or a refusal. */
+  private decide(ask: RefundAsk): { replay: RefundSlot } | { amount: number } {
+    const same = this.refunds.find((r) => r.externalReference === ask.externalReference);
+    if (same) {
+      if (ask.idempotencyKey !== null && same.idempotencyKey === ask.idempotencyKey) return { replay: same };
+      throw refusal('DUPLICATE_REFUND');
+    }
+    const committed = this.refunds
+      .filter((r) => r.phase !== 'reversed')
+      .reduce((sum, r) => sum + r.amount, 0);
+    const decision = decideRefund(
+      {
+        refundable: this.payin.status === 'success' && this.windowOpen() && this.collectedWith !== null,
+        originalAmount: this.input.amount,
+        committed,
+      },
+      ask.amount,
+    );
+    if (!decision.ok) throw refusal(decision.refusal);
+    return { amount: decision.amount };
+  }
+
+  /** An accepted refund's amount, reserved for the requests after it while it is debited. */
+  private reserve(ask: RefundAsk, amount: number): { slot: RefundSlot; workflowId: string } {
+    const slot: RefundSlot = {
+      refundId: ask.refundId,
+      externalReference: ask.externalReference,
+      idempotencyKey: ask.idempotencyKey,
+      amount,
+      phase: 'opening',
+    };
+    this.refunds.push(slot);
+    this.inFlight++;
+    return { slot, workflowId: refundWorkflowId(this.input.merchantId, ask.refundId) };
+  }
+
+  /** The merchant debited and the refund stored, `processing` (activities/refund/refund-activities.ts). */
+  private debit(ask: RefundAsk, amount: number, req: CollectionRequest, workflowId: string) {
+    return acts.openRefund({
+      refundId: ask.refundId,
+      transactionRef: ask.transactionRef,
+      payinId: this.input.transactionId,
+      externalReference: ask.externalReference,
+      reason: ask.reason,
+      amount,
+      refundType: refundTypeOf(amount, this.input.amount),
+      operator: req.operator,
+      country: req.country,
+      sandboxScenario: ask.sandboxScenario,
+      idempotencyKey: ask.idempotencyKey,
+      ...(ask.requestFingerprint !== undefined ? { requestFingerprint: ask.requestFingerprint } : {}),
+      apiKey: ask.apiKey,
+      requestedAt: ask.requestedAt,
+      workflowId,
+    });
+  }
+
+  /** A debit that failed: nothing was debited or stored, so the reservation and externalReference are free. */
+  private release(slot: RefundSlot, err: unknown): unknown {
+    this.refunds.splice(this.refunds.indexOf(slot), 1);
+    this.inFlight--;
+    if (isInsufficientFunds(err))
+      return ApplicationFailure.create({
+        type: 'INSUFFICIENT_BALANCE',
+        message: 'The merchant balance does not cover this refund.',
+        nonRetryable: true,
+      });
+    return err;
+  }
+
+  /** One list write at a time, each with every refund opened so far (FerretDB updates read, then write). */
+  private listRefunds(): Promise<void> {
+    // Only those opened here: the activity keeps the ones the record already lists.
+    const write = () =>
+      this.writeList(
+        this.refunds
+          .filter((r) => r.phase !== 'opening' && !this.seeded.has(r.refundId))
+          .map((r) => r.refundId),
+      );
+    this.listing = this.listing.then(write, write);
+    return this.listing;
+  }
+
   /** The refund's child workflow, or null when it could not be started (nothing was sent). */
-  async function startRefund(
+  private async startRefund(
     ask: RefundAsk,
     amount: number,
     req: CollectionRequest,
     workflowId: string,
   ): Promise<ChildWorkflowHandle<typeof refundWorkflow> | 'running' | null> {
+    const { input } = this;
     try {
       return await startChild(refundWorkflow, {
         workflowId,
@@ -354,13 +389,32 @@ export function payinRefunds(
     }
   }
 
-  return {
-    open(collection) {
-      collectedWith = collection;
-    },
-    asked: () => asked,
-    settled: () => condition(() => inFlight === 0),
-  };
+  /** The operator was never asked: returning the debit is safe, and the remainder is free again. */
+  private async returnUnsent(slot: RefundSlot): Promise<void> {
+    await acts.failRefund(
+      slot.refundId,
+      { code: 'REFUND_NOT_STARTED', message: 'The refund could not be started; nothing was sent' },
+      new Date().toISOString(),
+    );
+    await acts.reverseRefund(slot.refundId);
+    slot.phase = 'reversed';
+    this.inFlight--;
+  }
+
+  /** Follows a started refund to its end: a reversed one frees its amount. */
+  private watch(slot: RefundSlot, child: ChildWorkflowHandle<typeof refundWorkflow>): void {
+    void child.result().then(
+      (outcome: RefundOutcome) => {
+        slot.phase = outcome; // reversed: the amount is refundable again
+        this.inFlight--;
+      },
+      (err: unknown) => {
+        // Unknown money state: keep the amount reserved, but let the desk end.
+        log.error('refund workflow failed', { refundId: slot.refundId, error: String(err) });
+        this.inFlight--;
+      },
+    );
+  }
 }
 
 function refusal(type: RefundRefusal): ApplicationFailure {
