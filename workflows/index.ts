@@ -1,4 +1,7 @@
-// Everything the worker's workflow bundle exports.
+// Everything the worker's workflow bundle exports. One folder per flow (payin/, payout/, refund/,
+// webhooks/, operations/), each with its workflows, steps and messages; what several flows use is in
+// shared/; the activities each flow registers are listed in activities/<flow>/index.ts
+// (docs/decisions/temporal/one-folder-per-flow.md).
 export { payinWorkflow } from './payin/payin';
 export { refundWorkflow } from './refund/refund';
 export { payinRefundDeskWorkflow } from './refund/payin-refund-desk';
