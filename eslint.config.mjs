@@ -124,7 +124,7 @@ export default tseslint.config(
               name: '@temporalio/workflow',
               importNames: ['patched', 'deprecatePatch'],
               message:
-                'Use isPatched()/deprecated() from workflows/patches.ts, with a row for the id (docs/versioning.md).',
+                'Use isPatched()/deprecated() from workflows/shared/patches.ts, with a row for the id (docs/versioning.md).',
             },
           ],
           patterns: [
@@ -138,7 +138,7 @@ export default tseslint.config(
             },
             { group: ioModules, message: 'Workflows do no I/O: call an activity.' },
             {
-              group: ['../src/persistence/*', '../src/api/*', '../activities/*'],
+              group: ['../../src/persistence/*', '../../src/api/*', '../../activities/**'],
               message: 'Workflows import only workflow-safe code (types excepted).',
               allowTypeImports: true,
             },
@@ -147,12 +147,12 @@ export default tseslint.config(
               // folder cycle. What both sides need lives in workflows/ or src/domain; the workflow ids
               // and search attribute keys (pure modules every side uses) are the exceptions.
               group: [
-                '../src/temporal/*',
-                '!../src/temporal/workflow-ids',
-                '!../src/temporal/search-attributes',
-                '../src/recovery/*',
-                '../src/reconciliation/*',
-                '../src/main/*',
+                '../../src/temporal/*',
+                '!../../src/temporal/workflow-ids',
+                '!../../src/temporal/search-attributes',
+                '../../src/recovery/*',
+                '../../src/reconciliation/*',
+                '../../src/main/*',
               ],
               message:
                 'Workflows sit above Temporal plumbing, recovery and reconciliation: move the shared piece to workflows/ or src/domain.',

@@ -30,9 +30,9 @@ const CI_SECONDS = {
   'test/integration/read-chain-windows.property.test.ts': 35,
   'test/integration/webhook-ssrf.test.ts': 35,
   'test/integration/statement-race.property.test.ts': 30,
-  'test/workflows/payin-refunds.test.ts': 27,
+  'test/workflows/refund/payin-refunds.test.ts': 27,
   'test/unit/msisdn-pattern.test.ts': 23,
-  'test/workflows/payout-hold.test.ts': 21,
+  'test/workflows/payout/payout-hold.test.ts': 21,
 };
 
 class LongestFirstSequencer extends Sequencer {

@@ -1,75 +1,80 @@
-import { createPayinActivities, type PayinActivityDeps } from './payin-activities';
-import { createPayinOutcomeActivities } from './payin-outcome-activities';
-import { createEventActivities, type EventActivityDeps } from './event-activities';
-import { createPayoutActivities, type PayoutActivityDeps } from './payout-activities';
-import { createPayoutOutcomeActivities } from './payout-outcome-activities';
-import { createRefundActivities, type RefundActivityDeps } from './refund-activities';
-import { createRefundOutcomeActivities } from './refund-outcome-activities';
-import { createReconciliationActivities, type ReconciliationActivityDeps } from './reconciliation-activities';
-import { createRecoveryActivities, type RecoveryActivityDeps } from './recovery-activities';
-import { createOperatorActivities, type OperatorActivityDeps } from './operator-activities';
-import { createStatementActivities, type StatementActivityDeps } from './statement-activities';
-import { createPayoutBatchActivities, type PayoutBatchActivityDeps } from './payout-batch-activities';
-import { createWebhookReplayActivities, type WebhookReplayActivityDeps } from './webhook-replay-activities';
-import { createWebhookDispatchActivities, ensureAllDispatchers } from './webhook-dispatch-activities';
+import type { createEventActivities } from './shared/event-activities';
+import type { createOperatorActivities } from './shared/operator-activities';
+import type { createPayinActivities } from './payin/payin-activities';
+import type { createPayinOutcomeActivities } from './payin/payin-outcome-activities';
+import type { createPayoutActivities } from './payout/payout-activities';
+import type { createPayoutOutcomeActivities } from './payout/payout-outcome-activities';
+import type { createPayoutBatchActivities } from './payout/payout-batch-activities';
+import type { createRefundActivities } from './refund/refund-activities';
+import type { createRefundOutcomeActivities } from './refund/refund-outcome-activities';
+import type { createReconciliationActivities } from './operations/reconciliation-activities';
+import type { createRecoveryActivities } from './operations/recovery-activities';
+import type { createStatementActivities } from './operations/statement-activities';
+import {
+  ensureAllDispatchers,
+  type createWebhookDispatchActivities,
+} from './webhooks/webhook-dispatch-activities';
+import type { createWebhookReplayActivities } from './webhooks/webhook-replay-activities';
+import { createPayinFlowActivities, payinActivityNames, type PayinFlowDeps } from './payin';
+import { createPayoutFlowActivities, payoutActivityNames, type PayoutFlowDeps } from './payout';
+import { createRefundFlowActivities, refundActivityNames, type RefundFlowDeps } from './refund';
+import { createWebhookFlowActivities, webhookActivityNames, type WebhookFlowDeps } from './webhooks';
+import {
+  createOperationsFlowActivities,
+  operationsActivityNames,
+  type OperationsFlowDeps,
+} from './operations';
 
-export type ActivityDeps = RecoveryActivityDeps &
-  PayinActivityDeps &
-  EventActivityDeps &
-  PayoutActivityDeps &
-  RefundActivityDeps &
-  OperatorActivityDeps &
-  ReconciliationActivityDeps &
-  StatementActivityDeps &
-  PayoutBatchActivityDeps &
-  WebhookReplayActivityDeps;
+// The worker registers the union of the flows' activities: each flow (activities/<flow>/index.ts)
+// names the ones its workflows schedule, and nothing else is registered. The single steps the
+// merged activities are built from (creditMerchantForPayin, readRefundStatus, ...) stay out: no
+// workflow and no golden history (the 1.0 shapes, test/golden) schedules them; workflow tests still
+// stub them one by one to build the merged ones (test/workflows/helpers/stub-activities.ts).
 
-/**
- * Single steps only the merged activities call now: no workflow and no golden history (the 1.0
- * shapes, test/golden) schedules them, so the worker does not register them. Workflow tests still
- * stub them one by one to build the merged ones (test/workflows/helpers/stub-activities.ts).
- */
-const unscheduled = [
-  'creditMerchantForPayin',
-  'readCollectionStatus',
-  'ensurePayoutDebited',
-  'recordPayoutState',
-  'readRefundStatus',
-  'refundEventInput',
-  'emitRefundEvent',
-  'readDisbursementStatus',
-] as const;
+export type ActivityDeps = PayinFlowDeps &
+  PayoutFlowDeps &
+  RefundFlowDeps &
+  WebhookFlowDeps &
+  OperationsFlowDeps;
+
+/** Each flow and the activities it registers (test/unit/activity-registration.test.ts). */
+export const flowActivityNames = {
+  payin: payinActivityNames,
+  payout: payoutActivityNames,
+  refund: refundActivityNames,
+  webhooks: webhookActivityNames,
+  operations: operationsActivityNames,
+} as const;
 
 /** Every activity the worker registers, built from its dependencies. */
-export function createActivities(
-  deps: ActivityDeps,
-): Omit<ReturnType<typeof allActivities>, (typeof unscheduled)[number]> {
-  const all: Partial<ReturnType<typeof allActivities>> = allActivities(deps);
-  for (const name of unscheduled) delete all[name];
-  return all as Omit<ReturnType<typeof allActivities>, (typeof unscheduled)[number]>;
-}
-
-function allActivities(deps: ActivityDeps) {
+export function createActivities(deps: ActivityDeps) {
   return {
-    ...createPayinActivities(deps),
-    ...createPayinOutcomeActivities(deps),
-    ...createEventActivities(deps),
-    ...createPayoutActivities(deps),
-    ...createPayoutOutcomeActivities(deps),
-    ...createRefundActivities(deps),
-    ...createRefundOutcomeActivities(deps),
-    ...createReconciliationActivities(deps),
-    ...createRecoveryActivities({
+    ...createPayinFlowActivities(deps),
+    ...createPayoutFlowActivities(deps),
+    ...createRefundFlowActivities(deps),
+    ...createWebhookFlowActivities(deps),
+    ...createOperationsFlowActivities({
       ...deps,
       ensureDispatchers: (client) => ensureAllDispatchers(deps, client, deps.recovery.taskQueue),
     }),
-    ...createOperatorActivities(deps),
-    ...createStatementActivities(deps),
-    ...createPayoutBatchActivities(deps),
-    ...createWebhookReplayActivities(deps),
-    ...createWebhookDispatchActivities(deps),
   };
 }
 
-/** The activities and the single steps merged ones are built from (workflow tests stub both). */
-export type Activities = ReturnType<typeof allActivities>;
+/**
+ * Every activity the factories build: the registered ones and the single steps merged ones are made
+ * of (workflow tests stub both).
+ */
+export type Activities = ReturnType<typeof createPayinActivities> &
+  ReturnType<typeof createPayinOutcomeActivities> &
+  ReturnType<typeof createEventActivities> &
+  ReturnType<typeof createPayoutActivities> &
+  ReturnType<typeof createPayoutOutcomeActivities> &
+  ReturnType<typeof createRefundActivities> &
+  ReturnType<typeof createRefundOutcomeActivities> &
+  ReturnType<typeof createReconciliationActivities> &
+  ReturnType<typeof createRecoveryActivities> &
+  ReturnType<typeof createOperatorActivities> &
+  ReturnType<typeof createStatementActivities> &
+  ReturnType<typeof createPayoutBatchActivities> &
+  ReturnType<typeof createWebhookReplayActivities> &
+  ReturnType<typeof createWebhookDispatchActivities>;

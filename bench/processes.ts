@@ -188,7 +188,7 @@ export async function activityLatencies(
           line,
         );
       if (!m) continue;
-      // A local activity (workflows/activity-proxies.ts, localFirst) is its own row.
+      // A local activity (workflows/shared/activity-proxies.ts, localFirst) is its own row.
       const type = m[1] ? `${m[3]!} (local)` : m[3]!;
       const entry = sums.get(type) ?? { sum: 0, count: 0 };
       entry[m[2] === 'sum' ? 'sum' : 'count'] += Number(m[4]);

@@ -224,7 +224,7 @@ const scenarios: Record<string, Scenario> = {
     await session(w, 'golden-session-expired');
     return { 'payinWorkflow-session-expired': `payin:${w.merchantId}:golden-session-expired` };
   },
-  // Patch `payin-local-activities` (workflows/patches.ts): the request, the status reads and the
+  // Patch `payin-local-activities` (workflows/shared/patches.ts): the request, the status reads and the
   // record writes as local activities, one marker each. Until the patch goes, the payin scenarios
   // above are its old path.
   'payin-local-completed': async (w) => ({

@@ -17,7 +17,7 @@ import { fieldMessages } from '../contract/field-messages';
 import { RETRY_AFTER_SECONDS } from '../persistence/unavailable';
 import type { CheckoutConfirmRequest } from '../contract/schemas/checkout';
 import { isUpdateLimitReached } from '../services/update-limits';
-import { confirmSessionUpdate, declineSessionUpdate, type PayinState } from '../../workflows/payin-api';
+import { confirmSessionUpdate, declineSessionUpdate, type PayinState } from '../../workflows/payin/payin-api';
 import { SessionCache } from './session-cache';
 import { refuseClosedPayin, type PayinStateReader } from '../operators/health/guard';
 

@@ -111,7 +111,7 @@ export function stepsOf(events: HistoryEvent[]): TimelineStep[] {
         break;
       }
       case EventType.EVENT_TYPE_MARKER_RECORDED: {
-        // A local activity (workflows/activity-proxies.ts, localFirst): one marker with its type,
+        // A local activity (workflows/shared/activity-proxies.ts, localFirst): one marker with its type,
         // attempt and result; a failed try is followed by the same step as a regular activity.
         const m = e.markerRecordedEventAttributes;
         if (m?.markerName !== 'core_local_activity') break;

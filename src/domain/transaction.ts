@@ -66,7 +66,7 @@ export interface Transaction {
   /**
    * Payins only: the end of the refund window, written with the success by payin workflows that
    * close at their final status (their refunds go to the payin's refund desk,
-   * workflows/payin-refund-desk.ts). Absent: the payin's own workflow keeps the window open.
+   * workflows/refund/payin-refund-desk.ts). Absent: the payin's own workflow keeps the window open.
    */
   refundableUntil?: Date;
   /** X-Idempotency-Key of the request that created it: its retry gets it back, another key a 409. */

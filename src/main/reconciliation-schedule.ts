@@ -4,7 +4,7 @@ import {
   type Client,
   type ScheduleOptions,
 } from '@temporalio/client';
-import { reconciliationWorkflow } from '../../workflows/reconciliation';
+import { reconciliationWorkflow } from '../../workflows/operations/reconciliation';
 import { RECONCILIATION_SCHEDULE_ID } from '../temporal/workflow-ids';
 
 // The daily reconciliation: a Temporal Schedule that starts `reconciliationWorkflow` every day at

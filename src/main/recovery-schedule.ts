@@ -5,7 +5,7 @@ import {
   type ScheduleOptions,
   type ScheduleOptionsStartWorkflowAction,
 } from '@temporalio/client';
-import { recoverySweepWorkflow } from '../../workflows/recovery-sweep';
+import { recoverySweepWorkflow } from '../../workflows/operations/recovery-sweep';
 import { recoverySweepScheduleId } from '../temporal/workflow-ids';
 
 // The recovery sweep runs on a Temporal Schedule, ensured by every worker at start: created when

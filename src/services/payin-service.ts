@@ -27,7 +27,7 @@ import {
   problemAt,
   providerRuleProblem,
 } from '../contract/field-messages';
-import { operatorAnswerUpdate } from '../../workflows/payin-api';
+import { operatorAnswerUpdate } from '../../workflows/payin/payin-api';
 import { TransactionWorkflows } from './transaction-workflows';
 import { fingerprintsDiffer } from '../security/request-fingerprint';
 import { refuseClosedPayin, refuseWhenAllClosed, type PayinStateReader } from '../operators/health/guard';

@@ -35,12 +35,12 @@ import {
 import { TransactionWorkflows, isFinal } from './transaction-workflows';
 import { fingerprintsDiffer } from '../security/request-fingerprint';
 import { RETRY_AFTER_SECONDS } from '../persistence/unavailable';
-import { cancelPayoutUpdate, type PayoutCancelAnswer } from '../../workflows/payout-api';
+import { cancelPayoutUpdate, type PayoutCancelAnswer } from '../../workflows/payout/payout-api';
 
 /** How long a cancellation waits for the payout's workflow to decide before answering 503. */
 const CANCEL_DECISION_WAIT_MS = 10_000;
 
-/** Cancelled by its merchant before it was sent (workflows/payout.ts): the code its record keeps. */
+/** Cancelled by its merchant before it was sent (workflows/payout/payout.ts): the code its record keeps. */
 export const isCancelledBeforeSending = (tx: Transaction): boolean =>
   tx.status === 'reversed' && tx.failure?.code === 'CANCELLED' && !tx.payout?.operatorStatus;
 

@@ -28,7 +28,7 @@ export interface RefundServiceDeps {
   refunds: RefundStore;
   audit: RefundAuditLog;
   temporal: Client;
-  /** Where a payin's refund desk runs (workflows/payin-refund-desk.ts). */
+  /** Where a payin's refund desk runs (workflows/refund/payin-refund-desk.ts). */
   taskQueue: string;
   /** How long the API waits for the payin's workflow to decide before answering 503 (retry). */
   decisionWaitMs: number;
@@ -101,7 +101,7 @@ export class RefundService {
     if (!payin) return refuse('PAYMENT_NOT_FOUND');
     // The stored status trails the workflow's: not yet success here means not refundable now.
     if (payin.status !== 'success') return refuse('REFUND_NOT_ALLOWED');
-    // A success writes the end of its refund window (workflows/payin-steps.ts); the desk checks it again.
+    // A success writes the end of its refund window (workflows/payin/payin-steps.ts); the desk checks it again.
     if (!payin.refundableUntil || new Date(payin.refundableUntil).getTime() <= Date.now())
       return refuse('REFUND_NOT_ALLOWED');
     if (body.amount !== undefined && !Number.isInteger(body.amount * 10 ** minorUnitDigits[payin.currency])) {
@@ -173,7 +173,7 @@ export class RefundService {
       };
       // Bounded: with its worker down or backlogged the desk cannot decide now. The Update stays
       // queued and is decided later; the client's retry (same key and externalReference) finds it.
-      // The payin's refund desk decides (workflows/payin-refund-desk.ts).
+      // The payin's refund desk decides (workflows/refund/payin-refund-desk.ts).
       accepted = await this.deps.temporal.withDeadline(Date.now() + this.deps.decisionWaitMs, () =>
         askRefundDesk(this.deps.temporal, this.deps.taskQueue, payin, ask, updateId),
       );

@@ -2,10 +2,10 @@ import { WithStartWorkflowOperation, WorkflowNotFoundError, type Client } from '
 import type { Transaction } from '../domain/transaction';
 import { saKind, saMerchantId, saProvider, saReference, saStatus } from '../temporal/search-attributes';
 import { startOnce, type StartResult } from '../temporal/start-once';
-import { payinWorkflow, type PayinWorkflowInput } from '../../workflows/payin';
-import { payoutWorkflow, type PayoutWorkflowInput } from '../../workflows/payout';
-import { payinRefundDeskWorkflow } from '../../workflows/payin-refund-desk';
-import { requestRefundUpdate, type RefundAsk } from '../../workflows/refund-api';
+import { payinWorkflow, type PayinWorkflowInput } from '../../workflows/payin/payin';
+import { payoutWorkflow, type PayoutWorkflowInput } from '../../workflows/payout/payout';
+import { payinRefundDeskWorkflow } from '../../workflows/refund/payin-refund-desk';
+import { requestRefundUpdate, type RefundAsk } from '../../workflows/refund/refund-api';
 import { refundDeskWorkflowId } from '../temporal/workflow-ids';
 
 // A transaction's start imports its workflows by value (function references); startOnce lives in

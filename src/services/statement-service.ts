@@ -8,7 +8,7 @@ import { ApiProblem } from '../contract/problems';
 import { idOfKey, newId } from '../domain/ids';
 import { statementWorkflowId } from '../temporal/workflow-ids';
 import { startOnce } from '../temporal/start-once';
-import { statementWorkflow } from '../../workflows/statement';
+import { statementWorkflow } from '../../workflows/operations/statement';
 
 // Statements as a story: check the account is the caller's, store the statement `pending` under an
 // id its idempotency key names, start its workflow (which generates it and says `statement.ready`);

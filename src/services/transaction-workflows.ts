@@ -7,8 +7,8 @@ import type { PayinTiming } from '../domain/payin-timing';
 import { InsufficientFundsError, type Ledger } from '../ledger';
 import { startTransactionWorkflow, type StartResult, type TransactionStart } from './start-workflow';
 import { debitPayout } from '../ledger/postings';
-import type { PayinCollection, PayinWorkflowInput } from '../../workflows/payin-api';
-import type { PayoutWorkflowInput } from '../../workflows/payout';
+import type { PayinCollection, PayinWorkflowInput } from '../../workflows/payin/payin-api';
+import type { PayoutWorkflowInput } from '../../workflows/payout/payout';
 
 // When and with what a payin's or payout's workflow is started: the input built from the stored
 // record, its start marker, and the payout's debit before it. One place, shared by the API (services)

@@ -4,7 +4,7 @@ import type { ActivityInboundCallsInterceptor } from '@temporalio/worker';
 import { permanentErrors } from '../infra/metrics';
 
 // Errors that retrying cannot fix. Workflows list these types as non-retryable
-// (workflows/activity-proxies.ts), so they surface at once instead of retrying for ever in
+// (workflows/shared/activity-proxies.ts), so they surface at once instead of retrying for ever in
 // silence; this interceptor makes each one a metric and an error log line an on-call can alert on.
 
 /** A record an activity needs does not exist: a bug or lost data, never a passing fault. */

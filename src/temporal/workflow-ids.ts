@@ -33,7 +33,7 @@ export function refundWorkflowId(merchantId: string, refundId: string): string {
 
 /**
  * `refund-desk:<merchantId>:<payinId>`: the workflow that decides a payin's refunds once the payin's
- * own workflow closed (workflows/payin-refund-desk.ts). One runs at a time; each refund request
+ * own workflow closed (workflows/refund/payin-refund-desk.ts). One runs at a time; each refund request
  * starts it again if it closed, so this id, unlike a transaction's, is reused by design.
  */
 export function refundDeskWorkflowId(merchantId: string, payinId: string): string {
@@ -54,7 +54,7 @@ export function webhookDeliveryWorkflowId(
 
 /**
  * `webhook-dispatcher:<endpointId>`: the one workflow that delivers an endpoint's events in order
- * (workflows/webhook-dispatcher.ts). Reused by design: a parked dispatcher closes, and enabling the
+ * (workflows/webhooks/webhook-dispatcher.ts). Reused by design: a parked dispatcher closes, and enabling the
  * endpoint starts it again under the same id.
  */
 export function webhookDispatcherWorkflowId(endpointId: string): string {

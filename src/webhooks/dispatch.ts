@@ -10,7 +10,7 @@ import {
   type WebhookDispatcherWorkflow,
 } from './messages';
 
-// An event reaches an endpoint through the endpoint's dispatcher (workflows/webhook-dispatcher.ts),
+// An event reaches an endpoint through the endpoint's dispatcher (workflows/webhooks/webhook-dispatcher.ts),
 // started when the endpoint is created or enabled: recording an event calls no Temporal API. A
 // manual redelivery or a replay is a delivery workflow of its own (docs/decisions/webhooks/
 // one-dispatcher-per-endpoint.md), so it is not held behind a failing queue, and the

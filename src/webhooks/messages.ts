@@ -1,4 +1,4 @@
-// The messages of the webhook delivery workflow (workflows/webhook-delivery.ts): its input, its
+// The messages of the webhook delivery workflow (workflows/webhooks/webhook-delivery.ts): its input, its
 // result and what one attempt answers. Here rather than in the workflow so that the activity that
 // makes attempts and the code that starts deliveries (./dispatch.ts) never import a workflow.
 
@@ -25,7 +25,7 @@ export type WebhookDeliveryWorkflow = (input: WebhookDeliveryInput) => Promise<W
 /** Its workflow type, as histories record it (never renamed). */
 export const webhookDeliveryWorkflowType = 'webhookDeliveryWorkflow';
 
-// The endpoint's dispatcher (workflows/webhook-dispatcher.ts): one workflow per endpoint, whose
+// The endpoint's dispatcher (workflows/webhooks/webhook-dispatcher.ts): one workflow per endpoint, whose
 // drain activity delivers the merchant's events in their chain's order after a cursor.
 
 /** A position in the merchant's event chain `m|`: every event at or below it is done with. */

@@ -14,7 +14,7 @@ import type { DrainInput, DrainResult, OutboxCursor } from './messages';
 
 // The drain of an endpoint's outbox (docs/events.md, Delivery and retries): the merchant's events in the order of its
 // chain `m|`, after the endpoint's cursor, one HTTP attempt each, in order. It runs for its
-// dispatcher workflow (workflows/webhook-dispatcher.ts) as an activity completed asynchronously:
+// dispatcher workflow (workflows/webhooks/webhook-dispatcher.ts) as an activity completed asynchronously:
 // the activity hands its task token here and frees its slot, so a thousand idle endpoints hold no
 // worker slot a payin needs. The loop heartbeats its cursor through the task token (a worker lost:
 // the retry resumes from the last heartbeat) and completes the activity only on a failure, on park

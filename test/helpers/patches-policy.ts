@@ -1,11 +1,11 @@
 import ts from 'typescript';
-import { LONGEST_RUN_DAYS, policyDates, type PatchTable } from '../../workflows/patches';
+import { LONGEST_RUN_DAYS, policyDates, type PatchTable } from '../../workflows/shared/patches';
 
 // The versioning policy as a pure check (docs/versioning.md): a patch table, today's date and the
 // sources of workflows/ in, the problems out, each saying what to do.
 
 export interface Source {
-  /** Path relative to the repository, e.g. workflows/payout.ts. */
+  /** Path relative to the repository, e.g. workflows/payout/payout.ts. */
   readonly path: string;
   readonly text: string;
 }
@@ -17,7 +17,7 @@ interface Use {
   readonly where: string;
 }
 
-const PATCHES_FILE = 'workflows/patches.ts';
+const PATCHES_FILE = 'workflows/shared/patches.ts';
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** The calls of the typed doors, and any direct use of Temporal's patching API. */

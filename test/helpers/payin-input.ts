@@ -1,4 +1,4 @@
-import type { PayinWorkflowInput } from '../../workflows/payin-api';
+import type { PayinWorkflowInput } from '../../workflows/payin/payin-api';
 import type { Transaction } from '../../src/domain/transaction';
 
 /** The input of a direct MTN CI payin of 1,000 XOF, for tests that start its workflow themselves. */

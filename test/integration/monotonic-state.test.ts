@@ -7,11 +7,11 @@ import { buildActivityDeps } from '../../src/main/wiring';
 import { configSchema } from '../../src/config';
 import type { Transaction } from '../../src/domain/transaction';
 import type { TransactionStore } from '../../src/persistence/transactions';
-import { createPayinActivities } from '../../activities/payin-activities';
-import { createPayoutActivities } from '../../activities/payout-activities';
-import { createRefundActivities } from '../../activities/refund-activities';
+import { createPayinActivities } from '../../activities/payin/payin-activities';
+import { createPayoutActivities } from '../../activities/payout/payout-activities';
+import { createRefundActivities } from '../../activities/refund/refund-activities';
 import type { ActivityDeps } from '../../activities';
-import type { OpenRefundInput } from '../../activities/refund-activities';
+import type { OpenRefundInput } from '../../activities/refund/refund-activities';
 
 // Issue 15: a status write that lands late (an activity attempt that timed out, still running while
 // Temporal's retry and the workflow's next writes went ahead) never moves a record backwards. The

@@ -7,7 +7,7 @@ import { Ledger } from '../../src/ledger';
 import { TransactionStore } from '../../src/persistence/transactions';
 import { metricsRegistry } from '../../src/infra/metrics';
 import { transactionWorkflowId } from '../../src/temporal/workflow-ids';
-import type { PayoutWorkflowInput } from '../../workflows/payout-api';
+import type { PayoutWorkflowInput } from '../../workflows/payout/payout-api';
 
 // Ambiguity never moves money (issue 15): with a fault proxy between the worker and the operator
 // simulator, answers are lost, late, unreadable or wrong, and every transaction still ends as the

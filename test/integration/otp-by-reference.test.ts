@@ -5,7 +5,7 @@ import { testPayinService } from '../helpers/services';
 import type { TestStack } from '../helpers/stack';
 import { useStack } from '../helpers/use-stack';
 import { historyToJson } from '../helpers/history-json';
-import type { PayinWorkflowInput, SessionConfirmation } from '../../workflows/payin-api';
+import type { PayinWorkflowInput, SessionConfirmation } from '../../workflows/payin/payin-api';
 import { OtpStore } from '../../src/persistence/otp-store';
 
 // "OTPs never enter history" (issue 16): the API stores an Orange OTP sealed, with a short lifetime,

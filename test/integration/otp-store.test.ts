@@ -3,7 +3,7 @@ import type { Connection } from 'mongoose';
 import { connectTestMongo } from '../helpers/stack';
 import { OtpStore } from '../../src/persistence/otp-store';
 import { parseKeyRing } from '../../src/security/key-ring';
-import { createPayinActivities, type PayinCollection } from '../../activities/payin-activities';
+import { createPayinActivities, type PayinCollection } from '../../activities/payin/payin-activities';
 import type { CollectionRequest, OperatorGateway, OperatorStatus } from '../../src/operators/gateway';
 import type { TransactionStore } from '../../src/persistence/transactions';
 import type { Ledger } from '../../src/ledger';

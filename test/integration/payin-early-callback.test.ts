@@ -71,7 +71,7 @@ describe('payin workflow: an operator callback during the collection request', (
     const events = history.events ?? [];
     const types = events.map((e) => Number(e.eventType));
     // Before the fix the callback was cleared before the first wait: the read waited for a 5 s poll
-    // timer. Run as local activities (workflows/activity-proxies.ts), the request's task ends
+    // timer. Run as local activities (workflows/shared/activity-proxies.ts), the request's task ends
     // before the signal is delivered, so a poll timer is started, and cancelled by the callback.
     expect(types).not.toContain(EventType.EVENT_TYPE_TIMER_FIRED);
     expect(types).toContain(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED);

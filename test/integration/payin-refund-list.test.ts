@@ -4,9 +4,9 @@ import { connectTestMongo } from '../helpers/stack';
 import { storedDirectPayin } from '../helpers/payin-input';
 import { buildActivityDeps } from '../../src/main/wiring';
 import { configSchema } from '../../src/config';
-import { createRefundActivities } from '../../activities/refund-activities';
+import { createRefundActivities } from '../../activities/refund/refund-activities';
 import type { ActivityDeps } from '../../activities';
-import type { OpenRefundInput } from '../../activities/refund-activities';
+import type { OpenRefundInput } from '../../activities/refund/refund-activities';
 
 // A payin lists its refunds' ids, so its status read and its events fetch them by `_id` (the only
 // lookup FerretDB 1.24 indexes) instead of searching every refund. Against the real FerretDB.

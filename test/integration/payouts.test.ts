@@ -6,7 +6,7 @@ import { useStack } from '../helpers/use-stack';
 import { createTestMerchant, type TestMerchant } from '../helpers/merchants';
 import { Ledger } from '../../src/ledger';
 import { buildActivityDeps } from '../../src/main/wiring';
-import { createPayoutActivities } from '../../activities/payout-activities';
+import { createPayoutActivities } from '../../activities/payout/payout-activities';
 import { TransactionStore } from '../../src/persistence/transactions';
 import { accountPayoutRecord } from '../../src/contract/schemas/payout';
 import { transactionRecord } from '../../src/contract/schemas/transaction-record';

@@ -18,7 +18,7 @@ import {
   temporalProbe,
   type ReconciliationDeps,
 } from '../../src/reconciliation';
-import type { ReconciliationWorkflowResult } from '../../workflows/reconciliation';
+import type { ReconciliationWorkflowResult } from '../../workflows/operations/reconciliation';
 
 // Issue 28 §5 and §8: reconciliation's correction of a payin (the operator's books say it collected
 // a payin we ended failed or expired) is one decision, success for good, written as the payin

@@ -12,7 +12,7 @@ import {
   ReconciliationReportStore,
   type ReconciliationReport,
 } from '../../src/reconciliation';
-import type { ReconciliationWorkflowResult } from '../../workflows/reconciliation';
+import type { ReconciliationWorkflowResult } from '../../workflows/operations/reconciliation';
 
 // Reconciliation on the real stack: the operator simulator's books (statements, test controls that
 // move the operator's side after ours ended), our records and ledger on FerretDB, the workflow on

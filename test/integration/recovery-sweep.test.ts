@@ -10,7 +10,7 @@ import { WorkflowStartLog } from '../../src/persistence/workflow-starts';
 import { PayoutService } from '../../src/services/payout-service';
 import { payoutSourceRefs } from '../../src/ledger/postings';
 import { buildRecoveryDeps } from '../../src/main/wiring';
-import { recoverySweepOf, type RecoveryDeps } from '../../activities/recovery-activities';
+import { recoverySweepOf, type RecoveryDeps } from '../../activities/operations/recovery-activities';
 import type { RecoverySweepResult } from '../../src/recovery/sweep';
 
 // The recovery sweep on the real stack (FerretDB, time-skipping Temporal, worker, simulator). A crash

@@ -9,7 +9,7 @@ import { StatementService } from '../../src/services/statement-service';
 import { StatementStore, type Statement } from '../../src/statements/store';
 import { statementDocument, type StatementDocument } from '../../src/contract/schemas/statements';
 import { statementWorkflowId } from '../../src/temporal/workflow-ids';
-import { createStatementActivities } from '../../activities/statement-activities';
+import { createStatementActivities } from '../../activities/operations/statement-activities';
 
 // Issue 28 §8: a statement asked for twice at once, and generated twice at once, interleaved by
 // fast-check's scheduler over the real FerretDB (and the Temporal test server and worker for the

@@ -10,7 +10,7 @@ import { EndpointStore } from '../../src/webhooks/endpoint-store';
 import { stopDispatcher } from '../../src/webhooks/dispatch';
 import { RETRY_DELAYS_MS } from '../../src/webhooks/retry-schedule';
 import { webhookDispatcherWorkflowId } from '../../src/temporal/workflow-ids';
-import { webhookDispatcherWorkflow } from '../../workflows/webhook-dispatcher';
+import { webhookDispatcherWorkflow } from '../../workflows/webhooks/webhook-dispatcher';
 
 // Issue 41: a dispatcher whose retry schedule is spent parks its endpoint (stores `disabled`) and
 // ends, while the merchant enables the endpoint (the API stores `enabled`, then signals the

@@ -15,7 +15,7 @@ import { replayModel, type ReplayDoc } from '../../src/webhooks/replay-store';
 import { WebhookOperations } from '../../src/services/webhook-operations';
 import { webhookReplayWorkflowId } from '../../src/temporal/workflow-ids';
 import { startOnce } from '../../src/temporal/start-once';
-import { webhookReplayWorkflow } from '../../workflows/webhook-replay';
+import { webhookReplayWorkflow } from '../../workflows/webhooks/webhook-replay';
 
 // Issue 28 §8: replays of an endpoint's failed events asked at once, interleaved by fast-check's
 // scheduler over the real FerretDB, Temporal test server, worker and a webhook receiver. Each store

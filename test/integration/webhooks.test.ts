@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { ensureAllDispatchers } from '../../activities/webhook-dispatch-activities';
+import { ensureAllDispatchers } from '../../activities/webhooks/webhook-dispatch-activities';
 import { EndpointStore } from '../../src/webhooks/endpoint-store';
 import { auditQueries, describeScans } from '../helpers/query-audit';
 import { newSigningSecret } from '../../src/webhooks/signing';

@@ -169,7 +169,7 @@ describe('golden workflow histories', () => {
         failureConverterPath,
         webpackConfigHook: (config) => {
           config.module?.rules?.push({
-            test: /workflows[\\/]payin-steps\.ts$/,
+            test: /workflows[\\/]payin[\\/]payin-steps\.ts$/,
             enforce: 'pre',
             use: [{ loader: require.resolve('./golden-reorder-loader') }],
           });

@@ -1,9 +1,9 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { INSUFFICIENT_FUNDS, InsufficientFundsError, LedgerError } from '../../src/ledger';
-import { debitOrRefuse } from '../../activities/ledger-refusals';
+import { debitOrRefuse } from '../../activities/shared/ledger-refusals';
 
 // The one insufficient-funds type. Its name is recorded in histories (activity failures, the
-// activities' non-retryable list in workflows/activity-proxies.ts), so it must not change.
+// activities' non-retryable list in workflows/shared/activity-proxies.ts), so it must not change.
 
 describe('insufficient funds: one type, non-retryable for activities', () => {
   it('is named InsufficientFundsError, by its name and by its class (Temporal reads either)', () => {

@@ -1,10 +1,10 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { checkPatches, type Source } from '../helpers/patches-policy';
-import { isPatched, patchDoors, patches, policyDates, type PatchTable } from '../../workflows/patches';
+import { isPatched, patchDoors, patches, policyDates, type PatchTable } from '../../workflows/shared/patches';
 
-// The versioning policy (docs/versioning.md): every patch has a row in workflows/patches.ts, and its
-// dates are kept. First on a fixture table (the example row of workflows/patches.ts), then on the
+// The versioning policy (docs/versioning.md): every patch has a row in workflows/shared/patches.ts, and its
+// dates are kept. First on a fixture table (the example row of workflows/shared/patches.ts), then on the
 // real table and the real workflows/ sources, with today's date.
 
 const row = {

@@ -3,7 +3,7 @@ import { configSchema } from '../../src/config';
 import { parseScheduleTime, reconciliationSchedule } from '../../src/main/reconciliation-schedule';
 import { RECONCILIATION_SCHEDULE_ID } from '../../src/temporal/workflow-ids';
 import { previousUtcDay, shiftDay } from '../../src/domain/days';
-import { reconciliationWorkflow } from '../../workflows/reconciliation';
+import { reconciliationWorkflow } from '../../workflows/operations/reconciliation';
 
 // The daily reconciliation's Temporal Schedule (the time-skipping test server has no Schedules:
 // test/integration/reconciliation-schedule.test.ts runs it on the dev server).

@@ -2,7 +2,7 @@ import { ScheduleOverlapPolicy } from '@temporalio/client';
 import { configSchema } from '../../src/config';
 import { recoveryScheduleOptions } from '../../src/main/recovery-schedule';
 import { recoverySweepScheduleId } from '../../src/temporal/workflow-ids';
-import { recoverySweepWorkflow } from '../../workflows/recovery-sweep';
+import { recoverySweepWorkflow } from '../../workflows/operations/recovery-sweep';
 
 // The recovery sweep's schedule (its creation on a real server: test/integration/refund-update-limits.test.ts).
 describe('recovery sweep schedule', () => {

@@ -5,7 +5,7 @@ import { repoRoot } from '../../src/infra/tools';
 import { historyFromJson } from '../helpers/history-json';
 
 // `payments transactions show` reads a payin's steps from its history: a local activity is a marker
-// there (workflows/activity-proxies.ts, localFirst), and its step must show as an activity does.
+// there (workflows/shared/activity-proxies.ts, localFirst), and its step must show as an activity does.
 it('a local activity shows as its step, with its outcome', () => {
   const file = join(repoRoot, 'test/golden/payinWorkflow-direct-completed-local.json');
   const history = historyFromJson(JSON.parse(readFileSync(file, 'utf8')));

@@ -5,8 +5,14 @@ import { ApplicationFailure } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import type { Activities } from '../../../activities';
-import { mergePayoutSteps, type PayoutStepActivities } from '../../../activities/payout-outcome-activities';
-import { mergeRefundSteps, type RefundStepActivities } from '../../../activities/refund-outcome-activities';
+import {
+  mergePayoutSteps,
+  type PayoutStepActivities,
+} from '../../../activities/payout/payout-outcome-activities';
+import {
+  mergeRefundSteps,
+  type RefundStepActivities,
+} from '../../../activities/refund/refund-outcome-activities';
 import type { OperatorStatus } from '../../../src/operators/gateway';
 import type { payinWorkflow } from '../../../workflows';
 import { configSchema } from '../../../src/config';
@@ -64,7 +70,7 @@ export const rejected = () =>
     message: 'operator said 400',
     nonRetryable: true,
   });
-/** The ledger's own refusal (activities/payout-activities.ts, activities/refund-activities.ts). */
+/** The ledger's own refusal (activities/payout/payout-activities.ts, activities/refund/refund-activities.ts). */
 export const insufficientFunds = () =>
   ApplicationFailure.create({
     type: 'InsufficientFundsError',
