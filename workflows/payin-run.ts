@@ -1,6 +1,7 @@
 import { condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { PayinStateUpdate } from '../activities/payin-activities';
 import type { TransactionStatus } from '../src/domain/transaction';
+import { isFinal } from '../src/domain/final-status';
 import { saStatus } from './search-attributes';
 import {
   confirmSessionUpdate,
@@ -154,7 +155,7 @@ export function startPayinRun(input: PayinWorkflowInput): PayinRun {
     if (payload.kind !== 'refund') run.woken.value = true;
   });
   setHandler(operatorAnswerUpdate, async () => {
-    await condition(() => run.requestSent || isFinal(state.status));
+    await condition(() => run.requestSent || isFinal('payin', state.status));
     return state;
   });
   // Rejected Updates never reach history: a late click on the page changes nothing.
@@ -180,8 +181,4 @@ export function startPayinRun(input: PayinWorkflowInput): PayinRun {
     { validator: assertSessionOpen },
   );
   return run;
-}
-
-function isFinal(status: TransactionStatus): boolean {
-  return status !== 'processing' && status !== 'pending';
 }
