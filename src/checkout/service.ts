@@ -8,6 +8,7 @@ import type { TransactionStore } from '../persistence/transactions';
 import type { OtpStore } from '../persistence/otp-store';
 import type { Transaction } from '../domain/transaction';
 import { toMajor } from '../domain/money';
+import { isFinal } from '../domain/final-status';
 import { normalizeTypedMsisdn } from '../domain/msisdn';
 import { checkPayinForProvider, providersOf, ussdCodeOf, type ProviderInfo } from '../domain/providers';
 import { predictCarrier } from '../domain/operator-prefixes';
@@ -71,7 +72,7 @@ const isWebUrl = (u: string | null | undefined): u is string => !!u && /^https?:
 
 function toCheckoutState(tx: Transaction, s: PayinState): CheckoutState {
   const declined = s.confirmationStatus === 'declined';
-  const final = declined || ['success', 'failed', 'expired', 'reversed'].includes(s.status);
+  const final = declined || isFinal('payin', s.status);
   const target = s.status === 'success' && !declined ? tx.action?.successUrl : tx.action?.failureUrl;
   return {
     id: tx.id,

@@ -9,8 +9,21 @@ export type TransactionKind = (typeof transactionKinds)[number];
 export const sandboxScenarios = ['completed', 'failed', 'pending'] as const;
 export type SandboxScenario = (typeof sandboxScenarios)[number];
 
-export type TransactionStatus =
-  'pending' | 'processing' | 'processed' | 'success' | 'completed' | 'failed' | 'reversed' | 'expired';
+/** Every status a payin takes (src/domain/final-status.ts says which are final). */
+export const payinStatuses = ['pending', 'processing', 'success', 'failed', 'expired'] as const;
+/** Every status a payout takes: `processed` once the operator took it, `reversed` once refunded back. */
+export const payoutStatuses = [
+  'pending',
+  'processing',
+  'processed',
+  'completed',
+  'failed',
+  'reversed',
+  'expired',
+] as const;
+export type PayinStatus = (typeof payinStatuses)[number];
+export type PayoutStatus = (typeof payoutStatuses)[number];
+export type TransactionStatus = PayinStatus | PayoutStatus;
 
 export type ConfirmationStatus = 'none' | 'pending' | 'accepted' | 'declined';
 

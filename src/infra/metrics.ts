@@ -1,4 +1,5 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { isFinal, isStatusKind } from '../domain/final-status';
 
 // Prometheus metrics of this process (API, worker, or both in `npm start` and the tests), plus the
 // Temporal worker's own series, which the SDK's Core runtime serves on its own port: /metrics
@@ -58,16 +59,25 @@ export const permanentErrors = new Counter({
   registers: [metricsRegistry],
 });
 
-/** Statuses after which a transaction changes no more (a failed payin may still be corrected). */
-const finalStatuses = new Set(['success', 'completed', 'failed', 'reversed', 'expired']);
+/**
+ * Events that repeat a status change another event already announced: `payout.completed` follows
+ * the `payout.updated` that carried `completed`.
+ */
+const repeatsAStatus = new Set(['payout.completed']);
 
-/** Counts a final status once per event recorded for it (events are the durable state changes). */
+/**
+ * Counts a status final for its kind (src/domain/final-status.ts) once per status change recorded
+ * for it (events are the durable state changes; a failed payin corrected to success counts twice,
+ * a payout failed then reversed too). Events about other subjects (a payout batch, a statement)
+ * are not transactions.
+ */
 export function observeTransactionEvent(type: string, data: Record<string, unknown>): void {
+  const kind = type.slice(0, type.lastIndexOf('.'));
   const status = typeof data.status === 'string' ? data.status : null;
-  if (!status || !finalStatuses.has(status)) return;
+  if (!status || repeatsAStatus.has(type) || !isStatusKind(kind) || !isFinal(kind, status)) return;
   const mobileMoney = data.mobileMoney as { provider?: { name?: string } } | undefined;
   transactionsFinished.inc({
-    kind: type.slice(0, type.indexOf('.')),
+    kind,
     status,
     provider: mobileMoney?.provider?.name ?? 'none',
   });

@@ -2,6 +2,7 @@ import { Schema, type Connection, type Model } from 'mongoose';
 import type { Mode } from '../domain/modes';
 import type { Currency } from '../domain/money';
 import type { AccountKind, LedgerEntry } from './types';
+import { chainKey } from '../persistence/append-at-head';
 
 // Storage of the journal. Every concurrency guarantee rests on the unique keys declared here:
 // FerretDB has no multi-document transactions and its conditional updates are not atomic.
@@ -27,7 +28,7 @@ export type EntryDoc = LedgerEntry;
 
 /** An entry's `_id`: its position in its account's chain, unique by construction. */
 export function entryKey(accountId: string, seq: number): string {
-  return `${accountId}:${String(seq).padStart(12, '0')}`;
+  return chainKey(accountId, seq);
 }
 
 /**

@@ -9,7 +9,7 @@ export async function insertRaw<T extends { _id: string }>(model: Model<T>, doc:
   );
 }
 
-export const duplicateKey = (err: unknown): boolean => (err as { code?: number } | null)?.code === 11000;
+export { duplicateKey } from '../persistence/append-at-head';
 
 /** The map of one connection: every Ledger on one connection shares it (API and worker wiring). */
 export function perConnection<V>(map: WeakMap<Connection, Map<string, V>>, conn: Connection): Map<string, V> {

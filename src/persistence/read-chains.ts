@@ -1,7 +1,8 @@
-import { Schema, type Connection, type Model } from 'mongoose';
+import { Schema, type Connection, type Model, type mongo } from 'mongoose';
 import { Counter } from 'prom-client';
 import { metricsRegistry } from '../infra/metrics';
 import { backfillOnce } from './backfill-once';
+import { AppendAtHead, chainKey, duplicateKey, type HintDoc, type Position } from './append-at-head';
 
 // Read models for ordered lists, read by `_id` alone. FerretDB 1.24's SQLite backend pushes down
 // one filter only, an exact `{ _id: <string> }`: `_id` ranges, `$in`, sorts and limits after a
@@ -9,11 +10,12 @@ import { backfillOnce } from './backfill-once';
 // chain: each stream (e.g. one merchant's events) numbers its members 1, 2, 3... with no gap, each
 // stored under `_id` = `<stream>:<seq>`; a page is the positions below a cursor, each read by `_id`.
 //
-// Appending is the ledger's scheme (docs/ledger.md): insert at head+1; of two writers racing for a
-// position one wins, the other moves on. A unique (stream, member) index makes an append idempotent
-// (an activity retry appends nothing twice), and a position document `[stream, member]` -> seq finds
-// a member's place by `_id` (a WebSocket resume). The head comes from this process's memory or a
-// best-effort hint (`<name>_heads`), then is probed forward by `_id`.
+// Appending is the ledger's scheme, one implementation (src/persistence/append-at-head.ts): insert at
+// head+1; of two writers racing for a position one wins, the other moves on. A unique (stream,
+// member) index makes an append idempotent (an activity retry appends nothing twice), and a position
+// document `[stream, member]` -> seq finds a member's place by `_id` (a WebSocket resume). The head
+// comes from this process's memory or a best-effort hint (`<name>_heads`), then is probed forward by
+// `_id`.
 //
 // Positions are in append order, which is not the members' time order: a writer takes its member's
 // time before it appends (two workers race by milliseconds), a session payin joins its provider's
@@ -65,20 +67,13 @@ interface HoleDoc {
   foundAt: Date;
 }
 
-export const chainKey = (stream: string, seq: number): string => `${stream}:${String(seq).padStart(12, '0')}`;
+export { chainKey };
 const positionKey = (stream: string, member: string): string => JSON.stringify([stream, member]);
-const duplicateKey = (err: unknown): boolean => (err as { code?: number } | null)?.code === 11000;
 const ms = (d: Date | string | number): number => new Date(d).getTime();
 
 /** Parallel `_id` reads per round trip while walking a chain. */
 const BATCH = 25;
 const MAX_APPEND_ATTEMPTS = 1_000;
-/**
- * The head hint is written at every HINT_EVERY-th position only: a reader that does not know the
- * head reads the HINT_EVERY positions after the hint in one round trip, which spares every append a
- * write (issue 31: a payin's lists and event cost three hint writes fewer).
- */
-const HINT_EVERY = 8;
 /** Positions read down at most to find the `max` below an append (entries from before `max`). */
 const MAX_READS_FOR_MAX = 1_000;
 
@@ -156,21 +151,10 @@ export interface HoleRepairResult {
 }
 
 /** What this process knows of a stream's head: its position and, when read, its `max`. */
-interface Tip {
-  seq: number;
+interface Tip extends Position {
   /** ms; undefined: not known here (read it before appending above). */
   max?: number | undefined;
 }
-
-// Per connection: every ReadChains on one connection shares the queues and known heads.
-const queuesOf = new WeakMap<Connection, Map<string, Promise<unknown>>>();
-const headsOf = new WeakMap<Connection, Map<string, Tip>>();
-function perConnection<V>(map: WeakMap<Connection, Map<string, V>>, conn: Connection): Map<string, V> {
-  let m = map.get(conn);
-  if (!m) map.set(conn, (m = new Map<string, V>()));
-  return m;
-}
-const KNOWN_HEADS = 10_000;
 
 export class ReadChains<T> {
   // Untyped documents: `doc` is whatever the caller stores.
@@ -178,8 +162,8 @@ export class ReadChains<T> {
   private readonly heads: Model<HeadDoc>;
   private readonly positions: Model<PositionDoc>;
   private readonly holes: Model<HoleDoc>;
-  private readonly queues: Map<string, Promise<unknown>>;
-  private readonly knownHeads: Map<string, Tip>;
+  /** Every ReadChains of one connection and name shares its memory of heads and its queues. */
+  private readonly chain: AppendAtHead<Tip, ChainEntry<unknown>>;
 
   /**
    * `name` is the entries' collection; `<name>_heads`, `<name>_positions` and `<name>_holes` go with it.
@@ -195,8 +179,18 @@ export class ReadChains<T> {
     this.heads = bind(conn, `ChainHead_${name}`, headSchema, `${name}_heads`);
     this.positions = bind(conn, `ChainPosition_${name}`, positionSchema, `${name}_positions`);
     this.holes = bind(conn, `ChainHole_${name}`, holeSchema, `${name}_holes`);
-    this.queues = perConnection(queuesOf, conn);
-    this.knownHeads = perConnection(headsOf, conn);
+    this.chain = new AppendAtHead<Tip, ChainEntry<unknown>>(conn, {
+      name,
+      hints: this.heads.collection as unknown as mongo.Collection<HintDoc>,
+      entryAt: (stream, seq) => this.at(stream, seq),
+      headOf: (e) => ({ seq: e.seq, max: e.max !== undefined ? ms(e.max) : undefined }),
+      hintOf: (tip) => ({ seq: tip.seq }),
+      fromHint: (doc) => ({ seq: doc.seq }),
+      richer: (known) => known.max === undefined,
+      insert: async (doc) => {
+        await this.entries.collection.insertOne(doc as never);
+      },
+    });
   }
 
   async init(): Promise<void> {
@@ -253,25 +247,7 @@ export class ReadChains<T> {
   }
 
   private async tip(stream: string): Promise<Tip> {
-    const hint = await this.heads.findOne({ _id: stream }).lean<HeadDoc>().exec();
-    const known = this.knownHeads.get(stream);
-    let tip: Tip = known && known.seq >= (hint?.seq ?? 0) ? known : { seq: hint?.seq ?? 0 };
-    // The position after it first (usually absent: memory or the hint is the head), then HINT_EVERY
-    // at once: the head is the last of an unbroken run.
-    for (let full = true, width = 1; full; width = HINT_EVERY) {
-      const from = tip.seq;
-      const next = await Promise.all(Array.from({ length: width }, (_, k) => this.at(stream, from + k + 1)));
-      for (const e of next) {
-        if (!e) {
-          full = false;
-          break;
-        }
-        tip = { seq: e.seq, max: e.max !== undefined ? ms(e.max) : undefined };
-      }
-    }
-    this.remember(stream, tip);
-    if (tip.seq - (hint?.seq ?? 0) >= HINT_EVERY) await this.writeHint(stream, tip.seq);
-    return tip;
+    return (await this.chain.head(stream)) ?? { seq: 0 };
   }
 
   /**
@@ -285,13 +261,13 @@ export class ReadChains<T> {
   }
 
   private async appendAnew(stream: string, member: string, at: Date, doc: T): Promise<number> {
-    const placed = await this.serialized(stream, () => this.place(stream, member, at, doc));
+    const placed = await this.chain.serialized(stream, () => this.place(stream, member, at, doc));
     // Outside the stream's queue: the next append of this process needs only its memory of the
     // head, so a burst on one stream waits for one insert each, not for three writes. The hint (one
     // append in HINT_EVERY) and the position are independent documents.
     const [seq] = await Promise.all([
       this.options.positions === false ? placed.seq : this.writePosition(stream, member, placed.seq),
-      placed.inserted && placed.seq % HINT_EVERY === 0 ? this.writeHint(stream, placed.seq) : undefined,
+      placed.inserted && this.chain.hintDue(placed.seq) ? this.chain.writeHint(stream, placed) : undefined,
     ]);
     return seq;
   }
@@ -328,45 +304,35 @@ export class ReadChains<T> {
   ): Promise<{ seq: number; inserted: boolean }> {
     // From the head this process last saw, without probing: if another process appended since, the
     // insert fails and the loop moves on, one `_id` read per position it learns of.
-    const tip = this.knownHeads.get(stream) ?? (await this.tip(stream));
-    let seq = tip.seq + 1;
-    // The position below always exists when appending above it (a writer learns of a position by
-    // inserting or reading it), so its `max` is known, from memory or one read.
-    let below = tip.max;
-    for (let attempt = 0; attempt < MAX_APPEND_ATTEMPTS; attempt++) {
-      below ??= await this.maxUpTo(stream, seq - 1);
-      const max = below === undefined ? undefined : Math.max(below, ms(at));
-      try {
-        await this.entries.collection.insertOne({
-          _id: chainKey(stream, seq),
-          stream,
-          seq,
-          member,
-          at,
-          ...(max !== undefined ? { max: new Date(max) } : {}),
-          doc,
-        } as never);
-        this.remember(stream, { seq, max });
-        return { seq, inserted: true };
-      } catch (err) {
-        if (!duplicateKey(err)) throw err;
-        const there = await this.at(stream, seq);
-        if (there?.member === member) return { seq, inserted: false };
-        if (there) {
-          // another member won this position: try the next, above it
-          below = there.max !== undefined ? ms(there.max) : undefined;
-          seq++;
-          continue;
-        }
+    const from = this.chain.knownHead(stream) ?? (await this.tip(stream));
+    const placed = await this.chain.append<number>(
+      stream,
+      from.seq > 0 ? from : null,
+      {
+        attempt: async (below, seq) => {
+          // The position below always exists when appending above it (a writer learns of a position
+          // by inserting or reading it), so its `max` is known, from memory or one read.
+          const upTo = below?.max ?? (await this.maxUpTo(stream, seq - 1));
+          const max = upTo === undefined ? undefined : Math.max(upTo, ms(at));
+          return {
+            doc: { stream, seq, member, at, ...(max !== undefined ? { max: new Date(max) } : {}), doc },
+            head: { seq, max },
+            result: seq,
+          };
+        },
+        mine: (there) => (there.member === member ? there.seq : null),
         // The position is free, so the (stream, member) index refused: an earlier attempt appended
         // this member and died before its position document. Off the usual path (a crash): a scan on
         // FerretDB, an index read on MongoDB.
-        const earlier = await this.entries.findOne({ stream, member }).lean<ChainEntry<T>>().exec();
-        if (!earlier) throw err;
-        return { seq: earlier.seq, inserted: false };
-      }
-    }
-    throw new Error(`read chain ${stream}: too many lost races`);
+        elsewhere: async (err) => {
+          const earlier = await this.entries.findOne({ stream, member }).lean<ChainEntry<T>>().exec();
+          if (!earlier) throw err;
+          return earlier.seq;
+        },
+      },
+      MAX_APPEND_ATTEMPTS,
+    );
+    return { seq: placed.result, inserted: placed.inserted };
   }
 
   private async writePosition(stream: string, member: string, seq: number): Promise<number> {
@@ -376,34 +342,6 @@ export class ReadChains<T> {
       if (!duplicateKey(err)) throw err;
     }
     return seq;
-  }
-
-  /** Best effort: a hint behind costs readers a few probes; it is never trusted as the head. */
-  private async writeHint(stream: string, seq: number): Promise<void> {
-    try {
-      await this.heads.updateOne({ _id: stream }, { $set: { seq } }, { upsert: true }).exec();
-    } catch {
-      // a concurrent first upsert won, or the database is unreachable: both harmless
-    }
-  }
-
-  private remember(stream: string, tip: Tip): void {
-    const known = this.knownHeads.get(stream);
-    if (known && (tip.seq < known.seq || (tip.seq === known.seq && known.max !== undefined))) return;
-    this.knownHeads.delete(stream);
-    this.knownHeads.set(stream, tip);
-    if (this.knownHeads.size > KNOWN_HEADS) this.knownHeads.delete(this.knownHeads.keys().next().value!);
-  }
-
-  private async serialized<R>(stream: string, fn: () => Promise<R>): Promise<R> {
-    const previous = this.queues.get(stream) ?? Promise.resolve();
-    const run = previous.then(fn, fn);
-    const tail = run.catch(() => undefined);
-    this.queues.set(stream, tail);
-    void tail.then(() => {
-      if (this.queues.get(stream) === tail) this.queues.delete(stream);
-    });
-    return run;
   }
 
   /**
@@ -537,13 +475,13 @@ export class ReadChains<T> {
     const restored = member !== null ? await restore(stream, member) : null;
     if (member !== null && restored) {
       // The lost entry took its (stream, member) index key with it: the member goes in anew.
-      const placed = await this.serialized(stream, () =>
+      const placed = await this.chain.serialized(stream, () =>
         this.place(stream, member, restored.at, restored.doc),
       );
       if (placed.seq !== seq) {
         await this.positions.deleteOne({ _id: positionKey(stream, member), seq }).exec();
         await this.writePosition(stream, member, placed.seq);
-        if (placed.inserted) await this.writeHint(stream, placed.seq);
+        if (placed.inserted && this.chain.hintDue(placed.seq)) await this.chain.writeHint(stream, placed);
       }
       outcome = 'reappended';
     }

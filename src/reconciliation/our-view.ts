@@ -71,11 +71,6 @@ export function isCredited(tx: Transaction, ours: OurView): boolean {
   );
 }
 
-/** Our workflow is done with it: what it says will not change by itself. */
-export function isFinal(status: Transaction['status']): boolean {
-  return status !== 'pending' && status !== 'processing' && status !== 'processed';
-}
-
 function iso(d: Date | string | null | undefined): string | null {
   return d ? new Date(d).toISOString() : null;
 }

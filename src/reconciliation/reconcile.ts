@@ -16,7 +16,8 @@ import {
   type Outcome,
 } from './entry-verdicts';
 import type { OperatorAskIndex } from './operator-asks';
-import { isCredited, isFinal, refundView, transactionView } from './our-view';
+import { isCredited, refundView, transactionView } from './our-view';
+import { isFinal } from '../domain/final-status';
 import type { CorrectionNotifier, WorkflowProbe } from './ports';
 import type { ReconciliationReportStore } from './report-store';
 import type { Finding, FindingAction, OurView, ReconciliationReport, ReconciliationTrigger } from './types';
@@ -145,7 +146,7 @@ async function examineCollection(
         'Corrected by an earlier run (credited, success); payin.corrected is sent now.',
       );
     }
-    if (!isFinal(tx.status) || (await deps.workflows.isRunning(tx.workflowId)))
+    if (!isFinal(tx.kind, tx.status) || (await deps.workflows.isRunning(tx.workflowId)))
       return finding(
         'collected_not_credited',
         e,
@@ -166,7 +167,7 @@ async function examineCollection(
       );
     return { matched: true, pending: false };
   }
-  if (isFinal(tx.status))
+  if (isFinal(tx.kind, tx.status))
     return finding(
       'pending_at_operator',
       e,

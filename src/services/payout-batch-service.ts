@@ -22,7 +22,7 @@ import {
   type CreatePayoutBatchRequest,
 } from '../contract/schemas/payout-batch';
 import { fingerprintsDiffer } from '../security/request-fingerprint';
-import { isFinal } from './transaction-workflows';
+import { isFinal } from '../domain/final-status';
 import type { PayoutInput, PayoutService } from './payout-service';
 
 // Bulk payouts as a story (docs/bulk-payouts.md): store the batch under the id its idempotency key
@@ -392,10 +392,10 @@ export class PayoutBatchService {
   async allFinal(batch: PayoutBatch): Promise<boolean> {
     if (batch.state !== 'done') return false;
     const payouts = await this.payoutsOf(batch);
-    return (batch.results ?? []).every(
-      (r) =>
-        r.result === 'refused' || (payouts.get(r.transactionId!) && isFinal(payouts.get(r.transactionId!)!)),
-    );
+    return (batch.results ?? []).every((r) => {
+      const payout = r.result === 'refused' ? null : payouts.get(r.transactionId!);
+      return r.result === 'refused' || (!!payout && isFinal('payout', payout.status));
+    });
   }
 }
 

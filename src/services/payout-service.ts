@@ -32,7 +32,8 @@ import {
   problemAt,
   providerRuleProblem,
 } from '../contract/field-messages';
-import { TransactionWorkflows, isFinal } from './transaction-workflows';
+import { TransactionWorkflows } from './transaction-workflows';
+import { isFinal } from '../domain/final-status';
 import { fingerprintsDiffer } from '../security/request-fingerprint';
 import { RETRY_AFTER_SECONDS } from '../persistence/unavailable';
 import { cancelPayoutUpdate, type PayoutCancelAnswer } from '../../workflows/payout/payout-api';
@@ -221,7 +222,7 @@ export class PayoutService {
     if (fingerprintsDiffer(tx.requestFingerprint, requestFingerprint))
       throw new ApiProblem('IDEMPOTENCY_KEY_REUSED');
     // A record whose creating request left no marker (stored before markers existed) gets one now.
-    if (!isFinal(tx)) await this.workflows.mark(tx);
+    if (!isFinal(tx.kind, tx.status)) await this.workflows.mark(tx);
     return { created: false, transaction: await this.debitAndStart(tx) };
   }
 
@@ -290,7 +291,7 @@ export class PayoutService {
     const tx = await this.get(merchantId, reference, flow);
     if (!tx) throw new ApiProblem('PAYOUT_NOT_FOUND');
     if (isCancelledBeforeSending(tx)) return tx;
-    if (isFinal(tx) || tx.status !== 'pending') throw notCancellable();
+    if (isFinal(tx.kind, tx.status) || tx.status !== 'pending') throw notCancellable();
 
     let answer: PayoutCancelAnswer;
     try {

@@ -6,7 +6,7 @@ import type { Refund } from '../domain/refund';
 import type { Transaction } from '../domain/transaction';
 import type { OperatorKind } from '../operators/gateway';
 import type { SandboxControls } from '../operators/connectors/simulator-controls';
-import { isFinal } from './transaction-workflows';
+import { isFinal } from '../domain/final-status';
 
 // The test helpers (POST /v1/sandbox/...): the sandbox simulator's controls, offered on the
 // authenticated API for the merchant's own test transactions. A transaction is settled at the
@@ -52,8 +52,6 @@ interface Subject<T> {
   blocked?: (record: T) => ApiProblem | null;
 }
 
-const refundFinal = new Set<Refund['status']>(['completed', 'failed', 'reversed']);
-
 const notYet = (detail?: ApiProblem['extra']['detail']) =>
   new ApiProblem('NOT_AT_OPERATOR_YET', {
     ...(detail ? { detail } : {}),
@@ -62,7 +60,10 @@ const notYet = (detail?: ApiProblem['extra']['detail']) =>
 
 /** A session's payin reaches the operator only once its customer confirms on the checkout page. */
 const awaitingCustomer = (tx: Transaction): ApiProblem | null =>
-  tx.kind === 'payin' && tx.flow === 'session' && tx.confirmationStatus !== 'accepted' && !isFinal(tx)
+  tx.kind === 'payin' &&
+  tx.flow === 'session' &&
+  tx.confirmationStatus !== 'accepted' &&
+  !isFinal(tx.kind, tx.status)
     ? notYet({
         en: 'The customer has not confirmed this payment session on its checkout page yet: nothing was sent to the operator. Confirm it first (POST /checkout/{id}/confirm), then settle.',
         fr: "Le client n'a pas encore confirmé cette session de paiement sur sa page de paiement : rien n'a été envoyé à l'opérateur. Confirmez-la d'abord (POST /checkout/{id}/confirm), puis réglez-la.",
@@ -100,7 +101,7 @@ export class SandboxHelpers {
         kind: 'refund',
         id: refund.id,
         load: () => this.deps.refunds.findById(refund.id),
-        final: (r) => refundFinal.has(r.status),
+        final: (r) => isFinal('refund', r.status),
       },
       body.outcome,
     );
@@ -130,7 +131,7 @@ export class SandboxHelpers {
       kind: kind === 'payin' ? 'collection' : 'disbursement',
       id: tx.id,
       load: () => this.deps.transactions.findById(tx.id),
-      final: isFinal,
+      final: (t) => isFinal(t.kind, t.status),
       blocked: awaitingCustomer,
     };
   }

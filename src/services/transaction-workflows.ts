@@ -2,8 +2,9 @@ import type { Client } from '@temporalio/client';
 import type { TransactionStore } from '../persistence/transactions';
 import type { StartOutcome, WorkflowStartLog } from '../persistence/workflow-starts';
 import type { OperatorCode } from '../domain/operators';
-import type { Transaction, TransactionStatus } from '../domain/transaction';
+import type { Transaction } from '../domain/transaction';
 import type { PayinTiming } from '../domain/payin-timing';
+import { isFinal } from '../domain/final-status';
 import { InsufficientFundsError, type Ledger } from '../ledger';
 import { startTransactionWorkflow, type StartResult, type TransactionStart } from './start-workflow';
 import { debitPayout } from '../ledger/postings';
@@ -16,18 +17,9 @@ import type { PayoutWorkflowInput } from '../../workflows/payout/payout';
 // would have run it; the start itself (options, id policy) is src/services/start-workflow.ts.
 //
 // Every transaction runs once: the start rejects a workflow id that was ever used (REJECT_DUPLICATE:
-// a closed run is never followed by a second one), and a transaction whose stored status is final is
-// never started at all (its closed run may have left Temporal's retention by the time a retry comes).
-
-const finalStatuses: Record<Transaction['kind'], ReadonlySet<TransactionStatus>> = {
-  payin: new Set(['success', 'failed', 'expired']),
-  payout: new Set(['completed', 'failed', 'reversed', 'expired']),
-};
-
-/** Whether the transaction's outcome is decided, so no workflow may be started for it any more. */
-export function isFinal(tx: Pick<Transaction, 'kind' | 'status'>): boolean {
-  return finalStatuses[tx.kind].has(tx.status);
-}
+// a closed run is never followed by a second one), and a transaction whose stored status is final
+// (src/domain/final-status.ts) is never started at all (its closed run may have left Temporal's
+// retention by the time a retry comes).
 
 /** Operator code of a stored provider name (`MTN_CI` -> `MTN`). */
 export const operatorOf = (provider: string): OperatorCode => provider.split('_')[0] as OperatorCode;
@@ -152,7 +144,7 @@ export class TransactionWorkflows {
     tx: Transaction,
     opts: StartOptions & { otpId?: string | undefined } = {},
   ): Promise<StartOutcome> {
-    if (isFinal(tx)) {
+    if (isFinal(tx.kind, tx.status)) {
       await this.unmark(tx.workflowId);
       return 'final';
     }
@@ -168,7 +160,7 @@ export class TransactionWorkflows {
    * payout never happened) and answers `refused`.
    */
   async startPayout(tx: Transaction, opts: StartOptions = {}): Promise<StartOutcome> {
-    if (isFinal(tx)) {
+    if (isFinal(tx.kind, tx.status)) {
       await this.unmark(tx.workflowId);
       return 'final';
     }

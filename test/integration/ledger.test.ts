@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Connection } from 'mongoose';
 import { connectMongo } from '../../src/persistence/mongo';
+import { HINT_EVERY } from '../../src/persistence/append-at-head';
 import {
   InsufficientFundsError,
   Ledger,
@@ -231,16 +232,21 @@ describe('ledger on FerretDB', () => {
     const setHint = (seq: number, balanceAfter: number) =>
       heads.updateOne({ _id: account.id }, { $set: { seq, balanceAfter } }).exec();
 
+    // One hint scheme with the read chains (src/persistence/append-at-head.ts): the inserter of every
+    // HINT_EVERY-th position writes it, a reader that finds it HINT_EVERY or more behind moves it.
+    expect(HINT_EVERY).toBe(8);
     await fund(account, 1_000); // seq 1: 1,000
-    expect(await hint()).toEqual({ seq: 1, balanceAfter: 1_000 }); // the writer leaves the hint
-    await ledger.transfer(debit(900)); // seq 2: 100
-    expect(await hint()).toEqual({ seq: 2, balanceAfter: 100 });
+    expect(await hint()).toBeNull(); // seq 1 is not a hint position
+    for (let seq = 2; seq <= 8; seq++) await fund(account, 100); // seq 8: 1,700
+    expect(await hint()).toEqual({ seq: 8, balanceAfter: 1_700 }); // the writer of seq 8 leaves it
+    await ledger.transfer(debit(1_600)); // seq 9: 100
+    expect(await hint()).toEqual({ seq: 8, balanceAfter: 1_700 }); // not a hint position: behind
 
-    // The writer of seq 2 "died" before moving the hint: it still says 1,000. Trusting it would
-    // show 1,000 and let a debit of 500 through.
+    // The hint still says 1,700. Trusting it would show 1,700 and let a debit of 500 through.
+    expect(await freshProcess(async (l) => (await l.getAccount(account.id))!.balance)).toBe(100);
     await setHint(1, 1_000);
     expect(await freshProcess(async (l) => (await l.getAccount(account.id))!.balance)).toBe(100);
-    expect(await hint()).toEqual({ seq: 2, balanceAfter: 100 }); // the reader brought it forward
+    expect(await hint()).toEqual({ seq: 9, balanceAfter: 100 }); // 8 behind: the reader brought it forward
     await setHint(1, 1_000);
     const refused = await freshProcess((l) => l.transfer(debit(500)).catch((e: unknown) => e));
     expect(refused).toBeInstanceOf(InsufficientFundsError);
@@ -248,8 +254,8 @@ describe('ledger on FerretDB', () => {
 
     // Stale the other way: the hint says 100 while a credit brought the balance to 2,100. Refusing
     // on the hint would turn down a debit the account covers.
-    await fund(account, 2_000); // seq 3: 2,100
-    await setHint(2, 100);
+    await fund(account, 2_000); // seq 10: 2,100
+    await setHint(9, 100);
     const applied = await freshProcess((l) => l.transfer(debit(1_500)));
     expect(applied).toMatchObject({ applied: true, fromBalance: 600 });
 
@@ -258,14 +264,17 @@ describe('ledger on FerretDB', () => {
     expect(await freshProcess((l) => l.verify(account.id))).toEqual({
       balance: 600,
       sumOfEntries: 600,
-      entries: 4,
+      entries: 11,
     });
     await heads.deleteOne({ _id: account.id }).exec();
     await freshProcess((l) => l.transfer(debit(600)));
     const entries = await allEntries(account.id);
     expectSoundChain(entries);
-    expect(entries.map((e) => e.balanceAfter)).toEqual([1_000, 100, 2_100, 600, 0]);
-    expect(await hint()).toEqual({ seq: 5, balanceAfter: 0 });
+    expect(entries.map((e) => e.balanceAfter)).toEqual([
+      1_000, 1_100, 1_200, 1_300, 1_400, 1_500, 1_600, 1_700, 100, 2_100, 600, 0,
+    ]);
+    // The appender found no hint, 11 positions behind: it wrote the head it probed (seq 11).
+    expect(await hint()).toEqual({ seq: 11, balanceAfter: 600 });
   });
 
   it('refuses an overdraft and applies nothing; system accounts may go negative', async () => {

@@ -52,6 +52,18 @@ describe('read chains', () => {
     expect(await one.walkDown(stream, { before: 1, limit: 2 })).toEqual({ entries: [], next: null });
   });
 
+  it('keeps the heads of two chain collections apart when they use the same stream name', async () => {
+    // One process (connection), two read chains: a merchant's account index and, say, its audit
+    // log may both name a stream by the merchant id. Each chain's head is its own.
+    const longer = new ReadChains<{ n: number }>(a, 'test_chains_longer');
+    const shorter = new ReadChains<{ n: number }>(a, 'test_chains_shorter');
+    await Promise.all([longer.init(), shorter.init()]);
+    const stream = `same-${randomUUID()}`;
+    for (let n = 0; n < 3; n++) await longer.append(stream, `m${n}`, new Date(), { n });
+    expect(await shorter.append(stream, 'x', new Date(), { n: 0 }, { fresh: true })).toBe(1);
+    expect((await shorter.range(stream, 1, 10)).map((e) => e.member)).toEqual(['x']);
+  });
+
   it('gives entries appended before `max` theirs at start, so walks by time stop where they should', async () => {
     const db = a.useDb(`${a.name}_max`, { useCache: false });
     const t = Date.UTC(2026, 0, 1);

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { publishEventWorkflowType, type PublishEventWorkflow } from '../../src/events/publish-event';
-import { publishEventWorkflow } from '../../workflows/publish-event';
+import { publishEventWorkflow } from '../../workflows/operations/publish-event';
 
 // Issue 17's Temporal wiring, kept by reading the sources: workflow ids are built in one module,
 // workflows are started by reference (one documented exception), and src/main is the only

@@ -2,6 +2,7 @@ import { condition, setHandler, upsertSearchAttributes } from '@temporalio/workf
 import type { PayinStateUpdate } from '../../activities/payin/payin-activities';
 import type { TransactionStatus } from '../../src/domain/transaction';
 import { saStatus } from '../../src/temporal/search-attributes';
+import { isFinal } from '../../src/domain/final-status';
 import {
   confirmSessionUpdate,
   declineSessionUpdate,
@@ -154,7 +155,7 @@ export function startPayinRun(input: PayinWorkflowInput): PayinRun {
     if (payload.kind !== 'refund') run.woken.value = true;
   });
   setHandler(operatorAnswerUpdate, async () => {
-    await condition(() => run.requestSent || isFinal(state.status));
+    await condition(() => run.requestSent || isFinal('payin', state.status));
     return state;
   });
   // Rejected Updates never reach history: a late click on the page changes nothing.
@@ -180,8 +181,4 @@ export function startPayinRun(input: PayinWorkflowInput): PayinRun {
     { validator: assertSessionOpen },
   );
   return run;
-}
-
-function isFinal(status: TransactionStatus): boolean {
-  return status !== 'processing' && status !== 'pending';
 }

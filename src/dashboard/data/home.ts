@@ -5,6 +5,7 @@ import type { CreatedRecord, TransactionStore } from '../../persistence/transact
 import type { RefundStore } from '../../persistence/refunds';
 import type { Ledger } from '../../ledger';
 import { toMajor, type Currency } from '../../domain/money';
+import { isFinal } from '../../domain/final-status';
 import type { CurrencyVolumes, HomeAnswer, PeriodFigures } from './shapes';
 
 // The dashboard's home figures (docs/decisions/dashboard/home-figures.md). Counting 100,000
@@ -41,7 +42,6 @@ const WAIT_FOR_FOLD_MS = 3_000;
 /** A listed member whose record never appears (its insert lost to a duplicate) is dropped after this. */
 const MISSING_GRACE_MS = 5 * 60_000;
 const FINAL_SUCCESS = new Set(['success', 'completed']);
-const NOT_FINAL = new Set(['pending', 'processing', 'processed']);
 
 type Kind = 'payin' | 'payout' | 'refund';
 interface KindDay {
@@ -103,7 +103,7 @@ interface Outcome {
 
 /** Folds a member's outcome into its day once final: false while it is not. */
 function fold(fig: DayFigures, kind: Kind, o: Outcome): boolean {
-  if (NOT_FINAL.has(o.status)) return false;
+  if (!isFinal(kind, o.status)) return false;
   if (FINAL_SUCCESS.has(o.status)) {
     const s = (fig[kind].succeeded[o.currency] ??= { count: 0, amount: 0 });
     s.count++;
