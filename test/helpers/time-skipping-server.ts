@@ -17,6 +17,7 @@ import { ensureSearchAttributes } from '../../src/temporal/connection';
 // was skipped; otherwise it stops it and starts the next one at once, which starts while jest
 // loads the next file. The servers are found through a state file per worker in the run's
 // directory (TEST_SERVERS_DIR, from the global setup), which stops those still running.
+// docs/decisions/testing/ci-shared-servers.md
 
 interface Shared {
   port: number;
