@@ -6,6 +6,8 @@
 // database or crash cache carried between runs, a per-request timeout and a timeout for the run.
 // Prints and writes the generated test cases, the requests the API served and the times to
 // bench-results/fuzz-<time>.json, and schemathesis' own output to bench-results/fuzz-<time>.log.
+// `npm run test:sdks -- --fuzz` runs the same fuzz (fuzz() below) on the stack the SDK suites
+// started, after them (CI: one stack for both, issue 42); `npm run fuzz` starts a stack of its own.
 //   FUZZ_MAX_EXAMPLES  examples per operation and phase (default 100; CI runs 50, see .ci/run)
 //   FUZZ_SEED          seed (default 1: the same run twice)
 //   FUZZ_TIMEOUT       seconds before the whole run is stopped and failed (default 1200)
@@ -23,6 +25,7 @@ import { httpRequestDuration } from '../src/infra/metrics';
 import { basic } from '../test/helpers/http';
 import { echoLine } from './schemathesis-output';
 import { createTestMerchant } from '../test/helpers/merchants';
+import { served, type Served } from './fuzz-requests';
 import { startStack } from '../test/helpers/stack';
 
 /** A single HTTP request never takes this long here; one that does is a hang, reported as an error. */
@@ -173,52 +176,41 @@ function runSchemathesis(
   });
 }
 
-/**
- * HTTP requests the API served (it runs in this process), by status class: what the fuzz really sent,
- * checks' extra requests included. Accepted operator callbacks came from the simulator, not the fuzz
- * (which cannot sign them): left out.
- */
-async function requestsServed(): Promise<{ total: number; byStatus: Record<string, number> }> {
-  const byStatus: Record<string, number> = {};
-  let total = 0;
-  for (const v of (await httpRequestDuration.get()).values) {
-    if (v.metricName !== 'payments_http_request_duration_seconds_count') continue;
-    if (String(v.labels.route).startsWith('/operator-callbacks') && String(v.labels.status).startsWith('2'))
-      continue;
-    const cls = `${String(v.labels.status)[0]}xx`;
-    byStatus[cls] = (byStatus[cls] ?? 0) + v.value;
-    total += v.value;
-  }
-  return { total, byStatus };
+/** The requests the API in this process served (the fuzz's own stack). */
+async function requestsServed(): Promise<Served> {
+  return served(
+    (await httpRequestDuration.get()).values
+      .filter((v) => v.metricName === 'payments_http_request_duration_seconds_count')
+      .map((v) => ({ route: String(v.labels.route), status: String(v.labels.status), value: v.value })),
+  );
 }
 
-async function main(): Promise<number> {
+/** What the fuzz runs against: an API, a merchant's Authorization header, its request counts. */
+export interface FuzzTarget {
+  baseUrl: string;
+  authorization: string;
+  requestsServed(): Promise<Served>;
+}
+
+/** Limits off: the fuzzer checks contracts, not throttling, and sends far more than a client would. */
+export const FUZZ_LIMITS_OFF = {
+  RATE_LIMIT_PER_MINUTE: '0',
+  RATE_LIMIT_FAILED_AUTH_PER_ADDRESS: '0',
+  CHECKOUT_REQUESTS_PER_MINUTE: '0',
+  CHECKOUT_ANSWERS_PER_MINUTE: '0',
+  OPERATOR_CALLBACKS_PER_MINUTE: '0',
+};
+
+/**
+ * schemathesis against `target` at FUZZ_MAX_EXAMPLES, FUZZ_SEED, FUZZ_TIMEOUT; writes the result to
+ * bench-results/fuzz-<time>.json (and .log); its exit status. `extra`: more `st run` arguments.
+ */
+export async function fuzz(target: FuzzTarget, extra: string[] = [], started = Date.now()): Promise<number> {
   const maxExamples = positiveInt('FUZZ_MAX_EXAMPLES', 100);
   const seed = positiveInt('FUZZ_SEED', 1);
   const timeoutS = positiveInt('FUZZ_TIMEOUT', 1200);
-  const started = Date.now();
-  const dir = mkdtempSync(join(tmpdir(), 'momo-fuzz-'));
-  const port = await freePort();
-  const ferret = await startFerretDB({ dataDir: join(dir, 'ferretdb'), port });
-  // The test stack helper reads these (normally set by jest's global setup).
-  process.env.TEST_MONGODB_URL = `mongodb://127.0.0.1:${port}`;
-  const { code } = await bundleWorkflowCode({
-    workflowsPath: join(repoRoot, 'workflows/index.ts'),
-    failureConverterPath,
-    logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} },
-  });
-  process.env.TEST_WORKFLOW_BUNDLE = join(dir, 'workflow-bundle.js');
-  writeFileSync(process.env.TEST_WORKFLOW_BUNDLE, code);
-  // Limits off: the fuzzer checks contracts, not throttling, and sends far more than a client would.
-  const stack = await startStack({
-    RATE_LIMIT_PER_MINUTE: '0',
-    RATE_LIMIT_FAILED_AUTH_PER_ADDRESS: '0',
-    CHECKOUT_REQUESTS_PER_MINUTE: '0',
-    CHECKOUT_ANSWERS_PER_MINUTE: '0',
-    OPERATOR_CALLBACKS_PER_MINUTE: '0',
-  });
+  const dir = mkdtempSync(join(tmpdir(), 'momo-fuzz-st-'));
   try {
-    const merchant = await createTestMerchant(stack, 'Fuzz merchant');
     writeFileSync(join(dir, 'schemathesis.toml'), config());
     const options = [
       '--checks',
@@ -235,17 +227,17 @@ async function main(): Promise<number> {
       '--request-timeout',
       String(REQUEST_TIMEOUT_S),
       '--no-color',
-      ...process.argv.slice(2),
+      ...extra,
     ];
     const args = [
       '--config-file',
       join(dir, 'schemathesis.toml'),
       'run',
-      `${stack.baseUrl}/openapi.json`,
+      `${target.baseUrl}/openapi.json`,
       '--url',
-      stack.baseUrl,
+      target.baseUrl,
       '--header',
-      `Authorization: ${basic(merchant.credentials)}`,
+      `Authorization: ${target.authorization}`,
       ...options,
     ];
     const stStarted = Date.now();
@@ -253,7 +245,7 @@ async function main(): Promise<number> {
     const seconds = (ms: number) => Math.round(ms / 100) / 10;
     // schemathesis 4 ends with a summary such as "Test cases: 812 generated, 812 passed".
     const generated = Number(/Test cases:\s*(\d+) generated/.exec(output)?.[1] ?? NaN);
-    const served = await requestsServed();
+    const served = await target.requestsServed();
     const at = new Date().toISOString();
     const result = {
       at,
@@ -277,16 +269,46 @@ async function main(): Promise<number> {
     );
     return status;
   } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** `npm run fuzz`: the fuzz on a stack of its own (`npm run test:sdks -- --fuzz` runs it on theirs). */
+async function main(): Promise<number> {
+  const started = Date.now();
+  const dir = mkdtempSync(join(tmpdir(), 'momo-fuzz-'));
+  const port = await freePort();
+  const ferret = await startFerretDB({ dataDir: join(dir, 'ferretdb'), port });
+  // The test stack helper reads these (normally set by jest's global setup).
+  process.env.TEST_MONGODB_URL = `mongodb://127.0.0.1:${port}`;
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: join(repoRoot, 'workflows/index.ts'),
+    failureConverterPath,
+    logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} },
+  });
+  process.env.TEST_WORKFLOW_BUNDLE = join(dir, 'workflow-bundle.js');
+  writeFileSync(process.env.TEST_WORKFLOW_BUNDLE, code);
+  const stack = await startStack(FUZZ_LIMITS_OFF);
+  try {
+    const merchant = await createTestMerchant(stack, 'Fuzz merchant');
+    return await fuzz(
+      { baseUrl: stack.baseUrl, authorization: basic(merchant.credentials), requestsServed },
+      process.argv.slice(2),
+      started,
+    );
+  } finally {
     await stack.stop();
     await ferret.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-main().then(
-  (status) => process.exit(status),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+if (require.main === module) {
+  main().then(
+    (status) => process.exit(status),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}

@@ -3,6 +3,9 @@
 // server, on free ports, data in a temporary folder), each with a sandbox merchant the CLI creates
 // and funds, and the fault proxy (test/sdk/fault-proxy.ts) in front of the API. docs/sdks.md.
 // Prints one `sdk <lang>: N passed, F failed, S skipped (T s)` line per suite; exits 1 if one failed.
+// `-- --fuzz` then runs the API fuzz (scripts/fuzz.ts, FUZZ_* settings) on the same stack, started
+// with the fuzz's limits off (the SDK suites meet 429s through the fault proxy only), with a merchant
+// of its own: CI starts one stack for both (issue 42). It needs `bash scripts/provision-fuzz`.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +13,8 @@ import { freePort } from '../src/infra/local-servers';
 import { echoLine } from './schemathesis-output';
 import { startFaultProxy, type FaultProxy } from '../test/sdk/fault-proxy';
 import { startEmbedded } from '../test/helpers/embedded';
+import { basic } from '../test/helpers/http';
+import { requestsServedFrom } from './fuzz-requests';
 
 const root = join(__dirname, '..');
 const languages = ['node', 'python', 'php'] as const;
@@ -143,7 +148,7 @@ interface Stack {
  * the integration tests start it (test/helpers/embedded.ts). Its dashboard build step is left out:
  * the SDKs call the API only.
  */
-async function startStack(): Promise<Stack> {
+async function startStack(settings: NodeJS.ProcessEnv = {}): Promise<Stack> {
   const provision = spawnSync('bash', ['scripts/provision', 'start'], { cwd: root, stdio: 'inherit' });
   if (provision.status !== 0) throw new Error('bash scripts/provision start failed');
   const port = await freePort();
@@ -152,7 +157,7 @@ async function startStack(): Promise<Stack> {
   // A developer's machine: loopback webhook receivers are allowed (the suites run theirs there).
   const embedded = await startEmbedded(
     shell,
-    { NODE_ENV: 'development' },
+    { NODE_ENV: 'development', ...settings },
     { PORT: port, EMBEDDED_MONGODB_PORT: mongoPort },
     180_000,
   );
@@ -223,7 +228,8 @@ async function sandboxMerchant(lang: Language, mongoUri: string): Promise<Mercha
 
 async function main(): Promise<void> {
   // `npm run test:sdks -- python php` runs only those; no argument runs all three.
-  const asked = process.argv.slice(2);
+  const withFuzz = process.argv.includes('--fuzz');
+  const asked = process.argv.slice(2).filter((a) => a !== '--fuzz');
   const unknown = asked.filter((a) => !(languages as readonly string[]).includes(a));
   if (unknown.length > 0)
     throw new Error(`test:sdks: no SDK named ${unknown.join(', ')} (${languages.join(', ')})`);
@@ -233,10 +239,12 @@ async function main(): Promise<void> {
     console.error(`\n!!!!! sdk ${lang}: SKIPPED, there is no sdk/${lang}/run-tests.sh !!!!!\n`);
     return false;
   });
-  if (present.length === 0) return;
+  if (present.length === 0 && !withFuzz) return;
 
   const started = Date.now();
-  const stack = await startStack();
+  // Loaded only to fuzz: it brings the test stack's modules (its own `npm run fuzz` stack).
+  const fuzzing = withFuzz ? await import('./fuzz') : null;
+  const stack = await startStack(fuzzing ? fuzzing.FUZZ_LIMITS_OFF : {});
   let proxy: FaultProxy | undefined;
   const stopAll = async () => {
     await proxy?.close();
@@ -246,7 +254,7 @@ async function main(): Promise<void> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
 
-  const results: { lang: Language; ok: boolean; line: string }[] = [];
+  const results: { lang: Language | 'fuzz'; ok: boolean; line: string }[] = [];
   try {
     console.log(
       `test:sdks: the stack runs at ${stack.apiUrl} (${((Date.now() - started) / 1000).toFixed(0)} s)`,
@@ -279,6 +287,18 @@ async function main(): Promise<void> {
         ? `${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`
         : 'no test total found';
       results.push({ lang, ok, line: `sdk ${lang}: ${counts} (${seconds} s, exit ${code})` });
+    }
+    if (fuzzing) {
+      console.log('\ntest:sdks: the API fuzz (scripts/fuzz.ts) on the same stack');
+      const t0 = Date.now();
+      const created = await cli(['merchants', 'create', '--name', 'Fuzz merchant'], stack.mongoUri);
+      const status = await fuzzing.fuzz({
+        baseUrl: stack.apiUrl,
+        authorization: basic({ apiKey: String(created.apiKey), apiClient: String(created.apiClient) }),
+        requestsServed: await requestsServedFrom(stack.apiUrl),
+      });
+      const seconds = ((Date.now() - t0) / 1000).toFixed(1);
+      results.push({ lang: 'fuzz', ok: status === 0, line: `fuzz: exit ${status} (${seconds} s)` });
     }
   } finally {
     const t = Date.now();
