@@ -12,7 +12,13 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { CollectionRequest } from '../../src/operators/gateway';
 import { providerName } from '../../src/domain/operators';
 import { decideRefund, refundTypeOf, type RefundRefusal } from '../../src/domain/refund';
-import { saKind, saMerchantId, saProvider, saReference, saStatus } from '../../src/temporal/search-attributes';
+import {
+  saKind,
+  saMerchantId,
+  saProvider,
+  saReference,
+  saStatus,
+} from '../../src/temporal/search-attributes';
 import type { PayinWorkflowInput } from '../payin/payin-api';
 import { requestRefundUpdate, type RefundAsk, type RefundOutcome } from './refund-api';
 import { refundWorkflowId } from '../../src/temporal/workflow-ids';
