@@ -1,5 +1,15 @@
 // Unit tests need no server; integration tests share the FerretDB started by the global setup
 // and spawn their own time-skipping Temporal test server per file.
+const groups = require('./test/groups/plan.js');
+
+// A whole run (`npm test`, CI) runs the unit, integration and workflow files in groups that share
+// one module registry (test/groups/plan.js; docs/decisions/testing/grouped-test-files.md). Naming
+// files or patterns on the command line runs them one by one, as jest always does; JEST_GROUPS=0
+// or 1 decides explicitly.
+const named = process.argv.slice(2).some((arg) => !arg.startsWith('-'));
+const grouped = process.env.JEST_GROUPS ? process.env.JEST_GROUPS === '1' : !named;
+const match = (project, perFile) => (grouped ? groups.testMatch(project) : perFile);
+
 const common = {
   preset: 'ts-jest',
   testEnvironment: 'node',
@@ -14,15 +24,19 @@ module.exports = {
   testSequencer: '<rootDir>/jest.sequencer.js',
   testTimeout: 60_000,
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    { ...common, displayName: 'unit', testMatch: match('unit', ['<rootDir>/test/unit/**/*.test.ts']) },
     {
       ...common,
       displayName: 'integration',
-      testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
+      testMatch: match('integration', ['<rootDir>/test/integration/**/*.test.ts']),
       slowTestThreshold: 30,
     },
     // Workflows on the time-skipping server with stub activities (test/workflows/helpers).
-    { ...common, displayName: 'workflows', testMatch: ['<rootDir>/test/workflows/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'workflows',
+      testMatch: match('workflows', ['<rootDir>/test/workflows/**/*.test.ts']),
+    },
     // The fault suite (npm run test:faults): opt-in, minutes long, on the real Temporal dev server.
     {
       ...common,
