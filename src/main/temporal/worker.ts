@@ -2,7 +2,7 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import { createActivities, type ActivityDeps } from '../../../activities';
 import { repoRoot } from '../../infra/tools';
 import { join } from 'node:path';
-import { permanentErrorAlert } from '../../temporal/permanent-errors';
+import { permanentErrorAlert } from './permanent-error-alert';
 import type { KeyRing } from '../../security/key-ring';
 import { dataConverter } from '../../temporal/codec';
 
