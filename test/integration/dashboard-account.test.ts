@@ -7,7 +7,6 @@ import type { TestStack } from '../helpers/stack';
 // password change, TOTP recovery codes, the list of one's sessions and sign out everywhere, and the
 // owner's setting that requires TOTP of every member. Over the real stack.
 
-
 const NEW_PASSWORD = 'a brand new passphrase';
 
 /** The reset link's token of the newest reset mail to the address. */

@@ -14,7 +14,6 @@ import { merchantOfScope } from '../../src/domain/modes';
 // Sign-in, TOTP, sign-out, lockout, per-address limit, password reset and invitations of the
 // dashboard (docs/dashboard.md), over the real stack.
 
-
 describe('dashboard sign-in', () => {
   const { stack, merchant } = useStack({ config: { DASHBOARD_SIGN_IN_FAILURES_PER_ADDRESS: '8' } });
 

@@ -10,7 +10,6 @@ import { loadConfig } from '../../src/config';
 // `payments users invite` and `users reset-link`: the operator's links into the dashboard.
 const bin = join(__dirname, '../../bin/payments.js');
 
-
 function cli(
   args: string[],
   env: Record<string, string>,

@@ -14,7 +14,6 @@ import { MerchantService } from '../../src/merchants';
 // impossible, a member of merchant A sees nothing of B on every route, roles enforced server side,
 // owners protected, and every change in the audit log.
 
-
 /** Every route a router declares (method, path), nested routers included. */
 function routesOf(router: Router): { method: string; path: string }[] {
   const out: { method: string; path: string }[] = [];
