@@ -8,6 +8,7 @@ import {
 } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { undocumented } from '../../../src/operators/connectors/pawapay/wire';
 
 // A fake of pawaPay's Merchant API v2 (https://docs.pawapay.io/v2/api-reference), written from its
 // documentation, not from our connector: its routes (/v2/deposits, /v2/payouts, /v2/refunds,
@@ -38,6 +39,7 @@ import type { AddressInfo } from 'node:net';
 //   POST /__fake/settle     {kind, id, status, failureCode?}  finishes a payment in flight (deposit|payout|refund, UUID)
 //   GET  /__fake/books                        every payment held, as the status checks show them
 //   GET  /__fake/received                     API requests received: method, path, body, signature headers present
+//   GET  /__fake/undocumented                 requests refused (400) for a field or endpoint the reference does not document
 //   GET  /__fake/callbacks                    callbacks sent: url, headers, body (as sent)
 
 export interface PawapayFakeOptions {
@@ -177,6 +179,7 @@ export async function startPawapayFake(opts: PawapayFakeOptions): Promise<{
   const store = new Map<string, Payment>(); // key `${kind}:${id}`
   const availability = new Map<string, string>(); // `${provider}:${op}` → status
   const received: Array<{ method: string; path: string; body: unknown; signed: boolean }> = [];
+  const undocumentedRequests: string[] = [];
   const callbacks: Array<{ url: string; headers: Record<string, string>; body: string }> = [];
   const control = { fail: { count: 0, status: 500 }, hang: 0, dropCallbacks: 0, revoked: false, readLag: 0 };
   const timers = new Set<NodeJS.Timeout>();
@@ -523,6 +526,9 @@ export async function startPawapayFake(opts: PawapayFakeOptions): Promise<{
             );
           case 'GET /__fake/received':
             return send(200, received);
+          case 'GET /__fake/undocumented':
+            // Every request refused for a field or an endpoint the reference does not document.
+            return send(200, undocumentedRequests);
           case 'GET /__fake/callbacks':
             return send(200, callbacks);
           default:
@@ -567,6 +573,16 @@ export async function startPawapayFake(opts: PawapayFakeOptions): Promise<{
           status: 'REJECTED',
           failureReason: { failureCode: 'HTTP_SIGNATURE_ERROR', failureMessage: 'Bad signature' },
         });
+      // Only what the reference documents for the endpoint (src/operators/connectors/pawapay/wire.ts):
+      // pawaPay refuses the rest, and the refusal is kept for the connector's conformance test.
+      const departure = undocumented(method, path, body);
+      if (departure) {
+        undocumentedRequests.push(departure);
+        return send(400, {
+          status: 'REJECTED',
+          failureReason: { failureCode: 'INVALID_PARAMETER', failureMessage: departure },
+        });
+      }
       const reply = api(method, path, body);
       if (control.hang > 0) {
         // Processed, answer lost: the caller times out, its retry meets DUPLICATE_IGNORED.

@@ -16,6 +16,7 @@ import {
   type IncomingCallback,
 } from '../../../src/operators/connectors/connector';
 import { buildPawapayConnector } from '../../../src/operators/connectors/pawapay/config';
+import { undocumented } from '../../../src/operators/connectors/pawapay/wire';
 import type { PawapayConnector } from '../../../src/operators/connectors/pawapay/connector';
 import { toProviderUuid } from '../../../src/operators/provider-ids';
 import { spawnFake, type FakeProcess } from '../../fakes/spawn';
@@ -637,5 +638,66 @@ describe('pawaPay connector: what the customer reads (issue 28 §7)', () => {
     expect(body).toBeDefined();
     expect(body).not.toHaveProperty('customerMessage');
     expect(JSON.stringify(body)).not.toMatch(/"customerMessage"/);
+  });
+});
+
+// Issue 43 §4: pawaPay's live API failed every refund we sent (OPERATOR_REJECTED), because the body
+// carried `customerMessage`, which its v2 reference documents for deposits and payouts only. The
+// documented bodies live in src/operators/connectors/pawapay/wire.ts; the fake refuses the rest.
+describe('pawaPay connector: only the documented fields, per endpoint (conformance)', () => {
+  test('the rule: a refund with customerMessage, an unknown field or a bad limit is refused', () => {
+    const refund = { refundId: toProviderUuid(newId('rf')), depositId: toProviderUuid(newId('pr')) };
+    expect(undocumented('POST', '/v2/refunds', refund)).toBeNull();
+    expect(undocumented('POST', '/v2/refunds', { ...refund, customerMessage: 'Shop INV 1' })).toMatch(
+      /unrecognized key.*customerMessage/i,
+    );
+    const deposit = {
+      depositId: toProviderUuid(newId('pr')),
+      amount: '1000',
+      currency: 'XOF',
+      payer: { type: 'MMO', accountDetails: { phoneNumber: '2250501020304', provider: 'MTN_MOMO_CIV' } },
+      customerMessage: 'Shop INV 1',
+    };
+    expect(undocumented('POST', '/v2/deposits', deposit)).toBeNull();
+    expect(undocumented('POST', '/v2/deposits', { ...deposit, customerMessage: 'x' })).toMatch(
+      /customerMessage/,
+    );
+    expect(undocumented('POST', '/v2/deposits', { ...deposit, note: 'x' })).toMatch(/note/);
+    expect(undocumented('POST', '/v2/payouts/enqueue', {})).toMatch(/not a documented endpoint/);
+    expect(undocumented('GET', '/v2/deposits/abc', undefined)).toBeNull();
+  });
+
+  test('a refund of a payin whose customer read a message sends none, and pawaPay accepts it', async () => {
+    const customerText = { merchant: 'Shop', reference: 'INV-9' };
+    const dep = collection(OK_CI, { customerText });
+    await pawapay.requestCollection(dep);
+    await until(() => pawapay.collectionStatus(dep.transactionId, 'MTN', 'CI'), final);
+    const rf = {
+      refundId: newId('rf'),
+      transactionId: dep.transactionId,
+      operator: 'MTN' as const,
+      country: 'CI' as const,
+      amount: 500,
+      currency: 'XOF',
+      sandboxScenario: null,
+      customerText,
+    };
+    expect((await pawapay.refund(rf)).outcome).toBe('pending');
+    const received = (await control('received', null)) as Array<{
+      path: string;
+      body: Record<string, unknown>;
+    }>;
+    const sent = received.find(
+      (r) => r.path === '/v2/refunds' && r.body.refundId === toProviderUuid(rf.refundId),
+    );
+    expect(sent?.body).toBeDefined();
+    expect(sent?.body).not.toHaveProperty('customerMessage');
+  });
+
+  // Last in the file: what every test above made the connector send.
+  test('every request this file made is one pawaPay documents', async () => {
+    expect(await control('undocumented', null)).toEqual([]);
+    const received = (await control('received', null)) as Array<{ method: string; path: string }>;
+    expect(received.filter((r) => r.method === 'POST').length).toBeGreaterThan(20);
   });
 });

@@ -233,7 +233,7 @@ export class PawapayConnector implements Connector {
       amount,
       currency: req.currency,
       clientReferenceId: req.refundId,
-      ...customerMessage(req.customerText),
+      // No customerMessage: pawaPay documents none for refunds and fails a refund that has one.
     };
     return this.initiate('REFUND', refundId, body, (p) => sameTerms(p, amount, req.currency));
   }

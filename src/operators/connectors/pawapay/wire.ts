@@ -121,3 +121,87 @@ export const activeConf = z.object({
 });
 export type ActiveConf = z.infer<typeof activeConf>;
 export { operationConf };
+
+// ---- the requests, as pawaPay v2 documents them (API reference: initiate deposit, initiate
+// payout, initiate refund, fail enqueued payout, predict provider) ----
+// Strict: a field the reference does not list for that endpoint is an error. pawaPay's live API
+// fails a refund that carries `customerMessage`, a field only its deposits and payouts document
+// (issue 43). The fake (test/fakes/pawapay) refuses any request that does not match.
+
+const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
+/** A decimal string, up to 18 integer digits and 2 decimals ("the amount must be a string"). */
+const amount = z.string().regex(/^([1-9]\d{0,17}|0)(\.\d{1,2})?$/);
+const currency = z.string().regex(/^[A-Z]{3}$/);
+/** "4 to 22 letters, digits or spaces", shown to the customer where the provider allows. */
+const customerMessage = z.string().regex(/^[A-Za-z0-9 ]{4,22}$/);
+/** Up to 10 objects of one field each, with an optional `isPII`. */
+const metadata = z.array(z.record(z.string(), z.unknown())).max(10);
+const mmoParty = z
+  .object({
+    type: z.literal('MMO'),
+    accountDetails: z.object({ phoneNumber: z.string().regex(/^\d+$/), provider: z.string() }).strict(),
+  })
+  .strict();
+
+export const depositRequest = z
+  .object({
+    depositId: uuid,
+    amount,
+    currency,
+    payer: mmoParty,
+    preAuthorisationCode: z.string().optional(),
+    clientReferenceId: z.string().optional(),
+    customerMessage: customerMessage.optional(),
+    metadata: metadata.optional(),
+    /** Where a provider that authorises by redirection (authType REDIRECT_AUTH: Wave) sends the customer back. */
+    successfulUrl: z.url().optional(),
+    failedUrl: z.url().optional(),
+  })
+  .strict();
+
+export const payoutRequest = z
+  .object({
+    payoutId: uuid,
+    amount,
+    currency,
+    recipient: mmoParty,
+    clientReferenceId: z.string().optional(),
+    customerMessage: customerMessage.optional(),
+    metadata: metadata.optional(),
+  })
+  .strict();
+
+/** No `customerMessage` here: pawaPay documents none for refunds. */
+export const refundRequest = z
+  .object({
+    refundId: uuid,
+    depositId: uuid,
+    amount: amount.optional(),
+    currency: currency.optional(),
+    clientReferenceId: z.string().optional(),
+    metadata: metadata.optional(),
+  })
+  .strict();
+
+/** Each endpoint the connector posts to, and the body pawaPay documents for it. */
+export const documentedRequests: ReadonlyArray<{ method: 'POST'; path: RegExp; body: z.ZodType }> = [
+  { method: 'POST', path: /^\/v2\/deposits$/, body: depositRequest },
+  { method: 'POST', path: /^\/v2\/payouts$/, body: payoutRequest },
+  { method: 'POST', path: /^\/v2\/refunds$/, body: refundRequest },
+  { method: 'POST', path: /^\/v2\/payouts\/fail-enqueued\/[^/]+$/, body: z.object({}).strict() },
+  { method: 'POST', path: /^\/v2\/predict-provider$/, body: z.object({ phoneNumber: z.string() }).strict() },
+];
+
+/**
+ * Where a request departs from pawaPay's reference: the first issue's path and message, null when
+ * it matches, or when the endpoint takes no body (a GET).
+ */
+export function undocumented(method: string, path: string, body: unknown): string | null {
+  const endpoint = documentedRequests.find((e) => e.method === method && e.path.test(path));
+  if (!endpoint) return method === 'POST' ? `${method} ${path} is not a documented endpoint` : null;
+  const parsed = endpoint.body.safeParse(body);
+  if (parsed.success) return null;
+  const issue = parsed.error.issues[0]!;
+  const keys = issue.code === 'unrecognized_keys' ? ` (${issue.keys.join(', ')})` : '';
+  return `${method} ${path}: ${issue.path.join('.') || 'body'}: ${issue.message}${keys}`;
+}
