@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { undocumented } from '../../../src/operators/connectors/mtn/wire';
 
 // A fake of the MTN MoMo Open API, written from its documentation (the sections cited at the top of
 // src/operators/connectors/mtn/connector.ts): its routes, Basic-then-Bearer auth per product,
@@ -31,6 +32,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 //   POST /__fake/transactions/{ref} { status, reason?, reasonAsObject? }  sets a pending
 //        transaction's status (and calls back); the reason as a string or as `{ code, message }`
 //   GET  /__fake/requests  what the fake received (method, path, headers, body), oldest first
+//   GET  /__fake/undocumented  requests refused (400) for a field or endpoint the reference does not document
 //   GET  /__fake/callbacks  callbacks sent (or dropped)
 //   GET  /__fake/stats  { tokensIssued: { collection, disbursement }, transactions }
 //   POST /__fake/reset  forgets requests and callbacks (transactions and tokens stay)
@@ -88,6 +90,7 @@ export async function startMtnFake(opts: MtnFakeOptions): Promise<{ url: string;
   const received: Array<{ method: string; path: string; headers: Record<string, unknown>; body: unknown }> =
     [];
   const callbacks: Array<{ url: string; body: unknown; dropped: boolean; status?: number }> = [];
+  const undocumentedRequests: string[] = [];
   let faults: { status: number; code?: string; count: number; path?: string } | null = null;
   let delay: { ms: number; count: number; process: boolean; path?: string } | null = null;
   let dropCallbacks = 0;
@@ -125,6 +128,7 @@ export async function startMtnFake(opts: MtnFakeOptions): Promise<{ url: string;
     return res.json({ ok: true });
   });
   app.get('/__fake/requests', (_req, res) => res.json(received));
+  app.get('/__fake/undocumented', (_req, res) => res.json(undocumentedRequests));
   app.get('/__fake/callbacks', (_req, res) => res.json(callbacks));
   app.get('/__fake/stats', (_req, res) => res.json({ tokensIssued, transactions: txs.size }));
   app.post('/__fake/reset', (_req, res) => {
@@ -145,6 +149,13 @@ export async function startMtnFake(opts: MtnFakeOptions): Promise<{ url: string;
       headers: { ...req.headers },
       body: req.body as unknown,
     });
+    // Only what the reference documents for the endpoint (src/operators/connectors/mtn/wire.ts); a
+    // refusal is kept for the connector's conformance test, and survives /__fake/reset.
+    const departure = undocumented(req.method, req.originalUrl.split('?')[0]!, req.body);
+    if (departure) {
+      undocumentedRequests.push(departure);
+      return res.status(400).json({ code: 'INVALID_REQUEST', message: departure });
+    }
     if (faults && faults.count > 0 && (!faults.path || req.path.includes(faults.path))) {
       faults.count--;
       const f = faults;

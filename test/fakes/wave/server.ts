@@ -21,12 +21,14 @@
 //   POST /__fake/drop-callbacks {count}: the next `count` webhooks are not sent.
 //   POST /__fake/expire-keys: the current API key is revoked (401 invalid-auth from then on).
 //   GET  /__fake/received: the API requests received (method, path, idempotency key).
+//   GET  /__fake/undocumented: requests refused (400) for a field or endpoint the reference does not document.
 //   GET  /__fake/state: sessions and payouts held.
 
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { undocumented } from '../../../src/operators/connectors/wave/wire';
 
 export interface WaveFakeOptions {
   port?: number;
@@ -86,6 +88,7 @@ export async function startWaveFake(opts: WaveFakeOptions): Promise<{ url: strin
   const payouts = new Map<string, Payout>();
   const idempotency = new Map<string, { body: string; id: string }>();
   const received: Array<{ method: string; path: string; idempotencyKey: string | null }> = [];
+  const undocumentedRequests: string[] = [];
   let faults: { count: number; status?: number; hangMs?: number; path?: string } = { count: 0 };
   let dropCallbacks = 0;
   const timers = new Set<NodeJS.Timeout>();
@@ -142,6 +145,7 @@ export async function startWaveFake(opts: WaveFakeOptions): Promise<{ url: strin
     res.json({ ok: true });
   });
   app.get('/__fake/received', (_req, res) => void res.json(received));
+  app.get('/__fake/undocumented', (_req, res) => void res.json(undocumentedRequests));
   app.get(
     '/__fake/state',
     (_req, res) => void res.json({ sessions: [...sessions.values()], payouts: [...payouts.values()] }),
@@ -157,6 +161,13 @@ export async function startWaveFake(opts: WaveFakeOptions): Promise<{ url: strin
     const auth = req.get('authorization');
     if (!auth) return fail(res, 401, 'missing-auth-header', 'Missing Authorization header');
     if (!apiKey || auth !== `Bearer ${apiKey}`) return fail(res, 401, 'invalid-auth', 'Invalid API key');
+    // Only what the reference documents for the endpoint (src/operators/connectors/wave/wire.ts);
+    // a refusal is kept for the connector's conformance test.
+    const departure = undocumented(req.method, req.originalUrl.split('?')[0]!, req.body);
+    if (departure) {
+      undocumentedRequests.push(departure);
+      return fail(res, 400, 'request-validation-error', departure);
+    }
     if (faults.count > 0 && (!faults.path || req.originalUrl.split('?')[0] === faults.path)) {
       faults.count--;
       if (faults.status)

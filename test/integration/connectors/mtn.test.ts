@@ -17,6 +17,7 @@ import {
   type IncomingCallback,
 } from '../../../src/operators/connectors/connector';
 import { buildMtnConnector, type MtnConfig } from '../../../src/operators/connectors/mtn/config';
+import { undocumented } from '../../../src/operators/connectors/mtn/wire';
 import { toProviderUuid } from '../../../src/operators/provider-ids';
 import { spawnFake, type FakeProcess } from '../../fakes/spawn';
 
@@ -601,5 +602,33 @@ describe('MTN connector: what the customer reads (issue 28 §7)', () => {
       (await look<Sent[]>('/__fake/requests')).map((r) => [r.body?.payerMessage, r.body?.payeeNote]),
     );
     expect(all).not.toMatch(/pr_|rf_/);
+  });
+});
+
+// Issue 43 §4: the connector sends only the fields MTN documents per endpoint
+// (src/operators/connectors/mtn/wire.ts); the fake refuses the rest and keeps what it refused.
+describe('MTN connector: only the documented fields, per endpoint (conformance)', () => {
+  it('the rule: an unknown field, a missing one or an undocumented endpoint is refused', () => {
+    const rtp = {
+      amount: '1500',
+      currency: 'XOF',
+      externalId: 'pr_1',
+      payer: { partyIdType: 'MSISDN', partyId: '2250501020304' },
+      payerMessage: 'Payment',
+      payeeNote: 'Payment',
+    };
+    expect(undocumented('POST', '/collection/v1_0/requesttopay', rtp)).toBeNull();
+    expect(undocumented('POST', '/collection/v1_0/requesttopay', { ...rtp, customerMessage: 'x' })).toMatch(
+      /customerMessage/,
+    );
+    expect(undocumented('POST', '/disbursement/v1_0/transfer', rtp)).toMatch(/payee|payer/);
+    expect(undocumented('POST', '/collection/v2_0/requesttopay', rtp)).toMatch(/not a documented endpoint/);
+    expect(undocumented('POST', '/collection/token/', undefined)).toBeNull();
+    expect(undocumented('GET', '/collection/v1_0/requesttopay/abc', undefined)).toBeNull();
+  });
+
+  // Last in the file: what every test above made the connector send.
+  it('every request this file made is one MTN documents', async () => {
+    expect(await look<string[]>('/__fake/undocumented')).toEqual([]);
   });
 });

@@ -14,6 +14,7 @@ import type { Connector, IncomingCallback } from '../../../src/operators/connect
 import { StatementsNotOfferedError } from '../../../src/operators/connectors/connector';
 import { buildWaveConnector, waveConfigShape } from '../../../src/operators/connectors/wave/config';
 import type { WaveConnector } from '../../../src/operators/connectors/wave/connector';
+import { undocumented } from '../../../src/operators/connectors/wave/wire';
 import { spawnFake, type FakeProcess } from '../../fakes/spawn';
 import { signWave } from '../../fakes/wave/server';
 
@@ -542,5 +543,34 @@ describe('wave connector: API keys', () => {
     await expect(wave.disbursementStatus(newId('pr'), 'WAVE', 'CI')).rejects.toBeInstanceOf(
       OperatorUnavailableError,
     );
+  });
+});
+
+// Issue 43 §4: the connector sends only the fields Wave documents per endpoint
+// (src/operators/connectors/wave/wire.ts); the fake refuses the rest and keeps what it refused.
+describe('wave connector: only the documented fields, per endpoint (conformance)', () => {
+  it('the rule: an unknown field, a bad limit or an undocumented endpoint is refused', () => {
+    const payout = {
+      currency: 'XOF',
+      receive_amount: '1000',
+      mobile: '+2250700000001',
+      client_reference: 'po_1',
+    };
+    expect(undocumented('POST', '/v1/payout', payout)).toBeNull();
+    expect(undocumented('POST', '/v1/payout', { ...payout, customerMessage: 'x' })).toMatch(
+      /customerMessage/,
+    );
+    expect(undocumented('POST', '/v1/payout', { ...payout, payment_reason: 'x'.repeat(41) })).toMatch(
+      /payment_reason/,
+    );
+    expect(undocumented('POST', '/v1/payout', { ...payout, mobile: '0700000001' })).toMatch(/mobile/);
+    expect(undocumented('POST', '/v1/checkout/sessions/cos_1/refund', undefined)).toBeNull();
+    expect(undocumented('POST', '/v1/checkout/sessions/cos_1/refund', { amount: '10' })).toMatch(/amount/);
+    expect(undocumented('POST', '/v1/refunds', {})).toMatch(/not a documented endpoint/);
+  });
+
+  // Last in the file: what every test above made the connector send.
+  it('every request this file made is one Wave documents', async () => {
+    expect(await (await fetch(`${fake.url}/__fake/undocumented`)).json()).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { departure, type DocumentedEndpoint } from '../documented-requests';
 
 // The MTN MoMo Open API's bodies, as its documentation and MTN's own SDKs write them (sources at
 // the top of ./connector.ts). Answers are parsed, never trusted: unknown fields pass, missing
@@ -78,32 +79,65 @@ export const basicUserInfo = z
   })
   .loose();
 
-/** POST /collection/v1_0/requesttopay body. Amount: a string in major units. */
-export interface RequestToPayBody {
-  amount: string;
-  currency: string;
-  externalId: string;
-  payer: Party;
-  payerMessage: string;
-  payeeNote: string;
-}
+// ---- the requests, as MTN's MoMo Open API documents them (Collection: RequestToPay; Disbursement:
+// Transfer, Refund V2). Strict: a field the reference does not list for the endpoint is an error
+// (src/operators/connectors/documented-requests.ts; the fake refuses it). ----
+
+/** A party: MSISDN (digits, E.164 without +), EMAIL or PARTY_CODE. */
+const documentedParty = z
+  .object({ partyIdType: z.enum(['MSISDN', 'EMAIL', 'PARTY_CODE']), partyId: z.string().min(1) })
+  .strict();
+/** Amount: a string in major units. */
+const amount = z.string().regex(/^\d+(\.\d+)?$/);
+const currency = z.string().regex(/^[A-Z]{3}$/);
+
+/** POST /collection/v1_0/requesttopay body. */
+export const requestToPayBody = z
+  .object({
+    amount,
+    currency,
+    externalId: z.string(),
+    payer: documentedParty,
+    payerMessage: z.string(),
+    payeeNote: z.string(),
+  })
+  .strict();
+export type RequestToPayBody = z.infer<typeof requestToPayBody>;
 
 /** POST /disbursement/v1_0/transfer body. */
-export interface TransferBody {
-  amount: string;
-  currency: string;
-  externalId: string;
-  payee: Party;
-  payerMessage: string;
-  payeeNote: string;
-}
+export const transferBody = z
+  .object({
+    amount,
+    currency,
+    externalId: z.string(),
+    payee: documentedParty,
+    payerMessage: z.string(),
+    payeeNote: z.string(),
+  })
+  .strict();
+export type TransferBody = z.infer<typeof transferBody>;
 
 /** POST /disbursement/v2_0/refund body: `referenceIdToRefund` is the request-to-pay's X-Reference-Id. */
-export interface RefundBody {
-  amount: string;
-  currency: string;
-  externalId: string;
-  payerMessage: string;
-  payeeNote: string;
-  referenceIdToRefund: string;
-}
+export const refundBody = z
+  .object({
+    amount,
+    currency,
+    externalId: z.string(),
+    payerMessage: z.string(),
+    payeeNote: z.string(),
+    referenceIdToRefund: z.uuid(),
+  })
+  .strict();
+export type RefundBody = z.infer<typeof refundBody>;
+
+/** Each endpoint the connector calls with a body; the token request has none (Basic auth only). */
+export const documentedRequests: readonly DocumentedEndpoint[] = [
+  { method: 'POST', path: /^\/collection\/v1_0\/requesttopay$/, body: requestToPayBody },
+  { method: 'POST', path: /^\/disbursement\/v1_0\/transfer$/, body: transferBody },
+  { method: 'POST', path: /^\/disbursement\/v2_0\/refund$/, body: refundBody },
+  { method: 'POST', path: /^\/(collection|disbursement)\/token\/$/, body: z.union([z.undefined(), z.object({}).strict()]) },
+];
+
+/** Where a request departs from MTN's reference, or null. */
+export const undocumented = (method: string, path: string, body: unknown): string | null =>
+  departure(documentedRequests, method, path, body);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { departure, type DocumentedEndpoint } from '../documented-requests';
 
 // pawaPay Merchant API v2 bodies (https://docs.pawapay.io/v2/api-reference), as far as the
 // connector reads them. Objects are not strict: pawaPay adds fields without a new version.
@@ -184,7 +185,7 @@ export const refundRequest = z
   .strict();
 
 /** Each endpoint the connector posts to, and the body pawaPay documents for it. */
-export const documentedRequests: ReadonlyArray<{ method: 'POST'; path: RegExp; body: z.ZodType }> = [
+export const documentedRequests: readonly DocumentedEndpoint[] = [
   { method: 'POST', path: /^\/v2\/deposits$/, body: depositRequest },
   { method: 'POST', path: /^\/v2\/payouts$/, body: payoutRequest },
   { method: 'POST', path: /^\/v2\/refunds$/, body: refundRequest },
@@ -192,16 +193,6 @@ export const documentedRequests: ReadonlyArray<{ method: 'POST'; path: RegExp; b
   { method: 'POST', path: /^\/v2\/predict-provider$/, body: z.object({ phoneNumber: z.string() }).strict() },
 ];
 
-/**
- * Where a request departs from pawaPay's reference: the first issue's path and message, null when
- * it matches, or when the endpoint takes no body (a GET).
- */
-export function undocumented(method: string, path: string, body: unknown): string | null {
-  const endpoint = documentedRequests.find((e) => e.method === method && e.path.test(path));
-  if (!endpoint) return method === 'POST' ? `${method} ${path} is not a documented endpoint` : null;
-  const parsed = endpoint.body.safeParse(body);
-  if (parsed.success) return null;
-  const issue = parsed.error.issues[0]!;
-  const keys = issue.code === 'unrecognized_keys' ? ` (${issue.keys.join(', ')})` : '';
-  return `${method} ${path}: ${issue.path.join('.') || 'body'}: ${issue.message}${keys}`;
-}
+/** Where a request departs from pawaPay's reference, or null (src/operators/connectors/documented-requests.ts). */
+export const undocumented = (method: string, path: string, body: unknown): string | null =>
+  departure(documentedRequests, method, path, body);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { departure, type DocumentedEndpoint } from '../documented-requests';
 
 // Wave's own bodies, as docs.wave.com documents them (Checkout API, Payout API, Webhooks). Answers
 // are parsed, never trusted: a field we rely on that is missing or of another type makes the answer
@@ -65,3 +66,53 @@ export const webhookEvent = z.looseObject({
   data: z.looseObject({ id: z.string().optional(), client_reference: z.string().nullish() }),
 });
 export type WebhookEvent = z.infer<typeof webhookEvent>;
+
+// ---- the requests, as Wave documents them (Checkout API: create, expire and refund a session;
+// Payout API: send and reverse a payout). Strict: a field the reference does not list for the
+// endpoint is an error (src/operators/connectors/documented-requests.ts; the fake refuses it). ----
+
+/** Wave's amounts: a decimal string, no more than 2 decimals (none for XOF). */
+const waveAmount = z.string().regex(/^\d+(\.\d{1,2})?$/);
+/** E.164, with its `+`. */
+const e164 = z.string().regex(/^\+\d{8,15}$/);
+
+/** POST /v1/checkout/sessions. */
+export const checkoutSessionRequest = z
+  .object({
+    amount: waveAmount,
+    currency: z.literal('XOF'),
+    error_url: z.url(),
+    success_url: z.url(),
+    client_reference: z.string().max(255).optional(),
+    restrict_payer_mobile: e164.optional(),
+    aggregated_merchant_id: z.string().optional(),
+  })
+  .strict();
+
+/** POST /v1/payout. */
+export const payoutRequest = z
+  .object({
+    currency: z.literal('XOF'),
+    receive_amount: waveAmount,
+    mobile: e164,
+    name: z.string().optional(),
+    national_id: z.string().optional(),
+    client_reference: z.string().max(255).optional(),
+    payment_reason: z.string().max(40).optional(),
+    aggregated_merchant_id: z.string().optional(),
+  })
+  .strict();
+
+/** No body: expiring or refunding a session, reversing a payout. */
+const noBody = z.union([z.undefined(), z.object({}).strict()]);
+
+export const documentedRequests: readonly DocumentedEndpoint[] = [
+  { method: 'POST', path: /^\/v1\/checkout\/sessions$/, body: checkoutSessionRequest },
+  { method: 'POST', path: /^\/v1\/checkout\/sessions\/[^/]+\/(expire|refund)$/, body: noBody },
+  { method: 'POST', path: /^\/v1\/payout$/, body: payoutRequest },
+  { method: 'POST', path: /^\/v1\/payout\/[^/]+\/reverse$/, body: noBody },
+];
+
+/** Where a request departs from Wave's reference, or null. */
+export const undocumented = (method: string, path: string, body: unknown): string | null =>
+  departure(documentedRequests, method, path, body);
