@@ -146,7 +146,8 @@ export async function startStack(
     config,
     mongo,
     temporal: env.client,
-    logger: createLogger('silent'),
+    // TEST_API_LOG_LEVEL=error shows what a 500 met (the tests' API logs nothing by default).
+    logger: createLogger(process.env.TEST_API_LOG_LEVEL ?? 'silent'),
     ...(opts.dashboardStaticDir ? { dashboardStaticDir: opts.dashboardStaticDir } : {}),
   });
   const server = await new Promise<Server>((res) => {

@@ -114,7 +114,9 @@ describe('a park and an enable of one webhook endpoint (fast-check scheduler)', 
             // Both sides at their first step before any is let go, so the scheduler picks the order.
             await eventually(pending, (n) => n >= 1 + enables);
             const answers = await il.run(Promise.all([parkWritten, ...enabled]).then(([, ...r]) => r));
-            for (const a of answers) expect(a.status).toBe(200);
+            // With the body: a failure names the problem the enable met.
+            for (const a of answers)
+              expect({ status: a.status, body: a.body }).toMatchObject({ status: 200 });
           } finally {
             EndpointStore.prototype.setStatus = watch;
           }

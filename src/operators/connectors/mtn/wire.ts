@@ -135,7 +135,11 @@ export const documentedRequests: readonly DocumentedEndpoint[] = [
   { method: 'POST', path: /^\/collection\/v1_0\/requesttopay$/, body: requestToPayBody },
   { method: 'POST', path: /^\/disbursement\/v1_0\/transfer$/, body: transferBody },
   { method: 'POST', path: /^\/disbursement\/v2_0\/refund$/, body: refundBody },
-  { method: 'POST', path: /^\/(collection|disbursement)\/token\/$/, body: z.union([z.undefined(), z.object({}).strict()]) },
+  {
+    method: 'POST',
+    path: /^\/(collection|disbursement)\/token\/$/,
+    body: z.union([z.undefined(), z.object({}).strict()]),
+  },
 ];
 
 /** Where a request departs from MTN's reference, or null. */
