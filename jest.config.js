@@ -2,12 +2,11 @@
 // and spawn their own time-skipping Temporal test server per file.
 const groups = require('./test/groups/plan.js');
 
-// A whole run (`npm test`, CI) runs the unit, integration and workflow files in groups that share
-// one module registry (test/groups/plan.js; docs/decisions/testing/grouped-test-files.md). Naming
-// files or patterns on the command line runs them one by one, as jest always does; JEST_GROUPS=0
-// or 1 decides explicitly.
-const named = process.argv.slice(2).some((arg) => !arg.startsWith('-'));
-const grouped = process.env.JEST_GROUPS ? process.env.JEST_GROUPS === '1' : !named;
+// JEST_GROUPS=1 runs the unit, integration and workflow files in groups that share one module
+// registry (test/groups/plan.js; docs/decisions/testing/grouped-test-files.md): off by default
+// until the files are proven independent of what an earlier file of their registry left behind
+// (two fresh CI runs met such failures).
+const grouped = process.env.JEST_GROUPS === '1';
 const match = (project, perFile) => (grouped ? groups.testMatch(project) : perFile);
 
 const common = {

@@ -34,7 +34,7 @@ describe('test groups', () => {
     expect(alone.has('test/integration/mongo-outage.test.ts')).toBe(true);
   });
 
-  it('a whole run lists the group entries and the lone files; a named file runs by itself', () => {
+  it('JEST_GROUPS=1 lists the group entries and the lone files; by default every file runs by itself', () => {
     const list = (args: string[], env: Record<string, string> = {}) => {
       const out = spawnSync(
         process.execPath,
@@ -51,12 +51,15 @@ describe('test groups', () => {
         .map((f) => f.slice(root.length + 1))
         .sort();
     };
-    const whole = list([], { JEST_GROUPS: '' });
+    const grouped = list([], { JEST_GROUPS: '1' });
     const expected = projects.flatMap((p) => [...entries(p), ...plan(p).alone]);
-    expect(whole).toEqual(expect.arrayContaining(expected));
-    expect(whole.filter((f) => /^test\/(unit|integration|workflows)\//.test(f)).sort()).toEqual(
+    expect(grouped).toEqual(expect.arrayContaining(expected));
+    expect(grouped.filter((f) => /^test\/(unit|integration|workflows)\//.test(f)).sort()).toEqual(
       projects.flatMap((p) => plan(p).alone).sort(),
     );
+    const byFile = list([], { JEST_GROUPS: '' });
+    expect(byFile.some((f) => f.startsWith('test/groups/'))).toBe(false);
+    expect(byFile).toEqual(expect.arrayContaining(projects.flatMap((p) => testFiles(PROJECTS[p]!.dir))));
     expect(list(['test/unit/money-types.test.ts'], { JEST_GROUPS: '' })).toEqual([
       'test/unit/money-types.test.ts',
     ]);
