@@ -1,4 +1,9 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import {
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowIdReusePolicy,
+  WorkflowNotFoundError,
+  type Client,
+} from '@temporalio/client';
 import { startOnce, type StartResult } from '../temporal/start-once';
 import { webhookDeliveryWorkflowId, webhookDispatcherWorkflowId } from '../temporal/workflow-ids';
 import {
@@ -43,12 +48,24 @@ export async function ensureDispatcher(
     ] as Parameters<WebhookDispatcherWorkflow>,
   };
   if (opts.signal) {
-    await client.workflow.signalWithStart<WebhookDispatcherWorkflow, []>(webhookDispatcherWorkflowType, {
-      ...options,
-      signal: endpointEnabledSignal,
-      signalArgs: [],
-    });
-    return 'started';
+    // A signal-with-start that meets a run as it closes may be told the run is "already started" or
+    // "completed" (not found); the Temporal server retries that race itself (temporalio/temporal#719),
+    // its Java test server does not (temporalio/sdk-java#2321): a few tries, then the error.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await client.workflow.signalWithStart<WebhookDispatcherWorkflow, []>(webhookDispatcherWorkflowType, {
+          ...options,
+          signal: endpointEnabledSignal,
+          signalArgs: [],
+        });
+        return 'started';
+      } catch (err) {
+        const race =
+          err instanceof WorkflowExecutionAlreadyStartedError || err instanceof WorkflowNotFoundError;
+        if (!race || attempt >= 3) throw err;
+        await new Promise((r) => setTimeout(r, 100 * attempt));
+      }
+    }
   }
   try {
     await client.workflow.start<WebhookDispatcherWorkflow>(webhookDispatcherWorkflowType, options);
