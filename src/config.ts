@@ -300,6 +300,11 @@ export const configSchema = z
       description:
         'An operator call unanswered after this long is abandoned; the activity retries it (same id).',
     }),
+    OPERATOR_FAILOVER_FENCE: duration.prefault('60s').register(configDocs, {
+      group: 'operators',
+      description:
+        'With several live routes for a pair: after the route asked first certainly did not take a payin or payout, how long before its status is read again and the next route may take it (docs/decisions/operators/failover-never-twice.md). More than twice `OPERATOR_TIMEOUT`, so that no send to the first route is still in flight.',
+    }),
     OPERATOR_ANSWER_WAIT: duration.prefault('10s').register(configDocs, {
       group: 'operators',
       description:

@@ -22,6 +22,7 @@ import type { Connection } from 'mongoose';
 import { MeasuringGateway, ProviderHealth, type HealthRecorder } from '../operators/health';
 import type { PublishedAvailability } from '../operators/connectors/connector';
 import { CustomerTextGateway } from '../operators/connectors/customer-text';
+import type { RouteBook } from '../operators/routes/book';
 
 // The operators a process talks to: the sandbox simulator for test mode, and live mode's connectors
 // by route (OPERATOR_ROUTES). Built the same way by the API (callbacks, recipient checks, provider
@@ -67,6 +68,10 @@ export function buildOperators(
   for (const c of live) if (c) connectors.set(c.name, c);
   const routes: RouteTable = config.OPERATOR_ROUTES ?? new Map();
   const refused = routeRefusals(routes, connectors, config.NODE_ENV === 'production');
+  // A send that read the route book just before a fence still reaches the first route within an
+  // operator call's timeout: the fence must outlast it (docs/decisions/operators/failover-never-twice.md).
+  if (config.OPERATOR_FAILOVER_FENCE <= 2 * config.OPERATOR_TIMEOUT)
+    refused.push('OPERATOR_FAILOVER_FENCE: must be more than twice OPERATOR_TIMEOUT');
   if (refused.length > 0)
     throw new Error(`Invalid operator routes:\n${refused.map((r) => `  ${r}`).join('\n')}`);
   return { sandbox, live: new RoutedGateway(routes, connectors), routes, connectors };
@@ -82,6 +87,8 @@ export function buildOperatorGateway(
     transactions: TransactionStore;
     refunds: RefundStore;
     asks: OperatorAskIndex;
+    /** Which route took each live payin and payout; omitted, each pair's first route serves. */
+    routes?: { book: RouteBook; fenceMs: number };
     /** The merchant's name (by scope), which live customers read with the reference. */
     merchantName?: (scope: string) => Promise<string | null>;
   },
@@ -98,9 +105,13 @@ export function buildOperatorGateway(
     refundScope: (id) => records.refunds.merchantOf(id),
     modeOfScope,
   });
-  const measured: OperatorGateway = recorder
-    ? new MeasuringGateway(operators.live, 'live', recorder)
+  const routed = records.routes
+    ? operators.live.withBook({
+        ...records.routes,
+        payinOfRefund: async (refundId) => (await records.refunds.findById(refundId))?.payinId ?? null,
+      })
     : operators.live;
+  const measured: OperatorGateway = recorder ? new MeasuringGateway(routed, 'live', recorder) : routed;
   // What a live customer sees of a payment: the merchant's name and reference, never our ids. Read
   // outside the measures: provider health times the provider, not our own records.
   const live = new CustomerTextGateway(measured, async (kind, id) => {
@@ -133,10 +144,14 @@ export function providerHealthOf(mongo: Connection, config: Config, operators: O
           published: async () => {
             const lists = await Promise.all(
               publishers.map(async (c) =>
-                // A provider's word counts for the pairs it serves in live mode, not others'.
+                // A provider's word counts for the pairs it alone serves in live mode: a pair with a
+                // second route is not closed because one of its routes is (the route fails over).
                 (
                   await (c.availability?.() ?? Promise.resolve([])).catch((): PublishedAvailability[] => [])
-                ).filter((a) => operators.live.connectorFor(a.operator, a.country, a.operation) === c),
+                ).filter((a) => {
+                  const serving = operators.live.connectorsFor(a.operator, a.country, a.operation);
+                  return serving.length === 1 && serving[0] === c;
+                }),
               ),
             );
             return lists.flat();

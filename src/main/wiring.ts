@@ -56,6 +56,7 @@ import { webhookReplayWorkflow } from '../../workflows/webhooks/webhook-replay';
 import { StatementService } from '../services/statement-service';
 import { SandboxHelpers } from '../services/sandbox-helpers';
 import { DashboardIdentity } from '../dashboard/identity';
+import { RouteBookStore } from '../operators/routes/book';
 
 const recipientConnectors = (ops: Operators) => ({
   sandbox: ops.sandbox,
@@ -392,6 +393,7 @@ export async function buildActivityDeps(opts: { mongo: Connection; config: Confi
         transactions,
         refunds,
         asks: reconciliation.asks,
+        routes: { book: new RouteBookStore(opts.mongo), fenceMs: opts.config.OPERATOR_FAILOVER_FENCE },
         merchantName: async (scope) => (await merchantNames.getMerchant(scope))?.name ?? null,
       },
       providerHealth.recorder,

@@ -142,7 +142,16 @@ export interface OperatorGateway {
 
 /** The operator did not answer (timeout, network, 5xx): retry with the same id. */
 export class OperatorUnavailableError extends Error {
-  override readonly name = 'OperatorUnavailableError';
+  override readonly name: string = 'OperatorUnavailableError';
+}
+
+/**
+ * The operator certainly did not take the request, by its documented word (pawaPay's REJECTED
+ * PROVIDER_TEMPORARILY_UNAVAILABLE) or because no connection was made: retried like any unanswered
+ * request, and the one unanswered request another route may take (src/operators/routes/failover.ts).
+ */
+export class OperatorNotTakenError extends OperatorUnavailableError {
+  override readonly name = 'OperatorNotTakenError';
 }
 
 /**

@@ -1,5 +1,5 @@
 import { configSchema } from '../../src/config';
-import { operatorRoutesJson, routeOf, routeRefusals } from '../../src/operators/connectors/routes';
+import { operatorRoutesJson, routeOf, routeRefusals, routesOf } from '../../src/operators/connectors/routes';
 import { ModeGateway, modeOfIdFromRecords, RoutedGateway } from '../../src/operators/connectors/routing';
 import type { Connector, ConnectorName } from '../../src/operators/connectors/connector';
 import {
@@ -89,8 +89,25 @@ describe('operator routes (OPERATOR_ROUTES)', () => {
       ['pawapay', stubConnector('pawapay')],
     ] as const);
     expect(routeRefusals(table, configured, false)).toEqual([
-      expect.stringMatching(/MTN_CI refunds go to pawapay but its payins to mtn/),
+      expect.stringMatching(/MTN_CI payins go to mtn but its refunds do not/),
     ]);
+    // Every connector that may collect a payin must refund it: a second payin route needs its refunds.
+    const two = operatorRoutesJson.parse('{"MTN_CI":{"payin":["mtn","pawapay"],"refund":"mtn"}}');
+    expect(routeRefusals(two, configured, false)).toEqual([
+      expect.stringMatching(/MTN_CI payins go to pawapay but its refunds do not/),
+    ]);
+    const both = operatorRoutesJson.parse('{"MTN_CI":["mtn","pawapay"]}');
+    expect(routeRefusals(both, configured, false)).toEqual([]);
+  });
+
+  it('reads a list of connectors as routes asked in order, each at most once', () => {
+    const table = operatorRoutesJson.parse('{"MTN_CI":["pawapay","mtn"],"WAVE_CI":{"payin":["wave"]}}');
+    expect(routesOf(table, 'MTN', 'CI', 'payin')).toEqual(['pawapay', 'mtn']);
+    expect(routeOf(table, 'MTN', 'CI', 'refund')).toBe('pawapay');
+    expect(routesOf(table, 'WAVE', 'CI', 'payin')).toEqual(['wave']);
+    expect(routesOf(table, 'WAVE', 'CI', 'payout')).toEqual([]);
+    expect(operatorRoutesJson.safeParse('{"MTN_CI":["mtn","mtn"]}').success).toBe(false);
+    expect(operatorRoutesJson.safeParse('{"MTN_CI":[]}').success).toBe(false);
   });
 });
 

@@ -1,4 +1,4 @@
-import { OperatorUnavailableError } from '../gateway';
+import { OperatorNotTakenError, OperatorUnavailableError } from '../gateway';
 
 /** A provider's answer: its HTTP status and its body parsed as JSON (null when empty). */
 export interface ProviderAnswer {
@@ -23,6 +23,8 @@ export async function exchange(
   try {
     res = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
   } catch (err) {
+    // Refused at connect: not a byte of the request left, so the provider certainly did not take it.
+    if (connectionRefused(err)) throw new OperatorNotTakenError(`${provider} ${where}: connection refused`);
     const reason = (err as Error).name === 'TimeoutError' ? `no answer in ${timeoutMs} ms` : 'network error';
     throw new OperatorUnavailableError(`${provider} ${where}: ${reason}`);
   }
@@ -43,4 +45,10 @@ export async function exchange(
     }
   }
   return { status: res.status, json };
+}
+
+/** fetch's failure when the connection itself was refused (undici puts the socket error in `cause`). */
+function connectionRefused(err: unknown): boolean {
+  const cause = (err as { cause?: { code?: unknown; errors?: Array<{ code?: unknown }> } } | null)?.cause;
+  return cause?.code === 'ECONNREFUSED' || (cause?.errors?.every((e) => e.code === 'ECONNREFUSED') ?? false);
 }

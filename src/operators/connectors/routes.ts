@@ -10,10 +10,12 @@ import {
 import { connectorNames, type ConnectorName } from './connector';
 import type { OperatorKind } from '../gateway';
 
-// Which connector serves each operator × country × operation in live mode (test mode always goes to
-// the sandbox simulator). Configured by OPERATOR_ROUTES, JSON whose keys are provider names
-// (`MTN_CI`) or `*` (every provider not named), and whose values are a connector name, or one per
-// operation: {"*":"pawapay","WAVE_CI":"wave","MTN_CM":{"payin":"mtn","refund":"mtn","payout":"pawapay"}}.
+// Which connectors serve each operator × country × operation in live mode (test mode always goes to
+// the sandbox simulator), in the order they are asked. Configured by OPERATOR_ROUTES, JSON whose
+// keys are provider names (`MTN_CI`) or `*` (every provider not named), and whose values are a
+// connector name or a list of them (the first is asked first; the next takes a transaction only
+// when the first certainly did not: docs/decisions/operators/failover-never-twice.md), or one
+// value per operation: {"*":"pawapay","MTN_CI":["mtn","pawapay"],"MTN_CM":{"payin":"mtn","payout":"pawapay"}}.
 
 export const operations = ['payin', 'payout', 'refund'] as const;
 export type Operation = (typeof operations)[number];
@@ -24,12 +26,25 @@ export const operationOfKind: Record<OperatorKind, Operation> = {
   refund: 'refund',
 };
 
-export type RouteTable = ReadonlyMap<`${ProviderName}:${Operation}`, ConnectorName>;
+/** Each route's connectors, in the order they are asked (never empty). */
+export type RouteTable = ReadonlyMap<`${ProviderName}:${Operation}`, readonly ConnectorName[]>;
 
 const connector = z.enum(connectorNames);
+/** One connector, or several in the order they are asked (each once). */
+const connectors = z.union([
+  connector.transform((c) => [c]),
+  z
+    .array(connector)
+    .min(1)
+    .refine((list) => new Set(list).size === list.length, 'each connector at most once'),
+]);
 const routeValue = z.union([
-  connector,
-  z.strictObject({ payin: connector.optional(), payout: connector.optional(), refund: connector.optional() }),
+  connectors,
+  z.strictObject({
+    payin: connectors.optional(),
+    payout: connectors.optional(),
+    refund: connectors.optional(),
+  }),
 ]);
 const providerNames = countries.flatMap((c) => operatorsByCountry[c].map((o) => providerName(o, c)));
 const routeKey = z.union([z.literal('*'), z.enum(providerNames as [ProviderName, ...ProviderName[]])], {
@@ -49,36 +64,57 @@ export const operatorRoutesJson = z
   })
   .pipe(z.partialRecord(routeKey, routeValue))
   .transform((spec): RouteTable => {
-    const table = new Map<`${ProviderName}:${Operation}`, ConnectorName>();
+    const table = new Map<`${ProviderName}:${Operation}`, readonly ConnectorName[]>();
     for (const name of providerNames) {
       const value = spec[name] ?? spec['*'];
       if (value === undefined) continue;
       for (const op of operations) {
-        const chosen = typeof value === 'string' ? value : value[op];
+        const chosen = Array.isArray(value) ? value : value[op];
         if (chosen) table.set(`${name}:${op}`, chosen);
       }
     }
     return table;
   });
 
-/** The connector routed for one operator × country × operation, or null when none is. */
+/** The connectors of one operator × country × operation, in the order they are asked (empty: none). */
+export function routesOf(
+  table: RouteTable,
+  operator: OperatorCode,
+  country: Country,
+  operation: Operation,
+): readonly ConnectorName[] {
+  return table.get(`${providerName(operator, country)}:${operation}`) ?? [];
+}
+
+/** The connector asked first for one operator × country × operation, or null when none is routed. */
 export function routeOf(
   table: RouteTable,
   operator: OperatorCode,
   country: Country,
   operation: Operation,
 ): ConnectorName | null {
-  return table.get(`${providerName(operator, country)}:${operation}`) ?? null;
+  return routesOf(table, operator, country, operation)[0] ?? null;
 }
 
-/** Every route, for GET /v1/providers and the start-up checks. */
-export function routeEntries(
-  table: RouteTable,
-): Array<{ operator: OperatorCode; country: Country; operation: Operation; connector: ConnectorName }> {
-  return [...table].map(([key, connectorName]) => {
+/** Every route (one per connector of each operator × country × operation), for GET /v1/providers and the start-up checks. */
+export function routeEntries(table: RouteTable): Array<{
+  operator: OperatorCode;
+  country: Country;
+  operation: Operation;
+  connector: ConnectorName;
+  /** 1 for the connector asked first. */
+  rank: number;
+}> {
+  return [...table].flatMap(([key, names]) => {
     const [name, operation] = key.split(':') as [ProviderName, Operation];
     const [operator, country] = name.split('_') as [OperatorCode, Country];
-    return { operator, country, operation, connector: connectorName };
+    return names.map((connectorName, i) => ({
+      operator,
+      country,
+      operation,
+      connector: connectorName,
+      rank: i + 1,
+    }));
   });
 }
 
@@ -110,14 +146,13 @@ export function routeRefusals(
     if (!c.serves.some((s) => s.operator === operator && s.country === country))
       refusals.add(`OPERATOR_ROUTES: ${name} does not serve ${providerName(operator, country)} (${where})`);
   }
-  // A refund names the payment it reverses by the provider's own reference: only the connector that
-  // collected a payin can refund it.
+  // A refund names the payment it reverses by the provider's own reference: it goes through the
+  // connector that collected the payin, which must therefore be one of the pair's refund routes.
   for (const { operator, country, operation, connector: name } of routeEntries(table)) {
-    if (operation !== 'refund') continue;
-    const payin = routeOf(table, operator, country, 'payin');
-    if (payin !== name)
+    if (operation !== 'payin') continue;
+    if (!routesOf(table, operator, country, 'refund').includes(name))
       refusals.add(
-        `OPERATOR_ROUTES: ${providerName(operator, country)} refunds go to ${name} but its payins to ${payin ?? 'no connector'}: only the connector that collected a payin can refund it`,
+        `OPERATOR_ROUTES: ${providerName(operator, country)} payins go to ${name} but its refunds do not: only the connector that collected a payin can refund it`,
       );
   }
   return [...refusals];

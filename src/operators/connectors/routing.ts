@@ -19,65 +19,170 @@ import {
   type ConnectorName,
   type ConnectorRules,
 } from './connector';
-import { operationOfKind, routeOf, type Operation, type RouteTable } from './routes';
+import { operationOfKind, routeOf, routesOf, type Operation, type RouteTable } from './routes';
+import { RouteFollower, type FailoverOptions } from '../routes/failover';
+import type { RoutedKind } from '../routes/book';
 
 /**
- * Live mode's gateway: each call goes to the connector routed for its operator × country ×
+ * Live mode's gateway: each call goes to a connector routed for its operator × country ×
  * operation. A new request with no route is refused (nothing was done); a status read, a partner
  * check or a cancel with no route is "unavailable" (retried), never an answer: a route removed while
  * a transaction is open must not end it.
+ *
+ * With a route book (the worker's), a payin or payout is sent along its pair's routes and every
+ * later call follows the route that took it (src/operators/routes/failover.ts); a refund goes
+ * through its payin's route. Without one (the API, which only reads rules and verifies callbacks),
+ * or for a transaction no route was written for, the pair's first route serves.
  */
 export class RoutedGateway implements OperatorGateway {
+  private readonly follower: RouteFollower | null;
+
   constructor(
     private readonly table: RouteTable,
     private readonly connectors: ReadonlyMap<ConnectorName, Connector>,
-  ) {}
+    private readonly failover:
+      (FailoverOptions & { payinOfRefund?: (refundId: string) => Promise<string | null> }) | null = null,
+  ) {
+    this.follower = failover ? new RouteFollower(failover) : null;
+  }
 
-  /** The connector of a route, or null when the route names none or its connector is not configured. */
+  /** The same routes, following each transaction in a route book (the worker's gateway). */
+  withBook(
+    failover: FailoverOptions & { payinOfRefund?: (refundId: string) => Promise<string | null> },
+  ): RoutedGateway {
+    return new RoutedGateway(this.table, this.connectors, failover);
+  }
+
+  /** The connector asked first for a route, or null when the route names none or its connector is not configured. */
   connectorFor(operator: OperatorCode, country: Country, operation: Operation): Connector | null {
-    const name = routeOf(this.table, operator, country, operation);
-    return name ? (this.connectors.get(name) ?? null) : null;
+    return this.connectorsFor(operator, country, operation)[0] ?? null;
   }
 
-  /** The rules of the connector routed for a request (none without a route: the request is refused anyway). */
+  /** Every configured connector of a route, in the order they are asked. */
+  connectorsFor(operator: OperatorCode, country: Country, operation: Operation): Connector[] {
+    return routesOf(this.table, operator, country, operation).flatMap((name) => {
+      const c = this.connectors.get(name);
+      return c ? [c] : [];
+    });
+  }
+
+  /**
+   * The rules a request must meet: those of every connector that may take it (a failover must not
+   * meet a rule the request was not held to), none without a route (the request is refused anyway).
+   */
   rulesFor(operator: OperatorCode, country: Country, operation: Operation): ConnectorRules {
-    return this.connectorFor(operator, country, operation)?.rules ?? {};
+    const rules: ConnectorRules = {};
+    for (const c of this.connectorsFor(operator, country, operation))
+      for (const [rule, on] of Object.entries(c.rules ?? {}) as Array<[keyof ConnectorRules, boolean]>)
+        if (on) rules[rule] = true;
+    return rules;
   }
 
-  private forRequest(operator: OperatorCode, country: Country, operation: Operation): Connector {
-    const c = this.connectorFor(operator, country, operation);
-    if (!c)
+  private named(name: ConnectorName, where: string): Connector {
+    const c = this.connectors.get(name);
+    if (!c) throw new OperatorUnavailableError(`${where}: connector ${name} is not configured`);
+    return c;
+  }
+
+  /** The routes a new request may take, refused when there is none. */
+  private routesForRequest(operator: OperatorCode, country: Country, operation: Operation): ConnectorName[] {
+    const names = this.connectorsFor(operator, country, operation).map((c) => c.name);
+    if (names.length === 0)
       throw new OperatorRejectedError(`no live route for ${providerName(operator, country)} ${operation}`);
-    return c;
+    return names;
   }
 
-  private forRead(operator: OperatorCode, country: Country, operation: Operation): Connector {
-    const c = this.connectorFor(operator, country, operation);
-    if (!c)
-      throw new OperatorUnavailableError(`no live route for ${providerName(operator, country)} ${operation}`);
-    return c;
+  /** The connector a transaction is at (its route book's word), for a read, a check or a cancel. */
+  private async at(
+    kind: RoutedKind,
+    id: string,
+    operator: OperatorCode,
+    country: Country,
+  ): Promise<Connector> {
+    const where = `${providerName(operator, country)} ${operationOfKind[kind]}`;
+    const first = routeOf(this.table, operator, country, operationOfKind[kind]);
+    const name = this.follower ? await this.follower.current(kind, id, first) : first;
+    if (!name) throw new OperatorUnavailableError(`no live route for ${where}`);
+    return this.named(name, where);
+  }
+
+  /** Sends a payin's or payout's request along its routes (its first only, without a route book). */
+  private async request(
+    kind: RoutedKind,
+    id: string,
+    operator: OperatorCode,
+    country: Country,
+    mayFailOver: boolean,
+    send: (c: Connector) => Promise<OperatorStatus>,
+    read: (c: Connector) => Promise<OperatorStatus>,
+  ): Promise<OperatorStatus> {
+    const routes = this.routesForRequest(operator, country, operationOfKind[kind]);
+    const where = `${providerName(operator, country)} ${operationOfKind[kind]}`;
+    if (!this.follower) return send(this.named(routes[0]!, where));
+    return this.follower.send(kind, id, routes, mayFailOver, {
+      send: (name) => send(this.named(name, where)),
+      read: (name) => read(this.named(name, where)),
+    });
+  }
+
+  /** The connector that collected a refund's payin (the pair's first refund route when unknown). */
+  private async refundRoute(
+    refundId: string,
+    payinId: string | null,
+    operator: OperatorCode,
+    country: Country,
+  ) {
+    const payin = payinId ?? (await this.failover?.payinOfRefund?.(refundId)) ?? null;
+    if (payin && this.follower) {
+      const first = routeOf(this.table, operator, country, 'refund');
+      const name = await this.follower.current('collection', payin, first);
+      if (name) return this.named(name, `${providerName(operator, country)} refund`);
+    }
+    const first = routeOf(this.table, operator, country, 'refund');
+    if (!first)
+      throw new OperatorUnavailableError(`no live route for ${providerName(operator, country)} refund`);
+    return this.named(first, `${providerName(operator, country)} refund`);
   }
 
   async requestCollection(req: CollectionRequest): Promise<OperatorStatus> {
-    return this.forRequest(req.operator, req.country, 'payin').requestCollection(req);
+    // A payin whose OTP was given is not asked again elsewhere: the OTP was the first route's.
+    return this.request(
+      'collection',
+      req.transactionId,
+      req.operator,
+      req.country,
+      req.otp === undefined,
+      (c) => c.requestCollection(req),
+      (c) => c.collectionStatus(req.transactionId, req.operator, req.country),
+    );
   }
   async collectionStatus(id: string, operator: OperatorCode, country: Country): Promise<OperatorStatus> {
-    return this.forRead(operator, country, 'payin').collectionStatus(id, operator, country);
+    return (await this.at('collection', id, operator, country)).collectionStatus(id, operator, country);
   }
   async partnerCheck(id: string, operator: OperatorCode, country: Country): Promise<PartnerCheckResult> {
-    return this.forRead(operator, country, 'payin').partnerCheck(id, operator, country);
+    return (await this.at('collection', id, operator, country)).partnerCheck(id, operator, country);
   }
   async disburse(req: DisbursementRequest): Promise<OperatorStatus> {
-    return this.forRequest(req.operator, req.country, 'payout').disburse(req);
+    return this.request(
+      'disbursement',
+      req.transactionId,
+      req.operator,
+      req.country,
+      true,
+      (c) => c.disburse(req),
+      (c) => c.disbursementStatus(req.transactionId, req.operator, req.country),
+    );
   }
   async disbursementStatus(id: string, operator: OperatorCode, country: Country): Promise<OperatorStatus> {
-    return this.forRead(operator, country, 'payout').disbursementStatus(id, operator, country);
+    return (await this.at('disbursement', id, operator, country)).disbursementStatus(id, operator, country);
   }
   async refund(req: RefundRequest): Promise<OperatorStatus> {
-    return this.forRequest(req.operator, req.country, 'refund').refund(req);
+    if (!this.follower && !routeOf(this.table, req.operator, req.country, 'refund'))
+      throw new OperatorRejectedError(`no live route for ${providerName(req.operator, req.country)} refund`);
+    return (await this.refundRoute(req.refundId, req.transactionId, req.operator, req.country)).refund(req);
   }
   async refundStatus(id: string, operator: OperatorCode, country: Country): Promise<OperatorStatus> {
-    return this.forRead(operator, country, 'refund').refundStatus(id, operator, country);
+    return (await this.refundRoute(id, null, operator, country)).refundStatus(id, operator, country);
   }
   async cancel(
     kind: OperatorKind,
@@ -85,7 +190,11 @@ export class RoutedGateway implements OperatorGateway {
     operator: OperatorCode,
     country: Country,
   ): Promise<OperatorStatus> {
-    return this.forRead(operator, country, operationOfKind[kind]).cancel(kind, id, operator, country);
+    const c =
+      kind === 'refund'
+        ? await this.refundRoute(id, null, operator, country)
+        : await this.at(kind, id, operator, country);
+    return c.cancel(kind, id, operator, country);
   }
   /** Live statements: none of the connectors publishes one (docs/operators.md, reconciliation). */
   statement(operator: OperatorCode, _date: string): Promise<OperatorStatement> {

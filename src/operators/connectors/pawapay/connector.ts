@@ -37,6 +37,7 @@ import { fromProviderUuid, toProviderUuid } from '../../provider-ids';
 import { customerLabel, type TextLimits } from '../customer-text';
 import {
   OperatorConflictError,
+  OperatorNotTakenError,
   OperatorRejectedError,
   OperatorUnavailableError,
   operatorFailureCodes,
@@ -422,7 +423,7 @@ export class PawapayConnector implements Connector {
     // A CLOSED provider's refusal is pawaPay's word that it is temporary, and a REJECTED id is not
     // kept: the same request may be sent again later, so it is an outage, not a refusal.
     if (a.status === 'REJECTED' && a.failureReason?.failureCode === 'PROVIDER_TEMPORARILY_UNAVAILABLE')
-      throw new OperatorUnavailableError(`pawapay ${where}: REJECTED PROVIDER_TEMPORARILY_UNAVAILABLE`);
+      throw new OperatorNotTakenError(`pawapay ${where}: REJECTED PROVIDER_TEMPORARILY_UNAVAILABLE`);
     if (a.status === 'REJECTED')
       throw new OperatorRejectedError(`pawapay ${where}: REJECTED ${safeCode(a.failureReason?.failureCode)}`);
     if (a.status !== 'DUPLICATE_IGNORED')

@@ -1,0 +1,108 @@
+import type { Connection } from 'mongoose';
+import type { ConnectorName } from '../connectors/connector';
+import { insertOnce } from '../../persistence/insert-once';
+
+// Which route took each live payin and payout, and why: the one record every process follows for
+// a transaction's requests, status reads, cancellation and refunds. Each entry is inserted once
+// under a fixed `_id` (FerretDB enforces unique ids; its updates are read-then-replace and could
+// lose a concurrent write): the first process to insert an entry decides it, the others read it.
+// Nothing here is ever updated, so a decision cannot be overwritten.
+
+const COLLECTION = 'transaction_routes';
+
+/** The transactions a route takes: a refund follows its payin's route and has no entry of its own. */
+export type RoutedKind = 'collection' | 'disbursement';
+
+/** Why a route took a transaction (docs/decisions/operators/failover-never-twice.md). */
+export type RouteReason = 'only-route' | 'ranked-first' | 'failover';
+
+/** Route number `seq` of a transaction: 1 is the first route asked, 2 the one it failed over to. */
+export interface RouteEntry {
+  kind: RoutedKind;
+  id: string;
+  seq: number;
+  connector: ConnectorName;
+  reason: RouteReason;
+  /** Failover: the route left, and what it answered (a refusal's text, never personal data). */
+  after?: { connector: ConnectorName; answer: string };
+  at: string;
+}
+
+/**
+ * The previous route's verdict before a failover is taken: `go` when, after the fence, it answered
+ * that it does not hold the transaction (or failed it); `stay` when it holds it.
+ */
+export interface RouteVerdict {
+  kind: RoutedKind;
+  id: string;
+  /** The entry whose route the verdict opens (its predecessor is the route that was read). */
+  seq: number;
+  verdict: 'go' | 'stay';
+  /** The previous route's answer to the verification read (an outcome, never personal data). */
+  answer: string;
+  at: string;
+}
+
+export interface RouteBook {
+  /** A transaction's entries and verdicts, entries in order. */
+  read(kind: RoutedKind, id: string): Promise<{ entries: RouteEntry[]; verdicts: RouteVerdict[] }>;
+  /** Inserts the entry unless one with its number exists; answers the one stored (this or the first). */
+  record(entry: RouteEntry): Promise<RouteEntry>;
+  /** Inserts the verdict unless one exists for its entry; answers the one stored. */
+  decide(verdict: RouteVerdict): Promise<RouteVerdict>;
+}
+
+type Doc = ({ _id: string; type: 'entry' } & RouteEntry) | ({ _id: string; type: 'verdict' } & RouteVerdict);
+
+const entryId = (kind: RoutedKind, id: string, seq: number) => `${kind}:${id}:${seq}`;
+const verdictId = (kind: RoutedKind, id: string, seq: number) => `${entryId(kind, id, seq)}:verdict`;
+
+export class RouteBookStore implements RouteBook {
+  constructor(private readonly conn: Connection) {}
+
+  private get docs() {
+    return this.conn.collection<Doc>(COLLECTION);
+  }
+
+  async read(kind: RoutedKind, id: string): Promise<{ entries: RouteEntry[]; verdicts: RouteVerdict[] }> {
+    // By `_id` range (every id of the transaction starts with `<kind>:<id>:`): the primary index
+    // answers, no other index to keep.
+    const prefix = `${kind}:${id}:`;
+    const docs = await this.docs.find({ _id: { $gte: prefix, $lt: `${prefix}\uffff` } }).toArray();
+    const entries: RouteEntry[] = [];
+    const verdicts: RouteVerdict[] = [];
+    for (const doc of docs) {
+      if (doc.type === 'entry') entries.push(fieldsOf(doc) as RouteEntry);
+      else verdicts.push(fieldsOf(doc) as RouteVerdict);
+    }
+    entries.sort((a, b) => a.seq - b.seq);
+    return { entries, verdicts };
+  }
+
+  async record(entry: RouteEntry): Promise<RouteEntry> {
+    return this.insertOnce({ _id: entryId(entry.kind, entry.id, entry.seq), type: 'entry', ...entry });
+  }
+
+  async decide(verdict: RouteVerdict): Promise<RouteVerdict> {
+    return this.insertOnce({
+      _id: verdictId(verdict.kind, verdict.id, verdict.seq),
+      type: 'verdict',
+      ...verdict,
+    });
+  }
+
+  private async insertOnce<T extends RouteEntry | RouteVerdict>(doc: Doc & T): Promise<T> {
+    const { value } = await insertOnce(
+      () => this.docs.insertOne(doc),
+      () => this.docs.findOne({ _id: doc._id }),
+      doc,
+    );
+    return fieldsOf(value) as T;
+  }
+}
+
+/** A stored document without its storage fields. */
+function fieldsOf(doc: Doc): RouteEntry | RouteVerdict {
+  const { _id: _ignoredId, type: _ignoredType, ...fields } = doc;
+  return fields;
+}

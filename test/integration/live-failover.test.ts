@@ -1,0 +1,150 @@
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { ApiClient, eventually } from '../helpers/http';
+import { createTestMerchant } from '../helpers/merchants';
+import { freePort, startStack, type TestStack } from '../helpers/stack';
+import { spawnFake, type FakeProcess } from '../fakes/spawn';
+import { RouteBookStore } from '../../src/operators/routes/book';
+
+// Issue 43 §3 over the real servers: MTN CI has two live routes, pawaPay first and MTN MoMo
+// second. pawaPay is closed for MTN CI (it answers REJECTED PROVIDER_TEMPORARILY_UNAVAILABLE and
+// keeps no such id): the payin and the payout complete at MTN MoMo, once, after the fence, and
+// pawaPay's books hold neither. The payin's refund goes through the route that collected it.
+
+const fakes = join(__dirname, '..', 'fakes');
+const mtnCredentials = {
+  COLLECTION: {
+    SUBSCRIPTION_KEY: 'col-sub-key',
+    API_USER: '5f1c2e43-2f6b-4c1e-9d9a-1a2b3c4d5e6f',
+    API_KEY: 'col-key',
+  },
+  DISBURSEMENT: {
+    SUBSCRIPTION_KEY: 'dis-sub-key',
+    API_USER: '6a2d3f54-3a7c-4d2f-8e0b-2b3c4d5e6f70',
+    API_KEY: 'dis-key',
+  },
+};
+const msisdn = '+2250500000101';
+
+describe('live failover from pawaPay to MTN MoMo for MTN CI', () => {
+  const running: FakeProcess[] = [];
+  let stack: TestStack;
+  let live: ApiClient;
+  let pawapay: FakeProcess;
+  let mtn: FakeProcess;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const keys = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    [pawapay, mtn] = await Promise.all([
+      spawnFake(join(fakes, 'pawapay', 'main.ts'), {
+        FAKE_PAWAPAY_API_TOKEN: 'failover-pawapay-token',
+        FAKE_PAWAPAY_SIGNING_KEY: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+        FAKE_CALLBACK_URL: `${base}/provider-callbacks/pawapay`,
+      }),
+      spawnFake(join(fakes, 'mtn', 'main.ts'), {
+        ...Object.fromEntries(
+          Object.entries(mtnCredentials).flatMap(([product, c]) =>
+            Object.entries(c).map(([k, v]) => [`FAKE_MTN_${product}_${k}`, v]),
+          ),
+        ),
+      }),
+    ]);
+    running.push(pawapay, mtn);
+    stack = await startStack({
+      PORT: String(port),
+      OPERATOR_CALLBACK_BASE_URL: base,
+      OPERATOR_ROUTES: JSON.stringify({ '*': 'pawapay', MTN_CI: ['pawapay', 'mtn'] }),
+      OPERATOR_FAILOVER_FENCE: '3s',
+      PAWAPAY_BASE_URL: pawapay.url,
+      PAWAPAY_API_TOKEN: 'failover-pawapay-token',
+      PAWAPAY_CALLBACK_PUBLIC_KEY: keys.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+      MTN_BASE_URL: mtn.url,
+      MTN_CALLBACK_SECRET: 'mtn-callback-secret-0123456789abcdef',
+      ...Object.fromEntries(
+        Object.entries(mtnCredentials).flatMap(([product, c]) =>
+          Object.entries(c).map(([k, v]) => [`MTN_CI_${product}_${k}`, v]),
+        ),
+      ),
+    });
+    live = new ApiClient(
+      stack.baseUrl,
+      (await createTestMerchant(stack, 'Boutique Deux Routes')).live.credentials,
+    );
+    for (const operationType of ['DEPOSIT', 'PAYOUT'])
+      await fetch(`${pawapay.url}/__fake/availability`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ provider: 'MTN_MOMO_CIV', operationType, status: 'CLOSED' }),
+      });
+  }, 120_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+    await Promise.all(running.map((f) => f.stop()));
+  });
+
+  const settled = (path: string) =>
+    eventually(
+      () => live.get(path),
+      (r) => !['pending', 'processing', 'processed'].includes(r.body.status as string),
+      60_000,
+    );
+
+  it('a payin, its refund and a payout complete at the second route, once, and at the first never', async () => {
+    const ref = `failover-${randomUUID()}`;
+    const created = await live.post('/v1/direct/payin', {
+      reference: ref,
+      payin: { amount: 20_000, msisdn, provider: 'MTN', country: 'CI' },
+      action: { successUrl: 'https://shop.example/ok', failureUrl: 'https://shop.example/ko' },
+    });
+    expect(created.status).toBe(201);
+    expect((await settled(`/v1/payin/${ref}`)).body.status).toBe('success');
+
+    const payoutRef = `failover-po-${randomUUID()}`;
+    const payout = await live.post('/v1/direct/payout', {
+      reference: payoutRef,
+      customerName: 'Awa Koné',
+      payout: { amount: 1_000, msisdn, provider: 'MTN', country: 'CI' },
+    });
+    expect(payout.status).toBe(201);
+    expect((await settled(`/v1/direct/payout/${payoutRef}`)).body.status).toBe('completed');
+
+    const refund = await live.post(`/v1/payin/${ref}/refund`, {
+      reason: 'returned',
+      amount: 5_000,
+      externalReference: `rf-${ref}`,
+    });
+    expect({ status: refund.status, code: refund.body.code }).toEqual({ status: 201, code: undefined });
+    expect((await settled(`/v1/refunds/${refund.body.reference}`)).body.status).toBe('completed');
+
+    // The route book: pawaPay asked first, MTN MoMo took both after the fence, verdicts `go`.
+    const book = new RouteBookStore(stack.mongo);
+    for (const [kind, id] of [
+      ['collection', created.body.id],
+      ['disbursement', payout.body.id],
+    ] as const) {
+      const { entries, verdicts } = await book.read(kind, id as string);
+      expect(entries.map((e) => [e.connector, e.reason])).toEqual([
+        ['pawapay', 'ranked-first'],
+        ['mtn', 'failover'],
+      ]);
+      expect(entries[1]!.after?.answer).toMatch(/PROVIDER_TEMPORARILY_UNAVAILABLE/);
+      expect(verdicts).toEqual([expect.objectContaining({ verdict: 'go', answer: 'unknown' })]);
+    }
+    // The providers' books: pawaPay holds nothing of ours, MTN MoMo one collection, one refund
+    // (to the customer), and one transfer (the payout).
+    const pawapayBooks = (await (await fetch(`${pawapay.url}/__fake/books`)).json()) as unknown[];
+    expect(pawapayBooks).toEqual([]);
+    const mtnPosts = (
+      (await (await fetch(`${mtn.url}/__fake/requests`)).json()) as Array<{ method: string; path: string }>
+    )
+      .filter((r) => r.method === 'POST' && !r.path.endsWith('/token/'))
+      .map((r) => r.path.replace(/^\/(collection|disbursement)\/v[^/]+\//, '$1/'));
+    expect(mtnPosts.sort()).toEqual(
+      ['collection/requesttopay', 'disbursement/refund', 'disbursement/transfer'].sort(),
+    );
+    expect((await (await fetch(`${mtn.url}/__fake/undocumented`)).json()) as unknown[]).toEqual([]);
+  }, 150_000);
+});
