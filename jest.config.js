@@ -2,10 +2,9 @@
 // and spawn their own time-skipping Temporal test server per file.
 const groups = require('./test/groups/plan.js');
 
-// JEST_GROUPS=1 runs the unit, integration and workflow files in groups that share one module
-// registry (test/groups/plan.js; docs/decisions/testing/grouped-test-files.md): off by default
-// until the files are proven independent of what an earlier file of their registry left behind
-// (two fresh CI runs met such failures).
+// JEST_GROUPS=1 (CI) runs the unit, integration and workflow files in groups that share one module
+// registry (test/groups/plan.js; docs/decisions/testing/grouped-test-files.md); without it each
+// file runs by itself, so `npx jest <file>` finds it.
 const grouped = process.env.JEST_GROUPS === '1';
 const match = (project, perFile) => (grouped ? groups.testMatch(project) : perFile);
 
