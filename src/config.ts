@@ -2,7 +2,7 @@ import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { feeScheduleJson } from './domain/fees';
 import { keyRingSpec, parseKeyRing } from './security/key-ring';
-import { operatorRoutesJson } from './operators/connectors/routes';
+import { operatorRoutesJson, routeTermsJson } from './operators/connectors/routes';
 import { mtnConfigShape } from './operators/connectors/mtn/config';
 import { pawapayConfigShape } from './operators/connectors/pawapay/config';
 import { waveConfigShape } from './operators/connectors/wave/config';
@@ -299,6 +299,17 @@ export const configSchema = z
       group: 'operators',
       description:
         'An operator call unanswered after this long is abandoned; the activity retries it (same id).',
+    }),
+    OPERATOR_ROUTE_TERMS: routeTermsJson.optional().register(configDocs, {
+      group: 'operators',
+      description:
+        'Each live connector\'s terms, JSON such as `{"pawapay":{"costPercent":1.5},"mtn":{"costFixed":50,"min":100,"max":1500000}}` (minor units): a route that cannot take an amount is not asked, and between routes as successful as each other the cheaper goes first (docs/operators.md#two-routes-and-failover-that-never-charges-twice).',
+      default: 'none (no cost, no limit)',
+    }),
+    OPERATOR_ROUTE_EXPLORATION: z.coerce.number().min(0).max(0.5).default(0.03).register(configDocs, {
+      group: 'operators',
+      description:
+        'Share of live payins and payouts with several routes sent to a route other than the best ranked, so that a recovered route is noticed (0 to 0.5).',
     }),
     OPERATOR_FAILOVER_FENCE: duration.prefault('60s').register(configDocs, {
       group: 'operators',

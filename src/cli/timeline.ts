@@ -5,6 +5,7 @@ import type { Connection } from 'mongoose';
 import { toMajor } from '../domain/money';
 import { maskMsisdn } from '../domain/msisdn';
 import { Ledger, type LedgerEntry } from '../ledger';
+import { RouteBookStore } from '../operators/routes/book';
 import { sourceRefs } from '../ledger/postings';
 import { TransactionStore } from '../persistence/transactions';
 import { decodeHistoryPayloads } from '../temporal/codec';
@@ -37,6 +38,8 @@ export interface Timeline {
   } | null;
   workflowStatus: string;
   steps: TimelineStep[];
+  /** Live payins and payouts: the routes that took it and why (src/operators/routes/book.ts). */
+  routes: { at: string; connector: string; reason: string; detail: string }[];
   ledger: { at: string; accountId: string; amount: number; balanceAfter: number; reason: string }[];
 }
 
@@ -241,6 +244,13 @@ export async function transactionTimeline(opts: {
     throw err;
   }
   const entries = await movementsOf(Ledger.on(opts.mongo), opts.kind, tx?.id ?? opts.reference);
+  const book =
+    tx && opts.kind !== 'refund'
+      ? await new RouteBookStore(opts.mongo).read(
+          opts.kind === 'payin' ? 'collection' : 'disbursement',
+          tx.id,
+        )
+      : { entries: [], verdicts: [] };
   return {
     workflowId,
     transaction: tx
@@ -257,6 +267,19 @@ export async function transactionTimeline(opts: {
       : null,
     workflowStatus,
     steps: stepsOf(history.events ?? []),
+    routes: book.entries.map((e) => {
+      const verdict = book.verdicts.find((v) => v.seq === e.seq);
+      const ranked = (e.ranking ?? [])
+        .map(
+          (r) =>
+            `${r.connector} ${r.successRate === null ? 'unrated' : `${Math.round(r.successRate * 100)}%`}${r.eliminated ? ' eliminated' : ''}`,
+        )
+        .join(', ');
+      const detail = e.after
+        ? `after ${e.after.connector}: ${e.after.answer}; ${verdict ? `${e.after.connector} then said ${verdict.answer}: ${verdict.verdict}` : 'fenced, no verdict yet'}`
+        : ranked;
+      return { at: e.at, connector: e.connector, reason: e.reason, detail };
+    }),
     ledger: entries.map((e) => ({
       at: new Date(e.createdAt).toISOString(),
       accountId: e.accountId,
@@ -295,6 +318,10 @@ export function renderTimeline(t: Timeline): string {
   lines.push(`workflow ${t.workflowId}: ${t.workflowStatus}`, '', 'Timeline');
   const width = Math.max(...t.steps.map((s) => s.step.length), 4);
   for (const s of t.steps) lines.push(`  ${s.at}  ${s.step.padEnd(width)}  ${s.outcome}`);
+  if (t.routes.length > 0) {
+    lines.push('', 'Routes');
+    for (const r of t.routes) lines.push(`  ${r.at}  ${r.connector}  ${r.reason}  ${r.detail}`);
+  }
   lines.push('', 'Ledger');
   if (t.ledger.length === 0) lines.push('  (no movement)');
   for (const e of t.ledger)

@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { isFinal, isStatusKind } from '../domain/final-status';
 
 // Prometheus metrics of this process (API, worker, or both in `npm start` and the tests), plus the
@@ -82,6 +82,52 @@ export function observeTransactionEvent(type: string, data: Record<string, unkno
     provider: mobileMoney?.provider?.name ?? 'none',
   });
 }
+
+/** One live route's health as every process measured it (src/operators/routes/ranking.ts). */
+export interface RouteHealthSample {
+  provider: string;
+  operation: string;
+  connector: string;
+  successRate: number | null;
+  answerMs: number | null;
+  eliminated: boolean;
+}
+
+// Read at each scrape from the store every process writes to, so any process's /metrics shows the
+// routes as the ranking sees them. The last source set wins (one per process; tests start several).
+let routeHealthSource: (() => Promise<RouteHealthSample[]>) | null = null;
+export function setRouteHealthSource(source: () => Promise<RouteHealthSample[]>): void {
+  routeHealthSource = source;
+}
+const routeLabels = ['provider', 'operation', 'connector'] as const;
+const routeGauge = (name: string, help: string, value: (s: RouteHealthSample) => number | null) =>
+  new Gauge({
+    name,
+    help,
+    labelNames: routeLabels,
+    registers: [metricsRegistry],
+    async collect() {
+      this.reset();
+      const samples = await (routeHealthSource?.() ?? Promise.resolve([])).catch(() => []);
+      for (const s of samples) {
+        const v = value(s);
+        if (v !== null) this.set({ provider: s.provider, operation: s.operation, connector: s.connector }, v);
+      }
+    },
+  });
+routeGauge(
+  'payments_route_success_rate',
+  'Completed over completed and failed by the route, live, in the health window (customers’ failures left out)',
+  (s) => s.successRate,
+);
+routeGauge('payments_route_answer_seconds', 'Mean answer time of a live route in the health window', (s) =>
+  s.answerMs === null ? null : s.answerMs / 1000,
+);
+routeGauge(
+  'payments_route_eliminated',
+  '1 while a live route is eliminated after a burst of technical failures',
+  (s) => (s.eliminated ? 1 : 0),
+);
 
 const temporalSources = new Set<string>();
 

@@ -1,11 +1,15 @@
 import type { Config } from '../config';
+import { providerName, type Country, type OperatorCode } from '../domain/operators';
+import type { RouteHealthSample } from '../infra/metrics';
 import { modeOfScope } from '../domain/modes';
 import type { OperatorGateway } from '../operators/gateway';
 import {
   ModeGateway,
   modeOfIdFromRecords,
+  routeEntries,
   routeRefusals,
   RoutedGateway,
+  type Operation,
   SimulatorConnector,
   type Connector,
   type ConnectorName,
@@ -22,7 +26,7 @@ import type { Connection } from 'mongoose';
 import { MeasuringGateway, ProviderHealth, type HealthRecorder } from '../operators/health';
 import type { PublishedAvailability } from '../operators/connectors/connector';
 import { CustomerTextGateway } from '../operators/connectors/customer-text';
-import type { RouteBook } from '../operators/routes/book';
+import type { RoutingOptions } from '../operators/connectors/routing';
 
 // The operators a process talks to: the sandbox simulator for test mode, and live mode's connectors
 // by route (OPERATOR_ROUTES). Built the same way by the API (callbacks, recipient checks, provider
@@ -87,8 +91,8 @@ export function buildOperatorGateway(
     transactions: TransactionStore;
     refunds: RefundStore;
     asks: OperatorAskIndex;
-    /** Which route took each live payin and payout; omitted, each pair's first route serves. */
-    routes?: { book: RouteBook; fenceMs: number };
+    /** Which route took each live payin and payout, and how routes are chosen; omitted, each pair's first route serves. */
+    routes?: Omit<RoutingOptions, 'payinOfRefund'>;
     /** The merchant's name (by scope), which live customers read with the reference. */
     merchantName?: (scope: string) => Promise<string | null>;
   },
@@ -129,6 +133,32 @@ export function buildOperatorGateway(
  * One per process (API and worker): provider states from measures, overrides and what providers
  * publish. A live pair with no route is closed; test mode is always routed (the sandbox).
  */
+/** /metrics' route series: every live route of a pair with several, as the ranking sees it. */
+export function routeHealthSamples(
+  health: ProviderHealth,
+  operators: Operators,
+): () => Promise<RouteHealthSample[]> {
+  return async () => {
+    const pairs = new Map<string, { operator: OperatorCode; country: Country; operation: Operation }>();
+    for (const e of routeEntries(operators.routes))
+      if (e.operation !== 'refund') pairs.set(`${e.operator}_${e.country}:${e.operation}`, e);
+    const samples: RouteHealthSample[] = [];
+    for (const { operator, country, operation } of pairs.values()) {
+      const names = operators.live.connectorsFor(operator, country, operation).map((c) => c.name);
+      for (const [connector, h] of await health.routes.health(operator, country, operation, names))
+        samples.push({
+          provider: providerName(operator, country),
+          operation,
+          connector,
+          successRate: h.successRate,
+          answerMs: h.answerMs,
+          eliminated: h.eliminated,
+        });
+    }
+    return samples;
+  };
+}
+
 export function providerHealthOf(mongo: Connection, config: Config, operators: Operators): ProviderHealth {
   const publishers = [...operators.connectors.values()].filter(
     (c) => 'availability' in c && typeof c.availability === 'function',

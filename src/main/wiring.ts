@@ -25,7 +25,14 @@ import { PayoutService } from '../services/payout-service';
 import { TransactionWorkflows } from '../services/transaction-workflows';
 import { CheckoutService } from '../checkout/service';
 import { pingTemporal } from './temporal/connection';
-import { buildOperatorGateway, buildOperators, providerHealthOf, type Operators } from './operators';
+import {
+  buildOperatorGateway,
+  buildOperators,
+  providerHealthOf,
+  routeHealthSamples,
+  type Operators,
+} from './operators';
+import { setRouteHealthSource } from '../infra/metrics';
 import type { RulesOf } from '../operators/connectors';
 import type { ActivityDeps } from '../../activities';
 import type { Authenticator } from '../api/auth';
@@ -133,6 +140,7 @@ export async function buildApi(opts: {
   });
   // Provider states (src/operators/health): a payin to a closed provider is refused with 503.
   const providerHealth = providerHealthOf(opts.mongo, opts.config, operators);
+  setRouteHealthSource(routeHealthSamples(providerHealth, operators));
   // A live request meets the rules of the connector it is routed to; the sandbox imposes none.
   const rulesOf: RulesOf = (mode, operator, country, operation) =>
     mode === 'live' ? operators.live.rulesFor(operator, country, operation) : {};
@@ -393,7 +401,13 @@ export async function buildActivityDeps(opts: { mongo: Connection; config: Confi
         transactions,
         refunds,
         asks: reconciliation.asks,
-        routes: { book: new RouteBookStore(opts.mongo), fenceMs: opts.config.OPERATOR_FAILOVER_FENCE },
+        routes: {
+          book: new RouteBookStore(opts.mongo),
+          fenceMs: opts.config.OPERATOR_FAILOVER_FENCE,
+          measures: providerHealth.routes,
+          terms: opts.config.OPERATOR_ROUTE_TERMS ?? {},
+          explorationShare: opts.config.OPERATOR_ROUTE_EXPLORATION,
+        },
         merchantName: async (scope) => (await merchantNames.getMerchant(scope))?.name ?? null,
       },
       providerHealth.recorder,

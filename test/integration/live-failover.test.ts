@@ -5,6 +5,7 @@ import { createTestMerchant } from '../helpers/merchants';
 import { freePort, startStack, type TestStack } from '../helpers/stack';
 import { spawnFake, type FakeProcess } from '../fakes/spawn';
 import { RouteBookStore } from '../../src/operators/routes/book';
+import { renderTimeline, transactionTimeline } from '../../src/cli/timeline';
 
 // Issue 43 §3 over the real servers: MTN CI has two live routes, pawaPay first and MTN MoMo
 // second. pawaPay is closed for MTN CI (it answers REJECTED PROVIDER_TEMPORARILY_UNAVAILABLE and
@@ -32,6 +33,7 @@ describe('live failover from pawaPay to MTN MoMo for MTN CI', () => {
   let live: ApiClient;
   let pawapay: FakeProcess;
   let mtn: FakeProcess;
+  let merchantId = '';
 
   beforeAll(async () => {
     const port = await freePort();
@@ -68,10 +70,9 @@ describe('live failover from pawaPay to MTN MoMo for MTN CI', () => {
         ),
       ),
     });
-    live = new ApiClient(
-      stack.baseUrl,
-      (await createTestMerchant(stack, 'Boutique Deux Routes')).live.credentials,
-    );
+    const merchant = await createTestMerchant(stack, 'Boutique Deux Routes');
+    merchantId = merchant.live.merchantId;
+    live = new ApiClient(stack.baseUrl, merchant.live.credentials);
     for (const operationType of ['DEPOSIT', 'PAYOUT'])
       await fetch(`${pawapay.url}/__fake/availability`, {
         method: 'POST',
@@ -146,5 +147,28 @@ describe('live failover from pawaPay to MTN MoMo for MTN CI', () => {
       ['collection/requesttopay', 'disbursement/refund', 'disbursement/transfer'].sort(),
     );
     expect((await (await fetch(`${mtn.url}/__fake/undocumented`)).json()) as unknown[]).toEqual([]);
+
+    // The payin's timeline (payments transactions show) says which route took it, and why.
+    const timeline = await transactionTimeline({
+      temporal: stack.env.client,
+      mongo: stack.mongo,
+      merchantId,
+      reference: ref,
+      kind: 'payin',
+    });
+    expect(timeline.routes.map((r) => [r.connector, r.reason])).toEqual([
+      ['pawapay', 'ranked-first'],
+      ['mtn', 'failover'],
+    ]);
+    expect(renderTimeline(timeline)).toMatch(
+      /mtn {2}failover {2}after pawapay: .*PROVIDER_TEMPORARILY_UNAVAILABLE; pawapay then said unknown: go/,
+    );
+
+    // Each route of the pair is on /metrics, as the ranking sees it (not eliminated by two refusals).
+    const metrics = await (await fetch(`${stack.baseUrl}/metrics`)).text();
+    for (const connector of ['pawapay', 'mtn'])
+      expect(metrics).toContain(
+        `payments_route_eliminated{provider="MTN_CI",operation="payin",connector="${connector}"} 0`,
+      );
   }, 150_000);
 });

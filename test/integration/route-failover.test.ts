@@ -4,6 +4,7 @@ import { operatorRoutesJson } from '../../src/operators/connectors/routes';
 import { RoutedGateway } from '../../src/operators/connectors/routing';
 import type { Connector, ConnectorName } from '../../src/operators/connectors/connector';
 import { RouteBookStore } from '../../src/operators/routes/book';
+import { buildProviderHealth } from '../../src/operators/health';
 import {
   OperatorNotTakenError,
   OperatorRejectedError,
@@ -262,6 +263,55 @@ describe('failover between two routes of one pair (route book over the real stor
     expect(verdicts).toHaveLength(1);
     // The first route got the request only before the fence: once it was written, never again.
     expect(a.calls.filter((c) => c === 'request')).toHaveLength(beforeFence);
+  });
+
+  it('ranks by what every process measured: a route eliminated by one process is asked last by another', async () => {
+    // Two processes, each with its own measures, over the one store.
+    const [healthA, healthB] = [0, 1].map(() =>
+      buildProviderHealth(mongo, {}, { cacheMs: 0, now: () => clock, processId: `p${Math.random()}` }),
+    );
+    const refusing = scripted('pawapay', {
+      request: [new OperatorUnavailableError('pawapay POST /v2/deposits: HTTP 503')],
+      status: 'pending',
+    });
+    const b = scripted('mtn', { request: ['pending'], status: 'pending' });
+    const options = (health: typeof healthA) => ({
+      book,
+      fenceMs,
+      now: () => clock,
+      measures: health!.routes,
+    });
+    const routesOfA = new RoutedGateway(
+      table,
+      new Map<ConnectorName, Connector>([
+        ['pawapay', refusing.connector],
+        ['mtn', b.connector],
+      ]),
+      options(healthA),
+    );
+    // Five technical failures at pawaPay, in process A: a burst that eliminates it.
+    for (let i = 0; i < 5; i++) await expect(routesOfA.requestCollection(payin())).rejects.toThrow(/503/);
+    await healthA!.refresh();
+
+    const a = scripted('pawapay', { request: ['pending'], status: 'pending' });
+    const routesOfB = new RoutedGateway(
+      table,
+      new Map<ConnectorName, Connector>([
+        ['pawapay', a.connector],
+        ['mtn', b.connector],
+      ]),
+      options(healthB),
+    );
+    const req = payin();
+    expect(await routesOfB.requestCollection(req)).toMatchObject({ operatorReference: 'mtn-ref' });
+    const [entry] = (await book.read('collection', req.transactionId)).entries;
+    expect(entry).toMatchObject({ connector: 'mtn', reason: 'ranked-first' });
+    expect(entry!.ranking).toEqual([
+      expect.objectContaining({ connector: 'pawapay', eliminated: true }),
+      expect.objectContaining({ connector: 'mtn', eliminated: false }),
+    ]);
+    expect(a.calls).toEqual([]);
+    await Promise.all([healthA!.stop(), healthB!.stop()]);
   });
 
   it('serves a transaction written before routes were books (none in it) from the first route', async () => {

@@ -76,6 +76,29 @@ export const operatorRoutesJson = z
     return table;
   });
 
+/** OPERATOR_ROUTE_TERMS as text → each connector's cost and the amounts it takes (minor units). */
+export const routeTermsJson = z
+  .string()
+  .transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'JSON such as {"pawapay":{"costPercent":1.5}}' });
+      return z.NEVER;
+    }
+  })
+  .pipe(
+    z.partialRecord(
+      connector,
+      z.strictObject({
+        costPercent: z.number().min(0).max(100).optional(),
+        costFixed: z.number().int().min(0).optional(),
+        min: z.number().int().min(0).optional(),
+        max: z.number().int().positive().optional(),
+      }),
+    ),
+  );
+
 /** The connectors of one operator × country × operation, in the order they are asked (empty: none). */
 export function routesOf(
   table: RouteTable,

@@ -21,6 +21,7 @@ import {
 } from './connector';
 import { operationOfKind, routeOf, routesOf, type Operation, type RouteTable } from './routes';
 import { RouteFollower, type FailoverOptions } from '../routes/failover';
+import { measureOf, rankRoutes, type Ranking, type RouteMeasures, type RouteTerms } from '../routes/ranking';
 import type { RoutedKind } from '../routes/book';
 
 /**
@@ -40,17 +41,14 @@ export class RoutedGateway implements OperatorGateway {
   constructor(
     private readonly table: RouteTable,
     private readonly connectors: ReadonlyMap<ConnectorName, Connector>,
-    private readonly failover:
-      (FailoverOptions & { payinOfRefund?: (refundId: string) => Promise<string | null> }) | null = null,
+    private readonly options: RoutingOptions | null = null,
   ) {
-    this.follower = failover ? new RouteFollower(failover) : null;
+    this.follower = options ? new RouteFollower(options) : null;
   }
 
   /** The same routes, following each transaction in a route book (the worker's gateway). */
-  withBook(
-    failover: FailoverOptions & { payinOfRefund?: (refundId: string) => Promise<string | null> },
-  ): RoutedGateway {
-    return new RoutedGateway(this.table, this.connectors, failover);
+  withBook(options: RoutingOptions): RoutedGateway {
+    return new RoutedGateway(this.table, this.connectors, options);
   }
 
   /** The connector asked first for a route, or null when the route names none or its connector is not configured. */
@@ -109,20 +107,76 @@ export class RoutedGateway implements OperatorGateway {
   /** Sends a payin's or payout's request along its routes (its first only, without a route book). */
   private async request(
     kind: RoutedKind,
-    id: string,
-    operator: OperatorCode,
-    country: Country,
+    req: { transactionId: string; operator: OperatorCode; country: Country; amount: number },
     mayFailOver: boolean,
     send: (c: Connector) => Promise<OperatorStatus>,
     read: (c: Connector) => Promise<OperatorStatus>,
   ): Promise<OperatorStatus> {
-    const routes = this.routesForRequest(operator, country, operationOfKind[kind]);
-    const where = `${providerName(operator, country)} ${operationOfKind[kind]}`;
+    const { operator, country, amount } = req;
+    const operation = operationOfKind[kind];
+    const routes = this.routesForRequest(operator, country, operation);
+    const where = `${providerName(operator, country)} ${operation}`;
     if (!this.follower) return send(this.named(routes[0]!, where));
-    return this.follower.send(kind, id, routes, mayFailOver, {
-      send: (name) => send(this.named(name, where)),
-      read: (name) => read(this.named(name, where)),
+    const measured = (name: ConnectorName, call: (c: Connector) => Promise<OperatorStatus>) =>
+      this.measured(operator, country, operation, name, () => call(this.named(name, where)));
+    return this.follower.send(
+      kind,
+      req.transactionId,
+      () => this.choose(operator, country, operation, amount, routes),
+      mayFailOver,
+      {
+        send: (name) => measured(name, send),
+        read: (name) => measured(name, read),
+      },
+    );
+  }
+
+  /** The pair's routes ranked by their measured health and terms (their configured order without measures). */
+  private async choose(
+    operator: OperatorCode,
+    country: Country,
+    operation: Operation,
+    amount: number,
+    routes: ConnectorName[],
+  ): Promise<Ranking> {
+    const o = this.options;
+    const health = o?.measures ? await o.measures.health(operator, country, operation, routes) : new Map();
+    return rankRoutes({
+      routes,
+      amount,
+      health,
+      terms: o?.terms ?? {},
+      explorationShare: o?.explorationShare ?? 0,
+      random: (o?.random ?? Math.random)(),
     });
+  }
+
+  /** A call to one route, measured for its health (never changing what the caller sees). */
+  private async measured(
+    operator: OperatorCode,
+    country: Country,
+    operation: Operation,
+    route: ConnectorName,
+    call: () => Promise<OperatorStatus>,
+  ): Promise<OperatorStatus> {
+    const measures = this.options?.measures;
+    if (!measures) return call();
+    const started = Date.now();
+    const note = (result: Parameters<typeof measureOf>[0]) => {
+      try {
+        measures.record(operator, country, operation, route, measureOf(result, Date.now() - started));
+      } catch {
+        // Measuring must never change what the activity sees.
+      }
+    };
+    try {
+      const status = await call();
+      note({ status });
+      return status;
+    } catch (err) {
+      note({ error: true });
+      throw err;
+    }
   }
 
   /** The connector that collected a refund's payin (the pair's first refund route when unknown). */
@@ -132,7 +186,7 @@ export class RoutedGateway implements OperatorGateway {
     operator: OperatorCode,
     country: Country,
   ) {
-    const payin = payinId ?? (await this.failover?.payinOfRefund?.(refundId)) ?? null;
+    const payin = payinId ?? (await this.options?.payinOfRefund?.(refundId)) ?? null;
     if (payin && this.follower) {
       const first = routeOf(this.table, operator, country, 'refund');
       const name = await this.follower.current('collection', payin, first);
@@ -148,9 +202,7 @@ export class RoutedGateway implements OperatorGateway {
     // A payin whose OTP was given is not asked again elsewhere: the OTP was the first route's.
     return this.request(
       'collection',
-      req.transactionId,
-      req.operator,
-      req.country,
+      req,
       req.otp === undefined,
       (c) => c.requestCollection(req),
       (c) => c.collectionStatus(req.transactionId, req.operator, req.country),
@@ -165,9 +217,7 @@ export class RoutedGateway implements OperatorGateway {
   async disburse(req: DisbursementRequest): Promise<OperatorStatus> {
     return this.request(
       'disbursement',
-      req.transactionId,
-      req.operator,
-      req.country,
+      req,
       true,
       (c) => c.disburse(req),
       (c) => c.disbursementStatus(req.transactionId, req.operator, req.country),
@@ -200,6 +250,19 @@ export class RoutedGateway implements OperatorGateway {
   statement(operator: OperatorCode, _date: string): Promise<OperatorStatement> {
     return Promise.reject(new StatementsNotOfferedError(`no statement API for ${operator} in live mode`));
   }
+}
+
+/** How the worker's live gateway follows and chooses routes (src/operators/routes/). */
+export interface RoutingOptions extends FailoverOptions {
+  /** The payin a refund reverses: the refund goes through the route that collected it. */
+  payinOfRefund?: (refundId: string) => Promise<string | null>;
+  /** Each route's measured health; absent, routes are asked in their configured order. */
+  measures?: RouteMeasures;
+  /** OPERATOR_ROUTE_TERMS: each connector's cost and the amounts it takes. */
+  terms?: Partial<Record<ConnectorName, RouteTerms>>;
+  /** Share of transactions that explore the next route (0 to 1). */
+  explorationShare?: number;
+  random?: () => number;
 }
 
 /** The mode of the transaction or refund an operator id belongs to. */

@@ -5,7 +5,14 @@ import type { Mode } from '../../domain/modes';
 import { providerName, type Country, type OperatorCode, type ProviderName } from '../../domain/operators';
 import type { PublishedAvailability } from '../connectors/connector';
 import type { HealthRecorder } from './measure';
-import { healthKey, HealthStore, type HealthSnapshot } from './store';
+import { healthKey, HealthStore, routeKey, type HealthSnapshot } from './store';
+import {
+  defaultRouteHealthSettings,
+  routeHealthOf,
+  type RouteHealthSettings,
+  type RouteMeasures,
+  type RouteMinute,
+} from '../routes/ranking';
 import { computeHealth, worse, type HealthOperation, type HealthState } from './state';
 
 export { MeasuringGateway, type HealthRecorder } from './measure';
@@ -41,6 +48,8 @@ export interface ProviderHealthOptions {
   routed: (mode: Mode, operator: OperatorCode, country: Country, operation: HealthOperation) => boolean;
   /** Providers' own published availability (live mode), e.g. pawaPay's. */
   published?: () => Promise<PublishedAvailability[]>;
+  /** Live routes' measures (issue 43 §2); absent, the defaults of `defaultRouteHealthSettings`. */
+  routes?: Partial<Omit<RouteHealthSettings, 'windowMs'>>;
   now?: () => number;
   processId?: string;
 }
@@ -50,6 +59,7 @@ export class ProviderHealth implements ProviderStateReader {
   private readonly now: () => number;
   private snapshot: { at: number; data: Promise<HealthSnapshot> } | null = null;
   private publishedCache: { at: number; data: Promise<Map<string, HealthState>> } | null = null;
+  private routeSnapshot: { at: number; data: Promise<Map<string, RouteMinute[]>> } | null = null;
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -69,6 +79,39 @@ export class ProviderHealth implements ProviderStateReader {
       this.store.record(mode, providerName(operator, country), operation, outcome),
   };
 
+  /**
+   * Live routes' measures: recorded per call by the routed gateway, read by its ranking from one
+   * snapshot of every process's buckets per `cacheMs` (no store read per transaction beyond that).
+   */
+  readonly routes: RouteMeasures = {
+    record: (operator, country, operation, route, measure) =>
+      this.store.recordRoute(providerName(operator, country), operation, route, measure),
+    health: async (operator, country, operation, routes) => {
+      const settings: RouteHealthSettings = {
+        ...defaultRouteHealthSettings,
+        ...this.opts.routes,
+        windowMs: this.opts.windowMs,
+      };
+      const now = this.now();
+      if (!this.routeSnapshot || now - this.routeSnapshot.at >= this.opts.cacheMs) {
+        const span = Math.max(settings.windowMs, settings.eliminationWindowMs);
+        const data = this.store.readRoutes(Math.floor((now - span) / 60_000));
+        this.routeSnapshot = { at: now, data };
+        data.catch(() => {
+          if (this.routeSnapshot?.data === data) this.routeSnapshot = null;
+        });
+      }
+      const minutes = await this.routeSnapshot.data;
+      const provider = providerName(operator, country);
+      return new Map(
+        routes.map((r) => [
+          r,
+          routeHealthOf(minutes.get(routeKey(provider, operation, r)) ?? [], now, settings),
+        ]),
+      );
+    },
+  };
+
   /** Flushes measures every 10 s (off the request path), until stop(). */
   start(onError: (err: unknown) => void = () => {}): this {
     this.timer ??= setInterval(() => void this.store.flush().catch(onError), 10_000);
@@ -86,6 +129,7 @@ export class ProviderHealth implements ProviderStateReader {
   async refresh(): Promise<void> {
     await this.store.flush();
     this.snapshot = null;
+    this.routeSnapshot = null;
   }
 
   private read(): Promise<HealthSnapshot> {

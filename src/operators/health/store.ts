@@ -2,6 +2,8 @@ import type { Connection } from 'mongoose';
 import type { Mode } from '../../domain/modes';
 import type { ProviderName } from '../../domain/operators';
 import type { HealthOperation, HealthOverride, HealthState, MeasuredOutcome, MinuteCounts } from './state';
+import type { ConnectorName } from '../connectors/connector';
+import type { RouteMeasure, RouteMinute } from '../routes/ranking';
 
 // Measured outcomes live in memory per process, in one-minute buckets, and are written every few
 // seconds to `provider_health` as documents only this process writes (`_id` starts with its process
@@ -38,7 +40,17 @@ interface OverrideDoc {
   reason: string;
 }
 
-type HealthDoc = BucketDoc | OverrideDoc;
+/** One minute of one route's measures (issue 43 §2), written like the buckets: one writer each. */
+interface RouteBucketDoc extends RouteMinute {
+  _id: string;
+  kind: 'route-bucket';
+  process: string;
+  provider: ProviderName;
+  operation: HealthOperation;
+  route: ConnectorName;
+}
+
+type HealthDoc = BucketDoc | OverrideDoc | RouteBucketDoc;
 
 export interface HealthSnapshot {
   minutes: Map<string, MinuteCounts[]>;
@@ -47,11 +59,14 @@ export interface HealthSnapshot {
 
 export const healthKey = (mode: Mode, provider: ProviderName, operation: HealthOperation): string =>
   `${mode}:${provider}:${operation}`;
+/** A live route's key: its provider × operation, and the connector. */
+export const routeKey = (provider: ProviderName, operation: HealthOperation, route: ConnectorName): string =>
+  `${healthKey('live', provider, operation)}@${route}`;
 const overrideId = (mode: Mode, provider: ProviderName, operation: HealthOperation) =>
   `override:${healthKey(mode, provider, operation)}`;
 
 export class HealthStore {
-  private readonly buckets = new Map<string, BucketDoc>();
+  private readonly buckets = new Map<string, BucketDoc | RouteBucketDoc>();
   private readonly dirty = new Set<string>();
   private lastPruneMinute = 0;
 
@@ -68,7 +83,7 @@ export class HealthStore {
   record(mode: Mode, provider: ProviderName, operation: HealthOperation, outcome: MeasuredOutcome): void {
     const minute = Math.floor(this.now() / 60_000);
     const id = `${this.processId}:${minute}:${healthKey(mode, provider, operation)}`;
-    let bucket = this.buckets.get(id);
+    let bucket = this.buckets.get(id) as BucketDoc | undefined;
     if (!bucket) {
       bucket = {
         _id: id,
@@ -86,6 +101,57 @@ export class HealthStore {
     }
     bucket[outcome] += 1;
     this.dirty.add(id);
+  }
+
+  /** Adds one call's measures to a live route's bucket of this minute (written by flush). */
+  recordRoute(
+    provider: ProviderName,
+    operation: HealthOperation,
+    route: ConnectorName,
+    m: RouteMeasure,
+  ): void {
+    const minute = Math.floor(this.now() / 60_000);
+    const id = `${this.processId}:${minute}:${routeKey(provider, operation, route)}`;
+    let bucket = this.buckets.get(id) as RouteBucketDoc | undefined;
+    if (!bucket) {
+      bucket = {
+        _id: id,
+        kind: 'route-bucket',
+        process: this.processId,
+        minute,
+        provider,
+        operation,
+        route,
+        success: 0,
+        failure: 0,
+        customer: 0,
+        technical: 0,
+        answers: 0,
+        answerMs: 0,
+      };
+      this.buckets.set(id, bucket);
+    }
+    for (const k of Object.keys(m) as Array<keyof RouteMeasure>) bucket[k] += m[k];
+    this.dirty.add(id);
+  }
+
+  /** Every process's route buckets since `fromMinute`, keyed by routeKey. */
+  async readRoutes(fromMinute: number): Promise<Map<string, RouteMinute[]>> {
+    const docs = await this.collection
+      .find({ kind: 'route-bucket', minute: { $gte: fromMinute } })
+      .limit(100_000)
+      .toArray();
+    const minutes = new Map<string, RouteMinute[]>();
+    for (const doc of docs) {
+      if (doc.kind !== 'route-bucket') continue;
+      const { minute, success, failure, customer, technical, answers, answerMs } = doc;
+      const key = routeKey(doc.provider, doc.operation, doc.route);
+      minutes.set(key, [
+        ...(minutes.get(key) ?? []),
+        { minute, success, failure, customer, technical, answers, answerMs },
+      ]);
+    }
+    return minutes;
   }
 
   /** Writes this process's changed buckets (whole documents, one writer each) and prunes old ones. */
@@ -106,7 +172,10 @@ export class HealthStore {
     if (minute !== this.lastPruneMinute) {
       this.lastPruneMinute = minute;
       // Any process may delete any old bucket: a deleted document is never written again.
-      await this.collection.deleteMany({ kind: 'bucket', minute: { $lt: minute - KEEP_MINUTES } });
+      await this.collection.deleteMany({
+        kind: { $in: ['bucket', 'route-bucket'] },
+        minute: { $lt: minute - KEEP_MINUTES },
+      });
     }
   }
 
@@ -119,6 +188,7 @@ export class HealthStore {
     const minutes = new Map<string, MinuteCounts[]>();
     const overrides = new Map<string, HealthOverride>();
     for (const doc of docs) {
+      if (doc.kind === 'route-bucket') continue;
       const key = healthKey(doc.mode, doc.provider, doc.operation);
       if (doc.kind === 'override') {
         overrides.set(key, { state: doc.state, until: doc.until, since: doc.since, reason: doc.reason });
@@ -138,11 +208,9 @@ export class HealthStore {
     override: HealthOverride,
   ): Promise<void> {
     const _id = overrideId(mode, provider, operation);
-    await this.collection.replaceOne(
-      { _id },
-      { kind: 'override', mode, provider, operation, ...override },
-      { upsert: true },
-    );
+    await this.conn
+      .collection<OverrideDoc>(COLLECTION)
+      .replaceOne({ _id }, { kind: 'override', mode, provider, operation, ...override }, { upsert: true });
   }
 
   async clearOverride(mode: Mode, provider: ProviderName, operation: HealthOperation): Promise<boolean> {

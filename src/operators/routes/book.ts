@@ -1,5 +1,8 @@
 import type { Connection } from 'mongoose';
 import type { ConnectorName } from '../connectors/connector';
+import type { RankingInput, RouteReason } from './ranking';
+
+export type { RouteReason } from './ranking';
 import { insertOnce } from '../../persistence/insert-once';
 
 // Which route took each live payin and payout, and why: the one record every process follows for
@@ -13,9 +16,6 @@ const COLLECTION = 'transaction_routes';
 /** The transactions a route takes: a refund follows its payin's route and has no entry of its own. */
 export type RoutedKind = 'collection' | 'disbursement';
 
-/** Why a route took a transaction (docs/decisions/operators/failover-never-twice.md). */
-export type RouteReason = 'only-route' | 'ranked-first' | 'failover';
-
 /** Route number `seq` of a transaction: 1 is the first route asked, 2 the one it failed over to. */
 export interface RouteEntry {
   kind: RoutedKind;
@@ -23,6 +23,8 @@ export interface RouteEntry {
   seq: number;
   connector: ConnectorName;
   reason: RouteReason;
+  /** Route 1: each route as the choice saw it (rate, elimination, cost), to explain it afterwards. */
+  ranking?: RankingInput[];
   /** Failover: the route left, and what it answered (a refusal's text, never personal data). */
   after?: { connector: ConnectorName; answer: string };
   at: string;

@@ -6,6 +6,7 @@ import {
 } from '../gateway';
 import type { ConnectorName } from '../connectors/connector';
 import type { RouteBook, RouteEntry, RoutedKind, RouteVerdict } from './book';
+import type { Ranking } from './ranking';
 
 // Which route a live transaction is at, and when it may move to the next one: only when the route
 // it is at certainly did not take it, and never while a send there may still land
@@ -39,6 +40,9 @@ export interface RouteCalls {
   read(connector: ConnectorName): Promise<OperatorStatus>;
 }
 
+/** How the route asked first is chosen (by default, the pair's configured order). */
+export type ChooseRoutes = () => Promise<Ranking>;
+
 /** A failure text fit for the book: the connector's message names the route, never the request. */
 const answerOf = (err: unknown) => (err instanceof Error ? err.message : 'no answer').slice(0, 200);
 
@@ -65,24 +69,27 @@ export class RouteFollower {
   async send(
     kind: RoutedKind,
     id: string,
-    routes: readonly ConnectorName[],
+    choose: ChooseRoutes,
     mayFailOver: boolean,
     calls: RouteCalls,
   ): Promise<OperatorStatus> {
     const { book } = this.opts;
     const read = await book.read(kind, id);
-    const first =
-      read.entries[0] ??
-      (await book.record({
+    let first = read.entries[0];
+    if (!first) {
+      const { order, reason, inputs } = await choose();
+      first = await book.record({
         kind,
         id,
         seq: 1,
-        connector: routes[0]!,
-        reason: routes.length > 1 ? 'ranked-first' : 'only-route',
+        connector: order[0]!,
+        reason,
+        ranking: inputs,
         at: new Date(this.now()).toISOString(),
-      }));
+      });
+    }
     const second = read.entries[1];
-    if (!second) return this.sendFirst(first, routes, mayFailOver, calls);
+    if (!second) return this.sendFirst(first, choose, mayFailOver, calls);
     const verdict =
       read.verdicts.find((v) => v.seq === second.seq) ?? (await this.verdict(first, second, calls));
     return calls.send(verdict.verdict === 'go' ? second.connector : first.connector);
@@ -90,15 +97,17 @@ export class RouteFollower {
 
   private async sendFirst(
     first: RouteEntry,
-    routes: readonly ConnectorName[],
+    choose: ChooseRoutes,
     mayFailOver: boolean,
     calls: RouteCalls,
   ): Promise<OperatorStatus> {
-    const next = routes.find((r) => r !== first.connector);
     try {
       return await calls.send(first.connector);
     } catch (err) {
-      if (!mayFailOver || !next || !(await this.notTaken(err, first.connector, calls))) throw err;
+      if (!mayFailOver || !(await this.notTaken(err, first.connector, calls))) throw err;
+      // The next route as the ranking stands now (the first may have been chosen minutes ago).
+      const next = (await choose()).order.find((r) => r !== first.connector);
+      if (!next) throw err;
       await this.opts.book.record({
         kind: first.kind,
         id: first.id,
