@@ -186,6 +186,28 @@ describe('failover between two routes of one pair (route book over the real stor
     expect(b.calls).toEqual([]);
   });
 
+  it('stays at the first route when, after the fence, it failed the transaction: its answer stands', async () => {
+    const a = scripted('pawapay', {
+      request: [new OperatorNotTakenError('pawapay: connection refused'), 'failed'],
+      status: 'unknown',
+    });
+    const b = scripted('mtn', { request: ['pending'], status: 'pending' });
+    const gw = gateway(a.connector, b.connector);
+    const req = payin();
+    await expect(gw.requestCollection(req)).rejects.toThrow(OperatorUnavailableError);
+    // A send that read the book before the fence landed, and the customer declined it there.
+    a.script.status = 'failed';
+    clock += fenceMs;
+    expect(await gw.requestCollection(req)).toMatchObject({
+      outcome: 'failed',
+      operatorReference: 'pawapay-ref',
+    });
+    expect((await book.read('collection', req.transactionId)).verdicts).toEqual([
+      expect.objectContaining({ verdict: 'stay', answer: 'failed' }),
+    ]);
+    expect(b.calls).toEqual([]);
+  });
+
   it('never moves a transaction the first route may hold: no answer, and a status that is not "unknown"', async () => {
     const a = scripted('pawapay', {
       request: [new OperatorUnavailableError('pawapay POST /v2/deposits: no answer in 1000 ms'), 'pending'],

@@ -17,7 +17,8 @@ import type { Ranking } from './ranking';
 //      process sends to the first route once it reads the fence.
 //   3. A send that read the book before the fence may still reach the first route, for as long as
 //      an operator call lasts. After `fenceMs`, the first route's status of the id is read: it does
-//      not know it, or failed it, and the verdict is `go`; it holds it, and the verdict is `stay`.
+//      not know it, and the verdict is `go`; it holds it (in flight, completed or failed), and the
+//      verdict is `stay`.
 //      The verdict is inserted once, and every process follows it.
 //   4. Until the verdict, the transaction is at the first route (reads, cancellation), and a send
 //      answers "unavailable" (the workflow asks again later). One failover at most.
@@ -141,7 +142,9 @@ export class RouteFollower {
         `route ${second.connector} waits ${Math.ceil(waitMs / 1000)} s for ${first.connector}'s last word`,
       );
     const status = await calls.read(first.connector);
-    const gone = status.outcome === 'unknown' || status.outcome === 'failed';
+    // Only "I do not know this id" lets it go: a route that failed it took it, and its answer is
+    // the transaction's (a customer who declined is not asked again elsewhere).
+    const gone = status.outcome === 'unknown';
     return this.opts.book.decide({
       kind: first.kind,
       id: first.id,
