@@ -133,6 +133,34 @@ export function buildOperatorGateway(
  * One per process (API and worker): provider states from measures, overrides and what providers
  * publish. A live pair with no route is closed; test mode is always routed (the sandbox).
  */
+/**
+ * Each live connector's published availability, per route, for the ranking: asked at most every
+ * 30 s per process (off a transaction's path but for the first), an unreachable one saying nothing.
+ */
+export function publishedByRoute(operators: Operators): NonNullable<RoutingOptions['published']> {
+  const publishers = [...operators.connectors.values()].filter((c) => typeof c.availability === 'function');
+  let cache: { at: number; data: Promise<Array<PublishedAvailability & { route: ConnectorName }>> } | null =
+    null;
+  return async (operator, country, operation) => {
+    if (!cache || Date.now() - cache.at >= 30_000) {
+      const data = Promise.all(
+        publishers.map(async (c) =>
+          (await (c.availability?.() ?? Promise.resolve([])).catch((): PublishedAvailability[] => [])).map(
+            (a) => ({ ...a, route: c.name }),
+          ),
+        ),
+      ).then((lists) => lists.flat());
+      cache = { at: Date.now(), data };
+    }
+    const list = await cache.data;
+    return new Map(
+      list
+        .filter((a) => a.operator === operator && a.country === country && a.operation === operation)
+        .map((a) => [a.route, a.status]),
+    );
+  };
+}
+
 /** /metrics' route series: every live route of a pair with several, as the ranking sees it. */
 export function routeHealthSamples(
   health: ProviderHealth,

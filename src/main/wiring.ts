@@ -29,6 +29,7 @@ import {
   buildOperatorGateway,
   buildOperators,
   providerHealthOf,
+  publishedByRoute,
   routeHealthSamples,
   type Operators,
 } from './operators';
@@ -405,6 +406,7 @@ export async function buildActivityDeps(opts: { mongo: Connection; config: Confi
           book: new RouteBookStore(opts.mongo),
           fenceMs: opts.config.OPERATOR_FAILOVER_FENCE,
           measures: providerHealth.routes,
+          published: publishedByRoute(operators),
           terms: opts.config.OPERATOR_ROUTE_TERMS ?? {},
           explorationShare: opts.config.OPERATOR_ROUTE_EXPLORATION,
         },

@@ -5,12 +5,14 @@ import { createTestMerchant } from '../helpers/merchants';
 import { freePort, startStack, type TestStack } from '../helpers/stack';
 import { spawnFake, type FakeProcess } from '../fakes/spawn';
 import { RouteBookStore } from '../../src/operators/routes/book';
+import { toProviderUuid } from '../../src/operators/provider-ids';
 import { renderTimeline, transactionTimeline } from '../../src/cli/timeline';
 
 // Issue 43 §3 over the real servers: MTN CI has two live routes, pawaPay first and MTN MoMo
-// second. pawaPay is closed for MTN CI (it answers REJECTED PROVIDER_TEMPORARILY_UNAVAILABLE and
-// keeps no such id): the payin and the payout complete at MTN MoMo, once, after the fence, and
-// pawaPay's books hold neither. The payin's refund goes through the route that collected it.
+// second. pawaPay closes MTN CI (it answers REJECTED PROVIDER_TEMPORARILY_UNAVAILABLE and keeps no
+// such id) while the worker still holds its published "operational": the payin and the payout
+// complete at MTN MoMo, once, after the fence, and pawaPay's books hold neither. The payin's
+// refund goes through the route that collected it.
 
 const fakes = join(__dirname, '..', 'fakes');
 const mtnCredentials = {
@@ -73,12 +75,6 @@ describe('live failover from pawaPay to MTN MoMo for MTN CI', () => {
     const merchant = await createTestMerchant(stack, 'Boutique Deux Routes');
     merchantId = merchant.live.merchantId;
     live = new ApiClient(stack.baseUrl, merchant.live.credentials);
-    for (const operationType of ['DEPOSIT', 'PAYOUT'])
-      await fetch(`${pawapay.url}/__fake/availability`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ provider: 'MTN_MOMO_CIV', operationType, status: 'CLOSED' }),
-      });
   }, 120_000);
 
   afterAll(async () => {
@@ -94,22 +90,37 @@ describe('live failover from pawaPay to MTN MoMo for MTN CI', () => {
     );
 
   it('a payin, its refund and a payout complete at the second route, once, and at the first never', async () => {
+    const direct = (reference: string, amount: number) =>
+      live.post('/v1/direct/payin', {
+        reference,
+        payin: { amount, msisdn, provider: 'MTN', country: 'CI' },
+        action: { successUrl: 'https://shop.example/ok', failureUrl: 'https://shop.example/ko' },
+      });
+    // While pawaPay is open, a payin goes to it (ranked first) and funds the payout below; the
+    // worker keeps pawaPay's published word for 30 s.
+    const funding = `funding-${randomUUID()}`;
+    expect((await direct(funding, 50_000)).status).toBe(201);
+    expect((await settled(`/v1/payin/${funding}`)).body.status).toBe('success');
+    // pawaPay closes MTN CI: it answers REJECTED PROVIDER_TEMPORARILY_UNAVAILABLE and keeps no id.
+    // Within the 30 s, the ranking still asks it first: the refusal is what moves the next two.
+    for (const operationType of ['DEPOSIT', 'PAYOUT'])
+      await fetch(`${pawapay.url}/__fake/availability`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ provider: 'MTN_MOMO_CIV', operationType, status: 'CLOSED' }),
+      });
     const ref = `failover-${randomUUID()}`;
-    const created = await live.post('/v1/direct/payin', {
-      reference: ref,
-      payin: { amount: 20_000, msisdn, provider: 'MTN', country: 'CI' },
-      action: { successUrl: 'https://shop.example/ok', failureUrl: 'https://shop.example/ko' },
-    });
-    expect(created.status).toBe(201);
-    expect((await settled(`/v1/payin/${ref}`)).body.status).toBe('success');
-
     const payoutRef = `failover-po-${randomUUID()}`;
-    const payout = await live.post('/v1/direct/payout', {
-      reference: payoutRef,
-      customerName: 'Awa Koné',
-      payout: { amount: 1_000, msisdn, provider: 'MTN', country: 'CI' },
-    });
-    expect(payout.status).toBe(201);
+    const [created, payout] = await Promise.all([
+      direct(ref, 20_000),
+      live.post('/v1/direct/payout', {
+        reference: payoutRef,
+        customerName: 'Awa Koné',
+        payout: { amount: 1_000, msisdn, provider: 'MTN', country: 'CI' },
+      }),
+    ]);
+    expect([created.status, payout.status]).toEqual([201, 201]);
+    expect((await settled(`/v1/payin/${ref}`)).body.status).toBe('success');
     expect((await settled(`/v1/direct/payout/${payoutRef}`)).body.status).toBe('completed');
 
     const refund = await live.post(`/v1/payin/${ref}/refund`, {
@@ -136,8 +147,13 @@ describe('live failover from pawaPay to MTN MoMo for MTN CI', () => {
     }
     // The providers' books: pawaPay holds nothing of ours, MTN MoMo one collection, one refund
     // (to the customer), and one transfer (the payout).
-    const pawapayBooks = (await (await fetch(`${pawapay.url}/__fake/books`)).json()) as unknown[];
-    expect(pawapayBooks).toEqual([]);
+    const pawapayBooks = (await (await fetch(`${pawapay.url}/__fake/books`)).json()) as Array<{
+      depositId?: string;
+      payoutId?: string;
+    }>;
+    const ours = new Set([created.body.id, payout.body.id].map((id) => toProviderUuid(String(id))));
+    expect(pawapayBooks.filter((b) => ours.has(b.depositId ?? b.payoutId ?? ''))).toEqual([]);
+    expect(pawapayBooks).toHaveLength(1);
     const mtnPosts = (
       (await (await fetch(`${mtn.url}/__fake/requests`)).json()) as Array<{ method: string; path: string }>
     )

@@ -111,8 +111,17 @@ describe('ranking a pair’s routes', () => {
         eliminated: false,
         cost: 0,
         takesAmount: true,
+        published: null,
       },
-      { connector: 'mtn', successRate: 0.95, outcomes: 100, eliminated: false, cost: 0, takesAmount: true },
+      {
+        connector: 'mtn',
+        successRate: 0.95,
+        outcomes: 100,
+        eliminated: false,
+        cost: 0,
+        takesAmount: true,
+        published: null,
+      },
     ]);
   });
 
@@ -136,6 +145,19 @@ describe('ranking a pair’s routes', () => {
       'pawapay',
       'mtn',
     ]);
+  });
+
+  it("follows what a route's provider publishes: closed is asked last, delayed after the operational", () => {
+    const h: Array<[ConnectorName, RouteHealth]> = [
+      ['pawapay', healthy(0.99)],
+      ['mtn', healthy(0.8)],
+    ];
+    expect(rank(h, { published: new Map([['pawapay', 'closed']]) }).order).toEqual(['mtn', 'pawapay']);
+    expect(rank(h, { published: new Map([['pawapay', 'delayed']]) }).order).toEqual(['mtn', 'pawapay']);
+    expect(rank(h, { published: new Map([['pawapay', 'operational']]) }).order).toEqual(['pawapay', 'mtn']);
+    expect(rank(h, { published: new Map([['pawapay', 'closed']]) }).inputs[0]).toMatchObject({
+      published: 'closed',
+    });
   });
 
   it('gives a route without a rate yet the best measured rate, so a new route is not starved', () => {

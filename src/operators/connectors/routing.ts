@@ -140,11 +140,16 @@ export class RoutedGateway implements OperatorGateway {
     routes: ConnectorName[],
   ): Promise<Ranking> {
     const o = this.options;
-    const health = o?.measures ? await o.measures.health(operator, country, operation, routes) : new Map();
+    const [health, published] = await Promise.all([
+      o?.measures ? o.measures.health(operator, country, operation, routes) : new Map(),
+      // A provider that cannot say leaves the ranking to our measures.
+      (o?.published?.(operator, country, operation) ?? Promise.resolve(new Map())).catch(() => new Map()),
+    ]);
     return rankRoutes({
       routes,
       amount,
       health,
+      published,
       terms: o?.terms ?? {},
       explorationShare: o?.explorationShare ?? 0,
       random: (o?.random ?? Math.random)(),
@@ -258,6 +263,12 @@ export interface RoutingOptions extends FailoverOptions {
   payinOfRefund?: (refundId: string) => Promise<string | null>;
   /** Each route's measured health; absent, routes are asked in their configured order. */
   measures?: RouteMeasures;
+  /** Each route's state as its provider publishes it (pawaPay's availability), where it does. */
+  published?: (
+    operator: OperatorCode,
+    country: Country,
+    operation: Operation,
+  ) => Promise<ReadonlyMap<ConnectorName, 'operational' | 'delayed' | 'closed'>>;
   /** OPERATOR_ROUTE_TERMS: each connector's cost and the amounts it takes. */
   terms?: Partial<Record<ConnectorName, RouteTerms>>;
   /** Share of transactions that explore the next route (0 to 1). */

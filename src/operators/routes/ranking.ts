@@ -140,6 +140,8 @@ export interface RankingInput {
   cost: number;
   /** False: it cannot take the amount. */
   takesAmount: boolean;
+  /** What the route's provider publishes of it (pawaPay's availability), where it publishes. */
+  published: 'operational' | 'delayed' | 'closed' | null;
 }
 
 export interface Ranking {
@@ -154,6 +156,8 @@ export interface RankingRequest {
   routes: readonly ConnectorName[];
   amount: number;
   health: ReadonlyMap<ConnectorName, RouteHealth>;
+  /** Each route's published state, where its provider publishes one. */
+  published?: ReadonlyMap<ConnectorName, 'operational' | 'delayed' | 'closed'>;
   terms: Readonly<Partial<Record<ConnectorName, RouteTerms>>>;
   /** Share of transactions sent to a route other than the best, so a recovered route is noticed. */
   explorationShare: number;
@@ -162,7 +166,8 @@ export interface RankingRequest {
 }
 
 /**
- * Eligible routes (they take the amount and are not eliminated) by success rate, then by expected
+ * Eligible routes (they take the amount, are not eliminated and not closed by their provider's
+ * word), operational before delayed, by success rate, then by expected
  * value (rate × (amount − cost)), then in their configured order; a route without a rate yet ranks
  * as if its rate were the best measured, so a new route is not starved. A small share explores: the
  * next route (an eliminated one included, as a recovery probe) goes first. With no eligible route,
@@ -181,20 +186,25 @@ export function rankRoutes(r: RankingRequest): Ranking {
       eliminated: h?.eliminated ?? false,
       cost,
       takesAmount: (t.min === undefined || r.amount >= t.min) && (t.max === undefined || r.amount <= t.max),
+      published: r.published?.get(connector) ?? null,
     };
   });
   const takers = inputs.filter((i) => i.takesAmount);
-  const eligible = takers.filter((i) => !i.eliminated);
+  // Eliminated by our measures or closed by its provider's word: asked last.
+  const out = (i: RankingInput) => i.eliminated || i.published === 'closed';
+  const eligible = takers.filter((i) => !out(i));
   const best = Math.max(0, ...eligible.map((i) => i.successRate ?? 0));
   const rate = (i: RankingInput) => i.successRate ?? best;
   const value = (i: RankingInput) => rate(i) * (r.amount - i.cost);
+  const delayed = (i: RankingInput) => (i.published === 'delayed' ? 1 : 0);
   const ranked = [...eligible].sort(
     (a, b) =>
+      delayed(a) - delayed(b) ||
       rate(b) - rate(a) ||
       value(b) - value(a) ||
       r.routes.indexOf(a.connector) - r.routes.indexOf(b.connector),
   );
-  const rest = takers.filter((i) => i.eliminated);
+  const rest = takers.filter(out);
   const order = (ranked.length > 0 ? [...ranked, ...rest] : takers).map((i) => i.connector);
   if (order.length === 0)
     return { order: [...r.routes], reason: r.routes.length > 1 ? 'ranked-first' : 'only-route', inputs };
