@@ -6,6 +6,7 @@ import { toMajor } from '../domain/money';
 import { maskMsisdn } from '../domain/msisdn';
 import { Ledger, type LedgerEntry } from '../ledger';
 import { RouteBookStore } from '../operators/routes/book';
+import { modeOfScope } from '../domain/modes';
 import { sourceRefs } from '../ledger/postings';
 import { TransactionStore } from '../persistence/transactions';
 import { decodeHistoryPayloads } from '../temporal/codec';
@@ -244,8 +245,9 @@ export async function transactionTimeline(opts: {
     throw err;
   }
   const entries = await movementsOf(Ledger.on(opts.mongo), opts.kind, tx?.id ?? opts.reference);
+  // Only live transactions take routes (test mode always goes to the sandbox).
   const book =
-    tx && opts.kind !== 'refund'
+    tx && opts.kind !== 'refund' && modeOfScope(tx.merchantId) === 'live'
       ? await new RouteBookStore(opts.mongo).read(
           opts.kind === 'payin' ? 'collection' : 'disbursement',
           tx.id,

@@ -364,12 +364,13 @@ describe('refunds', () => {
     const start = await balance();
     // As a client does: a 503 DECISION_PENDING (the Update is queued and decided later) is asked
     // again with the same key until it answers the decision, so every debited refund is counted.
+    const keys = Array.from({ length: 100 }, () => randomUUID());
     const ask = async (i: number) => {
       for (let attempt = 0; ; attempt++) {
         const a = await refund(
           ref,
           { amount: 700, externalReference: `cc-${i}` },
-          { 'Idempotency-Key': `cc-${i}-${ref}` },
+          { 'x-idempotency-key': keys[i]! },
         );
         if (a.status !== 503 || a.body.code !== 'DECISION_PENDING' || attempt >= 30) return a;
         await new Promise((r) => setTimeout(r, 2_000));

@@ -67,17 +67,20 @@ export class RouteBookStore implements RouteBook {
   }
 
   async read(kind: RoutedKind, id: string): Promise<{ entries: RouteEntry[]; verdicts: RouteVerdict[] }> {
-    // By `_id` range (every id of the transaction starts with `<kind>:<id>:`): the primary index
-    // answers, no other index to keep.
-    const prefix = `${kind}:${id}:`;
-    const docs = await this.docs.find({ _id: { $gte: prefix, $lt: `${prefix}\uffff` } }).toArray();
+    // Three reads by exact `_id`, together: FerretDB pushes down no other filter (an `_id` range
+    // would decode the whole collection), and a transaction has at most these three documents.
+    const docs = await Promise.all(
+      [entryId(kind, id, 1), entryId(kind, id, 2), verdictId(kind, id, 2)].map((_id) =>
+        this.docs.findOne({ _id }),
+      ),
+    );
     const entries: RouteEntry[] = [];
     const verdicts: RouteVerdict[] = [];
     for (const doc of docs) {
+      if (!doc) continue;
       if (doc.type === 'entry') entries.push(fieldsOf(doc) as RouteEntry);
       else verdicts.push(fieldsOf(doc) as RouteVerdict);
     }
-    entries.sort((a, b) => a.seq - b.seq);
     return { entries, verdicts };
   }
 
