@@ -1,5 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+import { jsonText } from './domain/json-text';
 import { feeScheduleJson } from './domain/fees';
 import { keyRingSpec, parseKeyRing } from './security/key-ring';
 import { operatorRoutesJson, routeTermsJson } from './operators/connectors/routes';
@@ -22,17 +23,9 @@ export const devOperatorCallbackSecrets = {
   WAVE: 'dev-wave-callback-secret-0000001',
 };
 const secret = z.string().min(16, 'at least 16 characters');
-const operatorSecrets = z
-  .string()
-  .transform((text, ctx) => {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'JSON such as {"ORANGE":"...","MTN":"...",...}' });
-      return z.NEVER;
-    }
-  })
-  .pipe(z.strictObject({ ORANGE: secret, MTN: secret, MOOV: secret, WAVE: secret }));
+const operatorSecrets = jsonText('JSON such as {"ORANGE":"...","MTN":"...",...}').pipe(
+  z.strictObject({ ORANGE: secret, MTN: secret, MOOV: secret, WAVE: secret }),
+);
 
 /** Development keys, published here: production refuses them (productionRefusals). */
 export const devPayloadCodecKeys = 'dev1:' + '00'.repeat(32);

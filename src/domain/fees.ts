@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { jsonText } from './json-text';
 import { currencies, type Currency, type MinorAmount } from './money';
 import { countries, operatorCodes, type Country, type OperatorCode } from './operators';
 
@@ -43,17 +44,7 @@ export type FeeScheduleOverride = z.infer<typeof feeScheduleSchema>;
 export type FeeSchedule = Record<FeeKind, FeeKindSchedule>;
 
 /** FEE_SCHEDULE: a JSON text validated by the schedule schema (kinds it omits keep their defaults). */
-export const feeScheduleJson = z
-  .string()
-  .transform((text, ctx) => {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'not valid JSON' });
-      return z.NEVER;
-    }
-  })
-  .pipe(feeScheduleSchema);
+export const feeScheduleJson = jsonText('not valid JSON').pipe(feeScheduleSchema);
 
 /** Defaults: payin 1.5 %, payout 1 %, refund free; no fixed part, no minimum, no maximum. */
 export const defaultFeeSchedule: FeeSchedule = {

@@ -1,10 +1,10 @@
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { ApiClient, eventually } from '../helpers/http';
 import { createTestMerchant } from '../helpers/merchants';
 import { freePort, startStack, type TestStack } from '../helpers/stack';
 import { startFaultProxy, type Fault, type FaultProxy } from '../helpers/fault-proxy';
-import { spawnFake, type FakeProcess } from '../fakes/spawn';
+import type { FakeProcess } from '../fakes/spawn';
+import { startLiveFakes, type LiveFakes } from '../helpers/live-fakes';
 import { Ledger } from '../../src/ledger';
 import { sourceRefs } from '../../src/ledger/postings';
 import { toProviderUuid } from '../../src/operators/provider-ids';
@@ -16,14 +16,6 @@ import { RouteBookStore } from '../../src/operators/routes/book';
 // ledger must agree: completed at one route at most, credited once exactly when it was, and moved
 // to the second route only when the first never had it. docs/decisions/operators/failover-never-twice.md.
 
-const fakes = join(__dirname, '..', 'fakes');
-const mtnCredentials = {
-  COLLECTION: {
-    SUBSCRIPTION_KEY: 'col-sub-key',
-    API_USER: '5f1c2e43-2f6b-4c1e-9d9a-1a2b3c4d5e6f',
-    API_KEY: 'col-key',
-  },
-};
 const msisdn = '+2250500000101';
 const rejected = { status: 'REJECTED', failureReason: { failureCode: 'PROVIDER_TEMPORARILY_UNAVAILABLE' } };
 
@@ -64,7 +56,7 @@ const cases: Case[] = [
 ];
 
 describe('two routes for MTN CI, every fault between us and the first', () => {
-  const running: FakeProcess[] = [];
+  let fakes: LiveFakes;
   let stack: TestStack;
   let live: ApiClient;
   let pawapay: FakeProcess;
@@ -73,39 +65,18 @@ describe('two routes for MTN CI, every fault between us and the first', () => {
 
   beforeAll(async () => {
     const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    const keys = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    [pawapay, mtn] = await Promise.all([
-      spawnFake(join(fakes, 'pawapay', 'main.ts'), {
-        FAKE_PAWAPAY_API_TOKEN: 'two-routes-token',
-        FAKE_PAWAPAY_SIGNING_KEY: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-        FAKE_CALLBACK_URL: `${base}/provider-callbacks/pawapay`,
-      }),
-      spawnFake(join(fakes, 'mtn', 'main.ts'), {
-        ...Object.fromEntries(
-          Object.entries(mtnCredentials.COLLECTION).map(([k, v]) => [`FAKE_MTN_COLLECTION_${k}`, v]),
-        ),
-      }),
-    ]);
-    running.push(pawapay, mtn);
+    fakes = await startLiveFakes(`http://127.0.0.1:${port}`);
+    ({ pawapay, mtn } = fakes);
     proxy = await startFaultProxy({ target: pawapay.url });
     stack = await startStack({
       PORT: String(port),
-      OPERATOR_CALLBACK_BASE_URL: base,
       OPERATOR_ROUTES: JSON.stringify({
         '*': 'pawapay',
         MTN_CI: { payin: ['pawapay', 'mtn'], refund: ['pawapay', 'mtn'] },
       }),
       OPERATOR_FAILOVER_FENCE: '3s',
       PAYIN_EXPIRY: '90s',
-      PAWAPAY_BASE_URL: proxy.url,
-      PAWAPAY_API_TOKEN: 'two-routes-token',
-      PAWAPAY_CALLBACK_PUBLIC_KEY: keys.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
-      MTN_BASE_URL: mtn.url,
-      MTN_CALLBACK_SECRET: 'mtn-callback-secret-0123456789abcdef',
-      ...Object.fromEntries(
-        Object.entries(mtnCredentials.COLLECTION).map(([k, v]) => [`MTN_CI_COLLECTION_${k}`, v]),
-      ),
+      ...fakes.settings(proxy.url),
     });
     const merchant = await createTestMerchant(stack, 'Boutique Deux Routes');
     live = new ApiClient(stack.baseUrl, merchant.live.credentials);
@@ -114,7 +85,7 @@ describe('two routes for MTN CI, every fault between us and the first', () => {
   afterAll(async () => {
     await stack?.stop();
     await proxy?.stop();
-    await Promise.all(running.map((f) => f.stop()));
+    await fakes?.stop();
   });
 
   it('completes each payin at one route exactly, moves money once, and leaves the first route only when it never had it', async () => {

@@ -1,9 +1,9 @@
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { ApiClient, eventually } from '../helpers/http';
 import { createTestMerchant } from '../helpers/merchants';
 import { freePort, startStack, type TestStack } from '../helpers/stack';
-import { spawnFake, type FakeProcess } from '../fakes/spawn';
+import type { FakeProcess } from '../fakes/spawn';
+import { startLiveFakes, type LiveFakes } from '../helpers/live-fakes';
 import { RouteBookStore } from '../../src/operators/routes/book';
 import { toProviderUuid } from '../../src/operators/provider-ids';
 import { renderTimeline, transactionTimeline } from '../../src/cli/timeline';
@@ -14,23 +14,10 @@ import { renderTimeline, transactionTimeline } from '../../src/cli/timeline';
 // complete at MTN MoMo, once, after the fence, and pawaPay's books hold neither. The payin's
 // refund goes through the route that collected it.
 
-const fakes = join(__dirname, '..', 'fakes');
-const mtnCredentials = {
-  COLLECTION: {
-    SUBSCRIPTION_KEY: 'col-sub-key',
-    API_USER: '5f1c2e43-2f6b-4c1e-9d9a-1a2b3c4d5e6f',
-    API_KEY: 'col-key',
-  },
-  DISBURSEMENT: {
-    SUBSCRIPTION_KEY: 'dis-sub-key',
-    API_USER: '6a2d3f54-3a7c-4d2f-8e0b-2b3c4d5e6f70',
-    API_KEY: 'dis-key',
-  },
-};
 const msisdn = '+2250500000101';
 
 describe('live failover from pawaPay to MTN MoMo for MTN CI', () => {
-  const running: FakeProcess[] = [];
+  let fakes: LiveFakes;
   let stack: TestStack;
   let live: ApiClient;
   let pawapay: FakeProcess;
@@ -39,38 +26,13 @@ describe('live failover from pawaPay to MTN MoMo for MTN CI', () => {
 
   beforeAll(async () => {
     const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    const keys = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    [pawapay, mtn] = await Promise.all([
-      spawnFake(join(fakes, 'pawapay', 'main.ts'), {
-        FAKE_PAWAPAY_API_TOKEN: 'failover-pawapay-token',
-        FAKE_PAWAPAY_SIGNING_KEY: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-        FAKE_CALLBACK_URL: `${base}/provider-callbacks/pawapay`,
-      }),
-      spawnFake(join(fakes, 'mtn', 'main.ts'), {
-        ...Object.fromEntries(
-          Object.entries(mtnCredentials).flatMap(([product, c]) =>
-            Object.entries(c).map(([k, v]) => [`FAKE_MTN_${product}_${k}`, v]),
-          ),
-        ),
-      }),
-    ]);
-    running.push(pawapay, mtn);
+    fakes = await startLiveFakes(`http://127.0.0.1:${port}`);
+    ({ pawapay, mtn } = fakes);
     stack = await startStack({
       PORT: String(port),
-      OPERATOR_CALLBACK_BASE_URL: base,
       OPERATOR_ROUTES: JSON.stringify({ '*': 'pawapay', MTN_CI: ['pawapay', 'mtn'] }),
       OPERATOR_FAILOVER_FENCE: '3s',
-      PAWAPAY_BASE_URL: pawapay.url,
-      PAWAPAY_API_TOKEN: 'failover-pawapay-token',
-      PAWAPAY_CALLBACK_PUBLIC_KEY: keys.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
-      MTN_BASE_URL: mtn.url,
-      MTN_CALLBACK_SECRET: 'mtn-callback-secret-0123456789abcdef',
-      ...Object.fromEntries(
-        Object.entries(mtnCredentials).flatMap(([product, c]) =>
-          Object.entries(c).map(([k, v]) => [`MTN_CI_${product}_${k}`, v]),
-        ),
-      ),
+      ...fakes.settings(),
     });
     const merchant = await createTestMerchant(stack, 'Boutique Deux Routes');
     merchantId = merchant.live.merchantId;
@@ -79,7 +41,7 @@ describe('live failover from pawaPay to MTN MoMo for MTN CI', () => {
 
   afterAll(async () => {
     await stack?.stop();
-    await Promise.all(running.map((f) => f.stop()));
+    await fakes?.stop();
   });
 
   const settled = (path: string) =>

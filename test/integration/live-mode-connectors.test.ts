@@ -4,6 +4,7 @@ import { ApiClient, eventually } from '../helpers/http';
 import { createTestMerchant, type TestMerchant } from '../helpers/merchants';
 import { freePort, startStack, type TestStack } from '../helpers/stack';
 import { spawnFake, type FakeProcess } from '../fakes/spawn';
+import { mtnCredentials } from '../helpers/live-fakes';
 
 // Done-when of issue 18: a merchant in live mode, with the connectors pointed at their fakes (each
 // its own process, speaking its provider's protocol), completes a payin, a payout and a refund
@@ -11,19 +12,6 @@ import { spawnFake, type FakeProcess } from '../fakes/spawn';
 // through pawaPay. Callbacks come back signed as each provider signs them, to /provider-callbacks.
 
 const fakes = join(__dirname, '..', 'fakes');
-const mtnCredentials = {
-  COLLECTION: {
-    SUBSCRIPTION_KEY: 'col-sub-key',
-    API_USER: '5f1c2e43-2f6b-4c1e-9d9a-1a2b3c4d5e6f',
-    API_KEY: 'col-key',
-  },
-  DISBURSEMENT: {
-    SUBSCRIPTION_KEY: 'dis-sub-key',
-    API_USER: '6a2d3f54-3a7c-4d2f-8e0b-2b3c4d5e6f70',
-    API_KEY: 'dis-key',
-  },
-};
-
 const routes = [
   { connector: 'mtn', provider: 'MTN', msisdn: '+2250500000101' },
   { connector: 'wave', provider: 'WAVE', msisdn: '+2250700000102' },

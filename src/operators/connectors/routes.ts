@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { jsonText } from '../../domain/json-text';
 import {
   countries,
   operatorsByCountry,
@@ -52,16 +53,7 @@ const routeKey = z.union([z.literal('*'), z.enum(providerNames as [ProviderName,
 });
 
 /** OPERATOR_ROUTES as text → the route of every offered operator × country × operation it names. */
-export const operatorRoutesJson = z
-  .string()
-  .transform((text, ctx) => {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'JSON such as {"*":"pawapay","WAVE_CI":"wave"}' });
-      return z.NEVER;
-    }
-  })
+export const operatorRoutesJson = jsonText('JSON such as {"*":"pawapay","MTN_CI":["mtn","pawapay"]}')
   .pipe(z.partialRecord(routeKey, routeValue))
   .transform((spec): RouteTable => {
     const table = new Map<`${ProviderName}:${Operation}`, readonly ConnectorName[]>();
@@ -77,27 +69,17 @@ export const operatorRoutesJson = z
   });
 
 /** OPERATOR_ROUTE_TERMS as text → each connector's cost and the amounts it takes (minor units). */
-export const routeTermsJson = z
-  .string()
-  .transform((text, ctx) => {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'JSON such as {"pawapay":{"costPercent":1.5}}' });
-      return z.NEVER;
-    }
-  })
-  .pipe(
-    z.partialRecord(
-      connector,
-      z.strictObject({
-        costPercent: z.number().min(0).max(100).optional(),
-        costFixed: z.number().int().min(0).optional(),
-        min: z.number().int().min(0).optional(),
-        max: z.number().int().positive().optional(),
-      }),
-    ),
-  );
+export const routeTermsJson = jsonText('JSON such as {"pawapay":{"costPercent":1.5}}').pipe(
+  z.partialRecord(
+    connector,
+    z.strictObject({
+      costPercent: z.number().min(0).max(100).optional(),
+      costFixed: z.number().int().min(0).optional(),
+      min: z.number().int().min(0).optional(),
+      max: z.number().int().positive().optional(),
+    }),
+  ),
+);
 
 /** The connectors of one operator × country × operation, in the order they are asked (empty: none). */
 export function routesOf(
