@@ -336,6 +336,20 @@ describe('failover between two routes of one pair (route book over the real stor
     await Promise.all([healthA!.stop(), healthB!.stop()]);
   });
 
+  it('reads the book in the order it is written: what follows a missing entry is not seen', async () => {
+    // As a read that met entry 1 before it was written and entry 2 after would see it if the
+    // three documents were read together: route 2 without route 1 must read as no route at all.
+    const id = payin().transactionId;
+    const at = new Date(clock).toISOString();
+    await book.record({ kind: 'collection', id, seq: 2, connector: 'mtn', reason: 'failover', at });
+    expect(await book.read('collection', id)).toEqual({ entries: [], verdicts: [] });
+    await book.decide({ kind: 'collection', id, seq: 2, verdict: 'go', answer: 'unknown', at });
+    await book.record({ kind: 'collection', id, seq: 1, connector: 'pawapay', reason: 'ranked-first', at });
+    const read = await book.read('collection', id);
+    expect(read.entries.map((e) => e.seq)).toEqual([1, 2]);
+    expect(read.verdicts).toHaveLength(1);
+  });
+
   it('serves a transaction written before routes were books (none in it) from the first route', async () => {
     const a = scripted('pawapay', { request: ['pending'], status: 'completed' });
     const b = scripted('mtn', { request: ['pending'], status: 'pending' });

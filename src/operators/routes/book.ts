@@ -67,21 +67,19 @@ export class RouteBookStore implements RouteBook {
   }
 
   async read(kind: RoutedKind, id: string): Promise<{ entries: RouteEntry[]; verdicts: RouteVerdict[] }> {
-    // Three reads by exact `_id`, together: FerretDB pushes down no other filter (an `_id` range
-    // would decode the whole collection), and a transaction has at most these three documents.
-    const docs = await Promise.all(
-      [entryId(kind, id, 1), entryId(kind, id, 2), verdictId(kind, id, 2)].map((_id) =>
-        this.docs.findOne({ _id }),
-      ),
-    );
-    const entries: RouteEntry[] = [];
-    const verdicts: RouteVerdict[] = [];
-    for (const doc of docs) {
-      if (!doc) continue;
-      if (doc.type === 'entry') entries.push(fieldsOf(doc) as RouteEntry);
-      else verdicts.push(fieldsOf(doc) as RouteVerdict);
-    }
-    return { entries, verdicts };
+    // By exact `_id` (FerretDB pushes down no other filter), one after the other in the order they
+    // are written: entry 2 only exists after entry 1, the verdict after entry 2. Read together, a
+    // read could miss entry 1 and see entry 2, and send the transaction to route 2 with no verdict.
+    const byId = (_id: string) => this.docs.findOne({ _id });
+    const first = await byId(entryId(kind, id, 1));
+    if (!first) return { entries: [], verdicts: [] };
+    const second = await byId(entryId(kind, id, 2));
+    if (!second) return { entries: [fieldsOf(first) as RouteEntry], verdicts: [] };
+    const verdict = await byId(verdictId(kind, id, 2));
+    return {
+      entries: [fieldsOf(first) as RouteEntry, fieldsOf(second) as RouteEntry],
+      verdicts: verdict ? [fieldsOf(verdict) as RouteVerdict] : [],
+    };
   }
 
   async record(entry: RouteEntry): Promise<RouteEntry> {
