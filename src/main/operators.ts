@@ -27,6 +27,7 @@ import { MeasuringGateway, ProviderHealth, type HealthRecorder } from '../operat
 import type { PublishedAvailability } from '../operators/connectors/connector';
 import { CustomerTextGateway } from '../operators/connectors/customer-text';
 import type { RoutingOptions } from '../operators/connectors/routing';
+import { pairPublishedState } from '../operators/routes/ranking';
 
 // The operators a process talks to: the sandbox simulator for test mode, and live mode's connectors
 // by route (OPERATOR_ROUTES). Built the same way by the API (callbacks, recipient checks, provider
@@ -133,15 +134,20 @@ export function buildOperatorGateway(
  * One per process (API and worker): provider states from measures, overrides and what providers
  * publish. A live pair with no route is closed; test mode is always routed (the sandbox).
  */
+type RoutePublished = PublishedAvailability & { route: ConnectorName };
+
 /**
- * Each live connector's published availability, per route, for the ranking: asked at most every
- * 30 s per process (off a transaction's path but for the first), an unreachable one saying nothing.
+ * Every live connector's published availability, each tagged with its route: asked at most every
+ * 30 s per process (off a transaction's path but for the first), an unreachable one saying nothing;
+ * one cache per process, for the ranking and for provider health.
  */
-export function publishedByRoute(operators: Operators): NonNullable<RoutingOptions['published']> {
+const publishedOf = new WeakMap<Operators, () => Promise<RoutePublished[]>>();
+function publishedRoutes(operators: Operators): () => Promise<RoutePublished[]> {
+  const known = publishedOf.get(operators);
+  if (known) return known;
   const publishers = [...operators.connectors.values()].filter((c) => typeof c.availability === 'function');
-  let cache: { at: number; data: Promise<Array<PublishedAvailability & { route: ConnectorName }>> } | null =
-    null;
-  return async (operator, country, operation) => {
+  let cache: { at: number; data: Promise<RoutePublished[]> } | null = null;
+  const read = () => {
     if (!cache || Date.now() - cache.at >= 30_000) {
       const data = Promise.all(
         publishers.map(async (c) =>
@@ -152,12 +158,51 @@ export function publishedByRoute(operators: Operators): NonNullable<RoutingOptio
       ).then((lists) => lists.flat());
       cache = { at: Date.now(), data };
     }
-    const list = await cache.data;
-    return new Map(
-      list
+    return cache.data;
+  };
+  publishedOf.set(operators, read);
+  return read;
+}
+
+/** Each route's published state of a pair, for the ranking. */
+export function publishedByRoute(operators: Operators): NonNullable<RoutingOptions['published']> {
+  const published = publishedRoutes(operators);
+  return async (operator, country, operation) =>
+    new Map(
+      (await published())
         .filter((a) => a.operator === operator && a.country === country && a.operation === operation)
         .map((a) => [a.route, a.status]),
     );
+}
+
+/**
+ * Each live pair's published state, for provider health (payins refused, payouts held): the best of
+ * its routes' (src/operators/routes/ranking.ts, pairPublishedState). A provider's word on a pair it
+ * does not serve here counts for nothing.
+ */
+export function publishedByPair(operators: Operators): () => Promise<PublishedAvailability[]> {
+  const published = publishedRoutes(operators);
+  return async () => {
+    const pairs = new Map<
+      string,
+      {
+        pair: Omit<PublishedAvailability, 'status'>;
+        states: Map<ConnectorName, PublishedAvailability['status']>;
+      }
+    >();
+    for (const { route, status, ...pair } of await published()) {
+      const key = `${pair.operator}_${pair.country}:${pair.operation}`;
+      const entry = pairs.get(key) ?? { pair, states: new Map() };
+      entry.states.set(route, status);
+      pairs.set(key, entry);
+    }
+    return [...pairs.values()].flatMap(({ pair, states }) => {
+      const serving = operators.live
+        .connectorsFor(pair.operator, pair.country, pair.operation)
+        .map((c) => c.name);
+      const status = pairPublishedState(serving, states);
+      return status ? [{ ...pair, status }] : [];
+    });
   };
 }
 
@@ -197,24 +242,6 @@ export function providerHealthOf(mongo: Connection, config: Config, operators: O
     cacheMs: config.PROVIDER_HEALTH_CACHE,
     routed: (mode, operator, country, operation) =>
       mode === 'test' || operators.live.connectorFor(operator, country, operation) !== null,
-    ...(publishers.length > 0
-      ? {
-          published: async () => {
-            const lists = await Promise.all(
-              publishers.map(async (c) =>
-                // A provider's word counts for the pairs it alone serves in live mode: a pair with a
-                // second route is not closed because one of its routes is (the route fails over).
-                (
-                  await (c.availability?.() ?? Promise.resolve([])).catch((): PublishedAvailability[] => [])
-                ).filter((a) => {
-                  const serving = operators.live.connectorsFor(a.operator, a.country, a.operation);
-                  return serving.length === 1 && serving[0] === c;
-                }),
-              ),
-            );
-            return lists.flat();
-          },
-        }
-      : {}),
+    ...(publishers.length > 0 ? { published: publishedByPair(operators) } : {}),
   });
 }

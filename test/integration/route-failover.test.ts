@@ -1,5 +1,6 @@
 import type { Connection } from 'mongoose';
 import { connectTestMongo } from '../helpers/stack';
+import { auditQueries } from '../helpers/query-audit';
 import { operatorRoutesJson } from '../../src/operators/connectors/routes';
 import { RoutedGateway } from '../../src/operators/connectors/routing';
 import type { Connector, ConnectorName } from '../../src/operators/connectors/connector';
@@ -348,6 +349,46 @@ describe('failover between two routes of one pair (route book over the real stor
     const read = await book.read('collection', id);
     expect(read.entries.map((e) => e.seq)).toEqual([1, 2]);
     expect(read.verdicts).toHaveLength(1);
+  });
+
+  it('keeps what can no longer change per process: a status read costs one store read, a settled transaction and a refund none', async () => {
+    const a = scripted('pawapay', { request: ['pending'], status: 'completed' });
+    const b = scripted('mtn', { request: ['pending'], status: 'pending' });
+    // Another process's book and gateway: the store is shared, the kept entries are not.
+    const other = new RouteBookStore(mongo);
+    const gw = new RoutedGateway(
+      table,
+      new Map([
+        [a.connector.name, a.connector],
+        [b.connector.name, b.connector],
+      ]),
+      {
+        book: other,
+        fenceMs,
+        now: () => clock,
+        payinOfRefund: () => Promise.resolve(req.transactionId),
+      },
+    );
+    const req = payin();
+    await gateway(a.connector, b.connector).requestCollection(req);
+    const reads = async (call: () => Promise<unknown>) =>
+      (await auditQueries(mongo, call)).commands.filter((c) => c.collection === 'transaction_routes').length;
+    // Entry 1 once, then only entry 2 (which another process may write) on every read.
+    expect(await reads(() => gw.collectionStatus(req.transactionId, 'MTN', 'CI'))).toBe(2);
+    expect(await reads(() => gw.collectionStatus(req.transactionId, 'MTN', 'CI'))).toBe(1);
+    // A refund's route is its payin's, settled: asked once, then kept.
+    const refundId = 'rf_kept000000000000000001';
+    expect(await reads(() => gw.refundStatus(refundId, 'MTN', 'CI'))).toBe(1);
+    expect(await reads(() => gw.refundStatus(refundId, 'MTN', 'CI'))).toBe(0);
+    // A transaction whose second route has its verdict cannot change any more.
+    const id = payin().transactionId;
+    const at = new Date(clock).toISOString();
+    await book.record({ kind: 'collection', id, seq: 1, connector: 'pawapay', reason: 'ranked-first', at });
+    await book.record({ kind: 'collection', id, seq: 2, connector: 'mtn', reason: 'failover', at });
+    await book.decide({ kind: 'collection', id, seq: 2, verdict: 'go', answer: 'unknown', at });
+    expect(await reads(() => gw.collectionStatus(id, 'MTN', 'CI'))).toBe(3);
+    expect(await reads(() => gw.collectionStatus(id, 'MTN', 'CI'))).toBe(0);
+    expect(b.calls).toEqual(['collectionStatus', 'collectionStatus']);
   });
 
   it('serves a transaction written before routes were books (none in it) from the first route', async () => {

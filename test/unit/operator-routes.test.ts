@@ -8,6 +8,7 @@ import {
   type OperatorGateway,
   type OperatorStatus,
 } from '../../src/operators/gateway';
+import { publishedByPair } from '../../src/main/operators';
 import { fromProviderUuid, toProviderUuid } from '../../src/operators/provider-ids';
 import { modeOfScope, scopeOf } from '../../src/domain/modes';
 
@@ -137,6 +138,52 @@ describe('the routed live gateway', () => {
     ).rejects.toBeInstanceOf(OperatorRejectedError);
     // A route removed while a refund is open must not end it: unavailable, retried.
     await expect(gateway.refundStatus('rf_1', 'MTN', 'CI')).rejects.toBeInstanceOf(OperatorUnavailableError);
+  });
+});
+
+describe('a live pair’s published state for provider health', () => {
+  it('holds a pair only when every route is delayed: the best of its routes’, for the pairs served here', async () => {
+    const pawapay = {
+      ...stubConnector('pawapay'),
+      availability: () =>
+        Promise.resolve([
+          {
+            operator: 'MTN' as const,
+            country: 'CI' as const,
+            operation: 'payout' as const,
+            status: 'delayed' as const,
+          },
+          {
+            operator: 'WAVE' as const,
+            country: 'CI' as const,
+            operation: 'payout' as const,
+            status: 'delayed' as const,
+          },
+          {
+            operator: 'ORANGE' as const,
+            country: 'CI' as const,
+            operation: 'payout' as const,
+            status: 'closed' as const,
+          },
+        ]),
+    };
+    const connectors = new Map<ConnectorName, Connector>([
+      ['pawapay', pawapay],
+      ['mtn', stubConnector('mtn')],
+    ]);
+    const table = operatorRoutesJson.parse('{"MTN_CI":["pawapay","mtn"],"WAVE_CI":"pawapay"}');
+    const published = publishedByPair({
+      sandbox: null as never,
+      live: new RoutedGateway(table, connectors),
+      routes: table,
+      connectors,
+    });
+    // MTN CI's second route says nothing (operational): not held. Wave CI has pawaPay alone: held.
+    // Orange CI is not served here: pawaPay's word on it counts for nothing.
+    expect(await published()).toEqual([
+      { operator: 'MTN', country: 'CI', operation: 'payout', status: 'operational' },
+      { operator: 'WAVE', country: 'CI', operation: 'payout', status: 'delayed' },
+    ]);
   });
 });
 

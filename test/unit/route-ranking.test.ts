@@ -1,6 +1,7 @@
 import {
   defaultRouteHealthSettings,
   measureOf,
+  pairPublishedState,
   rankRoutes,
   routeHealthOf,
   type RouteHealth,
@@ -188,5 +189,56 @@ describe('OPERATOR_ROUTE_TERMS', () => {
     expect(routeTermsJson.safeParse('{"paypal":{}}').success).toBe(false);
     expect(routeTermsJson.safeParse('{"mtn":{"fee":1}}').success).toBe(false);
     expect(routeTermsJson.safeParse('not json').success).toBe(false);
+  });
+});
+
+describe('a pair’s published state from its routes’ (provider health: payins refused, payouts held)', () => {
+  const two = ['pawapay', 'mtn'] as const;
+  it('is the best of its routes’: one operational route takes the payout', () => {
+    expect(pairPublishedState(two, new Map([['pawapay', 'delayed']]))).toBe('operational');
+    expect(
+      pairPublishedState(
+        two,
+        new Map([
+          ['pawapay', 'closed'],
+          ['mtn', 'operational'],
+        ]),
+      ),
+    ).toBe('operational');
+  });
+  it('holds a payout only when every route is delayed or closed', () => {
+    expect(
+      pairPublishedState(
+        two,
+        new Map([
+          ['pawapay', 'delayed'],
+          ['mtn', 'delayed'],
+        ]),
+      ),
+    ).toBe('delayed');
+    expect(
+      pairPublishedState(
+        two,
+        new Map([
+          ['pawapay', 'closed'],
+          ['mtn', 'delayed'],
+        ]),
+      ),
+    ).toBe('delayed');
+    expect(
+      pairPublishedState(
+        two,
+        new Map([
+          ['pawapay', 'closed'],
+          ['mtn', 'closed'],
+        ]),
+      ),
+    ).toBe('closed');
+  });
+  it('is the only route’s own state, and nothing when no route publishes', () => {
+    expect(pairPublishedState(['pawapay'], new Map([['pawapay', 'delayed']]))).toBe('delayed');
+    expect(pairPublishedState(two, new Map())).toBeNull();
+    // A provider's word on a route the pair does not have counts for nothing.
+    expect(pairPublishedState(['mtn'], new Map([['pawapay', 'closed']]))).toBeNull();
   });
 });

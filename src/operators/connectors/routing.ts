@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Country, OperatorCode } from '../../domain/operators';
 import { providerName } from '../../domain/operators';
 import type { Mode } from '../../domain/modes';
@@ -37,6 +38,7 @@ import type { RoutedKind } from '../routes/book';
  */
 export class RoutedGateway implements OperatorGateway {
   private readonly follower: RouteFollower | null;
+  private readonly refundRoutes = new LRUCache<string, ConnectorName>({ max: 5_000 });
 
   constructor(
     private readonly table: RouteTable,
@@ -184,23 +186,28 @@ export class RoutedGateway implements OperatorGateway {
     }
   }
 
-  /** The connector that collected a refund's payin (the pair's first refund route when unknown). */
+  /**
+   * The connector that collected a refund's payin (the pair's first refund route when unknown). A
+   * refunded payin's route is settled, so each process keeps it per refund: the refund's status
+   * reads ask the store nothing.
+   */
   private async refundRoute(
     refundId: string,
     payinId: string | null,
     operator: OperatorCode,
     country: Country,
-  ) {
-    const payin = payinId ?? (await this.options?.payinOfRefund?.(refundId)) ?? null;
-    if (payin && this.follower) {
-      const first = routeOf(this.table, operator, country, 'refund');
-      const name = await this.follower.current('collection', payin, first);
-      if (name) return this.named(name, `${providerName(operator, country)} refund`);
-    }
+  ): Promise<Connector> {
+    const where = `${providerName(operator, country)} refund`;
     const first = routeOf(this.table, operator, country, 'refund');
-    if (!first)
-      throw new OperatorUnavailableError(`no live route for ${providerName(operator, country)} refund`);
-    return this.named(first, `${providerName(operator, country)} refund`);
+    let name = this.refundRoutes.get(refundId) ?? null;
+    if (!name && this.follower) {
+      const payin = payinId ?? (await this.options?.payinOfRefund?.(refundId)) ?? null;
+      name = payin ? await this.follower.current('collection', payin, first) : null;
+      if (name) this.refundRoutes.set(refundId, name);
+    }
+    name ??= first;
+    if (!name) throw new OperatorUnavailableError(`no live route for ${where}`);
+    return this.named(name, where);
   }
 
   async requestCollection(req: CollectionRequest): Promise<OperatorStatus> {

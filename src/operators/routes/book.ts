@@ -3,6 +3,7 @@ import type { ConnectorName } from '../connectors/connector';
 import type { RankingInput, RouteReason } from './ranking';
 
 export type { RouteReason } from './ranking';
+import { LRUCache } from 'lru-cache';
 import { insertOnce } from '../../persistence/insert-once';
 
 // Which route took each live payin and payout, and why: the one record every process follows for
@@ -59,31 +60,55 @@ type Doc = ({ _id: string; type: 'entry' } & RouteEntry) | ({ _id: string; type:
 const entryId = (kind: RoutedKind, id: string, seq: number) => `${kind}:${id}:${seq}`;
 const verdictId = (kind: RoutedKind, id: string, seq: number) => `${entryId(kind, id, seq)}:verdict`;
 
+type Read = { entries: RouteEntry[]; verdicts: RouteVerdict[] };
+
 export class RouteBookStore implements RouteBook {
+  // What can no longer change, kept per process: a transaction's entry 1 (so a status read costs one
+  // store read, for entry 2), and a transaction whose entry 2 has its verdict (none). Nothing stored
+  // is ever updated, so a kept entry is never stale.
+  private readonly firsts = new LRUCache<string, RouteEntry>({ max: 20_000 });
+  private readonly settled = new LRUCache<string, Read>({ max: 5_000 });
+
   constructor(private readonly conn: Connection) {}
 
   private get docs() {
     return this.conn.collection<Doc>(COLLECTION);
   }
 
-  async read(kind: RoutedKind, id: string): Promise<{ entries: RouteEntry[]; verdicts: RouteVerdict[] }> {
+  async read(kind: RoutedKind, id: string): Promise<Read> {
+    const key = entryId(kind, id, 1);
+    const settled = this.settled.get(key);
+    if (settled) return settled;
     // By exact `_id` (FerretDB pushes down no other filter), one after the other in the order they
     // are written: entry 2 only exists after entry 1, the verdict after entry 2. Read together, a
     // read could miss entry 1 and see entry 2, and send the transaction to route 2 with no verdict.
     const byId = (_id: string) => this.docs.findOne({ _id });
-    const first = await byId(entryId(kind, id, 1));
-    if (!first) return { entries: [], verdicts: [] };
+    let first = this.firsts.get(key);
+    if (!first) {
+      const doc = await byId(key);
+      if (!doc) return { entries: [], verdicts: [] };
+      first = fieldsOf(doc) as RouteEntry;
+      this.firsts.set(key, first);
+    }
     const second = await byId(entryId(kind, id, 2));
-    if (!second) return { entries: [fieldsOf(first) as RouteEntry], verdicts: [] };
+    if (!second) return { entries: [first], verdicts: [] };
     const verdict = await byId(verdictId(kind, id, 2));
-    return {
-      entries: [fieldsOf(first) as RouteEntry, fieldsOf(second) as RouteEntry],
+    const read = {
+      entries: [first, fieldsOf(second) as RouteEntry],
       verdicts: verdict ? [fieldsOf(verdict) as RouteVerdict] : [],
     };
+    if (verdict) this.settled.set(key, read);
+    return read;
   }
 
   async record(entry: RouteEntry): Promise<RouteEntry> {
-    return this.insertOnce({ _id: entryId(entry.kind, entry.id, entry.seq), type: 'entry', ...entry });
+    const stored = await this.insertOnce({
+      _id: entryId(entry.kind, entry.id, entry.seq),
+      type: 'entry',
+      ...entry,
+    });
+    if (stored.seq === 1) this.firsts.set(entryId(entry.kind, entry.id, 1), stored);
+    return stored;
   }
 
   async decide(verdict: RouteVerdict): Promise<RouteVerdict> {

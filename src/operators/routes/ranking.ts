@@ -214,3 +214,21 @@ export function rankRoutes(r: RankingRequest): Ranking {
   }
   return { order, reason: order.length > 1 ? 'ranked-first' : 'only-route', inputs };
 }
+
+type Published = 'operational' | 'delayed' | 'closed';
+const publishedOrder: readonly Published[] = ['operational', 'delayed', 'closed'];
+
+/**
+ * A pair's state as its providers publish it: the best of its routes', a route whose provider says
+ * nothing counting as operational (a payment fails over to it). So a payout is held only when every
+ * route is delayed or closed, as one route's provider would hold it (pawaPay's enqueued payouts);
+ * null when no route of the pair publishes.
+ */
+export function pairPublishedState(
+  routes: readonly ConnectorName[],
+  published: ReadonlyMap<ConnectorName, Published>,
+): Published | null {
+  if (!routes.some((r) => published.has(r))) return null;
+  const ranks = routes.map((r) => publishedOrder.indexOf(published.get(r) ?? 'operational'));
+  return publishedOrder[Math.min(...ranks)]!;
+}
