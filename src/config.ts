@@ -288,6 +288,11 @@ export const configSchema = z
       default: 'none',
       production: 'required',
     }),
+    SANDBOX_ROUTES: z.enum(['1', '2']).default('2').transform(Number).register(configDocs, {
+      group: 'operators',
+      description:
+        "Test mode's routes to every pair: `2`, the simulator's two routes (`simulator`, then `simulator-2`, an operator with books of its own) with failover between them as in live mode; `1`, the first only (docs/sandbox.md#two-routes-per-pair).",
+    }),
     OPERATOR_TIMEOUT: duration.prefault('10s').register(configDocs, {
       group: 'operators',
       description:

@@ -27,6 +27,14 @@ import { MeasuringGateway, ProviderHealth, type HealthRecorder } from '../operat
 import type { PublishedAvailability } from '../operators/connectors/connector';
 import { CustomerTextGateway } from '../operators/connectors/customer-text';
 import type { RoutingOptions } from '../operators/connectors/routing';
+import { controlsOfRoutes, type SandboxControls } from '../operators/connectors/simulator-controls';
+import { operatorRoutesJson } from '../operators/connectors/routes';
+
+/** Every pair of the sandbox, for every operation, along its routes (SANDBOX_ROUTES). */
+const sandboxRouteTables: Record<1 | 2, RouteTable> = {
+  1: operatorRoutesJson.parse('{"*":"simulator"}'),
+  2: operatorRoutesJson.parse('{"*":["simulator","simulator-2"]}'),
+};
 import { pairPublishedState } from '../operators/routes/ranking';
 
 // The operators a process talks to: the sandbox simulator for test mode, and live mode's connectors
@@ -34,8 +42,15 @@ import { pairPublishedState } from '../operators/routes/ranking';
 // states) and the worker (the activities' gateway).
 
 export interface Operators {
-  /** Test mode's operator: the sandbox simulator, always. */
+  /** Test mode's first route: the sandbox simulator's root (recipient checks, statements). */
   sandbox: SimulatorConnector;
+  /**
+   * Test mode's gateway: every pair has two sandbox routes, `simulator` and `simulator-2`, asked in
+   * that order and failed over as live routes are; ranked by no measure (docs/sandbox.md).
+   */
+  sandboxRoutes: RoutedGateway;
+  /** The test helpers' controls over both sandbox routes. */
+  sandboxControls: SandboxControls;
   /** Live mode's gateway, by operator × country × operation. */
   live: RoutedGateway;
   routes: RouteTable;
@@ -52,11 +67,18 @@ export function buildOperators(
     timeoutMs: config.OPERATOR_TIMEOUT,
     callbackBaseUrl: config.OPERATOR_CALLBACK_BASE_URL ?? config.PUBLIC_BASE_URL ?? null,
   };
-  const sandbox = new SimulatorConnector({
-    baseUrl: config.OPERATOR_BASE_URL ?? `http://127.0.0.1:${config.EMBEDDED_SIMULATOR_PORT}`,
-    ...common,
-  });
-  const connectors = new Map<ConnectorName, Connector>([['simulator', sandbox]]);
+  const simulatorUrl = (
+    config.OPERATOR_BASE_URL ?? `http://127.0.0.1:${config.EMBEDDED_SIMULATOR_PORT}`
+  ).replace(/\/+$/, '');
+  const sandbox = new SimulatorConnector({ baseUrl: simulatorUrl, ...common });
+  const secondSandbox = new SimulatorConnector(
+    { ...common, baseUrl: `${simulatorUrl}/routes/2` },
+    'simulator-2',
+  );
+  const connectors = new Map<ConnectorName, Connector>([
+    ['simulator', sandbox],
+    ['simulator-2', secondSandbox],
+  ]);
   // Where a session's customer returns from a provider's own page (Wave): our checkout page.
   const publicBase = config.PUBLIC_BASE_URL?.replace(/\/+$/, '');
   const live = [
@@ -79,7 +101,22 @@ export function buildOperators(
     refused.push('OPERATOR_FAILOVER_FENCE: must be more than twice OPERATOR_TIMEOUT');
   if (refused.length > 0)
     throw new Error(`Invalid operator routes:\n${refused.map((r) => `  ${r}`).join('\n')}`);
-  return { sandbox, live: new RoutedGateway(routes, connectors), routes, connectors };
+  return {
+    sandbox,
+    sandboxRoutes: new RoutedGateway(
+      sandboxRouteTables[config.SANDBOX_ROUTES === 1 ? 1 : 2],
+      new Map<ConnectorName, Connector>([
+        ['simulator', sandbox],
+        ['simulator-2', secondSandbox],
+      ]),
+      null,
+      'merged',
+    ),
+    sandboxControls: controlsOfRoutes([sandbox.controls, secondSandbox.controls]),
+    live: new RoutedGateway(routes, connectors),
+    routes,
+    connectors,
+  };
 }
 
 /**
@@ -110,6 +147,16 @@ export function buildOperatorGateway(
     refundScope: (id) => records.refunds.merchantOf(id),
     modeOfScope,
   });
+  // Test mode follows its routes in the same route book; no measure ranks them (a merchant's
+  // outage controls must not move another merchant's test traffic), and no exploration.
+  const sandbox = records.routes
+    ? operators.sandboxRoutes.withBook({
+        book: records.routes.book,
+        fenceMs: records.routes.fenceMs,
+        ...(records.routes.now ? { now: records.routes.now } : {}),
+        payinOfRefund: async (refundId) => (await records.refunds.findById(refundId))?.payinId ?? null,
+      })
+    : operators.sandboxRoutes;
   const routed = records.routes
     ? operators.live.withBook({
         ...records.routes,
@@ -127,7 +174,7 @@ export function buildOperatorGateway(
     if (!tx) return null;
     return { merchant: (await records.merchantName?.(tx.merchantId)) ?? null, reference: tx.reference };
   });
-  return new ModeGateway(new AskRecordingGateway(operators.sandbox, records.asks), live, modeOf);
+  return new ModeGateway(new AskRecordingGateway(sandbox, records.asks), live, modeOf);
 }
 
 /**

@@ -215,7 +215,7 @@ export async function buildApi(opts: {
     }),
     providerHealth,
     // Test helpers: the sandbox simulator test mode always calls (OPERATOR_BASE_URL).
-    sandbox: new SandboxHelpers({ transactions, refunds, controls: operators.sandbox.controls }),
+    sandbox: new SandboxHelpers({ transactions, refunds, controls: operators.sandboxControls }),
     providerConnectorOf: (operator, country, operation) =>
       operators.live.connectorFor(operator, country, operation)?.name ?? null,
     idempotency,

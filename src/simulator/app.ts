@@ -7,6 +7,8 @@ import { mountOperatorRoutes } from './operator-routes';
 import { badRequest } from './route-helpers';
 import { mountRecipientRoutes } from './recipient-routes';
 import { mountSandboxRoutes } from './sandbox-routes';
+import { RouteControls } from './route-controls';
+import { join } from 'node:path';
 
 // The sandbox operator, a separate HTTP service: it answers `pending`, reaches the outcome the
 // request's sandboxScenario names after a short delay, then calls the service back, signed with the
@@ -39,19 +41,22 @@ export interface SimulatorOptions {
 export interface Simulator {
   app: Express;
   setCallbackBaseUrl(url: string | null): void;
+  /** The first route's books. */
   transactions: ReadonlyMap<string, SimTransaction>;
+  /** Each route's books and outage controls: route 1 (the root), route 2 (/routes/2). */
+  routes: Array<{ transactions: ReadonlyMap<string, SimTransaction>; controls: RouteControls }>;
   callbacks: readonly CallbackDelivery[];
   /** Cancels pending timers (settlements, callback retries). */
   close(): void;
 }
 
-export function createSimulatorApp(opts: SimulatorOptions): Simulator {
-  const books = new Books(opts.dataDir);
-  const callbacks = callbackSender({
-    secrets: opts.callbackSecrets,
-    baseUrl: opts.callbackBaseUrl ?? null,
-    retryDelaysMs: opts.callbackRetryDelaysMs ?? [0, 500, 2_000],
-  });
+/** One sandbox route: an operator with its own books, its API, its test controls and its outage controls. */
+function sandboxRoute(
+  opts: SimulatorOptions,
+  callbacks: ReturnType<typeof callbackSender>,
+  dataDir: string | null,
+) {
+  const books = new Books(dataDir);
   const operator = new SandboxOperator(books, callbacks, {
     settleDelayMs: opts.settleDelayMs ?? 200,
     partnerChecksBeforeCollected: opts.partnerChecksBeforeCollected ?? 3,
@@ -59,6 +64,25 @@ export function createSimulatorApp(opts: SimulatorOptions): Simulator {
   });
   // What was pending when it stopped settles as it would have (after a restart).
   operator.resumePending();
+  const controls = new RouteControls();
+  const router = express.Router();
+  router.use(controls.middleware(books));
+  mountOperatorRoutes(router, operator, { slowResponseMs: opts.slowResponseMs ?? 3_000 });
+  mountSandboxRoutes(router, operator, callbacks.log);
+  controls.mount(router);
+  return { books, operator, controls, router };
+}
+
+export function createSimulatorApp(opts: SimulatorOptions): Simulator {
+  const callbacks = callbackSender({
+    secrets: opts.callbackSecrets,
+    baseUrl: opts.callbackBaseUrl ?? null,
+    retryDelaysMs: opts.callbackRetryDelaysMs ?? [0, 500, 2_000],
+  });
+  // Two routes to every pair, each an operator of its own (its own books): the first at the root,
+  // the second under /routes/2 (the connector `simulator-2`).
+  const first = sandboxRoute(opts, callbacks, opts.dataDir ?? null);
+  const second = sandboxRoute(opts, callbacks, opts.dataDir ? join(opts.dataDir, 'route-2') : null);
 
   const app = express();
   app.disable('x-powered-by');
@@ -66,8 +90,8 @@ export function createSimulatorApp(opts: SimulatorOptions): Simulator {
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  mountOperatorRoutes(app, operator, { slowResponseMs: opts.slowResponseMs ?? 3_000 });
-  mountSandboxRoutes(app, operator, callbacks.log);
+  app.use('/routes/2', second.router);
+  app.use(first.router);
   mountRecipientRoutes(app);
   app.use((_req: Request, res: Response) => {
     res.status(404).json({ error: 'NOT_FOUND', message: 'No such route' });
@@ -80,10 +104,12 @@ export function createSimulatorApp(opts: SimulatorOptions): Simulator {
   return {
     app,
     setCallbackBaseUrl: (url) => callbacks.setBaseUrl(url),
-    transactions: books.map,
+    transactions: first.books.map,
+    routes: [first, second].map((r) => ({ transactions: r.books.map, controls: r.controls })),
     callbacks: callbacks.log,
     close: () => {
-      operator.close();
+      first.operator.close();
+      second.operator.close();
       callbacks.close();
     },
   };

@@ -1,4 +1,4 @@
-import type { Express } from 'express';
+import type { Router as Express } from 'express';
 import { z } from 'zod';
 import { countries } from '../domain/operators';
 import { view, type SandboxOperator } from './operator';

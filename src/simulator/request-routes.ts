@@ -1,4 +1,4 @@
-import type { Express, Request, Response } from 'express';
+import type { Router as Express, Request, Response } from 'express';
 import { isOffered } from '../domain/operators';
 import { normalizeMsisdn } from '../domain/msisdn';
 import {

@@ -1,4 +1,4 @@
-import type { Express, Request } from 'express';
+import type { Router as Express, Request } from 'express';
 import { z } from 'zod';
 import type { CallbackKind } from '../operators/wire';
 import type { CallbackDelivery } from './callbacks';

@@ -72,6 +72,9 @@ export class FaultEnvironment {
     const settings = {
       NODE_ENV: 'test',
       TEMPORAL_TASK_QUEUE: `faults-${randomUUID().slice(0, 8)}`,
+      // The operator's books compared are the first sandbox route's; two routes are the
+      // two-routes suite's (test/faults/two-routes.test.ts).
+      SANDBOX_ROUTES: '1',
       ...this.timings,
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       RATE_LIMIT_PER_MINUTE: '0',

@@ -119,6 +119,9 @@ export async function startStack(
     HOST: '127.0.0.1',
     TEMPORAL_TASK_QUEUE: taskQueue,
     OPERATOR_TIMEOUT: '1s',
+    // One sandbox route unless a test asks for both: a fault a test injects at the operator would
+    // otherwise move its transaction to the second route after the failover fence.
+    SANDBOX_ROUTES: '1',
     ...overrides,
   });
   const env = await startTimeSkippingEnv(config.PAYLOAD_CODEC_KEYS);

@@ -174,6 +174,8 @@ describe('a live pair’s published state for provider health', () => {
     const table = operatorRoutesJson.parse('{"MTN_CI":["pawapay","mtn"],"WAVE_CI":"pawapay"}');
     const published = publishedByPair({
       sandbox: null as never,
+      sandboxRoutes: null as never,
+      sandboxControls: null as never,
       live: new RoutedGateway(table, connectors),
       routes: table,
       connectors,

@@ -12,7 +12,7 @@ import type { OperatorGateway, OperatorKind } from '../gateway';
 //   - OperatorRejectedError when the provider refused the request itself (nothing was done);
 //   - OperatorConflictError when it holds our id with other terms.
 
-export const connectorNames = ['simulator', 'pawapay', 'mtn', 'wave'] as const;
+export const connectorNames = ['simulator', 'simulator-2', 'pawapay', 'mtn', 'wave'] as const;
 export type ConnectorName = (typeof connectorNames)[number];
 
 /** What a verified provider callback is about: our id, never the provider's word on the outcome. */

@@ -139,7 +139,7 @@ export function routeRefusals(
   const refusals = new Set<string>();
   for (const { operator, country, operation, connector: name } of routeEntries(table)) {
     const where = `${providerName(operator, country)} ${operation}`;
-    if (name === 'simulator' && production) {
+    if ((name === 'simulator' || name === 'simulator-2') && production) {
       refusals.add(`OPERATOR_ROUTES: ${where} is routed to the sandbox simulator, refused in production`);
       continue;
     }

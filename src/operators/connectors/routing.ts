@@ -44,13 +44,15 @@ export class RoutedGateway implements OperatorGateway {
     private readonly table: RouteTable,
     private readonly connectors: ReadonlyMap<ConnectorName, Connector>,
     private readonly options: RoutingOptions | null = null,
+    /** The sandbox's routes each publish a statement: reconciliation reads them merged. */
+    private readonly statements: 'merged' | 'none' = 'none',
   ) {
     this.follower = options ? new RouteFollower(options) : null;
   }
 
   /** The same routes, following each transaction in a route book (the worker's gateway). */
   withBook(options: RoutingOptions): RoutedGateway {
-    return new RoutedGateway(this.table, this.connectors, options);
+    return new RoutedGateway(this.table, this.connectors, options, this.statements);
   }
 
   /** The connector asked first for a route, or null when the route names none or its connector is not configured. */
@@ -258,9 +260,24 @@ export class RoutedGateway implements OperatorGateway {
         : await this.at(kind, id, operator, country);
     return c.cancel(kind, id, operator, country);
   }
-  /** Live statements: none of the connectors publishes one (docs/operators.md, reconciliation). */
-  statement(operator: OperatorCode, _date: string): Promise<OperatorStatement> {
-    return Promise.reject(new StatementsNotOfferedError(`no statement API for ${operator} in live mode`));
+  /**
+   * Live statements: none of the connectors publishes one (docs/operators.md, reconciliation). The
+   * sandbox's: each route's books of the day, one statement (a transaction is at one route only).
+   */
+  async statement(operator: OperatorCode, date: string): Promise<OperatorStatement> {
+    if (this.statements === 'none')
+      throw new StatementsNotOfferedError(`no statement API for ${operator} in live mode`);
+    const all = await Promise.all([...this.connectors.values()].map((c) => c.statement(operator, date)));
+    return {
+      operator,
+      date,
+      generatedAt:
+        all
+          .map((s) => s.generatedAt)
+          .sort()
+          .at(-1) ?? new Date().toISOString(),
+      entries: all.flatMap((s) => s.entries),
+    };
   }
 }
 

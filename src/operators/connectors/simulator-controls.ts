@@ -91,3 +91,38 @@ export function simulatorControls(opts: { baseUrl: string; timeoutMs: number }):
     },
   };
 }
+
+/**
+ * The test controls of the sandbox's routes together: a transaction is at one route only (never
+ * two), so each control asks the first route and, where it does not know the id, the next.
+ */
+export function controlsOfRoutes(routes: readonly SandboxControls[]): SandboxControls {
+  const first = async <T>(
+    ask: (c: SandboxControls) => Promise<T>,
+    unknown: (v: T) => boolean,
+  ): Promise<T> => {
+    let answer: T | undefined;
+    for (const c of routes) {
+      answer = await ask(c);
+      if (!unknown(answer)) return answer;
+    }
+    return answer!;
+  };
+  return {
+    outcome: (kind, id) =>
+      first(
+        (c) => c.outcome(kind, id),
+        (v) => v === null,
+      ),
+    settle: (kind, id, outcome, failure) =>
+      first(
+        (c) => c.settle(kind, id, outcome, failure),
+        (v) => v === 'unknown',
+      ),
+    markCollected: (id) =>
+      first(
+        (c) => c.markCollected(id),
+        (v) => !v,
+      ),
+  };
+}

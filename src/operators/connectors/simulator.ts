@@ -10,7 +10,6 @@ import { simulatorControls, type SandboxControls } from './simulator-controls';
  * callbacks arrive on /operator-callbacks/<CODE>, signed with OPERATOR_CALLBACK_SECRETS, not here.
  */
 export class SimulatorConnector extends HttpOperatorGateway implements Connector {
-  readonly name = 'simulator' as const;
   readonly serves = countries.flatMap((country) =>
     operatorsByCountry[country].map((operator) => ({ operator, country })),
   );
@@ -18,7 +17,14 @@ export class SimulatorConnector extends HttpOperatorGateway implements Connector
   /** The simulator's test controls, behind the API's test helpers (POST /v1/sandbox/...). */
   readonly controls: SandboxControls;
 
-  constructor(private readonly simulatorOpts: HttpOperatorGatewayOptions) {
+  /**
+   * `simulator` is the sandbox's first route (the simulator's root); `simulator-2` its second, an
+   * operator with books of its own (the simulator's /routes/2).
+   */
+  constructor(
+    private readonly simulatorOpts: HttpOperatorGatewayOptions,
+    readonly name: 'simulator' | 'simulator-2' = 'simulator',
+  ) {
     super(simulatorOpts);
     this.controls = simulatorControls(simulatorOpts);
   }

@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto';
+import { eventually } from '../helpers/http';
+import { useStack } from '../helpers/use-stack';
+import { RouteBookStore } from '../../src/operators/routes/book';
+
+// Issue 43 §5: the sandbox plays two routes to every pair (the simulator's root, `simulator`, and
+// /routes/2, `simulator-2`, each with books of its own). A route taken down by the simulator's
+// outage control (POST /_sandbox/routes) moves test payins and payouts to the other after the
+// failover fence; the refund follows its payin's route; the test helpers settle at the route that
+// holds the transaction; and no transaction is ever in both routes' books.
+
+const { stack, api } = useStack({
+  config: { SANDBOX_ROUTES: '2', OPERATOR_FAILOVER_FENCE: '3s' },
+  fund: 1_000_000,
+});
+
+const control = (route: 1 | 2, body: object) =>
+  fetch(`${stack.simulator.url}${route === 2 ? '/routes/2' : ''}/_sandbox/routes`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+const action = { successUrl: 'https://shop.example/ok', failureUrl: 'https://shop.example/ko' };
+const settled = (path: string) =>
+  eventually(
+    () => api.get(path),
+    (r) => !['pending', 'processing', 'processed'].includes(r.body.status as string),
+    60_000,
+  );
+/** The ids each route's books hold. */
+const booksOf = (route: 0 | 1) => new Set(stack.simulator.simulator.routes[route]!.transactions.keys());
+
+describe('two sandbox routes per pair, and the outage control', () => {
+  afterEach(async () => {
+    for (const route of [1, 2] as const)
+      await control(route, { operator: 'MTN', country: 'CI', state: 'operational' });
+  });
+
+  it('asks the first route while it is up', async () => {
+    const reference = `up-${randomUUID()}`;
+    const created = await api.post('/v1/direct/payin', {
+      reference,
+      payin: { amount: 1_000, msisdn: '+2250500000001', provider: 'MTN', country: 'CI' },
+      action,
+    });
+    expect((await settled(`/v1/payin/${reference}`)).body.status).toBe('success');
+    const id = String(created.body.id);
+    expect([...booksOf(0)].some((k) => k.endsWith(id))).toBe(true);
+    expect([...booksOf(1)].some((k) => k.endsWith(id))).toBe(false);
+  });
+
+  it('fails a payin and a payout over to the second route while the first is closed, once; the refund follows', async () => {
+    const closed = await control(1, { operator: 'MTN', country: 'CI', state: 'closed', forSeconds: 120 });
+    expect(closed.status).toBe(200);
+    expect(((await closed.json()) as { controls: unknown[] }).controls).toHaveLength(2);
+    const reference = `closed-${randomUUID()}`;
+    const payoutRef = `closed-po-${randomUUID()}`;
+    const [payin, payout] = await Promise.all([
+      api.post('/v1/direct/payin', {
+        reference,
+        payin: { amount: 20_000, msisdn: '+2250500000001', provider: 'MTN', country: 'CI' },
+        action,
+      }),
+      api.post('/v1/direct/payout', {
+        reference: payoutRef,
+        customerName: 'Awa Koné',
+        payout: { amount: 1_000, msisdn: '+2250500000002', provider: 'MTN', country: 'CI' },
+      }),
+    ]);
+    expect([payin.status, payout.status]).toEqual([201, 201]);
+    expect((await settled(`/v1/payin/${reference}`)).body.status).toBe('success');
+    expect((await settled(`/v1/direct/payout/${payoutRef}`)).body.status).toBe('completed');
+    const refund = await api.post(`/v1/payin/${reference}/refund`, {
+      reason: 'returned',
+      amount: 5_000,
+      externalReference: `rf-${reference}`,
+    });
+    expect(refund.status).toBe(201);
+    expect((await settled(`/v1/refunds/${refund.body.reference}`)).body.status).toBe('completed');
+
+    const book = new RouteBookStore(stack.mongo);
+    for (const [kind, id] of [
+      ['collection', payin.body.id],
+      ['disbursement', payout.body.id],
+    ] as const) {
+      const { entries, verdicts } = await book.read(kind, String(id));
+      expect(entries.map((e) => [e.connector, e.reason])).toEqual([
+        ['simulator', 'ranked-first'],
+        ['simulator-2', 'failover'],
+      ]);
+      expect(verdicts).toEqual([expect.objectContaining({ verdict: 'go', answer: 'unknown' })]);
+    }
+    // Each id in one route's books only: the payin, its refund and the payout at the second.
+    const ids = [payin.body.id, payout.body.id].map(String);
+    const [first, second] = [booksOf(0), booksOf(1)];
+    for (const id of ids) {
+      expect([...first].filter((k) => k.endsWith(id))).toEqual([]);
+      expect([...second].filter((k) => k.endsWith(id))).toHaveLength(1);
+    }
+    expect([...second].filter((k) => k.startsWith('refund'))).toHaveLength(1);
+  });
+
+  it('settles through the test helpers at the route that holds the transaction', async () => {
+    await control(1, { operator: 'MTN', country: 'CI', operation: 'payin', state: 'closed' });
+    const reference = `helper-${randomUUID()}`;
+    const created = await api.post('/v1/direct/payin', {
+      reference,
+      sandboxScenario: 'pending',
+      payin: { amount: 1_000, msisdn: '+2250500000001', provider: 'MTN', country: 'CI' },
+      action,
+    });
+    const id = String(created.body.id);
+    await eventually(
+      () => Promise.resolve([...booksOf(1)].some((k) => k.endsWith(id))),
+      (held) => held,
+      30_000,
+    );
+    const settle = await api.post(`/v1/sandbox/payins/${reference}/settle`, { outcome: 'completed' });
+    expect(settle.status).toBe(200);
+    expect((await settled(`/v1/payin/${reference}`)).body.status).toBe('success');
+  });
+});
