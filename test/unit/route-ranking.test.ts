@@ -194,51 +194,50 @@ describe('OPERATOR_ROUTE_TERMS', () => {
 
 describe('a pair’s published state from its routes’ (provider health: payins refused, payouts held)', () => {
   const two = ['pawapay', 'mtn'] as const;
-  it('is the best of its routes’: one operational route takes the payout', () => {
-    expect(pairPublishedState(two, new Map([['pawapay', 'delayed']]))).toBe('operational');
-    expect(
-      pairPublishedState(
-        two,
-        new Map([
-          ['pawapay', 'closed'],
-          ['mtn', 'operational'],
-        ]),
-      ),
-    ).toBe('operational');
-  });
-  it('holds a payout only when every route is delayed or closed', () => {
-    expect(
-      pairPublishedState(
-        two,
-        new Map([
-          ['pawapay', 'delayed'],
-          ['mtn', 'delayed'],
-        ]),
-      ),
-    ).toBe('delayed');
-    expect(
-      pairPublishedState(
-        two,
-        new Map([
-          ['pawapay', 'closed'],
-          ['mtn', 'delayed'],
-        ]),
-      ),
-    ).toBe('delayed');
-    expect(
-      pairPublishedState(
-        two,
-        new Map([
-          ['pawapay', 'closed'],
-          ['mtn', 'closed'],
-        ]),
-      ),
-    ).toBe('closed');
-  });
-  it('is the only route’s own state, and nothing when no route publishes', () => {
-    expect(pairPublishedState(['pawapay'], new Map([['pawapay', 'delayed']]))).toBe('delayed');
-    expect(pairPublishedState(two, new Map())).toBeNull();
-    // A provider's word on a route the pair does not have counts for nothing.
-    expect(pairPublishedState(['mtn'], new Map([['pawapay', 'closed']]))).toBeNull();
+  type State = 'operational' | 'delayed' | 'closed';
+  // One operational route takes the payout; it is held only when every route is delayed or closed.
+  it.each<[string, readonly ConnectorName[], Array<[ConnectorName, State]>, State | null]>([
+    ['one route says nothing (operational)', two, [['pawapay', 'delayed']], 'operational'],
+    [
+      'one route closed, the other operational',
+      two,
+      [
+        ['pawapay', 'closed'],
+        ['mtn', 'operational'],
+      ],
+      'operational',
+    ],
+    [
+      'both delayed',
+      two,
+      [
+        ['pawapay', 'delayed'],
+        ['mtn', 'delayed'],
+      ],
+      'delayed',
+    ],
+    [
+      'one closed, one delayed',
+      two,
+      [
+        ['pawapay', 'closed'],
+        ['mtn', 'delayed'],
+      ],
+      'delayed',
+    ],
+    [
+      'both closed',
+      two,
+      [
+        ['pawapay', 'closed'],
+        ['mtn', 'closed'],
+      ],
+      'closed',
+    ],
+    ['the only route’s own state', ['pawapay'], [['pawapay', 'delayed']], 'delayed'],
+    ['no route publishes', two, [], null],
+    ['a provider’s word on a route the pair does not have', ['mtn'], [['pawapay', 'closed']], null],
+  ])('%s', (_case, routes, published, expected) => {
+    expect(pairPublishedState(routes, new Map(published))).toBe(expected);
   });
 });
