@@ -23,7 +23,12 @@ import type { TransactionStore } from '../persistence/transactions';
 import type { RefundStore } from '../persistence/refunds';
 import { AskRecordingGateway, type OperatorAskIndex } from '../reconciliation';
 import type { Connection } from 'mongoose';
-import { MeasuringGateway, ProviderHealth, type HealthRecorder } from '../operators/health';
+import {
+  MeasuringGateway,
+  ProviderHealth,
+  routeEliminationOf,
+  type HealthRecorder,
+} from '../operators/health';
 import type { PublishedAvailability } from '../operators/connectors/connector';
 import { CustomerTextGateway } from '../operators/connectors/customer-text';
 import type { RoutingOptions } from '../operators/connectors/routing';
@@ -35,7 +40,8 @@ const sandboxRouteTables: Record<1 | 2, RouteTable> = {
   1: operatorRoutesJson.parse('{"*":"simulator"}'),
   2: operatorRoutesJson.parse('{"*":["simulator","simulator-2"]}'),
 };
-import { pairPublishedState } from '../operators/routes/ranking';
+import { pairPublishedState, type RouteHealth } from '../operators/routes/ranking';
+import type { RouteStatesOf } from '../api/routes/providers';
 
 // The operators a process talks to: the sandbox simulator for test mode, and live mode's connectors
 // by route (OPERATOR_ROUTES). Built the same way by the API (callbacks, recipient checks, provider
@@ -253,28 +259,60 @@ export function publishedByPair(operators: Operators): () => Promise<PublishedAv
   };
 }
 
+/**
+ * Every route of a provider × operation in a mode, with what the ranking reads of it (GET
+ * /v1/providers, the dashboard, /metrics): live routes measured; the sandbox's, which no measure
+ * ranks, as they are asked.
+ */
+export function routeStatesOf(health: ProviderHealth, operators: Operators): RouteStatesOf {
+  const published = publishedByRoute(operators);
+  return async (mode, operator, country, operation) => {
+    const gateway = mode === 'live' ? operators.live : operators.sandboxRoutes;
+    const names = gateway.connectorsFor(operator, country, operation).map((c) => c.name);
+    const [measured, states]: [
+      ReadonlyMap<ConnectorName, RouteHealth>,
+      ReadonlyMap<ConnectorName, PublishedAvailability['status']>,
+    ] =
+      mode === 'live'
+        ? await Promise.all([
+            health.routes.health(operator, country, operation, names),
+            published(operator, country, operation),
+          ])
+        : [new Map(), new Map()];
+    return names.map((connector) => {
+      const h = measured.get(connector);
+      return {
+        connector,
+        successRate: h?.successRate ?? null,
+        answerSeconds: h?.answerMs == null ? null : Math.round(h.answerMs) / 1000,
+        eliminated: h?.eliminated ?? false,
+        published: states.get(connector) ?? null,
+      };
+    });
+  };
+}
+
 /** /metrics' route series: every live route of a pair with several, as the ranking sees it. */
 export function routeHealthSamples(
   health: ProviderHealth,
   operators: Operators,
 ): () => Promise<RouteHealthSample[]> {
+  const statesOf = routeStatesOf(health, operators);
   return async () => {
     const pairs = new Map<string, { operator: OperatorCode; country: Country; operation: Operation }>();
     for (const e of routeEntries(operators.routes))
       if (e.operation !== 'refund') pairs.set(`${e.operator}_${e.country}:${e.operation}`, e);
     const samples: RouteHealthSample[] = [];
-    for (const { operator, country, operation } of pairs.values()) {
-      const names = operators.live.connectorsFor(operator, country, operation).map((c) => c.name);
-      for (const [connector, h] of await health.routes.health(operator, country, operation, names))
+    for (const { operator, country, operation } of pairs.values())
+      for (const r of await statesOf('live', operator, country, operation))
         samples.push({
           provider: providerName(operator, country),
           operation,
-          connector,
-          successRate: h.successRate,
-          answerMs: h.answerMs,
-          eliminated: h.eliminated,
+          connector: r.connector,
+          successRate: r.successRate,
+          answerMs: r.answerSeconds === null ? null : r.answerSeconds * 1000,
+          eliminated: r.eliminated,
         });
-    }
     return samples;
   };
 }
@@ -287,6 +325,7 @@ export function providerHealthOf(mongo: Connection, config: Config, operators: O
     windowMs: config.PROVIDER_HEALTH_WINDOW,
     minAttempts: config.PROVIDER_HEALTH_MIN_ATTEMPTS,
     cacheMs: config.PROVIDER_HEALTH_CACHE,
+    routes: routeEliminationOf(config),
     routed: (mode, operator, country, operation) =>
       mode === 'test' || operators.live.connectorFor(operator, country, operation) !== null,
     ...(publishers.length > 0 ? { published: publishedByPair(operators) } : {}),

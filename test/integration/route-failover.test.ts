@@ -337,6 +337,36 @@ describe('failover between two routes of one pair (route book over the real stor
     await Promise.all([healthA!.stop(), healthB!.stop()]);
   });
 
+  it('rates a route by the final outcomes its status reads give, each transaction once', async () => {
+    const health = buildProviderHealth(
+      mongo,
+      {},
+      { cacheMs: 0, now: () => clock, processId: `p${Math.random()}` },
+    );
+    // Its own pair, so the other tests' measures of MTN CI do not count here.
+    const cm = operatorRoutesJson.parse('{"MTN_CM":["pawapay","mtn"]}');
+    const failing = scripted('pawapay', { request: ['pending'], status: 'failed' });
+    const b = scripted('mtn', { request: ['pending'], status: 'completed' });
+    const gw = new RoutedGateway(
+      cm,
+      new Map<ConnectorName, Connector>([
+        ['pawapay', { ...failing.connector, serves: [{ operator: 'MTN', country: 'CM' }] }],
+        ['mtn', { ...b.connector, serves: [{ operator: 'MTN', country: 'CM' }] }],
+      ]),
+      { book, fenceMs, now: () => clock, measures: health.routes },
+    );
+    // 20 payins taken by pawaPay, each read twice once final (failed, not by the customer).
+    for (let i = 0; i < 20; i++) {
+      const req = { ...payin(), country: 'CM' as const, msisdn: '+237670000001', currency: 'XAF' };
+      await gw.requestCollection(req);
+      for (let r = 0; r < 2; r++) await gw.collectionStatus(req.transactionId, 'MTN', 'CM');
+    }
+    await health.refresh();
+    const measured = await health.routes.health('MTN', 'CM', 'payin', ['pawapay', 'mtn']);
+    expect(measured.get('pawapay')).toMatchObject({ successRate: 0, outcomes: 20 });
+    await health.stop();
+  });
+
   it('reads the book in the order it is written: what follows a missing entry is not seen', async () => {
     // As a read that met entry 1 before it was written and entry 2 after would see it if the
     // three documents were read together: route 2 without route 1 must read as no route at all.

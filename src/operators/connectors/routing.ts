@@ -39,6 +39,8 @@ import type { RoutedKind } from '../routes/book';
 export class RoutedGateway implements OperatorGateway {
   private readonly follower: RouteFollower | null;
   private readonly refundRoutes = new LRUCache<string, ConnectorName>({ max: 5_000 });
+  /** Transactions whose final outcome this process has counted in its route's success rate. */
+  private readonly finalsMeasured = new LRUCache<string, true>({ max: 20_000 });
 
   constructor(
     private readonly table: RouteTable,
@@ -122,7 +124,9 @@ export class RoutedGateway implements OperatorGateway {
     const where = `${providerName(operator, country)} ${operation}`;
     if (!this.follower) return send(this.named(routes[0]!, where));
     const measured = (name: ConnectorName, call: (c: Connector) => Promise<OperatorStatus>) =>
-      this.measured(operator, country, operation, name, () => call(this.named(name, where)));
+      this.measured(operator, country, operation, name, req.transactionId, () =>
+        call(this.named(name, where)),
+      );
     return this.follower.send(
       kind,
       req.transactionId,
@@ -160,12 +164,17 @@ export class RoutedGateway implements OperatorGateway {
     });
   }
 
-  /** A call to one route, measured for its health (never changing what the caller sees). */
+  /**
+   * A call to one route about transaction `id`, measured for its health (never changing what the
+   * caller sees): its answer time, a technical failure, and the transaction's final outcome once per
+   * process (a final status read again counts as an answer only).
+   */
   private async measured(
     operator: OperatorCode,
     country: Country,
     operation: Operation,
     route: ConnectorName,
+    id: string,
     call: () => Promise<OperatorStatus>,
   ): Promise<OperatorStatus> {
     const measures = this.options?.measures;
@@ -173,7 +182,11 @@ export class RoutedGateway implements OperatorGateway {
     const started = Date.now();
     const note = (result: Parameters<typeof measureOf>[0]) => {
       try {
-        measures.record(operator, country, operation, route, measureOf(result, Date.now() - started));
+        const measure = measureOf(result, Date.now() - started);
+        const final = measure.success + measure.failure + measure.customer > 0;
+        if (final && this.finalsMeasured.has(id)) measure.success = measure.failure = measure.customer = 0;
+        else if (final) this.finalsMeasured.set(id, true);
+        measures.record(operator, country, operation, route, measure);
       } catch {
         // Measuring must never change what the activity sees.
       }
@@ -222,8 +235,21 @@ export class RoutedGateway implements OperatorGateway {
       (c) => c.collectionStatus(req.transactionId, req.operator, req.country),
     );
   }
+  /** A status read at the route a transaction is at, measured: its final outcome is the route's. */
+  private async statusAt(
+    kind: RoutedKind,
+    id: string,
+    operator: OperatorCode,
+    country: Country,
+    read: (c: Connector) => Promise<OperatorStatus>,
+  ): Promise<OperatorStatus> {
+    const c = await this.at(kind, id, operator, country);
+    return this.measured(operator, country, operationOfKind[kind], c.name, id, () => read(c));
+  }
   async collectionStatus(id: string, operator: OperatorCode, country: Country): Promise<OperatorStatus> {
-    return (await this.at('collection', id, operator, country)).collectionStatus(id, operator, country);
+    return this.statusAt('collection', id, operator, country, (c) =>
+      c.collectionStatus(id, operator, country),
+    );
   }
   async partnerCheck(id: string, operator: OperatorCode, country: Country): Promise<PartnerCheckResult> {
     return (await this.at('collection', id, operator, country)).partnerCheck(id, operator, country);
@@ -238,7 +264,9 @@ export class RoutedGateway implements OperatorGateway {
     );
   }
   async disbursementStatus(id: string, operator: OperatorCode, country: Country): Promise<OperatorStatus> {
-    return (await this.at('disbursement', id, operator, country)).disbursementStatus(id, operator, country);
+    return this.statusAt('disbursement', id, operator, country, (c) =>
+      c.disbursementStatus(id, operator, country),
+    );
   }
   async refund(req: RefundRequest): Promise<OperatorStatus> {
     if (!this.follower && !routeOf(this.table, req.operator, req.country, 'refund'))

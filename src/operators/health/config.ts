@@ -14,6 +14,16 @@ export const healthConfigShape = {
     group: 'health',
     description: 'Fewer attempts than this in the window give no verdict (operational).',
   }),
+  ROUTE_ELIMINATION_FAILURES: z.coerce.number().int().min(1).default(5).register(configDocs, {
+    group: 'health',
+    description:
+      'A live route with this many technical failures (no answer, 5xx, a refusal of the request) within `ROUTE_ELIMINATION_WINDOW` is asked last until they leak out of it (docs/decisions/operators/route-ranking.md).',
+  }),
+  ROUTE_ELIMINATION_WINDOW: duration.prefault('5m').register(configDocs, {
+    group: 'health',
+    description:
+      "The leaky bucket's window of a route's technical failures: how long an eliminated route stays eliminated after its last failure.",
+  }),
   PROVIDER_HEALTH_CACHE: duration.prefault('5s').register(configDocs, {
     group: 'health',
     description:

@@ -226,6 +226,8 @@ export { refuseClosedPayin, refuseWhenAllClosed, type PayinStateReader } from '.
 /** Settings as `healthConfigShape` parses them; absent ones take its defaults. */
 export interface HealthSettings {
   PROVIDER_HEALTH_WINDOW?: number;
+  ROUTE_ELIMINATION_FAILURES?: number;
+  ROUTE_ELIMINATION_WINDOW?: number;
   PROVIDER_HEALTH_MIN_ATTEMPTS?: number;
   PROVIDER_HEALTH_CACHE?: number;
 }
@@ -241,7 +243,16 @@ export function buildProviderHealth(
     windowMs: Math.min(s.PROVIDER_HEALTH_WINDOW ?? 10 * 60_000, 60 * 60_000),
     minAttempts: s.PROVIDER_HEALTH_MIN_ATTEMPTS ?? 5,
     cacheMs: s.PROVIDER_HEALTH_CACHE ?? 5_000,
+    routes: routeEliminationOf(s),
     routed: () => true,
     ...more,
   });
+}
+
+/** The routes' elimination settings from the configuration (the defaults where absent). */
+export function routeEliminationOf(s: HealthSettings): Partial<Omit<RouteHealthSettings, 'windowMs'>> {
+  return {
+    ...(s.ROUTE_ELIMINATION_FAILURES ? { eliminationFailures: s.ROUTE_ELIMINATION_FAILURES } : {}),
+    ...(s.ROUTE_ELIMINATION_WINDOW ? { eliminationWindowMs: s.ROUTE_ELIMINATION_WINDOW } : {}),
+  };
 }
