@@ -17,7 +17,12 @@ import { accountRoutes } from './routes/accounts';
 import type { Ledger } from '../ledger';
 import { callbackRoutes } from './routes/callbacks';
 import type { CallbackService } from '../operators/callbacks';
-import { providerRoutes, type ConnectorOf, type ProviderStates } from './routes/providers';
+import {
+  providerRoutes,
+  type ConnectorOf,
+  type ProviderStates,
+  type RouteStatesOf,
+} from './routes/providers';
 import { recipientRoutes, type RecipientRouteOptions } from './routes/recipient';
 import type { RecipientService } from '../services/recipient-service';
 import { webhookRoutes, type WebhookApiDeps } from './routes/webhooks';
@@ -78,6 +83,8 @@ export interface AppDeps {
   providerHealth?: ProviderStates;
   /** The live connector per provider × operation, shown by GET /v1/providers. */
   providerConnectorOf?: ConnectorOf;
+  /** Every route of a provider × operation with its measures, shown by GET /v1/providers. */
+  providerRouteStates?: RouteStatesOf;
   idempotency: IdempotencyStore;
   /** The test helpers (POST /v1/sandbox/...), test mode only; omitted, the routes are absent. */
   sandbox?: SandboxHelpers;
@@ -193,7 +200,7 @@ export function mountPublicApi(app: Router, deps: AppDeps): void {
   if (deps.search) app.use(transactionRoutes(deps.search));
   if (deps.statements) app.use(statementRoutes(deps.statements));
   if (deps.recipients) app.use(recipientRoutes(deps.recipients.service, deps.recipients));
-  app.use(providerRoutes(deps.providerHealth, deps.providerConnectorOf));
+  app.use(providerRoutes(deps.providerHealth, deps.providerConnectorOf, deps.providerRouteStates));
   if (deps.webhooks) app.use(webhookRoutes(deps.webhooks), eventRoutes(deps.webhooks));
   if (deps.wsTokens) app.use(realtimeRoutes(deps.wsTokens));
   if (deps.sandbox) app.use(sandboxRoutes(deps.sandbox));

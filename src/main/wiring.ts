@@ -31,6 +31,7 @@ import {
   providerHealthOf,
   publishedByRoute,
   routeHealthSamples,
+  routeStatesOf,
   type Operators,
 } from './operators';
 import { setRouteHealthSource } from '../infra/metrics';
@@ -218,6 +219,7 @@ export async function buildApi(opts: {
     sandbox: new SandboxHelpers({ transactions, refunds, controls: operators.sandboxControls }),
     providerConnectorOf: (operator, country, operation) =>
       operators.live.connectorFor(operator, country, operation)?.name ?? null,
+    providerRouteStates: routeStatesOf(providerHealth, operators),
     idempotency,
     ledger,
     rateLimitPerMinute: opts.config.RATE_LIMIT_PER_MINUTE,

@@ -142,6 +142,12 @@ describe('merchant dashboard in a real browser', () => {
     await page.getByRole('button', { name: 'Create my account' }).click();
     await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
     await check('home');
+    // Each operator's routes as the service measures them (issue 43): test mode's sandbox route.
+    await page
+      .getByRole('table', { name: /Each route to each operator/ })
+      .getByRole('cell', { name: 'simulator', exact: true })
+      .first()
+      .waitFor();
 
     await page.getByRole('link', { name: 'Security' }).first().click();
     await page.getByRole('button', { name: 'Set up two-step verification' }).click();

@@ -126,6 +126,25 @@ describe('live failover from pawaPay to MTN MoMo for MTN CI', () => {
     );
     expect((await (await fetch(`${mtn.url}/__fake/undocumented`)).json()) as unknown[]).toEqual([]);
 
+    // GET /v1/providers (the dashboard's routes table) lists both live routes of MTN CI, measured:
+    // MTN MoMo answered, pawaPay's refusals are technical failures (a rate needs 20 outcomes).
+    type Providers = {
+      providers: Array<{
+        name: string;
+        health: { payin: { routes: Array<{ connector: string; answerSeconds: number | null }> } };
+      }>;
+    };
+    const routesOf = (body: unknown, name: string) =>
+      (body as Providers).providers.find((p) => p.name === name)!.health.payin.routes;
+    // Measures reach the store from the worker's buckets, then the API's cached snapshot: eventually.
+    const listed = await eventually(
+      () => live.get('/v1/providers?country=CI'),
+      (r) => typeof routesOf(r.body, 'MTN_CI')[1]?.answerSeconds === 'number',
+      30_000,
+    );
+    expect(routesOf(listed.body, 'MTN_CI').map((r) => r.connector)).toEqual(['pawapay', 'mtn']);
+    expect(routesOf(listed.body, 'ORANGE_CI').map((r) => r.connector)).toEqual(['pawapay']);
+
     // The payin's timeline (payments transactions show) says which route took it, and why.
     const timeline = await transactionTimeline({
       temporal: stack.env.client,

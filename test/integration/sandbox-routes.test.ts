@@ -36,6 +36,22 @@ describe('two sandbox routes per pair, and the outage control', () => {
       await control(route, { operator: 'MTN', country: 'CI', state: 'operational' });
   });
 
+  it('lists both sandbox routes of every provider in GET /v1/providers (test mode: none measured)', async () => {
+    const { providers } = (await api.get('/v1/providers?country=CI')).body as {
+      providers: Array<{ name: string; health: { payin: { routes: unknown[] } } }>;
+    };
+    const mtn = providers.find((p) => p.name === 'MTN_CI')!;
+    expect(mtn.health.payin.routes).toEqual(
+      ['simulator', 'simulator-2'].map((connector) => ({
+        connector,
+        successRate: null,
+        answerSeconds: null,
+        eliminated: false,
+        published: null,
+      })),
+    );
+  });
+
   it('asks the first route while it is up', async () => {
     const reference = `up-${randomUUID()}`;
     const created = await api.post('/v1/direct/payin', {

@@ -192,6 +192,18 @@ export const en = {
     chartLabel: 'Successful volumes per day over the last 30 days, in {{currency}}',
     chartAsTable: 'Show the figures as a table',
     computing: 'The figures are being computed for the first time…',
+    routes: 'Operator routes',
+    routesCaption: 'Each route to each operator, as the service measures it now (the last 10 minutes)',
+    route: 'Route',
+    routeState: 'State',
+    answerTime: 'Answer time',
+    seconds: '{{value}} s',
+    routeStates: {
+      operational: 'Operational',
+      delayed: 'Delayed',
+      closed: 'Closed',
+      eliminated: 'Asked last (failures)',
+    },
   },
   transactions: {
     title: 'Transactions',

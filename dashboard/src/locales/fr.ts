@@ -204,6 +204,19 @@ export const fr: typeof en = {
     chartLabel: 'Volumes réussis par jour sur les 30 derniers jours, en {{currency}}',
     computing: 'Les chiffres sont calculés pour la première fois…',
     chartAsTable: 'Afficher les chiffres sous forme de tableau',
+    routes: 'Routes vers les opérateurs',
+    routesCaption:
+      'Chaque route vers chaque opérateur, telle que le service la mesure (les 10 dernières minutes)',
+    route: 'Route',
+    routeState: 'État',
+    answerTime: 'Temps de réponse',
+    seconds: '{{value}} s',
+    routeStates: {
+      operational: 'Opérationnelle',
+      delayed: 'Ralentie',
+      closed: 'Fermée',
+      eliminated: 'Demandée en dernier (échecs)',
+    },
   },
   transactions: {
     title: 'Transactions',

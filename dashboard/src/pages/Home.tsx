@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { dashboardApi, type Home as HomeFigures, type PeriodFigures } from '../api/dashboard';
+import { api, unwrap } from '../api/http';
 import { SelectField, asChoices } from '../components/Field';
 import { ProblemAlert } from '../components/ProblemAlert';
 import { Section } from '../components/Section';
@@ -67,6 +68,62 @@ function VolumeList(props: { volumes: PeriodFigures; title: string }) {
   );
 }
 
+/**
+ * Every route to every operator, for payins and payouts, as the service measures it (issue 43):
+ * its success rate, answer time, and whether it is asked last after failures or closed by its
+ * provider. Asked again every 30 s.
+ */
+function OperatorRoutes() {
+  const { t } = useTranslation();
+  const f = useFormat();
+  const session = useSession();
+  const providers = useQuery({
+    queryKey: ['providers', session.mode],
+    queryFn: () => unwrap(api.GET('/v1/providers', {})),
+    refetchInterval: 30_000,
+  });
+  const rows = (providers.data?.providers ?? []).flatMap((p) =>
+    (['payin', 'payout'] as const).flatMap((operation) =>
+      (p.health?.[operation].routes ?? []).map((r) => ({
+        name: p.name,
+        provider: `${p.displayName} · ${t(`countries.${p.country}`)}`,
+        operation,
+        ...r,
+      })),
+    ),
+  );
+  return (
+    <Section title={t('home.routes')}>
+      <ProblemAlert error={providers.error} />
+      <Table
+        caption={t('home.routesCaption')}
+        headers={[
+          t('fields.operator'),
+          t('home.route'),
+          t('home.routeState'),
+          t('home.rate'),
+          t('home.answerTime'),
+        ]}
+        empty={providers.isSuccess && rows.length === 0 && t('common.empty')}
+      >
+        {rows.map((r) => (
+          <tr key={`${r.name}-${r.operation}-${r.connector}`}>
+            <th scope="row">
+              {r.provider} · {t(`types.${r.operation}`)}
+            </th>
+            <td>{r.connector}</td>
+            <td>{t(`home.routeStates.${r.eliminated ? 'eliminated' : (r.published ?? 'operational')}`)}</td>
+            <td>{r.successRate === null ? '—' : f.percent(r.successRate)}</td>
+            <td>
+              {r.answerSeconds === null ? '—' : t('home.seconds', { value: f.number(r.answerSeconds) })}
+            </td>
+          </tr>
+        ))}
+      </Table>
+    </Section>
+  );
+}
+
 export function Home() {
   const { t } = useTranslation();
   const f = useFormat();
@@ -125,6 +182,7 @@ export function Home() {
               ))}
             </Table>
           </Section>
+          <OperatorRoutes />
           <Section title={t('home.chart')}>
             {currencies.length > 1 && (
               <SelectField

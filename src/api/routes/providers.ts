@@ -5,7 +5,8 @@ import { country } from '../../contract/schemas/common';
 import { countries, operatorCodes, operatorsByCountry, type OperatorCode } from '../../domain/operators';
 import { belongsToAnotherOperator, predictCarrier } from '../../domain/operator-prefixes';
 import { providerInfo, providersOf, type ProviderInfo } from '../../domain/providers';
-import { modeOfScope } from '../../domain/modes';
+import { modeOfScope, type Mode } from '../../domain/modes';
+import type { providerRouteRecord } from '../../contract/schemas/providers';
 import { healthOperations, type HealthOperation } from '../../operators/health/state';
 import type { ProviderStateReader } from '../../operators/health';
 import { validNumberPattern } from '../../domain/msisdn';
@@ -37,7 +38,19 @@ export type ConnectorOf = (
   operation: HealthOperation,
 ) => string | null;
 
-export function providerRoutes(health?: ProviderStates, connectorOf?: ConnectorOf): Router {
+/** Every route of a provider × operation in a mode, as the service measures it. */
+export type RouteStatesOf = (
+  mode: Mode,
+  operator: OperatorCode,
+  country: ProviderInfo['country'],
+  operation: HealthOperation,
+) => Promise<Array<z.infer<typeof providerRouteRecord>>>;
+
+export function providerRoutes(
+  health?: ProviderStates,
+  connectorOf?: ConnectorOf,
+  routeStatesOf?: RouteStatesOf,
+): Router {
   const router = newRouter();
 
   route(router, 'GET /v1/providers', async (req, res) => {
@@ -47,11 +60,13 @@ export function providerRoutes(health?: ProviderStates, connectorOf?: ConnectorO
     const stateOf = async (p: ProviderInfo, operation: HealthOperation) => {
       // Test mode is served by the sandbox simulator; live mode by the routed connector.
       const connector = mode === 'test' ? 'sandbox' : (connectorOf?.(p.code, p.country, operation) ?? null);
-      if (!health) return { state: 'operational' as const, since: null, connector };
+      // Measures that cannot be read now leave the routes unlisted rather than fail the list.
+      const routes = (await routeStatesOf?.(mode, p.code, p.country, operation).catch(() => [])) ?? [];
+      if (!health) return { state: 'operational' as const, since: null, connector, routes };
       const { state, since } = await health
         .stateOf(mode, p.code, p.country, operation)
         .catch(() => ({ state: 'operational' as const, since: null }));
-      return { state, since, connector };
+      return { state, since, connector, routes };
     };
     const providers = await Promise.all(
       list.map(async (p) => {

@@ -3,11 +3,27 @@ import { country, currency, provider } from './common';
 
 // GET /v1/providers and GET /v1/providers/predict, as the routes answer them.
 
+/** One route of a provider × operation as the service measures it (docs/operators.md, two routes). */
+export const providerRouteRecord = z.object({
+  /** The connector of the route (`pawapay`, `mtn`, …; `simulator`, `simulator-2` in test mode). */
+  connector: z.string(),
+  /** Share of its final outcomes that succeeded in the health window; null below the minimum sample. */
+  successRate: z.number().min(0).max(1).nullable(),
+  /** Its mean answer time in the health window, seconds; null when unmeasured. */
+  answerSeconds: z.number().nullable(),
+  /** Asked last after a burst of technical failures, until they leak out of the window. */
+  eliminated: z.boolean(),
+  /** What its provider publishes of it (pawaPay's availability); null where it publishes nothing. */
+  published: z.enum(['operational', 'delayed', 'closed']).nullable(),
+});
+
 export const providerHealthRecord = z.object({
   state: z.enum(['operational', 'delayed', 'closed']),
   since: z.string().nullable(),
   /** Who serves it in the caller's mode: `sandbox` (test), the routed connector (live), null: no route. */
   connector: z.string().nullable(),
+  /** Every route to it in the caller's mode, in the order they are asked when none is measured. */
+  routes: z.array(providerRouteRecord),
 });
 
 export const providerRecord = z.object({

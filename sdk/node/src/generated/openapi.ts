@@ -1626,18 +1626,39 @@ export interface components {
         health?: {
           payin: {
             connector: string | null;
+            routes: {
+              answerSeconds: number | null;
+              connector: string;
+              eliminated: boolean;
+              published: ('operational' | 'delayed' | 'closed') | null;
+              successRate: number | null;
+            }[];
             since: string | null;
             /** @enum {string} */
             state: 'operational' | 'delayed' | 'closed';
           };
           payout: {
             connector: string | null;
+            routes: {
+              answerSeconds: number | null;
+              connector: string;
+              eliminated: boolean;
+              published: ('operational' | 'delayed' | 'closed') | null;
+              successRate: number | null;
+            }[];
             since: string | null;
             /** @enum {string} */
             state: 'operational' | 'delayed' | 'closed';
           };
           refund: {
             connector: string | null;
+            routes: {
+              answerSeconds: number | null;
+              connector: string;
+              eliminated: boolean;
+              published: ('operational' | 'delayed' | 'closed') | null;
+              successRate: number | null;
+            }[];
             since: string | null;
             /** @enum {string} */
             state: 'operational' | 'delayed' | 'closed';

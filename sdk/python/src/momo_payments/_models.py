@@ -201,6 +201,17 @@ class EntryPage(BaseModel):
     livemode: bool
 
 
+class ProviderListProviderHealthPayinRoute(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    connector: str
+    successRate: Annotated[float | None, Field(ge=0.0, le=1.0)]
+    answerSeconds: float | None
+    eliminated: bool
+    published: Literal['operational', 'delayed', 'closed'] | None
+
+
 class ProviderListProviderHealthPayin(BaseModel):
     model_config = ConfigDict(
         extra='allow',
@@ -208,6 +219,18 @@ class ProviderListProviderHealthPayin(BaseModel):
     state: Literal['operational', 'delayed', 'closed']
     since: str | None
     connector: str | None
+    routes: list[ProviderListProviderHealthPayinRoute]
+
+
+class ProviderListProviderHealthPayoutRoute(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    connector: str
+    successRate: Annotated[float | None, Field(ge=0.0, le=1.0)]
+    answerSeconds: float | None
+    eliminated: bool
+    published: Literal['operational', 'delayed', 'closed'] | None
 
 
 class ProviderListProviderHealthPayout(BaseModel):
@@ -217,6 +240,18 @@ class ProviderListProviderHealthPayout(BaseModel):
     state: Literal['operational', 'delayed', 'closed']
     since: str | None
     connector: str | None
+    routes: list[ProviderListProviderHealthPayoutRoute]
+
+
+class ProviderListProviderHealthRefundRoute(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    connector: str
+    successRate: Annotated[float | None, Field(ge=0.0, le=1.0)]
+    answerSeconds: float | None
+    eliminated: bool
+    published: Literal['operational', 'delayed', 'closed'] | None
 
 
 class ProviderListProviderHealthRefund(BaseModel):
@@ -226,6 +261,7 @@ class ProviderListProviderHealthRefund(BaseModel):
     state: Literal['operational', 'delayed', 'closed']
     since: str | None
     connector: str | None
+    routes: list[ProviderListProviderHealthRefundRoute]
 
 
 class ProviderListProviderHealth(BaseModel):
