@@ -24,10 +24,8 @@ import { modeOfApiKey, scopeOf } from '../src/domain/modes';
 import {
   freeLowPort,
   freePort,
-  startFerretDB,
   startFerretDBOnPostgres,
   startPostgres,
-  startTemporalDevServer,
   startTemporalServer,
   waitForPort,
   type LocalServer,
@@ -56,6 +54,7 @@ import {
 import { throughputPhases } from './phases/throughput';
 import { latencyBench } from './phases/latency';
 import { printTable } from './report';
+import { embeddedServers } from './servers';
 import { storeMeter } from './store-meter';
 
 /**
@@ -111,24 +110,14 @@ async function main(): Promise<void> {
       );
       mongoUri = `mongodb://127.0.0.1:${mongoPort}/bench`;
     }
-    if (!mongoUri) {
-      const port = await freePort();
-      servers.push(await startFerretDB({ dataDir: join(dir, 'ferretdb'), port, debugAddr: ferretDebugAddr }));
-      mongoUri = `mongodb://127.0.0.1:${port}/bench`;
-    }
-    if (!temporalAddress) {
-      const port = await freePort();
-      servers.push(
-        await startTemporalDevServer({
-          dataDir: join(dir, 'temporal'),
-          port,
-          uiPort: await freePort(),
-          namespace: 'default',
-          dynamicConfig: eager.map((k) => `${k}=true`),
-        }),
-      );
-      temporalAddress = `127.0.0.1:${port}`;
-    }
+    const embedded = await embeddedServers(dir, {
+      ...(mongoUri ? { mongoUri } : {}),
+      ...(temporalAddress ? { temporalAddress } : {}),
+      ferretDebugAddr,
+      dynamicConfig: eager.map((k) => `${k}=true`),
+    });
+    servers.push(...embedded.servers);
+    ({ mongoUri, temporalAddress } = embedded);
     mongo = await connectMongo(mongoUri);
     temporalConn = await TemporalConnection.connect({ address: temporalAddress });
     const client = new Client({ connection: temporalConn });
