@@ -10,20 +10,17 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, Connection as TemporalConnection } from '@temporalio/client';
+import type { Connection as TemporalConnection } from '@temporalio/client';
 import type { ChildProcess } from 'node:child_process';
 import type { Connection } from 'mongoose';
-import { configSchema } from '../src/config';
-import { freePort, waitForPort, type LocalServer } from '../src/infra/local-servers';
-import { connectMongo } from '../src/persistence/mongo';
+import { waitForPort, type LocalServer } from '../src/infra/local-servers';
 import { MerchantService } from '../src/merchants';
 import { RouteBookStore, type RouteEntry } from '../src/operators/routes/book';
-import { startSimulator } from '../src/simulator/server';
 import { ApiClient } from '../test/helpers/http';
 import { startReceiver } from '../test/helpers/webhook-receiver';
 import { percentile, resultsDir, round, sleep, waitFor } from './common';
 import { nodeProcess, stopProcess, waitForPoller } from './processes';
-import { embeddedServers } from './servers';
+import { benchService, embeddedServers } from './servers';
 
 const seconds = Number(process.env.BENCH_FAILOVER_SECONDS ?? 180);
 const ratePerSecond = Number(process.env.BENCH_FAILOVER_RATE ?? 2);
@@ -45,6 +42,8 @@ interface Sent {
   at: number;
 }
 
+const seconds$ = (s: number | null, otherwise: string) => (s === null ? otherwise : `${s} s`);
+
 async function main(): Promise<void> {
   mkdirSync(resultsDir, { recursive: true });
   const dir = mkdtempSync(join(tmpdir(), 'momo-bench-failover-'));
@@ -58,39 +57,22 @@ async function main(): Promise<void> {
       ...(process.env.TEMPORAL_ADDRESS ? { temporalAddress: process.env.TEMPORAL_ADDRESS } : {}),
     });
     servers.push(...embedded.servers);
-    mongo = await connectMongo(embedded.mongoUri);
-    temporalConn = await TemporalConnection.connect({ address: embedded.temporalAddress });
-    const client = new Client({ connection: temporalConn });
-
-    const apiPort = await freePort();
-    const apiUrl = `http://127.0.0.1:${apiPort}`;
-    const config = configSchema.parse({});
-    const simulator = await startSimulator({
-      port: 0,
-      callbackSecrets: config.OPERATOR_CALLBACK_SECRETS,
-      callbackBaseUrl: apiUrl,
-      settleDelayMs: 20,
-    });
-    const taskQueue = `bench-failover-${randomUUID().slice(0, 8)}`;
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      NODE_ENV: 'development',
+    const stack = await benchService({
+      mongoUri: embedded.mongoUri,
+      temporalAddress: embedded.temporalAddress,
+      queue: 'bench-failover',
       // A single route's payins refused while its provider is measured closed log as errors: not shown.
-      LOG_LEVEL: 'fatal',
-      MONGODB_URI: embedded.mongoUri,
-      TEMPORAL_ADDRESS: embedded.temporalAddress,
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      OPERATOR_BASE_URL: simulator.url,
-      OPERATOR_CALLBACK_BASE_URL: apiUrl,
+      logLevel: 'fatal',
+    });
+    ({ mongo, temporalConn } = stack);
+    const { client, apiPort, apiUrl, simulator, taskQueue, env: common } = stack;
+    const env: NodeJS.ProcessEnv = {
+      ...common,
       OPERATOR_ROUTES: JSON.stringify({ MTN_CI: ['simulator', 'simulator-2'], MTN_CM: 'simulator' }),
       OPERATOR_TIMEOUT: '1s',
       OPERATOR_FAILOVER_FENCE: '3s',
       ROUTE_ELIMINATION_WINDOW: eliminationWindow,
       PROVIDER_HEALTH_CACHE: '1s',
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-      RATE_LIMIT_PER_MINUTE: '0',
-      WORKER_METRICS_PORT: '0',
-      TEMPORAL_METRICS_ADDRESS: `127.0.0.1:${await freePort()}`,
     };
     children.push(nodeProcess('src/main/worker.ts', env, 'worker'));
     children.push(
@@ -250,9 +232,10 @@ async function main(): Promise<void> {
     console.table(table);
     console.table(decisions);
     console.log(
-      `time to eliminate the closed route: ${result.secondsToEliminate ?? 'never'} s; to notice its recovery: ${
-        result.secondsToRecover ?? 'not within the run'
-      } s (elimination window ${eliminationWindow})`,
+      `time to eliminate the closed route: ${seconds$(result.secondsToEliminate, 'never')}; to notice its recovery: ${seconds$(
+        result.secondsToRecover,
+        'not within the run',
+      )} (elimination window ${eliminationWindow})`,
     );
     console.log(`completed at two routes (both routes' books): ${atBoth}; unfinished: ${result.unfinished}`);
     const file = join(resultsDir, `failover-${result.at.replace(/[:.]/g, '-')}.json`);

@@ -11,14 +11,12 @@
 // Prints a table and writes bench-results/bench-<time>.json. Sizes: see `sizes` in bench/common.ts.
 // Each phase lives in bench/phases/; the stack's processes in bench/processes.ts.
 import { execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, Connection as TemporalConnection } from '@temporalio/client';
+import type { Connection as TemporalConnection } from '@temporalio/client';
 import type { ChildProcess } from 'node:child_process';
 import type { Connection } from 'mongoose';
-import { configSchema } from '../src/config';
 import { repoRoot } from '../src/infra/tools';
 import { modeOfApiKey, scopeOf } from '../src/domain/modes';
 import {
@@ -30,9 +28,7 @@ import {
   waitForPort,
   type LocalServer,
 } from '../src/infra/local-servers';
-import { connectMongo } from '../src/persistence/mongo';
 import { MerchantService } from '../src/merchants';
-import { startSimulator } from '../src/simulator/server';
 import { ApiClient } from '../test/helpers/http';
 import { startReceiver } from '../test/helpers/webhook-receiver';
 import { payin, percentile, profile, resultsDir, round, sizes, waitFor } from './common';
@@ -54,7 +50,7 @@ import {
 import { throughputPhases } from './phases/throughput';
 import { latencyBench } from './phases/latency';
 import { printTable } from './report';
-import { embeddedServers } from './servers';
+import { benchService, embeddedServers } from './servers';
 import { storeMeter } from './store-meter';
 
 /**
@@ -118,34 +114,14 @@ async function main(): Promise<void> {
     });
     servers.push(...embedded.servers);
     ({ mongoUri, temporalAddress } = embedded);
-    mongo = await connectMongo(mongoUri);
-    temporalConn = await TemporalConnection.connect({ address: temporalAddress });
-    const client = new Client({ connection: temporalConn });
-
-    const apiPort = await freePort();
-    const apiUrl = `http://127.0.0.1:${apiPort}`;
-    const config = configSchema.parse({});
-    const simulator = await startSimulator({
-      port: 0,
-      callbackSecrets: config.OPERATOR_CALLBACK_SECRETS,
-      callbackBaseUrl: apiUrl,
-      settleDelayMs: 20,
+    const stack = await benchService({
+      mongoUri,
+      temporalAddress,
+      queue: 'bench',
+      logLevel: 'warn',
     });
-    const taskQueue = `bench-${randomUUID().slice(0, 8)}`;
-    const common: NodeJS.ProcessEnv = {
-      ...process.env,
-      NODE_ENV: 'development',
-      LOG_LEVEL: 'warn',
-      MONGODB_URI: mongoUri,
-      TEMPORAL_ADDRESS: temporalAddress,
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      OPERATOR_BASE_URL: simulator.url,
-      OPERATOR_CALLBACK_BASE_URL: apiUrl,
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-      RATE_LIMIT_PER_MINUTE: '0',
-      WORKER_METRICS_PORT: '0',
-      TEMPORAL_METRICS_ADDRESS: `127.0.0.1:${await freePort()}`,
-    };
+    ({ mongo, temporalConn } = stack);
+    const { client, apiPort, apiUrl, simulator, taskQueue, env: common } = stack;
     // The service's processes: one API and one worker, or in production two of each, the APIs
     // behind a proxy (bench/proxy.ts) on apiPort. Named for the CPU table.
     const service: Record<string, ChildProcess> = {};
