@@ -153,21 +153,25 @@ export function buildOperatorGateway(
     refundScope: (id) => records.refunds.merchantOf(id),
     modeOfScope,
   });
+  const payinOfRefund = async (refundId: string) =>
+    (await records.refunds.findById(refundId))?.payinId ?? null;
   // Test mode follows its routes in the same route book; no measure ranks them (a merchant's
-  // outage controls must not move another merchant's test traffic), and no exploration.
-  const sandbox = records.routes
-    ? operators.sandboxRoutes.withBook({
-        book: records.routes.book,
-        fenceMs: records.routes.fenceMs,
-        ...(records.routes.now ? { now: records.routes.now } : {}),
-        payinOfRefund: async (refundId) => (await records.refunds.findById(refundId))?.payinId ?? null,
-      })
-    : operators.sandboxRoutes;
+  // outage controls must not move another merchant's test traffic), and no exploration. With one
+  // sandbox route (SANDBOX_ROUTES=1; every pair has the same routes) there is nothing to follow:
+  // no book is read or written.
+  const sandboxFollowed =
+    records.routes && operators.sandboxRoutes.connectorsFor('MTN', 'CI', 'payin').length > 1;
+  const sandbox =
+    records.routes && sandboxFollowed
+      ? operators.sandboxRoutes.withBook({
+          book: records.routes.book,
+          fenceMs: records.routes.fenceMs,
+          ...(records.routes.now ? { now: records.routes.now } : {}),
+          payinOfRefund,
+        })
+      : operators.sandboxRoutes;
   const routed = records.routes
-    ? operators.live.withBook({
-        ...records.routes,
-        payinOfRefund: async (refundId) => (await records.refunds.findById(refundId))?.payinId ?? null,
-      })
+    ? operators.live.withBook({ ...records.routes, payinOfRefund })
     : operators.live;
   const measured: OperatorGateway = recorder ? new MeasuringGateway(routed, 'live', recorder) : routed;
   // What a live customer sees of a payment: the merchant's name and reference, never our ids. Read
