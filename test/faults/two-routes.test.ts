@@ -76,6 +76,8 @@ describe('two routes for MTN CI, every fault between us and the first', () => {
       }),
       OPERATOR_FAILOVER_FENCE: '3s',
       PAYIN_EXPIRY: '90s',
+      // No exploration: a 3 % draw would send a transaction to MTN MoMo first, with no failover.
+      OPERATOR_ROUTE_EXPLORATION: '0',
       ...fakes.settings(proxy.url),
     });
     const merchant = await createTestMerchant(stack, 'Boutique Deux Routes');

@@ -32,6 +32,8 @@ describe('live failover from pawaPay to MTN MoMo for MTN CI', () => {
       PORT: String(port),
       OPERATOR_ROUTES: JSON.stringify({ '*': 'pawapay', MTN_CI: ['pawapay', 'mtn'] }),
       OPERATOR_FAILOVER_FENCE: '3s',
+      // No exploration: a 3 % draw would send a transaction to MTN MoMo first, with no failover.
+      OPERATOR_ROUTE_EXPLORATION: '0',
       ...fakes.settings(),
     });
     const merchant = await createTestMerchant(stack, 'Boutique Deux Routes');
