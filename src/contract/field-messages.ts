@@ -104,6 +104,16 @@ export const fieldMessages = {
     en: `Must be a whole number from ${min} to ${max}.`,
     fr: `Doit être un nombre entier de ${min} à ${max}.`,
   }),
+  /** A sandbox route control's setting that belongs to another state (POST /v1/sandbox/routes). */
+  settingOfState: (setting: string, state: string): Text => ({
+    en: `${setting} goes with the state ${state} only.`,
+    fr: `${setting} ne s'emploie qu'avec l'état ${state}.`,
+  }),
+  /** POST /v1/sandbox/routes on a sandbox of one route (SANDBOX_ROUTES=1). */
+  noSuchSandboxRoute: (routes: number): Text => ({
+    en: `This sandbox has ${routes} route${routes === 1 ? '' : 's'} per operator.`,
+    fr: `Ce bac à sable a ${routes} route${routes === 1 ? '' : 's'} par opérateur.`,
+  }),
   cursorNotIssued: {
     en: 'Not a cursor returned by this API: use nextCursor of the previous page.',
     fr: "Ce n'est pas un curseur renvoyé par cette API : utilisez le nextCursor de la page précédente.",

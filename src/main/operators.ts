@@ -6,6 +6,7 @@ import type { OperatorGateway } from '../operators/gateway';
 import {
   ModeGateway,
   modeOfIdFromRecords,
+  scopeOfIdFromRecords,
   routeEntries,
   routeRefusals,
   RoutedGateway,
@@ -147,12 +148,14 @@ export function buildOperatorGateway(
    */
   recorder?: HealthRecorder,
 ): OperatorGateway {
-  const modeOf = modeOfIdFromRecords({
+  const scopes = {
     // The scope is fixed at creation: one document read, no version probe.
-    transactionScope: (id) => records.transactions.merchantOf(id),
-    refundScope: (id) => records.refunds.merchantOf(id),
-    modeOfScope,
-  });
+    transactionScope: (id: string) => records.transactions.merchantOf(id),
+    refundScope: (id: string) => records.refunds.merchantOf(id),
+  };
+  // One remembered read of each id's tenant, for its mode and for the sandbox's per-merchant controls.
+  const scopeOf = scopeOfIdFromRecords(scopes);
+  const modeOf = modeOfIdFromRecords({ ...scopes, modeOfScope }, scopeOf);
   const payinOfRefund = async (refundId: string) =>
     (await records.refunds.findById(refundId))?.payinId ?? null;
   // Test mode follows its routes in the same route book; no measure ranks them (a merchant's
@@ -184,7 +187,7 @@ export function buildOperatorGateway(
     if (!tx) return null;
     return { merchant: (await records.merchantName?.(tx.merchantId)) ?? null, reference: tx.reference };
   });
-  return new ModeGateway(new AskRecordingGateway(sandbox, records.asks), live, modeOf);
+  return new ModeGateway(new AskRecordingGateway(sandbox, records.asks), live, modeOf, scopeOf);
 }
 
 /**

@@ -43,6 +43,8 @@ export interface CollectionRequest {
   successUrl?: string;
   failureUrl?: string;
   customerText?: CustomerText;
+  /** Test mode: the tenant it belongs to, for the sandbox's per-merchant outage controls. */
+  sandboxScope?: string;
 }
 
 export interface DisbursementRequest {
@@ -56,6 +58,8 @@ export interface DisbursementRequest {
   currency: string;
   sandboxScenario: SandboxScenario | null;
   customerText?: CustomerText;
+  /** Test mode: the tenant it belongs to, for the sandbox's per-merchant outage controls. */
+  sandboxScope?: string;
 }
 
 export interface RefundRequest {

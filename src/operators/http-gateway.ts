@@ -60,6 +60,7 @@ export class HttpOperatorGateway implements OperatorGateway {
       currency: req.currency as CollectionRequestBody['currency'],
       ...(req.otp ? { otp: req.otp } : {}),
       sandboxScenario: req.sandboxScenario,
+      ...(req.sandboxScope ? { sandboxScope: req.sandboxScope } : {}),
       ...this.callback(req.operator),
     };
     return this.status('POST', `/operators/${req.operator}/collections`, body);
@@ -95,6 +96,7 @@ export class HttpOperatorGateway implements OperatorGateway {
       amount: req.amount,
       currency: req.currency as DisbursementRequestBody['currency'],
       sandboxScenario: req.sandboxScenario,
+      ...(req.sandboxScope ? { sandboxScope: req.sandboxScope } : {}),
       ...this.callback(req.operator),
     };
     return this.status('POST', `/operators/${req.operator}/disbursements`, body);

@@ -9,6 +9,14 @@ import { sandboxScenarios } from '../domain/transaction';
 const id = z.string().min(1).max(100);
 const scenario = z.enum(sandboxScenarios).nullable().optional();
 const callbackUrl = z.url().optional();
+/**
+ * The test-mode tenant a new request belongs to (`<merchantId>_test`): the sandbox's outage
+ * controls may be scoped to one merchant (docs/sandbox.md, "Two routes per pair").
+ */
+export const sandboxScope = z
+  .string()
+  .regex(/^[A-Za-z0-9_.-]{1,100}$/)
+  .optional();
 
 export const collectionRequestBody = z.strictObject({
   transactionId: id,
@@ -18,6 +26,7 @@ export const collectionRequestBody = z.strictObject({
   currency: z.enum(currencies),
   otp: z.string().max(16).optional(),
   sandboxScenario: scenario,
+  sandboxScope,
   callbackUrl,
 });
 export type CollectionRequestBody = z.infer<typeof collectionRequestBody>;

@@ -1,11 +1,16 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiProblem, type ProblemCode } from '../contract/problems';
-import type { SandboxPayinSettleRequest, SandboxSettleRequest } from '../contract/schemas/sandbox';
+import { fieldMessages, problemAt } from '../contract/field-messages';
+import type {
+  SandboxPayinSettleRequest,
+  SandboxRouteControlRequest,
+  SandboxSettleRequest,
+} from '../contract/schemas/sandbox';
 import { modeOfScope } from '../domain/modes';
 import type { Refund } from '../domain/refund';
 import type { Transaction } from '../domain/transaction';
 import type { OperatorKind } from '../operators/gateway';
-import type { SandboxControls } from '../operators/connectors/simulator-controls';
+import type { RouteControlInForce, SandboxControls } from '../operators/connectors/simulator-controls';
 import { isFinal } from '../domain/final-status';
 
 // The test helpers (POST /v1/sandbox/...): the sandbox simulator's controls, offered on the
@@ -105,6 +110,30 @@ export class SandboxHelpers {
       },
       body.outcome,
     );
+  }
+
+  /**
+   * A merchant's outage of one sandbox route (closed, degraded, slow, or lifted): it acts on the
+   * merchant's own new test requests only, which then fail over as live ones do. Answers the
+   * merchant's controls in force.
+   */
+  async controlRoute(scope: string, body: SandboxRouteControlRequest): Promise<RouteControlInForce[]> {
+    assertTestMode(scope);
+    const { route, ...control } = body;
+    if (route > this.deps.controls.routes)
+      throw problemAt(
+        'VALIDATION_ERROR',
+        'route',
+        fieldMessages.noSuchSandboxRoute(this.deps.controls.routes),
+      );
+    await this.deps.controls.setRouteControl(route, scope, control);
+    return this.deps.controls.routeControls(scope);
+  }
+
+  /** The merchant's outage controls in force, on every sandbox route. */
+  async routeControls(scope: string): Promise<RouteControlInForce[]> {
+    assertTestMode(scope);
+    return this.deps.controls.routeControls(scope);
   }
 
   /**

@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response, Router } from 'express';
 import { z } from 'zod';
 import { countries, operatorCodes } from '../domain/operators';
 import type { Books } from './books';
+import { sandboxScope } from '../operators/wire';
 import { badRequest, kindsByPath, parseBody } from './route-helpers';
 
 // Outage injection for one sandbox route (docs/sandbox.md, "Two routes per pair"): for a while, the
@@ -9,6 +10,9 @@ import { badRequest, kindsByPath, parseBody } from './route-helpers';
 // slowly (`slow`). A refused request is answered 503 before anything is taken, so the service's
 // failover can prove, by a status read answering 404, that this route holds nothing. A transaction
 // the route already holds is always answered: an outage never loses what it took.
+// A control may be scoped to one tenant (a merchant's test mode, set through the API's test helper
+// POST /v1/sandbox/routes): it then acts on that tenant's new requests only (their `sandboxScope`),
+// and before a control of the whole route.
 
 export const routeControlStates = ['operational', 'closed', 'degraded', 'slow'] as const;
 
@@ -24,6 +28,8 @@ export const routeControlBody = z.strictObject({
   delayMs: z.number().int().min(0).max(30_000).optional(),
   /** How long the control lasts (10 minutes by default, a day at most). */
   forSeconds: z.number().int().min(1).max(86_400).optional(),
+  /** One tenant's new requests only (absent: every request to the route). */
+  scope: sandboxScope,
 });
 export type RouteControlBody = z.infer<typeof routeControlBody>;
 
@@ -49,7 +55,7 @@ export class RouteControls {
 
   set(body: RouteControlBody): void {
     for (const operation of body.operation ? [body.operation] : (['payin', 'payout'] as const)) {
-      const key = `${body.operator}_${body.country}:${operation}`;
+      const key = `${body.scope ?? ''}|${body.operator}_${body.country}:${operation}`;
       if (body.state === 'operational') {
         this.controls.delete(key);
         continue;
@@ -63,16 +69,31 @@ export class RouteControls {
     }
   }
 
-  /** The controls in force, for the test control's GET. */
-  list(): Array<{ pair: string; state: string; successRate: number; delayMs: number; until: string }> {
+  /** The controls in force (of one tenant, or of the whole route: `scope` null), for the GET. */
+  list(scope: string | null = null): Array<{
+    pair: string;
+    operation: 'payin' | 'payout';
+    state: string;
+    successRate: number;
+    delayMs: number;
+    until: string;
+  }> {
     return [...this.controls.entries()]
-      .filter(([, c]) => c.until > this.now())
-      .map(([pair, c]) => ({ pair, ...c, until: new Date(c.until).toISOString() }));
+      .filter(([key, c]) => c.until > this.now() && key.startsWith(`${scope ?? ''}|`))
+      .map(([key, c]) => {
+        const [pair, operation] = key.slice(key.indexOf('|') + 1).split(':') as [string, 'payin' | 'payout'];
+        return { pair, operation, ...c, until: new Date(c.until).toISOString() };
+      });
   }
 
-  private of(code: string, country: unknown, operation: 'payin' | 'payout'): Control | null {
-    const c = this.controls.get(`${code}_${String(country)}:${operation}`);
-    return c && c.until > this.now() ? c : null;
+  /** The tenant's own control of the pair, else the route's. */
+  private of(code: string, country: unknown, operation: 'payin' | 'payout', scope: unknown): Control | null {
+    const pair = `${code}_${String(country)}:${operation}`;
+    for (const key of typeof scope === 'string' && scope ? [`${scope}|${pair}`, `|${pair}`] : [`|${pair}`]) {
+      const c = this.controls.get(key);
+      if (c && c.until > this.now()) return c;
+    }
+    return null;
   }
 
   /** Express middleware before the route's operator API: refuses or slows as the controls say. */
@@ -81,17 +102,19 @@ export class RouteControls {
       const [, area, code, what, id] = req.path.split('/');
       const operation = operationOfPath[what ?? ''];
       if (area !== 'operators' || !code || !operation) return next();
-      const body = req.body as { country?: unknown; transactionId?: unknown } | undefined;
+      const body = req.body as
+        { country?: unknown; transactionId?: unknown; sandboxScope?: unknown } | undefined;
+      const send = req.method === 'POST' && !id;
       const control = this.of(
         code,
-        req.method === 'POST' && !id ? body?.country : req.query.country,
+        send ? body?.country : req.query.country,
         operation,
+        send ? body?.sandboxScope : null,
       );
       if (!control) return next();
       if (control.delayMs > 0) await new Promise((r) => setTimeout(r, control.delayMs));
       const isNew =
-        req.method === 'POST' &&
-        !id &&
+        send &&
         !books.get(kindsByPath[what!]!, typeof body?.transactionId === 'string' ? body.transactionId : '');
       if (isNew && this.random() >= control.successRate) {
         res
@@ -111,10 +134,12 @@ export class RouteControls {
       if (body.state !== 'degraded' && body.successRate !== undefined)
         return badRequest(res, 'successRate is for the state degraded');
       this.set(body);
-      res.json({ controls: this.list() });
+      res.json({ controls: this.list(body.scope ?? null) });
     });
-    router.get('/_sandbox/routes', (_req, res) => {
-      res.json({ controls: this.list() });
+    router.get('/_sandbox/routes', (req, res) => {
+      const scope = sandboxScope.safeParse(req.query.scope);
+      if (!scope.success) return badRequest(res, 'scope is a tenant key');
+      res.json({ controls: this.list(scope.data ?? null) });
     });
   }
 }

@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { eventually } from '../helpers/http';
+import { ApiClient, eventually } from '../helpers/http';
 import { useStack } from '../helpers/use-stack';
+import { createTestMerchant, fundMerchant } from '../helpers/merchants';
 import { RouteBookStore } from '../../src/operators/routes/book';
 
 // Issue 43 §5: the sandbox plays two routes to every pair (the simulator's root, `simulator`, and
 // /routes/2, `simulator-2`, each with books of its own). A route taken down by the simulator's
 // outage control (POST /_sandbox/routes) moves test payins and payouts to the other after the
 // failover fence; the refund follows its payin's route; the test helpers settle at the route that
-// holds the transaction; and no transaction is ever in both routes' books.
+// holds the transaction; and no transaction is ever in both routes' books. A merchant's own control
+// (POST /v1/sandbox/routes, a test helper) acts on that merchant's test traffic only.
 
 const { stack, api } = useStack({
   config: { SANDBOX_ROUTES: '2', OPERATOR_FAILOVER_FENCE: '3s' },
@@ -114,6 +116,94 @@ describe('two sandbox routes per pair, and the outage control', () => {
       expect([...second].filter((k) => k.endsWith(id))).toHaveLength(1);
     }
     expect([...second].filter((k) => k.startsWith('refund'))).toHaveLength(1);
+  });
+
+  it("takes a route down for one merchant's own traffic through the API's test helper", async () => {
+    const set = await api.post('/v1/sandbox/routes', {
+      operator: 'MTN',
+      country: 'CI',
+      operation: 'payin',
+      state: 'closed',
+      forSeconds: 120,
+    });
+    expect(set.status).toBe(200);
+    expect(set.body.data).toEqual([
+      expect.objectContaining({
+        route: 1,
+        operator: 'MTN',
+        country: 'CI',
+        operation: 'payin',
+        state: 'closed',
+      }),
+    ]);
+    expect((await api.get('/v1/sandbox/routes')).body.data).toEqual(set.body.data);
+    // Nothing of it is a control of the whole route, nor another merchant's.
+    const whole = (await (await fetch(`${stack.simulator.url}/_sandbox/routes`)).json()) as {
+      controls: unknown[];
+    };
+    expect(whole.controls).toEqual([]);
+    const other = await createTestMerchant(stack, 'Another shop');
+    await fundMerchant(stack, other.merchantId, 100_000);
+    const otherApi = new ApiClient(stack.baseUrl, other.credentials);
+    expect((await otherApi.get('/v1/sandbox/routes')).body.data).toEqual([]);
+
+    const pay = (client: ApiClient, reference: string) =>
+      client.post('/v1/direct/payin', {
+        reference,
+        payin: { amount: 1_000, msisdn: '+2250500000001', provider: 'MTN', country: 'CI' },
+        action,
+      });
+    const [mine, theirs] = [`mine-${randomUUID()}`, `theirs-${randomUUID()}`];
+    const [a, b] = await Promise.all([pay(api, mine), pay(otherApi, theirs)]);
+    expect([a.status, b.status]).toEqual([201, 201]);
+    expect((await settled(`/v1/payin/${mine}`)).body.status).toBe('success');
+    expect(
+      (
+        await eventually(
+          () => otherApi.get(`/v1/payin/${theirs}`),
+          (r) => r.body.status === 'success',
+          60_000,
+        )
+      ).body.status,
+    ).toBe('success');
+    const book = new RouteBookStore(stack.mongo);
+    expect((await book.read('collection', String(a.body.id))).entries.map((e) => e.connector)).toEqual([
+      'simulator',
+      'simulator-2',
+    ]);
+    expect((await book.read('collection', String(b.body.id))).entries.map((e) => e.connector)).toEqual([
+      'simulator',
+    ]);
+
+    // Lifted: the merchant's next payin stays at the first route.
+    const lifted = await api.post('/v1/sandbox/routes', {
+      operator: 'MTN',
+      country: 'CI',
+      operation: 'payin',
+      state: 'operational',
+    });
+    expect(lifted.body.data).toEqual([]);
+    const again = `again-${randomUUID()}`;
+    const c = await pay(api, again);
+    expect((await settled(`/v1/payin/${again}`)).body.status).toBe('success');
+    expect((await book.read('collection', String(c.body.id))).entries.map((e) => e.connector)).toEqual([
+      'simulator',
+    ]);
+  });
+
+  it("refuses a route control that says what its state does not use, in the caller's language", async () => {
+    const res = await api.post(
+      '/v1/sandbox/routes',
+      { operator: 'MTN', country: 'CI', state: 'closed', successRate: 0.5 },
+      { 'accept-language': 'fr' },
+    );
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([
+      expect.objectContaining({
+        path: 'successRate',
+        message: "successRate ne s'emploie qu'avec l'état degraded.",
+      }),
+    ]);
   });
 
   it('settles through the test helpers at the route that holds the transaction', async () => {

@@ -29,10 +29,9 @@ describe('sandbox route outage controls', () => {
   it('closes one route of one pair: 503 before taking, 404 on its status, the other route and pair untouched', async () => {
     const set = await post('/routes/2/_sandbox/routes', { operator: 'MTN', country: 'CI', state: 'closed' });
     expect(set.status).toBe(200);
-    expect(set.body.controls.map((c: { pair: string }) => c.pair).sort()).toEqual([
-      'MTN_CI:payin',
-      'MTN_CI:payout',
-    ]);
+    expect(
+      set.body.controls.map((c: { pair: string; operation: string }) => `${c.pair}:${c.operation}`).sort(),
+    ).toEqual(['MTN_CI:payin', 'MTN_CI:payout']);
     const refused = await post('/routes/2/operators/MTN/collections', collection('pr_closed1'));
     expect(refused.status).toBe(503);
     expect(refused.body.error).toBe('ROUTE_UNAVAILABLE');
@@ -52,6 +51,39 @@ describe('sandbox route outage controls', () => {
     ).toBe(201);
     expect(sim.routes[0]!.transactions.has('collection:pr_open1')).toBe(true);
     expect(sim.routes[1]!.transactions.has('collection:pr_open1')).toBe(false);
+  });
+
+  it("acts on one tenant's new requests only when scoped, before the whole route's control", async () => {
+    const scope = 'mer_a_test';
+    await post('/_sandbox/routes', {
+      operator: 'MTN',
+      country: 'CI',
+      operation: 'payin',
+      state: 'closed',
+      scope,
+    });
+    expect((await request(sim.app).get(`/_sandbox/routes?scope=${scope}`)).body.controls).toEqual([
+      expect.objectContaining({ pair: 'MTN_CI', operation: 'payin', state: 'closed' }),
+    ]);
+    expect((await request(sim.app).get('/_sandbox/routes')).body.controls).toEqual([]);
+    const mine = await post('/operators/MTN/collections', {
+      ...collection('pr_scoped1'),
+      sandboxScope: scope,
+    });
+    expect(mine.status).toBe(503);
+    const other = await post('/operators/MTN/collections', {
+      ...collection('pr_scoped2'),
+      sandboxScope: 'mer_b_test',
+    });
+    expect(other.status).toBe(201);
+    expect((await post('/operators/MTN/collections', collection('pr_scoped3'))).status).toBe(201);
+    // The tenant's own `operational` lifts its control only, never the route's.
+    await post('/_sandbox/routes', { operator: 'MTN', country: 'CI', operation: 'payin', state: 'closed' });
+    await post('/_sandbox/routes', { operator: 'MTN', country: 'CI', state: 'operational', scope });
+    expect(
+      (await post('/operators/MTN/collections', { ...collection('pr_scoped4'), sandboxScope: scope })).status,
+    ).toBe(503);
+    expect((await request(sim.app).get('/_sandbox/routes?scope=bad%20scope')).status).toBe(400);
   });
 
   it('always answers for a transaction the route holds, and reopens when cleared', async () => {

@@ -6,6 +6,7 @@ import { toRefundRecord } from '../../contract/records/refund-record';
 import {
   sandboxCollectedRequest,
   sandboxPayinSettleRequest,
+  sandboxRouteControlRequest,
   sandboxSettleRequest,
 } from '../../contract/schemas/sandbox';
 import { isLiveScope } from '../../domain/modes';
@@ -45,6 +46,15 @@ export function sandboxRoutes(helpers: SandboxHelpers): Router {
   route(router, 'POST /v1/sandbox/refunds/:reference/settle', async (req, res) => {
     const body = parseOr400(sandboxSettleRequest, req.body, req);
     res.json(toRefundRecord(await helpers.settleRefund(req.merchantId!, req.params.reference, body)));
+  });
+
+  route(router, 'POST /v1/sandbox/routes', async (req, res) => {
+    const body = parseOr400(sandboxRouteControlRequest, req.body, req);
+    res.json({ data: await helpers.controlRoute(req.merchantId!, body) });
+  });
+
+  route(router, 'GET /v1/sandbox/routes', async (req, res) => {
+    res.json({ data: await helpers.routeControls(req.merchantId!) });
   });
 
   return router;

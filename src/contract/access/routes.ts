@@ -105,6 +105,8 @@ export const routeTable = {
   'POST /v1/sandbox/payins/:reference/collected': api('developer'),
   'POST /v1/sandbox/payouts/:reference/settle': api('developer'),
   'POST /v1/sandbox/refunds/:reference/settle': api('developer'),
+  'POST /v1/sandbox/routes': api('developer'),
+  'GET /v1/sandbox/routes': api('developer'),
 
   // The dashboard's own routes (src/dashboard/routes)
   'POST /dashboard/api/auth/sign-in': pub,

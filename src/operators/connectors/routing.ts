@@ -337,18 +337,35 @@ export type ModeOfId = (kind: OperatorKind, id: string) => Promise<Mode>;
  * process): the workflows and activities stay as they are.
  */
 export class ModeGateway implements OperatorGateway {
+  /**
+   * `scopeOf`: the tenant of an id, given to the sandbox with each new request, so a merchant's own
+   * outage controls act on its own test traffic only. Omitted, sandbox requests carry no tenant.
+   */
   constructor(
     private readonly sandbox: OperatorGateway,
     private readonly live: OperatorGateway,
     private readonly modeOf: ModeOfId,
+    private readonly scopeOf?: ScopeOfId,
   ) {}
 
   private async of(kind: OperatorKind, id: string): Promise<OperatorGateway> {
     return (await this.modeOf(kind, id)) === 'live' ? this.live : this.sandbox;
   }
 
+  /** A new request with its tenant when it goes to the sandbox. */
+  private async scoped<R extends { sandboxScope?: string }>(
+    kind: OperatorKind,
+    id: string,
+    req: R,
+  ): Promise<{ gateway: OperatorGateway; req: R }> {
+    const gateway = await this.of(kind, id);
+    if (gateway !== this.sandbox || !this.scopeOf) return { gateway, req };
+    return { gateway, req: { ...req, sandboxScope: await this.scopeOf(kind, id) } };
+  }
+
   async requestCollection(req: CollectionRequest): Promise<OperatorStatus> {
-    return (await this.of('collection', req.transactionId)).requestCollection(req);
+    const to = await this.scoped('collection', req.transactionId, req);
+    return to.gateway.requestCollection(to.req);
   }
   async collectionStatus(id: string, operator: OperatorCode, country: Country): Promise<OperatorStatus> {
     return (await this.of('collection', id)).collectionStatus(id, operator, country);
@@ -357,7 +374,8 @@ export class ModeGateway implements OperatorGateway {
     return (await this.of('collection', id)).partnerCheck(id, operator, country);
   }
   async disburse(req: DisbursementRequest): Promise<OperatorStatus> {
-    return (await this.of('disbursement', req.transactionId)).disburse(req);
+    const to = await this.scoped('disbursement', req.transactionId, req);
+    return to.gateway.disburse(to.req);
   }
   async disbursementStatus(id: string, operator: OperatorCode, country: Country): Promise<OperatorStatus> {
     return (await this.of('disbursement', id)).disbursementStatus(id, operator, country);
@@ -382,24 +400,34 @@ export class ModeGateway implements OperatorGateway {
   }
 }
 
+/** The tenant (scope) an id belongs to. */
+export type ScopeOfId = (kind: OperatorKind, id: string) => Promise<string>;
+
 /**
- * Resolves an id's mode from its record, remembering it (a record's mode never changes). A record
- * not found yet is "unavailable": it is stored before its workflow starts, so this is a lagging read.
+ * Resolves an id's tenant from its record, remembering it (a record's tenant never changes). A
+ * record not found yet is "unavailable": it is stored before its workflow starts, so this is a
+ * lagging read.
  */
-export function modeOfIdFromRecords(read: {
+export function scopeOfIdFromRecords(read: {
   transactionScope(id: string): Promise<string | null>;
   refundScope(id: string): Promise<string | null>;
-  modeOfScope(scope: string): Mode;
-}): ModeOfId {
-  const known = new Map<string, Mode>();
+}): ScopeOfId {
+  const known = new Map<string, string>();
   return async (kind, id) => {
     const cached = known.get(id);
     if (cached) return cached;
     const scope = kind === 'refund' ? await read.refundScope(id) : await read.transactionScope(id);
     if (scope === null) throw new OperatorUnavailableError(`no record of ${kind} ${id} yet`);
-    const mode = read.modeOfScope(scope);
     if (known.size >= 50_000) known.delete(known.keys().next().value!);
-    known.set(id, mode);
-    return mode;
+    known.set(id, scope);
+    return scope;
   };
+}
+
+/** Resolves an id's mode from its record's tenant (remembered: see scopeOfIdFromRecords). */
+export function modeOfIdFromRecords(
+  read: Parameters<typeof scopeOfIdFromRecords>[0] & { modeOfScope(scope: string): Mode },
+  scopeOf: ScopeOfId = scopeOfIdFromRecords(read),
+): ModeOfId {
+  return async (kind, id) => read.modeOfScope(await scopeOf(kind, id));
 }

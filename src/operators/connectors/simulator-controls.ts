@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Country, OperatorCode } from '../../domain/operators';
 import { OperatorRejectedError, OperatorUnavailableError, type OperatorKind } from '../gateway';
 
 // The sandbox simulator's test controls (src/simulator/sandbox-routes.ts, docs/sandbox.md), for the
@@ -9,7 +10,47 @@ const record = z.object({ outcome: z.enum(['pending', 'completed', 'failed']) })
 
 export type SettleResult = 'settled' | 'already-final' | 'unknown';
 
+/** An outage control of one sandbox route for one tenant (src/simulator/route-controls.ts). */
+export interface RouteControlInput {
+  operator: OperatorCode;
+  country: Country;
+  /** Payins, payouts, or both (absent). */
+  operation?: 'payin' | 'payout';
+  state: 'operational' | 'closed' | 'degraded' | 'slow';
+  successRate?: number;
+  delayMs?: number;
+  forSeconds?: number;
+}
+
+/** A control in force, as the simulator lists it. */
+export interface RouteControlInForce {
+  /** 1 for the sandbox's first route, 2 for its second. */
+  route: number;
+  operator: OperatorCode;
+  country: Country;
+  operation: 'payin' | 'payout';
+  state: RouteControlInput['state'];
+  successRate: number;
+  delayMs: number;
+  until: string;
+}
+
+const controlsInForce = z.object({
+  controls: z.array(
+    z.object({
+      pair: z.string(),
+      operation: z.enum(['payin', 'payout']),
+      state: z.enum(['operational', 'closed', 'degraded', 'slow']),
+      successRate: z.number(),
+      delayMs: z.number(),
+      until: z.string(),
+    }),
+  ),
+});
+
 export interface SandboxControls {
+  /** How many routes the sandbox has (each pair's): 1 or 2. */
+  readonly routes: number;
   /** The simulator's outcome of this id, or null while it has not received the request. */
   outcome(kind: OperatorKind, id: string): Promise<'pending' | 'completed' | 'failed' | null>;
   /** Settles a pending transaction now (the operator then calls back). */
@@ -21,6 +62,10 @@ export interface SandboxControls {
   ): Promise<SettleResult>;
   /** The partner finds the funds of a collection that failed ambiguously; false: unknown id. */
   markCollected(id: string): Promise<boolean>;
+  /** Sets (or, `operational`, clears) one tenant's outage control of a route (1 or 2). */
+  setRouteControl(route: number, scope: string, control: RouteControlInput): Promise<void>;
+  /** One tenant's outage controls in force, on every route. */
+  routeControls(scope: string): Promise<RouteControlInForce[]>;
 }
 
 export function simulatorControls(opts: { baseUrl: string; timeoutMs: number }): SandboxControls {
@@ -55,6 +100,7 @@ export function simulatorControls(opts: { baseUrl: string; timeoutMs: number }):
   const id$ = encodeURIComponent;
 
   return {
+    routes: 1,
     async outcome(kind, id) {
       const where = 'GET /_sandbox/transactions/{kind}/{id}';
       const res = await call('GET', where, `/_sandbox/transactions/${kind}/${id$(id)}`);
@@ -89,6 +135,30 @@ export function simulatorControls(opts: { baseUrl: string; timeoutMs: number }):
       if (res.status !== 200) throw new OperatorRejectedError(`${where}: HTTP ${res.status}`);
       return true;
     },
+
+    async setRouteControl(route, scope, control) {
+      if (route !== 1) throw new OperatorRejectedError(`sandbox route ${route} does not exist`);
+      const where = 'POST /_sandbox/routes';
+      const res = await call('POST', where, '/_sandbox/routes', { ...control, scope });
+      if (res.status !== 200) throw new OperatorRejectedError(`${where}: HTTP ${res.status}`);
+    },
+
+    async routeControls(scope) {
+      const where = 'GET /_sandbox/routes';
+      const res = await call('GET', where, `/_sandbox/routes?scope=${id$(scope)}`);
+      if (res.status !== 200) throw new OperatorRejectedError(`${where}: HTTP ${res.status}`);
+      let parsed;
+      try {
+        parsed = controlsInForce.safeParse(JSON.parse(res.text));
+      } catch {
+        throw new OperatorUnavailableError(`${where}: the answer is not JSON`);
+      }
+      if (!parsed.success) throw new OperatorUnavailableError(`${where}: unexpected answer`);
+      return parsed.data.controls.map(({ pair, ...c }) => {
+        const [operator, country] = pair.split('_') as [OperatorCode, Country];
+        return { route: 1, operator, country, ...c };
+      });
+    },
   };
 }
 
@@ -109,6 +179,7 @@ export function controlsOfRoutes(routes: readonly SandboxControls[]): SandboxCon
     return answer!;
   };
   return {
+    routes: routes.length,
     outcome: (kind, id) =>
       first(
         (c) => c.outcome(kind, id),
@@ -123,6 +194,16 @@ export function controlsOfRoutes(routes: readonly SandboxControls[]): SandboxCon
       first(
         (c) => c.markCollected(id),
         (v) => !v,
+      ),
+    // Route n is the n-th route's own route 1.
+    setRouteControl: (route, scope, control) => {
+      const at = routes[route - 1];
+      if (!at) return Promise.reject(new OperatorRejectedError(`sandbox route ${route} does not exist`));
+      return at.setRouteControl(1, scope, control);
+    },
+    routeControls: async (scope) =>
+      (await Promise.all(routes.map((c) => c.routeControls(scope)))).flatMap((list, i) =>
+        list.map((c) => ({ ...c, route: i + 1 })),
       ),
   };
 }

@@ -730,6 +730,35 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/sandbox/routes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Test helper: your sandbox route controls in force
+     * @description The outages you set with POST /v1/sandbox/routes that have not ended. Test mode only.
+     */
+    get: operations['sandboxListRouteControls'];
+    put?: never;
+    /**
+     * Test helper: take a sandbox route down, degrade it or slow it
+     * @description Every operator × country has two sandbox routes, asked in order (docs/sandbox.md, "Two routes per
+     *     pair"). For a while (`forSeconds`), route 1 or 2 of one pair takes none of your new test payins or
+     *     payouts (`closed`), only a share of them (`degraded`), or answers slowly (`slow`); `operational`
+     *     lifts the control. It acts on your own test traffic only. A transaction the route refuses is failed over
+     *     to the other route, as in live mode, and its timeline says so; a transaction the route already holds is
+     *     always followed there. Test mode only (a live key: `403 TEST_MODE_ONLY`).
+     */
+    post: operations['sandboxControlRoute'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/statements': {
     parameters: {
       query?: never;
@@ -1845,6 +1874,50 @@ export interface components {
           /** @constant */
           outcome: 'failed';
         };
+    SandboxRouteControlList: {
+      data: {
+        /** @enum {string} */
+        country: 'CI' | 'CM';
+        delayMs: number;
+        /** @enum {string} */
+        operation: 'payin' | 'payout';
+        /** @enum {string} */
+        operator: 'ORANGE' | 'MTN' | 'MOOV' | 'WAVE';
+        route: number;
+        /** @enum {string} */
+        state: 'operational' | 'closed' | 'degraded' | 'slow';
+        successRate: number;
+        /** @description When the control ends (ISO 8601). */
+        until: string;
+      }[];
+    };
+    SandboxRouteControlRequest: {
+      /** @enum {string} */
+      country: 'CI' | 'CM';
+      /** @description `slow` only: milliseconds added to each new request (3000 by default). */
+      delayMs?: number;
+      /** @description How long the control lasts: 600 s by default, a day at most. */
+      forSeconds?: number;
+      /**
+       * @description Payins or payouts; absent, both.
+       * @enum {string}
+       */
+      operation?: 'payin' | 'payout';
+      /** @enum {string} */
+      operator: 'ORANGE' | 'MTN' | 'MOOV' | 'WAVE';
+      /**
+       * @description The sandbox route: 1 (asked first) or 2 (the failover's).
+       * @default 1
+       */
+      route?: 1 | 2;
+      /**
+       * @description `closed`: the route takes no new transaction; `degraded`: it takes only a share (`successRate`); `slow`: it answers after `delayMs`; `operational`: the control is lifted.
+       * @enum {string}
+       */
+      state: 'operational' | 'closed' | 'degraded' | 'slow';
+      /** @description `degraded` only: the share of new transactions the route takes (0.5 by default). */
+      successRate?: number;
+    };
     SandboxSettleRequest:
       | {
           /** @constant */
@@ -10592,6 +10665,476 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
             code?: 'SERVICE_UNAVAILABLE' | 'NOT_AT_OPERATOR_YET';
+            /** @constant */
+            status?: 503;
+          };
+        };
+      };
+    };
+  };
+  sandboxListRouteControls: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Language of error titles and messages: en (default) or fr.
+         * @example fr
+         */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Your route controls in force */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": []
+           *     }
+           */
+          'application/json': components['schemas']['SandboxRouteControlList'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: Invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#VALIDATION_ERROR",
+           *       "title": "Invalid request",
+           *       "status": 400,
+           *       "detail": "One or more fields are invalid.",
+           *       "code": "VALIDATION_ERROR",
+           *       "instance": "/v1/direct/payin",
+           *       "errors": [
+           *         {
+           *           "path": "payin.amount",
+           *           "message": "Must be greater than 0."
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'VALIDATION_ERROR';
+            /** @constant */
+            status?: 400;
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNAUTHORIZED",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Send Authorization: Basic base64(api_key:api_client) with valid credentials.",
+           *       "code": "UNAUTHORIZED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNAUTHORIZED';
+            /** @constant */
+            status?: 401;
+          };
+        };
+      };
+      /** @description `TEST_MODE_ONLY`: Test mode only */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#TEST_MODE_ONLY",
+           *       "title": "Test mode only",
+           *       "status": 403,
+           *       "detail": "The sandbox test helpers (/v1/sandbox/...) act on test transactions only: call with your test key (mk_test_…).",
+           *       "code": "TEST_MODE_ONLY",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'TEST_MODE_ONLY';
+            /** @constant */
+            status?: 403;
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#INTERNAL_ERROR",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "Server error; retry later.",
+           *       "code": "INTERNAL_ERROR",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+            /** @constant */
+            status?: 500;
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#SERVICE_UNAVAILABLE",
+           *       "title": "Service unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable; retry later.",
+           *       "code": "SERVICE_UNAVAILABLE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'SERVICE_UNAVAILABLE';
+            /** @constant */
+            status?: 503;
+          };
+        };
+      };
+    };
+  };
+  sandboxControlRoute: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description Language of error titles and messages: en (default) or fr.
+         * @example fr
+         */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        /**
+         * @description A UUID naming this request: a retry with the same key and body never acts twice (24 h).
+         * @example 3f2b8c1e-9d4a-4e7b-8a61-0c5d2e9f7a14
+         */
+        'X-Idempotency-Key': components['parameters']['IdempotencyKey'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "operator": "MTN",
+         *       "country": "CI",
+         *       "operation": "payin",
+         *       "route": 1,
+         *       "state": "closed",
+         *       "forSeconds": 300
+         *     }
+         */
+        'application/json': components['schemas']['SandboxRouteControlRequest'];
+      };
+    };
+    responses: {
+      /** @description Your route controls in force */
+      200: {
+        headers: {
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "route": 1,
+           *           "operator": "MTN",
+           *           "country": "CI",
+           *           "operation": "payin",
+           *           "state": "closed",
+           *           "successRate": 0,
+           *           "delayMs": 0,
+           *           "until": "2026-11-28T10:05:00.000Z"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['SandboxRouteControlList'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: Invalid request; `SANDBOX_ONLY_IN_TEST_MODE`: Sandbox feature in live mode; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#VALIDATION_ERROR",
+           *       "title": "Invalid request",
+           *       "status": 400,
+           *       "detail": "One or more fields are invalid.",
+           *       "code": "VALIDATION_ERROR",
+           *       "instance": "/v1/direct/payin",
+           *       "errors": [
+           *         {
+           *           "path": "payin.amount",
+           *           "message": "Must be greater than 0."
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?:
+              | 'VALIDATION_ERROR'
+              | 'SANDBOX_ONLY_IN_TEST_MODE'
+              | 'MALFORMED_JSON'
+              | 'IDEMPOTENCY_KEY_MISSING'
+              | 'IDEMPOTENCY_KEY_INVALID';
+            /** @constant */
+            status?: 400;
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNAUTHORIZED",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Send Authorization: Basic base64(api_key:api_client) with valid credentials.",
+           *       "code": "UNAUTHORIZED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNAUTHORIZED';
+            /** @constant */
+            status?: 401;
+          };
+        };
+      };
+      /** @description `TEST_MODE_ONLY`: Test mode only */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#TEST_MODE_ONLY",
+           *       "title": "Test mode only",
+           *       "status": 403,
+           *       "detail": "The sandbox test helpers (/v1/sandbox/...) act on test transactions only: call with your test key (mk_test_…).",
+           *       "code": "TEST_MODE_ONLY",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'TEST_MODE_ONLY';
+            /** @constant */
+            status?: 403;
+          };
+        };
+      };
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
+           *       "status": 409,
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED';
+            /** @constant */
+            status?: 409;
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYLOAD_TOO_LARGE",
+           *       "title": "Payload too large",
+           *       "status": 413,
+           *       "detail": "The request body is too large.",
+           *       "code": "PAYLOAD_TOO_LARGE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+            /** @constant */
+            status?: 413;
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNSUPPORTED_MEDIA_TYPE",
+           *       "title": "Unsupported media type",
+           *       "status": 415,
+           *       "detail": "Send the body as application/json.",
+           *       "code": "UNSUPPORTED_MEDIA_TYPE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+            /** @constant */
+            status?: 415;
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#INTERNAL_ERROR",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "Server error; retry later.",
+           *       "code": "INTERNAL_ERROR",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+            /** @constant */
+            status?: 500;
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#SERVICE_UNAVAILABLE",
+           *       "title": "Service unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable; retry later.",
+           *       "code": "SERVICE_UNAVAILABLE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'SERVICE_UNAVAILABLE';
             /** @constant */
             status?: 503;
           };

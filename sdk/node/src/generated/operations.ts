@@ -149,6 +149,14 @@ export const apiOperations = {
     method: 'POST',
     path: '/v1/webhooks/{id}/rotate-secret',
   },
+  sandboxControlRoute: {
+    method: 'POST',
+    path: '/v1/sandbox/routes',
+  },
+  sandboxListRouteControls: {
+    method: 'GET',
+    path: '/v1/sandbox/routes',
+  },
   sandboxPayinCollected: {
     method: 'POST',
     path: '/v1/sandbox/payins/{reference}/collected',

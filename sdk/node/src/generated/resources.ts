@@ -351,6 +351,17 @@ export class Sandbox extends Resource {
       opts,
     );
   }
+  /** Test helper: your sandbox route controls in force (GET /v1/sandbox/routes). */
+  listRouteControls(opts?: RequestOptions): Promise<ResponseBody<'sandboxListRouteControls'>> {
+    return this.core.call<ResponseBody<'sandboxListRouteControls'>>('sandboxListRouteControls', {}, opts);
+  }
+  /** Test helper: take a sandbox route down, degrade it or slow it (POST /v1/sandbox/routes). */
+  controlRoute(
+    body: RequestBody<'sandboxControlRoute'>,
+    opts?: RequestOptions,
+  ): Promise<ResponseBody<'sandboxControlRoute'>> {
+    return this.core.call<ResponseBody<'sandboxControlRoute'>>('sandboxControlRoute', { body }, opts);
+  }
 }
 
 /**
@@ -400,6 +411,8 @@ export const sdkMethods = {
   sandboxPayinCollected: 'sandbox.markPayinCollected',
   sandboxSettlePayout: 'sandbox.settlePayout',
   sandboxSettleRefund: 'sandbox.settleRefund',
+  sandboxControlRoute: 'sandbox.controlRoute',
+  sandboxListRouteControls: 'sandbox.listRouteControls',
 } as const satisfies Record<ApiOperationId, string>;
 
 /** Old names of resources, kept for one minor release (deprecated) => the resource's one name. */

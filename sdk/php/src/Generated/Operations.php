@@ -56,6 +56,8 @@ final class Operations
         'sandboxPayinCollected' => ['method' => 'POST', 'path' => '/v1/sandbox/payins/{reference}/collected', 'pathParams' => ['reference'], 'query' => [], 'body' => true, 'response' => 'TransactionRecord', 'item' => null, 'resource' => 'sandbox', 'sdkMethod' => 'payinCollected'],
         'sandboxSettlePayout' => ['method' => 'POST', 'path' => '/v1/sandbox/payouts/{reference}/settle', 'pathParams' => ['reference'], 'query' => [], 'body' => true, 'response' => 'StandardPayoutResult', 'item' => null, 'resource' => 'sandbox', 'sdkMethod' => 'settlePayout'],
         'sandboxSettleRefund' => ['method' => 'POST', 'path' => '/v1/sandbox/refunds/{reference}/settle', 'pathParams' => ['reference'], 'query' => [], 'body' => true, 'response' => 'RefundRecord', 'item' => null, 'resource' => 'sandbox', 'sdkMethod' => 'settleRefund'],
+        'sandboxControlRoute' => ['method' => 'POST', 'path' => '/v1/sandbox/routes', 'pathParams' => [], 'query' => [], 'body' => true, 'response' => 'SandboxRouteControlList', 'item' => null, 'resource' => 'sandbox', 'sdkMethod' => 'controlRoute'],
+        'sandboxListRouteControls' => ['method' => 'GET', 'path' => '/v1/sandbox/routes', 'pathParams' => [], 'query' => [], 'body' => false, 'response' => 'SandboxRouteControlList', 'item' => null, 'resource' => 'sandbox', 'sdkMethod' => 'listRouteControls'],
     ];
 
     /** Event type => the typed event model webhook verification returns. */

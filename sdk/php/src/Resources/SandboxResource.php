@@ -8,11 +8,12 @@ namespace MomoPayments\Resources;
 
 use MomoPayments\Attributes\Operation;
 use MomoPayments\Models\RefundRecord;
+use MomoPayments\Models\SandboxRouteControlList;
 use MomoPayments\Models\StandardPayoutResult;
 use MomoPayments\Models\TransactionRecord;
 use MomoPayments\Resource;
 
-/** `$client->sandbox`: sandboxSettlePayin, sandboxPayinCollected, sandboxSettlePayout, sandboxSettleRefund. */
+/** `$client->sandbox`: sandboxSettlePayin, sandboxPayinCollected, sandboxSettlePayout, sandboxSettleRefund, sandboxControlRoute, sandboxListRouteControls. */
 final class SandboxResource extends Resource
 {
     /**
@@ -57,5 +58,26 @@ final class SandboxResource extends Resource
     public function settleRefund(string $reference, array $params, array $opts = []): RefundRecord
     {
         return RefundRecord::fromArray($this->request('sandboxSettleRefund', ['reference' => $reference], $params, $opts));
+    }
+
+    /**
+     * Test helper: take a sandbox route down, degrade it or slow it: POST /v1/sandbox/routes
+     * @param array<string, mixed> $params the JSON body (SandboxRouteControlRequest)
+     * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
+     */
+    #[Operation('sandboxControlRoute')]
+    public function controlRoute(array $params, array $opts = []): SandboxRouteControlList
+    {
+        return SandboxRouteControlList::fromArray($this->request('sandboxControlRoute', [], $params, $opts));
+    }
+
+    /**
+     * Test helper: your sandbox route controls in force: GET /v1/sandbox/routes
+     * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
+     */
+    #[Operation('sandboxListRouteControls')]
+    public function listRouteControls(array $opts = []): SandboxRouteControlList
+    {
+        return SandboxRouteControlList::fromArray($this->request('sandboxListRouteControls', [], [], $opts));
     }
 }

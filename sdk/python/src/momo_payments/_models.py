@@ -806,6 +806,27 @@ class PayoutBatch(BaseModel):
     items: list[PayoutBatchItem]
 
 
+class SandboxRouteControlListDatum(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    route: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    operator: Literal['ORANGE', 'MTN', 'MOOV', 'WAVE']
+    country: Literal['CI', 'CM']
+    operation: Literal['payin', 'payout']
+    state: Literal['operational', 'closed', 'degraded', 'slow']
+    successRate: float
+    delayMs: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    until: Annotated[str, Field(description='When the control ends (ISO 8601).')]
+
+
+class SandboxRouteControlList(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    data: list[SandboxRouteControlListDatum]
+
+
 class PayoutUpdatedEventDataTransaction(BaseModel):
     model_config = ConfigDict(
         extra='allow',
@@ -1415,6 +1436,52 @@ class SandboxSettleRequest(
         SandboxSettleRequestSandboxSettleRequest
         | SandboxSettleRequestSandboxSettleRequest1
     )
+
+
+class SandboxRouteControlRequest(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    operator: Literal['ORANGE', 'MTN', 'MOOV', 'WAVE']
+    country: Literal['CI', 'CM']
+    operation: Annotated[
+        Literal['payin', 'payout'] | None,
+        Field(description='Payins or payouts; absent, both.'),
+    ] = None
+    route: Annotated[
+        Literal[1, 2] | None,
+        Field(description="The sandbox route: 1 (asked first) or 2 (the failover's)."),
+    ] = 1
+    state: Annotated[
+        Literal['operational', 'closed', 'degraded', 'slow'],
+        Field(
+            description='`closed`: the route takes no new transaction; `degraded`: it takes only a share (`successRate`); `slow`: it answers after `delayMs`; `operational`: the control is lifted.'
+        ),
+    ]
+    successRate: Annotated[
+        float | None,
+        Field(
+            description='`degraded` only: the share of new transactions the route takes (0.5 by default).',
+            ge=0.0,
+            le=1.0,
+        ),
+    ] = None
+    delayMs: Annotated[
+        int | None,
+        Field(
+            description='`slow` only: milliseconds added to each new request (3000 by default).',
+            ge=0,
+            le=30000,
+        ),
+    ] = None
+    forSeconds: Annotated[
+        int | None,
+        Field(
+            description='How long the control lasts: 600 s by default, a day at most.',
+            ge=1,
+            le=86400,
+        ),
+    ] = None
 
 
 class TransactionRecord(BaseModel):

@@ -181,6 +181,12 @@ OPERATIONS: dict[str, Operation] = {
         (),
         True,
     ),
+    "sandboxListRouteControls": Operation(
+        "sandboxListRouteControls", "GET", "/v1/sandbox/routes", (), (), False
+    ),
+    "sandboxControlRoute": Operation(
+        "sandboxControlRoute", "POST", "/v1/sandbox/routes", (), (), True
+    ),
 }
 
 #: The document's components.schemas, each a class of _models.
@@ -214,6 +220,7 @@ COMPONENT_SCHEMAS = (
     "TransactionPage",
     "Statement",
     "PayoutBatch",
+    "SandboxRouteControlList",
     "PayinCompletedEvent",
     "PayinFailedEvent",
     "PayinExpiredEvent",
@@ -245,6 +252,7 @@ COMPONENT_SCHEMAS = (
     "SandboxPayinSettleRequest",
     "SandboxCollectedRequest",
     "SandboxSettleRequest",
+    "SandboxRouteControlRequest",
 )
 
 #: The events of the document's `webhooks`, told apart by `type`.

@@ -1163,6 +1163,43 @@ class Sandbox(SyncResource):
             timeout=timeout,
         )
 
+    @operation("sandboxListRouteControls")
+    def list_route_controls(
+        self, *, accept_language: Language | None = None, timeout: float | None = None
+    ) -> _m.SandboxRouteControlList:
+        """GET /v1/sandbox/routes: Test helper: your sandbox route controls in force"""
+        return self._t.model(
+            OPERATIONS["sandboxListRouteControls"],
+            _m.SandboxRouteControlList,
+            path={},
+            query={},
+            body=None,
+            idempotency_key=None,
+            accept_language=accept_language,
+            timeout=timeout,
+        )
+
+    @operation("sandboxControlRoute")
+    def control_route(
+        self,
+        body: _m.SandboxRouteControlRequest | Mapping[str, Any],
+        *,
+        idempotency_key: str | None = None,
+        accept_language: Language | None = None,
+        timeout: float | None = None,
+    ) -> _m.SandboxRouteControlList:
+        """POST /v1/sandbox/routes: Test helper: take a sandbox route down, degrade it or slow it"""
+        return self._t.model(
+            OPERATIONS["sandboxControlRoute"],
+            _m.SandboxRouteControlList,
+            path={},
+            query={},
+            body=body,
+            idempotency_key=idempotency_key,
+            accept_language=accept_language,
+            timeout=timeout,
+        )
+
 
 class AsyncPayins(AsyncResource):
     """Payins."""
@@ -2279,6 +2316,43 @@ class AsyncSandbox(AsyncResource):
             OPERATIONS["sandboxSettleRefund"],
             _m.RefundRecord,
             path={"reference": reference},
+            query={},
+            body=body,
+            idempotency_key=idempotency_key,
+            accept_language=accept_language,
+            timeout=timeout,
+        )
+
+    @operation("sandboxListRouteControls")
+    async def list_route_controls(
+        self, *, accept_language: Language | None = None, timeout: float | None = None
+    ) -> _m.SandboxRouteControlList:
+        """GET /v1/sandbox/routes: Test helper: your sandbox route controls in force"""
+        return await self._t.model(
+            OPERATIONS["sandboxListRouteControls"],
+            _m.SandboxRouteControlList,
+            path={},
+            query={},
+            body=None,
+            idempotency_key=None,
+            accept_language=accept_language,
+            timeout=timeout,
+        )
+
+    @operation("sandboxControlRoute")
+    async def control_route(
+        self,
+        body: _m.SandboxRouteControlRequest | Mapping[str, Any],
+        *,
+        idempotency_key: str | None = None,
+        accept_language: Language | None = None,
+        timeout: float | None = None,
+    ) -> _m.SandboxRouteControlList:
+        """POST /v1/sandbox/routes: Test helper: take a sandbox route down, degrade it or slow it"""
+        return await self._t.model(
+            OPERATIONS["sandboxControlRoute"],
+            _m.SandboxRouteControlList,
+            path={},
             query={},
             body=body,
             idempotency_key=idempotency_key,

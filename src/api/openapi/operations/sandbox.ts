@@ -6,6 +6,8 @@ import { refundRecord } from '../../../contract/schemas/refund';
 import {
   sandboxCollectedRequest,
   sandboxPayinSettleRequest,
+  sandboxRouteControlList,
+  sandboxRouteControlRequest,
   sandboxSettleRequest,
 } from '../../../contract/schemas/sandbox';
 import * as ex from './examples';
@@ -120,5 +122,71 @@ check corrects it to \`success\` (PAYIN_PARTNER_CHECK_INTERVAL). ${waits}`,
       },
     },
     errors: ['REFUND_NOT_FOUND', ...errors],
+  },
+  {
+    method: 'post',
+    path: '/v1/sandbox/routes',
+    operationId: 'sandboxControlRoute',
+    summary: 'Test helper: take a sandbox route down, degrade it or slow it',
+    description: `Every operator × country has two sandbox routes, asked in order (docs/sandbox.md, "Two routes per
+pair"). For a while (\`forSeconds\`), route 1 or 2 of one pair takes none of your new test payins or
+payouts (\`closed\`), only a share of them (\`degraded\`), or answers slowly (\`slow\`); \`operational\`
+lifts the control. It acts on your own test traffic only. A transaction the route refuses is failed over
+to the other route, as in live mode, and its timeline says so; a transaction the route already holds is
+always followed there. Test mode only (a live key: \`403 TEST_MODE_ONLY\`).`,
+    tag: 'Sandbox',
+    auth: true,
+    idempotent: true,
+    body: {
+      schemas: [{ name: 'SandboxRouteControlRequest', schema: sandboxRouteControlRequest }],
+      example: {
+        operator: 'MTN',
+        country: 'CI',
+        operation: 'payin',
+        route: 1,
+        state: 'closed',
+        forSeconds: 300,
+      },
+    },
+    responses: {
+      200: {
+        description: 'Your route controls in force',
+        name: 'SandboxRouteControlList',
+        schema: sandboxRouteControlList,
+        example: {
+          data: [
+            {
+              route: 1,
+              operator: 'MTN',
+              country: 'CI',
+              operation: 'payin',
+              state: 'closed',
+              successRate: 0,
+              delayMs: 0,
+              until: '2026-11-28T10:05:00.000Z',
+            },
+          ],
+        },
+      },
+    },
+    errors: ['TEST_MODE_ONLY'],
+  },
+  {
+    method: 'get',
+    path: '/v1/sandbox/routes',
+    operationId: 'sandboxListRouteControls',
+    summary: 'Test helper: your sandbox route controls in force',
+    description: 'The outages you set with POST /v1/sandbox/routes that have not ended. Test mode only.',
+    tag: 'Sandbox',
+    auth: true,
+    responses: {
+      200: {
+        description: 'Your route controls in force',
+        name: 'SandboxRouteControlList',
+        schema: sandboxRouteControlList,
+        example: { data: [] },
+      },
+    },
+    errors: ['TEST_MODE_ONLY'],
   },
 );
