@@ -42,6 +42,22 @@ export function useFormat() {
       iso
         ? new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso))
         : '—',
+    /**
+     * A period [from, to) as asked: whole days (local midnights, `to` the day after the last) read
+     * as the days they cover ("Nov 26 – 27, 2026"), any other bounds as times.
+     */
+    period: (from: string, to: string) => {
+      const [a, b] = [new Date(from), new Date(to)];
+      const midnight = (d: Date) =>
+        d.getHours() + d.getMinutes() + d.getSeconds() + d.getMilliseconds() === 0;
+      if (!midnight(a) || !midnight(b) || b <= a) {
+        const f = new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeStyle: 'short' });
+        return `${f.format(a)} – ${f.format(b)}`;
+      }
+      const last = new Date(b);
+      last.setDate(last.getDate() - 1);
+      return new Intl.DateTimeFormat(language, { dateStyle: 'medium' }).formatRange(a, last);
+    },
     date: (iso: string) =>
       new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(iso)),
     shortDate: (iso: string) =>

@@ -57,6 +57,11 @@ export const fieldMessages = {
     en: `${operator} refunds a payment in full only: leave amount out, or send ${full} ${currency}.`,
     fr: `${operator} ne rembourse un paiement qu'en totalité : omettez amount, ou envoyez ${full} ${currency}.`,
   }),
+  /** A refund above what remains of its payin (the original minus refunds completed or in flight). */
+  refundAboveRemainder: (remaining: number, currency: string): Text => ({
+    en: `At most ${remaining} ${currency} of this payment can still be refunded: send that amount or less, or leave amount out to refund the rest.`,
+    fr: `Il reste au plus ${remaining} ${currency} à rembourser sur ce paiement : envoyez ce montant ou moins, ou omettez amount pour rembourser le reste.`,
+  }),
   fullRefundOfFeeInclusive: (operator: string): Text => ({
     en: `${operator} refunds everything the customer paid, fee included, and this payment's customer paid the fee: it cannot be refunded through ${operator}.`,
     fr: `${operator} rembourse tout ce que le client a payé, frais compris, et le client de ce paiement a payé les frais : il ne peut pas être remboursé par ${operator}.`,

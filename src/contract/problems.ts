@@ -173,8 +173,8 @@ export const problemCatalogue = {
     status: 429,
     title: { en: 'Too many failed sign-ins', fr: 'Trop de connexions échouées' },
     detail: {
-      en: 'Sign-in to this account is paused after too many failures. Try again in 15 minutes, or reset your password.',
-      fr: 'La connexion à ce compte est suspendue après trop d’échecs. Réessayez dans 15 minutes ou réinitialisez votre mot de passe.',
+      en: 'Sign-in to this account is paused after too many failures. Try again later, or reset your password.',
+      fr: 'La connexion à ce compte est suspendue après trop d’échecs. Réessayez plus tard ou réinitialisez votre mot de passe.',
     },
     help: {
       en: 'Wait for the time given by Retry-After, or reset your password by the link the sign-in page mails you (docs/decisions/dashboard/sign-in-limits-and-lockout.md).',

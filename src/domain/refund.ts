@@ -76,12 +76,14 @@ export interface RefundableState {
 export function decideRefund(
   s: RefundableState,
   requested: number | null,
-): { ok: true; amount: number } | { ok: false; refusal: RefundRefusal } {
+): { ok: true; amount: number } | { ok: false; refusal: RefundRefusal; remaining?: number } {
   if (!s.refundable) return { ok: false, refusal: 'REFUND_NOT_ALLOWED' };
-  if (requested !== null && requested > s.originalAmount) return { ok: false, refusal: 'INVALID_AMOUNT' };
-  const remaining = s.originalAmount - s.committed;
+  const remaining = Math.max(0, s.originalAmount - s.committed);
+  // An amount too large says what remains, so the merchant (or the dashboard's field) can correct it.
+  if (requested !== null && requested > s.originalAmount)
+    return { ok: false, refusal: 'INVALID_AMOUNT', remaining };
   if (remaining <= 0) return { ok: false, refusal: 'REFUND_NOT_ALLOWED' };
-  if (requested !== null && requested > remaining) return { ok: false, refusal: 'INVALID_AMOUNT' };
+  if (requested !== null && requested > remaining) return { ok: false, refusal: 'INVALID_AMOUNT', remaining };
   return { ok: true, amount: requested ?? remaining };
 }
 

@@ -181,6 +181,14 @@ export class RefundService {
       const code = refusalOf(err);
       // The workflow's DUPLICATE_REFUND is always a taken externalReference (another key's refund).
       if (code === 'DUPLICATE_REFUND') return refuse(code, refundConflict.externalReferenceUsed().extra);
+      const remaining = code === 'INVALID_AMOUNT' ? remainingOf(err) : null;
+      if (remaining !== null) {
+        const message = fieldMessages.refundAboveRemainder(
+          toMajor(remaining, payin.currency),
+          payin.currency,
+        );
+        return refuse(code!, { detail: message, errors: [{ path: 'amount', message }] });
+      }
       if (code) return refuse(code);
       if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError)
         throw new ApiProblem('DECISION_PENDING', { headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } });
@@ -227,6 +235,14 @@ export class RefundService {
 /** A same-key request whose body differs from the one that opened the refund (unknown for older refunds). */
 function otherRequest(refund: Refund, caller: RefundCaller): boolean {
   return fingerprintsDiffer(refund.requestFingerprint, caller.requestFingerprint);
+}
+
+/** What remains refundable, as the desk said with its INVALID_AMOUNT (minor units); null when it did not. */
+function remainingOf(err: unknown): number | null {
+  const cause = err instanceof WorkflowUpdateFailedError ? err.cause : null;
+  const details = cause instanceof ApplicationFailure ? cause.details : null;
+  const remaining = (details?.[0] as { remaining?: unknown } | undefined)?.remaining;
+  return typeof remaining === 'number' && Number.isInteger(remaining) && remaining >= 0 ? remaining : null;
 }
 
 /** The problem a failed Update stands for; null for a fault. */

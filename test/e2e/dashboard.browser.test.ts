@@ -168,6 +168,22 @@ describe('merchant dashboard in a real browser', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
     await check('sign-in');
+    // A locked sign-in says one wait, in minutes from Retry-After (it said "15 minutes" and "900
+    // seconds" together, and 15 minutes whatever DASHBOARD_LOCKOUT was). Another typed address.
+    await page.getByLabel('Email address').fill(`stranger-${randomUUID().slice(0, 8)}@example.test`);
+    await page.getByLabel('Password').fill('not the password');
+    const alert = page.getByRole('alert');
+    for (let i = 0; i < 6; i++) {
+      await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/auth/sign-in')),
+        page.getByRole('button', { name: 'Sign in' }).click(),
+      ]);
+    }
+    await alert.getByText('Too many failed sign-ins').waitFor();
+    const said = (await alert.textContent()) ?? '';
+    expect(said.match(/Try again/g)).toHaveLength(2); // "later" in the detail, the wait once
+    expect(said).toMatch(/Try again later, or reset your password\. ?Try again in \d+ (minutes?|seconds?)\./);
+    expect(said).not.toMatch(/15 minutes,|\d{3} seconds/);
     await page.getByLabel('Email address').fill(owner);
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -249,8 +265,31 @@ describe('merchant dashboard in a real browser', () => {
     await page.getByRole('button', { name: 'Refund', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: 'Refund this payment' });
     await dialog.getByLabel('Part of it').check();
-    await dialog.getByLabel('Amount (XOF)').fill('2500');
+    // More than remains (10,001) is said next to the field as it is typed (issue 44 §1).
+    const amount = dialog.getByLabel('Amount (XOF)');
+    await amount.fill('20000');
+    await dialog.getByText(/^At most .*10.?001.* can still be refunded\.$/).waitFor();
+    expect(await amount.getAttribute('aria-invalid')).toBe('true');
+    expect(await dialog.getByRole('button', { name: 'Review the refund' }).isDisabled()).toBe(true);
+    // Another member refunds 5,000 while the dialog is open: the dialog's remainder is stale, and
+    // the API's refusal names the field and what remains; the dialog then shows the new remainder.
+    const meanwhile = await api.post(`/v1/payin/${reference}/refund`, {
+      amount: 5000,
+      reason: 'refunded from another desk',
+      externalReference: `other-${reference}`,
+    });
+    expect(meanwhile.status).toBe(201);
+    await amount.fill('6000');
     await dialog.getByLabel('Reason').fill('Damaged item');
+    await dialog.getByRole('button', { name: 'Review the refund' }).click();
+    await dialog.getByRole('button', { name: 'Refund now' }).click();
+    await dialog
+      .getByText(
+        'At most 5001 XOF of this payment can still be refunded: send that amount or less, or leave amount out to refund the rest.',
+      )
+      .waitFor();
+    await dialog.getByText(/^Still refundable: .*5.?001/).waitFor();
+    await amount.fill('2500');
     await check('refund-dialog');
     await dialog.getByRole('button', { name: 'Review the refund' }).click();
     await dialog.getByRole('button', { name: 'Refund now' }).click();
@@ -285,6 +324,12 @@ describe('merchant dashboard in a real browser', () => {
     const link = page.getByRole('link', { name: 'Download (CSV)' });
     await link.waitFor({ timeout: 20_000 });
     await check('statements');
+    // The days asked, as days: not "Nov 28, 12:00 AM – Nov 29, 12:00 AM".
+    const day = await page.evaluate(
+      (d) => new Intl.DateTimeFormat('en', { dateStyle: 'medium' }).format(new Date(`${d}T00:00:00`)),
+      today,
+    );
+    await page.getByRole('cell', { name: day, exact: true }).waitFor();
     const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
     const text = readFileSync(await download.path(), 'utf8');
     expect(text.length).toBeGreaterThan(0);

@@ -182,6 +182,26 @@ describe('refunds', () => {
     const aboveRemainder = await refund(ref, { amount: 500, externalReference: 'p-y' });
     expect(aboveRemainder.status).toBe(400);
     expect(aboveRemainder.body.code).toBe('INVALID_AMOUNT');
+    // The answer says what remains, in the currency, on the field (issue 44: the dashboard shows it there).
+    const remains =
+      'At most 400 XOF of this payment can still be refunded: send that amount or less, or leave amount out to refund the rest.';
+    expect(aboveRemainder.body).toMatchObject({
+      detail: remains,
+      errors: [{ path: 'amount', message: remains }],
+    });
+    expect(aboveOriginal.body.errors).toEqual([{ path: 'amount', message: remains }]);
+    const inFrench = await refund(
+      ref,
+      { amount: 500, externalReference: 'p-z' },
+      { 'accept-language': 'fr' },
+    );
+    expect(inFrench.body.errors).toEqual([
+      {
+        path: 'amount',
+        message:
+          'Il reste au plus 400 XOF à rembourser sur ce paiement : envoyez ce montant ou moins, ou omettez amount pour rembourser le reste.',
+      },
+    ]);
 
     // No amount: the whole remainder, partial since it is less than the original.
     const rest = await refund(ref, { externalReference: 'p-3' });

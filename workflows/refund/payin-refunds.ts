@@ -285,7 +285,11 @@ class RefundDesk implements PayinRefunds {
       },
       ask.amount,
     );
-    if (!decision.ok) throw refusal(decision.refusal);
+    if (!decision.ok)
+      throw refusal(
+        decision.refusal,
+        decision.remaining === undefined ? undefined : { remaining: decision.remaining },
+      );
     return { amount: decision.amount };
   }
 
@@ -424,6 +428,12 @@ class RefundDesk implements PayinRefunds {
   }
 }
 
-function refusal(type: RefundRefusal): ApplicationFailure {
-  return ApplicationFailure.create({ type, message: refusalMessages[type], nonRetryable: true });
+/** `details`: what the API says with the refusal (INVALID_AMOUNT: what remains, minor units). */
+function refusal(type: RefundRefusal, details?: { remaining: number }): ApplicationFailure {
+  return ApplicationFailure.create({
+    type,
+    message: refusalMessages[type],
+    nonRetryable: true,
+    ...(details ? { details: [details] } : {}),
+  });
 }

@@ -24,11 +24,16 @@ export function ProblemAlert(props: { error: unknown; shownFields?: readonly str
         .pop() ?? e.path;
     return !shown.has(e.path) && !shown.has(last);
   });
+  // A detail that is a field's own message is said once, under that field.
+  const detail =
+    problem.detail && !(problem.errors ?? []).some((e) => e.message === problem.detail && !others.includes(e))
+      ? ` ${problem.detail}`
+      : '';
   return (
     <div role="alert" className="alert alert-error">
       <p>
         <strong>{problem.status === 0 ? t('problem.network') : problem.title}</strong>
-        {problem.detail ? ` ${problem.detail}` : ''}
+        {detail}
       </p>
       {others.length > 0 && (
         <ul>
@@ -39,7 +44,13 @@ export function ProblemAlert(props: { error: unknown; shownFields?: readonly str
           ))}
         </ul>
       )}
-      {retryAfter !== null && <p>{t('problem.retryAfter', { seconds: retryAfter })}</p>}
+      {retryAfter !== null && (
+        <p>
+          {retryAfter >= 90
+            ? t('problem.retryAfterMinutes', { count: Math.ceil(retryAfter / 60) })
+            : t('problem.retryAfter', { count: retryAfter })}
+        </p>
+      )}
     </div>
   );
 }

@@ -94,7 +94,10 @@ export const en = {
   problem: {
     unexpected: 'Something went wrong.',
     network: 'The server could not be reached. Check your connection and try again.',
-    retryAfter: 'Try again in {{seconds}} seconds.',
+    retryAfter_one: 'Try again in {{count}} second.',
+    retryAfter_other: 'Try again in {{count}} seconds.',
+    retryAfterMinutes_one: 'Try again in {{count}} minute.',
+    retryAfterMinutes_other: 'Try again in {{count}} minutes.',
   },
   notFound: { title: 'Page not found' },
   forbidden: {
@@ -227,6 +230,7 @@ export const en = {
     open: 'Refund',
     title: 'Refund this payment',
     remaining: 'Still refundable: {{amount}}',
+    tooMuch: 'At most {{amount}} can still be refunded.',
     kind: 'How much',
     full: 'All that is still refundable',
     partial: 'Part of it',

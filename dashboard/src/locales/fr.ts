@@ -101,7 +101,10 @@ export const fr: typeof en = {
   problem: {
     unexpected: "Une erreur s'est produite.",
     network: 'Le serveur est injoignable. Vérifiez votre connexion et réessayez.',
-    retryAfter: 'Réessayez dans {{seconds}} secondes.',
+    retryAfter_one: 'Réessayez dans {{count}} seconde.',
+    retryAfter_other: 'Réessayez dans {{count}} secondes.',
+    retryAfterMinutes_one: 'Réessayez dans {{count}} minute.',
+    retryAfterMinutes_other: 'Réessayez dans {{count}} minutes.',
   },
   notFound: { title: 'Page introuvable' },
   forbidden: {
@@ -240,6 +243,7 @@ export const fr: typeof en = {
     open: 'Rembourser',
     title: 'Rembourser ce paiement',
     remaining: 'Encore remboursable : {{amount}}',
+    tooMuch: 'Il reste au plus {{amount}} à rembourser.',
     kind: 'Combien',
     full: 'Tout ce qui reste remboursable',
     partial: 'Une partie',

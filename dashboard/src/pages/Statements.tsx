@@ -120,9 +120,7 @@ export function Statements() {
               );
             return (
               <tr key={id}>
-                <td>
-                  {f.dateTime(s.from)} – {f.dateTime(s.to)}
-                </td>
+                <td>{f.period(s.from, s.to)}</td>
                 <td>{s.currency}</td>
                 <td>{s.format.toUpperCase()}</td>
                 <td>

@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { Fragment, useEffect, useState } from 'react';
+import { Fragment, useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
 import { dashboardApi, type Timeline } from '../api/dashboard';
@@ -25,7 +25,14 @@ function fetchRecord(type: Kind, reference: string): Promise<AnyTransaction> {
   return unwrap(api.GET('/v1/refunds/{reference}', { params: path }));
 }
 
-function RefundDialog(props: { reference: string; remaining: number; currency: string; onDone: () => void }) {
+function RefundDialog(props: {
+  reference: string;
+  remaining: number;
+  currency: string;
+  onDone: () => void;
+  /** Reads the payment again: another refund may have been made since the page loaded. */
+  onStale: () => void;
+}) {
   const { t } = useTranslation();
   const f = useFormat();
   const [open, setOpen] = useState(false);
@@ -47,12 +54,21 @@ function RefundDialog(props: { reference: string; remaining: number; currency: s
   const form = useFields({ amount: '', reason: '', externalReference: '' }, refund.error);
   const { reason, externalReference } = form.values;
   const value = full ? props.remaining : Number(form.values.amount);
-  // A refusal naming fields goes back to the form, where each error sits next to its field.
+  // More than remains is said next to the field as it is typed, not only by a greyed-out button.
+  const tooMuch =
+    !full && form.values.amount !== '' && value > props.remaining
+      ? t('refund.tooMuch', { amount: f.amount(props.remaining, props.currency) })
+      : undefined;
+  // A refusal naming fields goes back to the form, where each error sits next to its field; the
+  // amount's (what remains changed meanwhile) also reads the payment again.
   const fieldRefusal = Object.keys(form.errors).length > 0;
+  const { onStale } = props;
   useEffect(() => {
     if (fieldRefusal) setConfirming(false);
-  }, [fieldRefusal]);
+    if (form.errors.amount) onStale();
+  }, [fieldRefusal, form.errors.amount, onStale]);
   const openDialog = () => {
+    props.onStale();
     refund.reset();
     setConfirming(false);
     setFull(true);
@@ -91,6 +107,12 @@ function RefundDialog(props: { reference: string; remaining: number; currency: s
                 max={props.remaining}
                 required
                 {...form.bind('amount')}
+                // A new amount answers the server's refusal of the last one.
+                onChange={(v) => {
+                  if (refund.error) refund.reset();
+                  form.set('amount', v);
+                }}
+                error={form.errors.amount ?? tooMuch}
               />
             )}
             <TextField label={t('fields.reason')} required {...form.bind('reason')} />
@@ -151,18 +173,25 @@ export function Transaction() {
     queryFn: () => dashboardApi.timeline(recordId!),
     enabled: recordId !== null,
   });
-  const refresh = () => {
+  const refresh = useCallback(() => {
     void client.invalidateQueries({ queryKey: ['transaction'] });
     void client.invalidateQueries({ queryKey: ['timeline'] });
     void client.invalidateQueries({ queryKey: ['transactions'] });
-  };
+  }, [client]);
 
   const tx = record.data;
   const row = tx ? toRow(tx) : null;
   const refunded = tx && 'refundedAmount' in tx ? (tx.refundedAmount ?? 0) : 0;
+  // What the API still takes: refunds in flight are committed too (failed or reversed ones are not).
+  const committed =
+    tx && 'refunds' in tx
+      ? (tx.refunds ?? [])
+          .filter((r) => !['failed', 'reversed'].includes(r.status))
+          .reduce((sum, r) => sum + r.amount, 0)
+      : refunded;
   const refundable =
     tx && row && row.type === 'payin' && ['completed', 'success'].includes(row.status)
-      ? row.amount - refunded
+      ? Math.max(0, row.amount - Math.max(committed, refunded))
       : 0;
 
   return (
@@ -220,6 +249,7 @@ export function Transaction() {
                 remaining={refundable}
                 currency={row.currency}
                 onDone={refresh}
+                onStale={refresh}
               />
             )}
             {can('payout') && row.type === 'payout' && row.status === 'pending' && (
