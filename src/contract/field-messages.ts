@@ -109,6 +109,11 @@ export const fieldMessages = {
     en: `Must be a whole number from ${min} to ${max}.`,
     fr: `Doit être un nombre entier de ${min} à ${max}.`,
   }),
+  /** A spreadsheet's amount cell that is not a number (the bulk payout preview). */
+  cellNotAnAmount: (cell: string): Text => ({
+    en: `“${cell}” is not an amount: write the number alone, such as 10000 or 10 000.`,
+    fr: `« ${cell} » n'est pas un montant : écrivez le nombre seul, par exemple 10000 ou 10 000.`,
+  }),
   /** A sandbox route control's setting that belongs to another state (POST /v1/sandbox/routes). */
   settingOfState: (setting: string, state: string): Text => ({
     en: `${setting} goes with the state ${state} only.`,

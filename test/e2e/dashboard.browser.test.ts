@@ -302,9 +302,24 @@ describe('merchant dashboard in a real browser', () => {
   it('pays 50 suppliers from a CSV and watches the batch complete', async () => {
     await nav('Payouts').click();
     await page.getByRole('heading', { name: 'Payouts', level: 1 }).waitFor();
-    await page
-      .getByLabel('File (CSV or XLSX)')
-      .setInputFiles(join(process.cwd(), 'docs/examples/bulk-payouts.csv'));
+    // A row in error shows which row it is (its reference, phone and name as written) and what is
+    // wrong with its amount, in words a person typed it in (issue 44 §1).
+    const file = page.getByLabel('File (CSV or XLSX)');
+    await file.setInputFiles({
+      name: 'typo.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from(
+        'reference,amount,msisdn,country,customerName\nsup-7,12 500 F,+2250500000007,CI,Awa Koné\n',
+      ),
+    });
+    await page.getByRole('button', { name: 'Check the file' }).click();
+    const refused = page.getByRole('row').filter({ hasText: 'sup-7' });
+    await refused.getByText('+2250500000007').waitFor();
+    await refused.getByText('Awa Koné').waitFor();
+    await refused
+      .getByText('“12 500 F” is not an amount: write the number alone, such as 10000 or 10 000.')
+      .waitFor();
+    await file.setInputFiles(join(process.cwd(), 'docs/examples/bulk-payouts.csv'));
     await page.getByRole('button', { name: 'Check the file' }).click();
     await page.getByText('50 valid rows, 0 with errors.').waitFor();
     await check('payouts-preview');
@@ -428,5 +443,23 @@ describe('merchant dashboard in a real browser', () => {
       return { status: res.status, code: ((await res.json()) as { code: string }).code };
     }, reference);
     expect(answer).toEqual({ status: 403, code: 'ROLE_FORBIDDEN' });
+  });
+
+  it('an admin without TOTP is refused live mode, and the refusal leaves with the screen it was on', async () => {
+    await browser.context.clearCookies();
+    const admin = `admin-${randomUUID().slice(0, 8)}@example.test`;
+    const token = await invite(stack, merchant.merchantId, admin, 'admin');
+    await page.goto(`${dash}/invitations/${token}`);
+    await page.getByLabel('Full name').fill('Adjoua Bamba');
+    await page.getByLabel('New password').fill(password);
+    await page.getByRole('button', { name: 'Create my account' }).click();
+    await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
+    await page.getByRole('switch', { name: /Live mode/ }).click();
+    const refusal = page.getByText('Two-step verification required for live mode');
+    await refusal.waitFor();
+    // It stayed on every later screen until a reload (issue 44 §1).
+    await nav('Transactions').click();
+    await page.getByRole('heading', { name: 'Transactions', level: 1 }).waitFor();
+    await refusal.waitFor({ state: 'detached' });
   });
 });

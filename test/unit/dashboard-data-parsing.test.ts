@@ -71,7 +71,20 @@ describe('bulk upload rows', () => {
     );
     const fr = await previewUpload(csv, 'text/csv', 'fr');
     expect([fr.valid, fr.invalid]).toEqual([1, 1]);
-    expect(fr.rows[1]).toMatchObject({ line: 3, item: null, errors: [{ field: 'amount' }] });
+    // A refused row keeps what identifies it, and its amount's message says what was read (issue 44 §1:
+    // it showed "—" everywhere and "Must be a number, not a string").
+    expect(fr.rows[1]).toEqual({
+      line: 3,
+      item: null,
+      cells: { reference: 'b', msisdn: '+2250500020002', amount: 'abc' },
+      errors: [
+        {
+          field: 'amount',
+          message: "« abc » n'est pas un montant : écrivez le nombre seul, par exemple 10000 ou 10 000.",
+        },
+      ],
+    });
+    expect(fr.rows[0]!.cells).toBeUndefined();
     expect(fr.totals).toEqual([{ currency: 'XOF', count: 1, amount: 100 }]);
   });
 

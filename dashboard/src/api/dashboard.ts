@@ -139,6 +139,8 @@ export interface BulkPreviewRow {
   /** The row's line in the file (the header is line 1). */
   line: number;
   item: Schemas['CreatePayoutBatchRequest']['items'][number] | null;
+  /** A refused row's cells as the file has them. */
+  cells?: { reference?: string; msisdn?: string; amount?: string; customerName?: string };
   errors: { field: string; message: string }[];
 }
 export interface BulkPreview {

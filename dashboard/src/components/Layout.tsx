@@ -49,6 +49,11 @@ export function Layout() {
   }, [location.pathname]);
 
   const setMode = useAction(dashboardApi.setMode, (next) => adoptSession(client, next));
+  // A refused switch is about the screen it was asked from: the next screen starts without it.
+  const { reset: forgetModeRefusal } = setMode;
+  useEffect(() => {
+    forgetModeRefusal();
+  }, [location.pathname, forgetModeRefusal]);
   const signOut = useAction(
     (_: void, key: string) => dashboardApi.signOut(key),
     () => {

@@ -217,14 +217,14 @@ function BulkPayouts() {
         previewHelper.display({
           id: 'reference',
           header: () => t('fields.reference'),
-          cell: (c) => c.row.original.item?.reference ?? '—',
+          cell: (c) => c.row.original.item?.reference ?? c.row.original.cells?.reference ?? '—',
         }),
         previewHelper.display({
           id: 'msisdn',
           header: () => t('fields.phone'),
           cell: (c) => {
             const item = c.row.original.item;
-            return item && 'msisdn' in item ? item.msisdn : '—';
+            return item && 'msisdn' in item ? item.msisdn : (c.row.original.cells?.msisdn ?? '—');
           },
         }),
         previewHelper.display({
@@ -232,7 +232,9 @@ function BulkPayouts() {
           header: () => t('fields.amount'),
           cell: (c) => {
             const item = c.row.original.item;
-            return item && 'country' in item ? f.amount(item.amount, currencyOf[item.country]) : '—';
+            return item && 'country' in item
+              ? f.amount(item.amount, currencyOf[item.country])
+              : (c.row.original.cells?.amount ?? '—');
           },
         }),
         previewHelper.display({
@@ -240,7 +242,9 @@ function BulkPayouts() {
           header: () => t('fields.customerName'),
           cell: (c) => {
             const item = c.row.original.item;
-            return (item && 'customerName' in item ? item.customerName : undefined) ?? '—';
+            return (
+              (item && 'customerName' in item ? item.customerName : c.row.original.cells?.customerName) ?? '—'
+            );
           },
         }),
         previewHelper.accessor('errors', {

@@ -36,7 +36,19 @@ export interface PreviewRow {
   line: number;
   /** What POST /v1/payouts/bulk takes as the row's item (without the parser's `shape` tag). */
   item: BatchItemRequest | null;
+  /** A refused row's cells as the file has them, so the page shows which row it is (absent when valid). */
+  cells?: { reference?: string; msisdn?: string; amount?: string; customerName?: string };
   errors: { field: string; message: string }[];
+}
+
+/** What the page shows of a refused row: the identifying cells as written (trimmed, short). */
+function shownCells(cells: Cells): NonNullable<PreviewRow['cells']> {
+  const shown: NonNullable<PreviewRow['cells']> = {};
+  for (const name of ['reference', 'msisdn', 'amount', 'customerName'] as const) {
+    const value = String(cells[name] ?? '').trim();
+    if (value) shown[name] = value.slice(0, 100);
+  }
+  return shown;
 }
 
 export interface Preview {
@@ -139,14 +151,23 @@ export async function previewUpload(body: Buffer, contentType: string, lang: Lan
     // Blank rows (an XLSX often keeps some at its end) are not payouts.
     if (Object.values(cells).every((v) => String(v).trim() === '')) return;
     const line = i + 2;
-    const parsed = parseBatchItem(itemOf(cells));
+    const item$ = itemOf(cells);
+    const parsed = parseBatchItem(item$);
     if ('errors' in parsed) {
+      const shown = shownCells(cells);
       rows.push({
         line,
         item: null,
+        cells: shown,
         errors: parsed.errors.map((e) => ({
           field: e.path,
-          message: typeof e.message === 'string' ? e.message : e.message[lang],
+          // The schema's "a number, not a string" says nothing of the cell: this says what it read.
+          message:
+            e.path === 'amount' && typeof item$.amount === 'string'
+              ? fieldMessages.cellNotAnAmount(shown.amount ?? item$.amount)[lang]
+              : typeof e.message === 'string'
+                ? e.message
+                : e.message[lang],
         })),
       });
       return;
@@ -157,6 +178,7 @@ export async function previewUpload(body: Buffer, contentType: string, lang: Lan
       rows.push({
         line,
         item: null,
+        cells: shownCells(cells),
         errors: [{ field: 'reference', message: fieldMessages.duplicateRowReference[lang] }],
       });
       return;
