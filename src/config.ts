@@ -7,6 +7,7 @@ import { operatorRoutesJson, routeTermsJson } from './operators/connectors/route
 import { mtnConfigShape } from './operators/connectors/mtn/config';
 import { pawapayConfigShape } from './operators/connectors/pawapay/config';
 import { waveConfigShape } from './operators/connectors/wave/config';
+import { hub2ConfigShape } from './operators/connectors/hub2/config';
 import { recipientConfigShape } from './services/recipient-service';
 import { healthConfigShape } from './operators/health/config';
 import { duration } from './infra/duration';
@@ -513,6 +514,7 @@ export const configSchema = z
     ...pawapayConfigShape,
     ...mtnConfigShape,
     ...waveConfigShape,
+    ...hub2ConfigShape,
     ...recipientConfigShape,
     ...healthConfigShape,
   })
