@@ -7,6 +7,7 @@ import { operatorRoutesJson, routeTermsJson } from './operators/connectors/route
 import { mtnConfigShape } from './operators/connectors/mtn/config';
 import { pawapayConfigShape } from './operators/connectors/pawapay/config';
 import { waveConfigShape } from './operators/connectors/wave/config';
+import { hub2ConfigShape } from './operators/connectors/hub2/config';
 import { recipientConfigShape } from './services/recipient-service';
 import { healthConfigShape } from './operators/health/config';
 import { duration } from './infra/duration';
@@ -284,7 +285,7 @@ export const configSchema = z
     OPERATOR_ROUTES: operatorRoutesJson.optional().register(configDocs, {
       group: 'operators',
       description:
-        'Live mode\'s connectors of each operator × country × operation, asked in order, JSON such as `{"*":"pawapay","MTN_CI":["mtn","pawapay"],"WAVE_CI":["wave","pawapay"]}` (docs/operators.md#test-mode-live-mode-and-routes). Checked at start: a route to a connector without credentials, or one that does not serve the pair, stops the process. Unset, live mode moves no money (every live transaction is refused as `PROVIDER_UNAVAILABLE`).',
+        'Live mode\'s connectors of each operator × country × operation, asked in order, JSON such as `{"*":"pawapay","MTN_CI":["mtn","pawapay"],"WAVE_CI":["wave","pawapay"],"ORANGE_CI":["pawapay","hub2"]}` (docs/operators.md#test-mode-live-mode-and-routes). Checked at start: a route to a connector without credentials, or one that does not serve the pair, stops the process. Unset, live mode moves no money (every live transaction is refused as `PROVIDER_UNAVAILABLE`).',
       default: 'none',
       production: 'required',
     }),
@@ -513,6 +514,7 @@ export const configSchema = z
     ...pawapayConfigShape,
     ...mtnConfigShape,
     ...waveConfigShape,
+    ...hub2ConfigShape,
     ...recipientConfigShape,
     ...healthConfigShape,
   })

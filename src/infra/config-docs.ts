@@ -14,6 +14,7 @@ export const configGroups = {
   pawapay: 'pawaPay connector',
   mtn: 'MTN MoMo connector',
   wave: 'Wave connector',
+  hub2: 'Hub2 connector',
   health: 'Provider health',
   recipient: 'Recipient checks',
   webhooks: 'Webhooks and WebSockets',

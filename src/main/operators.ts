@@ -20,6 +20,8 @@ import {
 import { buildMtnConnector } from '../operators/connectors/mtn/config';
 import { buildPawapayConnector } from '../operators/connectors/pawapay/config';
 import { buildWaveConnector } from '../operators/connectors/wave/config';
+import { buildHub2Connector } from '../operators/connectors/hub2/config';
+import type { Hub2Journal } from '../operators/connectors/hub2/connector';
 import type { TransactionStore } from '../persistence/transactions';
 import type { RefundStore } from '../persistence/refunds';
 import { AskRecordingGateway, type OperatorAskIndex } from '../reconciliation';
@@ -68,7 +70,13 @@ export interface Operators {
 /** Refuses to build (a message per problem) when a route names a connector it cannot use. */
 export function buildOperators(
   config: Config,
-  records: { payinOfRefund?: (refundId: string) => Promise<string | null> } = {},
+  records: {
+    payinOfRefund?: (refundId: string) => Promise<string | null>;
+    /** The payer's number of a refund's payin (Hub2 refunds by a transfer to it); never logged. */
+    payerOfRefund?: (refundId: string) => Promise<string | null>;
+    /** The Hub2 connector's journal (src/persistence/hub2-journal.ts); without it, no Hub2. */
+    hub2Journal?: Hub2Journal;
+  } = {},
 ): Operators {
   const common = {
     timeoutMs: config.OPERATOR_TIMEOUT,
@@ -98,6 +106,13 @@ export function buildOperators(
         : {}),
       ...(records.payinOfRefund ? { refundOrigin: records.payinOfRefund } : {}),
     }),
+    records.hub2Journal
+      ? buildHub2Connector(config, {
+          ...common,
+          journal: records.hub2Journal,
+          ...(records.payerOfRefund ? { payerOfRefund: records.payerOfRefund } : {}),
+        })
+      : null,
   ];
   for (const c of live) if (c) connectors.set(c.name, c);
   const routes: RouteTable = config.OPERATOR_ROUTES ?? new Map();

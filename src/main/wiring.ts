@@ -19,6 +19,7 @@ import { PayinService } from '../services/payin-service';
 import { RefundService } from '../services/refund-service';
 import { RefundStore } from '../persistence/refunds';
 import { RefundAuditLog } from '../persistence/refund-audit';
+import { Hub2JournalStore } from '../persistence/hub2-journal';
 import { CallbackReceiptStore } from '../persistence/callback-receipts';
 import { CallbackService } from '../operators/callbacks';
 import { PayoutService } from '../services/payout-service';
@@ -137,9 +138,7 @@ export async function buildApi(opts: {
     opts.logger.warn({ err }, 'operator callback receipts: prune failed'),
   );
   await callbackReceipts.init();
-  const operators = buildOperators(opts.config, {
-    payinOfRefund: async (id) => (await refunds.findById(id))?.payinId ?? null,
-  });
+  const operators = buildOperators(opts.config, await operatorRecords(opts.mongo, transactions, refunds));
   // Provider states (src/operators/health): a payin to a closed provider is refused with 503.
   const providerHealth = providerHealthOf(opts.mongo, opts.config, operators);
   setRouteHealthSource(routeHealthSamples(providerHealth, operators));
@@ -344,6 +343,29 @@ async function splitSystemAccountsByMode(
     );
 }
 
+/**
+ * What the live connectors read of our records: a refund's payin (Wave), its payer's number (Hub2
+ * refunds by a transfer to it: read here, in the process, never through workflow history), and the
+ * Hub2 connector's journal.
+ */
+async function operatorRecords(
+  mongo: Connection,
+  transactions: TransactionStore,
+  refunds: RefundStore,
+): Promise<Parameters<typeof buildOperators>[1]> {
+  const hub2Journal = Hub2JournalStore.on(mongo);
+  await hub2Journal.init();
+  const payinOfRefund = async (id: string) => (await refunds.findById(id))?.payinId ?? null;
+  return {
+    payinOfRefund,
+    payerOfRefund: async (id) => {
+      const payinId = await payinOfRefund(id);
+      return payinId ? ((await transactions.findById(payinId))?.customer.phoneNumber ?? null) : null;
+    },
+    hub2Journal,
+  };
+}
+
 export async function buildActivityDeps(opts: { mongo: Connection; config: Config }): Promise<ActivityDeps> {
   const transactions = TransactionStore.on(opts.mongo);
   await transactions.init();
@@ -353,9 +375,7 @@ export async function buildActivityDeps(opts: { mongo: Connection; config: Confi
   const refundAudit = RefundAuditLog.on(opts.mongo);
   await Promise.all([refunds.init(), refundAudit.init()]);
   const reconciliation = buildReconciliationStores(opts.mongo);
-  const operators = buildOperators(opts.config, {
-    payinOfRefund: async (id) => (await refunds.findById(id))?.payinId ?? null,
-  });
+  const operators = buildOperators(opts.config, await operatorRecords(opts.mongo, transactions, refunds));
   const merchantNames = MerchantService.on(opts.mongo);
   // The worker measures live calls and flushes them every 10 s for every process to read.
   const providerHealth = providerHealthOf(opts.mongo, opts.config, operators);

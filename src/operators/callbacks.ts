@@ -52,7 +52,7 @@ export type CallbackOutcome =
   | { outcome: 'accepted' };
 
 export interface CallbackServiceDeps {
-  /** The configured connectors by name (`pawapay`, `mtn`, `wave`): each verifies its own callbacks. */
+  /** The configured connectors by name (`pawapay`, `mtn`, `wave`, `hub2`): each verifies its own callbacks. */
   connectors: ReadonlyMap<string, { verifyCallback(cb: IncomingCallback): Promise<VerifiedCallback | null> }>;
   /** The simulator's HMAC secret of each operator code. */
   simulatorSecrets: Readonly<Record<string, string>>;

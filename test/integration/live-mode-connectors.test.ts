@@ -9,13 +9,16 @@ import { mtnCredentials } from '../helpers/live-fakes';
 // Done-when of issue 18: a merchant in live mode, with the connectors pointed at their fakes (each
 // its own process, speaking its provider's protocol), completes a payin, a payout and a refund
 // through each connector: MTN CI through MTN MoMo direct, Wave CI through Wave direct, Moov CI
-// through pawaPay. Callbacks come back signed as each provider signs them, to /provider-callbacks.
+// through pawaPay, Orange CI through Hub2 (its journal in the stack's database, its refunds
+// transfers to the payer). Callbacks come back signed as each provider signs them, to
+// /provider-callbacks.
 
 const fakes = join(__dirname, '..', 'fakes');
 const routes = [
   { connector: 'mtn', provider: 'MTN', msisdn: '+2250500000101' },
   { connector: 'wave', provider: 'WAVE', msisdn: '+2250700000102' },
   { connector: 'pawapay', provider: 'MOOV', msisdn: '+2250100000103' },
+  { connector: 'hub2', provider: 'ORANGE', msisdn: '+2250700000104' },
 ] as const;
 
 describe('live mode through each connector', () => {
@@ -24,7 +27,7 @@ describe('live mode through each connector', () => {
   let merchant: TestMerchant;
   let live: ApiClient;
   let test: ApiClient;
-  let fakeUrls: { pawapay: string; mtn: string; wave: string };
+  let fakeUrls: { pawapay: string; mtn: string; wave: string; hub2: string };
 
   beforeAll(async () => {
     const port = await freePort();
@@ -34,7 +37,7 @@ describe('live mode through each connector', () => {
       k: { export(o: { type: 'pkcs8' | 'spki'; format: 'pem' }): string | Buffer },
       type: 'pkcs8' | 'spki',
     ) => k.export({ type, format: 'pem' }).toString();
-    const [pawapay, mtn, wave] = await Promise.all([
+    const [pawapay, mtn, wave, hub2] = await Promise.all([
       spawnFake(join(fakes, 'pawapay', 'main.ts'), {
         FAKE_PAWAPAY_API_TOKEN: 'live-pawapay-token',
         FAKE_PAWAPAY_SIGNING_KEY: pem(pawapayKeys.privateKey, 'pkcs8'),
@@ -52,13 +55,19 @@ describe('live mode through each connector', () => {
         FAKE_WAVE_WEBHOOK_SECRET: 'live-wave-webhook-secret',
         FAKE_CALLBACK_URL: `${base}/provider-callbacks/wave`,
       }),
+      spawnFake(join(fakes, 'hub2', 'main.ts'), {
+        FAKE_HUB2_API_KEY: 'live-hub2-key',
+        FAKE_HUB2_MERCHANT_ID: 'live-hub2-merchant',
+        FAKE_HUB2_WEBHOOK_SECRET: 'live-hub2-webhook-secret',
+        FAKE_CALLBACK_URL: `${base}/provider-callbacks/hub2`,
+      }),
     ]);
-    running.push(pawapay, mtn, wave);
-    fakeUrls = { pawapay: pawapay.url, mtn: mtn.url, wave: wave.url };
+    running.push(pawapay, mtn, wave, hub2);
+    fakeUrls = { pawapay: pawapay.url, mtn: mtn.url, wave: wave.url, hub2: hub2.url };
     stack = await startStack({
       PORT: String(port),
       OPERATOR_CALLBACK_BASE_URL: base,
-      OPERATOR_ROUTES: JSON.stringify({ '*': 'pawapay', MTN_CI: 'mtn', WAVE_CI: 'wave' }),
+      OPERATOR_ROUTES: JSON.stringify({ '*': 'pawapay', MTN_CI: 'mtn', WAVE_CI: 'wave', ORANGE_CI: 'hub2' }),
       PAWAPAY_BASE_URL: pawapay.url,
       PAWAPAY_API_TOKEN: 'live-pawapay-token',
       PAWAPAY_CALLBACK_PUBLIC_KEY: pem(pawapayKeys.publicKey, 'spki'),
@@ -72,6 +81,11 @@ describe('live mode through each connector', () => {
       WAVE_BASE_URL: wave.url,
       WAVE_API_KEY: 'live-wave-key',
       WAVE_WEBHOOK_SECRET: 'live-wave-webhook-secret',
+      HUB2_BASE_URL: hub2.url,
+      HUB2_API_KEY: 'live-hub2-key',
+      HUB2_MERCHANT_ID: 'live-hub2-merchant',
+      HUB2_ENVIRONMENT: 'sandbox',
+      HUB2_WEBHOOK_SECRET: 'live-hub2-webhook-secret',
     });
     merchant = await createTestMerchant(stack, 'Boutique Côte & Fils');
     live = new ApiClient(stack.baseUrl, merchant.live.credentials);
@@ -93,7 +107,14 @@ describe('live mode through each connector', () => {
   const collect = async (r: (typeof routes)[number], ref: string) => {
     const created = await live.post('/v1/direct/payin', {
       reference: ref,
-      payin: { amount: 20_000, msisdn: r.msisdn, provider: r.provider, country: 'CI' },
+      payin: {
+        amount: 20_000,
+        msisdn: r.msisdn,
+        provider: r.provider,
+        country: 'CI',
+        // Orange CI asks the customer's OTP (#144*82#).
+        ...(r.provider === 'ORANGE' ? { otp: '482913' } : {}),
+      },
       action: { successUrl: 'https://shop.example/ok', failureUrl: 'https://shop.example/ko' },
     });
     expect(created.status).toBe(201);
@@ -144,6 +165,18 @@ describe('live mode through each connector', () => {
       expect((await test.get(`/v1/direct/payout/${payoutRef}`)).status).toBe(404);
     },
   );
+
+  it('hub2: every request was one Hub2 documents, with one attempt per intent and one transfer per id', async () => {
+    expect(await (await fetch(`${fakeUrls.hub2}/__fake/undocumented`)).json()).toEqual([]);
+    expect(await (await fetch(`${fakeUrls.hub2}/__fake/defects`)).json()).toEqual([]);
+    const { transfers } = (await (await fetch(`${fakeUrls.hub2}/__fake/state`)).json()) as {
+      transfers: Array<{ reference: string; destination: { msisdn: string } }>;
+    };
+    // The refund went to the payer's number, under the refund's id.
+    expect(
+      transfers.some((t) => t.reference.startsWith('rf_') && t.destination.msisdn === routes[3].msisdn),
+    ).toBe(true);
+  });
 
   // Issue 28 §7: a rule the routed provider imposes is answered when the request is made, never
   // after a 201; and what the customer reads names the merchant and its reference, not our ids.

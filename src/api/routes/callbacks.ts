@@ -7,7 +7,7 @@ import { newRouter, route } from '../routing';
 /**
  * The HTTP side of the callback door (src/operators/callbacks.ts), outside /v1: providers have no
  * merchant credentials, each signs its callbacks its own way.
- *   POST /provider-callbacks/:name  a real provider's (pawaPay, MTN MoMo, Wave), checked by its
+ *   POST /provider-callbacks/:name  a real provider's (pawaPay, MTN MoMo, Wave, Hub2), checked by its
  *                                   connector; PUT too, as MTN asks callback hosts to take it.
  *   POST /operator-callbacks/:code  the sandbox simulator's, HMAC over the raw body.
  * 202 when accepted (an id we do not know too, so nothing leaks), 200 for a replay of the same

@@ -2,7 +2,7 @@ import type { Country, OperatorCode } from '../../domain/operators';
 import type { Mode } from '../../domain/modes';
 import type { OperatorGateway, OperatorKind } from '../gateway';
 
-// A connector speaks one provider's published API (pawaPay, MTN MoMo, Wave, or the sandbox
+// A connector speaks one provider's published API (pawaPay, MTN MoMo, Wave, Hub2, or the sandbox
 // simulator's protocol) behind the OperatorGateway the activities already use, so the workflows do
 // not change. The routing gateway (./routing.ts) picks the connector of each operator × country ×
 // operation from configuration; each connector maps its provider's statuses and codes to ours:
@@ -12,7 +12,7 @@ import type { OperatorGateway, OperatorKind } from '../gateway';
 //   - OperatorRejectedError when the provider refused the request itself (nothing was done);
 //   - OperatorConflictError when it holds our id with other terms.
 
-export const connectorNames = ['simulator', 'simulator-2', 'pawapay', 'mtn', 'wave'] as const;
+export const connectorNames = ['simulator', 'simulator-2', 'pawapay', 'mtn', 'wave', 'hub2'] as const;
 export type ConnectorName = (typeof connectorNames)[number];
 
 /** What a verified provider callback is about: our id, never the provider's word on the outcome. */

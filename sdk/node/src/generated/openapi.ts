@@ -184,12 +184,12 @@ export interface paths {
     get?: never;
     /**
      * Callback from a provider's own API (PUT)
-     * @description In the provider's own format, checked by its connector as the provider documents it: pawaPay's RFC 9421 signature and Content-Digest, Wave-Signature, or for MTN (which signs nothing) the token of the X-Callback-Url we gave. Only a trigger: the transaction re-reads its status from the provider. The same signed callback again answers 200 and is not delivered again; the same transaction with a new status is another callback. MTN may call back with PUT or POST. At most OPERATOR_CALLBACKS_PER_MINUTE (20) a minute per transaction, 429 beyond.
+     * @description In the provider's own format, checked by its connector as the provider documents it: pawaPay's RFC 9421 signature and Content-Digest, Wave-Signature, Hub2-Signature, or for MTN (which signs nothing) the token of the X-Callback-Url we gave. Only a trigger: the transaction re-reads its status from the provider. The same signed callback again answers 200 and is not delivered again; the same transaction with a new status is another callback. MTN may call back with PUT or POST. At most OPERATOR_CALLBACKS_PER_MINUTE (20) a minute per transaction, 429 beyond.
      */
     put: operations['providerCallbackPut'];
     /**
      * Callback from a provider's own API (POST)
-     * @description In the provider's own format, checked by its connector as the provider documents it: pawaPay's RFC 9421 signature and Content-Digest, Wave-Signature, or for MTN (which signs nothing) the token of the X-Callback-Url we gave. Only a trigger: the transaction re-reads its status from the provider. The same signed callback again answers 200 and is not delivered again; the same transaction with a new status is another callback. MTN may call back with PUT or POST. At most OPERATOR_CALLBACKS_PER_MINUTE (20) a minute per transaction, 429 beyond.
+     * @description In the provider's own format, checked by its connector as the provider documents it: pawaPay's RFC 9421 signature and Content-Digest, Wave-Signature, Hub2-Signature, or for MTN (which signs nothing) the token of the X-Callback-Url we gave. Only a trigger: the transaction re-reads its status from the provider. The same signed callback again answers 200 and is not delivered again; the same transaction with a new status is another callback. MTN may call back with PUT or POST. At most OPERATOR_CALLBACKS_PER_MINUTE (20) a minute per transaction, 429 beyond.
      */
     post: operations['providerCallback'];
     delete?: never;
@@ -3615,7 +3615,7 @@ export interface operations {
       };
       path: {
         /** @description The connector */
-        name: 'pawapay' | 'mtn' | 'wave';
+        name: 'pawapay' | 'mtn' | 'wave' | 'hub2';
       };
       cookie?: never;
     };
@@ -3777,7 +3777,7 @@ export interface operations {
       };
       path: {
         /** @description The connector */
-        name: 'pawapay' | 'mtn' | 'wave';
+        name: 'pawapay' | 'mtn' | 'wave' | 'hub2';
       };
       cookie?: never;
     };

@@ -12,7 +12,7 @@ const callback = (method: 'post' | 'put'): OperationSpec => ({
   summary: `Callback from a provider's own API (${method.toUpperCase()})`,
   description:
     "In the provider's own format, checked by its connector as the provider documents it: pawaPay's RFC 9421 " +
-    'signature and Content-Digest, Wave-Signature, or for MTN (which signs nothing) the token of the ' +
+    'signature and Content-Digest, Wave-Signature, Hub2-Signature, or for MTN (which signs nothing) the token of the ' +
     'X-Callback-Url we gave. Only a trigger: the transaction re-reads its status from the provider. The ' +
     'same signed callback again answers 200 and is not delivered again; the same transaction with a new ' +
     'status is another callback. MTN may call back with PUT or POST. At most ' +
@@ -20,7 +20,7 @@ const callback = (method: 'post' | 'put'): OperationSpec => ({
   tag: 'Operators',
   auth: false,
   pathParams: {
-    name: { description: 'The connector', schema: z.enum(['pawapay', 'mtn', 'wave']) },
+    name: { description: 'The connector', schema: z.enum(['pawapay', 'mtn', 'wave', 'hub2']) },
   },
   body: { schemas: [{ name: 'ProviderCallback', schema: z.record(z.string(), z.unknown()) }] },
   responses: {
