@@ -57,6 +57,17 @@ export const fieldMessages = {
     en: `${operator} refunds a payment in full only: leave amount out, or send ${full} ${currency}.`,
     fr: `${operator} ne rembourse un paiement qu'en totalité : omettez amount, ou envoyez ${full} ${currency}.`,
   }),
+  /** A refund whose route credits the customer within limits (Hub2's transfers). */
+  refundAmountLimits: (
+    operator: string,
+    min: number,
+    max: number,
+    multipleOf: number | null,
+    currency: string,
+  ): Text => ({
+    en: `This ${operator} payment is refunded by a transfer of ${min} to ${max} ${currency}${multipleOf ? `, in multiples of ${multipleOf}` : ''}.`,
+    fr: `Ce paiement ${operator} est remboursé par un transfert de ${min} à ${max} ${currency}${multipleOf ? `, par multiples de ${multipleOf}` : ''}.`,
+  }),
   /** A refund above what remains of its payin (the original minus refunds completed or in flight). */
   refundAboveRemainder: (remaining: number, currency: string): Text => ({
     en: `At most ${remaining} ${currency} of this payment can still be refunded: send that amount or less, or leave amount out to refund the rest.`,

@@ -36,7 +36,7 @@ import {
   type Operators,
 } from './operators';
 import { setRouteHealthSource } from '../infra/metrics';
-import type { RulesOf } from '../operators/connectors';
+import type { RefundRulesOf, RulesOf } from '../operators/connectors';
 import type { ActivityDeps } from '../../activities';
 import type { Authenticator } from '../api/auth';
 import type { WebhookApiDeps } from '../api/routes/webhooks';
@@ -145,6 +145,13 @@ export async function buildApi(opts: {
   // A live request meets the rules of the connector it is routed to; the sandbox imposes none.
   const rulesOf: RulesOf = (mode, operator, country, operation) =>
     mode === 'live' ? operators.live.rulesFor(operator, country, operation) : {};
+  // A refund meets the rules of the route that collected its payin (one route book read).
+  const liveFollowed = operators.live.withBook({
+    book: new RouteBookStore(opts.mongo),
+    fenceMs: opts.config.OPERATOR_FAILOVER_FENCE,
+  });
+  const refundRulesOf: RefundRulesOf = async (mode, payinId, operator, country) =>
+    mode === 'live' ? liveFollowed.refundRulesFor(payinId, operator, country) : {};
   const payouts = new PayoutService({
     transactions,
     starts,
@@ -275,7 +282,7 @@ export async function buildApi(opts: {
       temporal: opts.temporal,
       taskQueue: opts.config.TEMPORAL_TASK_QUEUE,
       decisionWaitMs: opts.config.REFUND_DECISION_WAIT,
-      rulesOf,
+      rulesOf: refundRulesOf,
     }),
     payins: new PayinService({
       transactions,

@@ -13,7 +13,7 @@ import { ApiProblem, type ProblemCode } from '../contract/problems';
 import { fieldMessages, problemAt, refundConflict } from '../contract/field-messages';
 import { minorUnitDigits, toMajor, toMinor } from '../domain/money';
 import { modeOfScope } from '../domain/modes';
-import type { RulesOf } from '../operators/connectors/connector';
+import type { RefundRulesOf } from '../operators/connectors/connector';
 import { operatorOf } from './transaction-workflows';
 import { newId } from '../domain/ids';
 import type { Transaction } from '../domain/transaction';
@@ -33,7 +33,8 @@ export interface RefundServiceDeps {
   /** How long the API waits for the payin's workflow to decide before answering 503 (retry). */
   decisionWaitMs: number;
   /** The rules of the provider a refund is routed to (live mode's connectors). Unset: none. */
-  rulesOf?: RulesOf | undefined;
+  /** The rules of the route that collected the payin (live mode); none when absent. */
+  rulesOf?: RefundRulesOf | undefined;
 }
 
 /** Who asks: the merchant and the api_key it called with, and the request's idempotency key. */
@@ -112,8 +113,32 @@ export class RefundService {
     // The routed provider's own rules, answered now rather than by a reversal after the 201.
     const operator = payin.provider ? operatorOf(payin.provider) : null;
     const rules = operator
-      ? this.deps.rulesOf?.(modeOfScope(caller.merchantId), operator, payin.country, 'refund')
+      ? await this.deps.rulesOf?.(modeOfScope(caller.merchantId), payin.id, operator, payin.country)
       : undefined;
+    const limits = rules?.refundAmounts;
+    if (operator && limits) {
+      // The amount asked, or the rest of the payin (its refunds not failed nor reversed).
+      const minor =
+        body.amount !== undefined
+          ? toMinor(body.amount, payin.currency)
+          : payin.amount -
+            (await this.deps.refunds.ofPayin(payin))
+              .filter((r) => r.status !== 'failed' && r.status !== 'reversed')
+              .reduce((sum, r) => sum + r.amount, 0);
+      const outside =
+        minor < limits.min || minor > limits.max || (limits.multipleOf && minor % limits.multipleOf !== 0);
+      // Nothing left (minor ≤ 0) is the desk's REFUND_NOT_ALLOWED, not a matter of limits.
+      if (minor > 0 && outside) {
+        const message = fieldMessages.refundAmountLimits(
+          operator,
+          toMajor(limits.min, payin.currency),
+          toMajor(limits.max, payin.currency),
+          limits.multipleOf ? toMajor(limits.multipleOf, payin.currency) : null,
+          payin.currency,
+        );
+        return refuse('INVALID_AMOUNT', { detail: message, errors: [{ path: 'amount', message }] });
+      }
+    }
     if (operator && rules?.fullRefundsOnly) {
       // The provider returns what it collected: the customer's fee too when the customer paid it,
       // which is more than the merchant's payment a refund of ours reverses.

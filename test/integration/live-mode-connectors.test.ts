@@ -166,6 +166,34 @@ describe('live mode through each connector', () => {
     },
   );
 
+  it("hub2: a refund its transfer cannot make is refused when asked, in the caller's language, never after a 201", async () => {
+    const hub2 = routes.find((r) => r.connector === 'hub2')!;
+    const ref = `live-hub2-limits-${randomUUID()}`;
+    expect((await collect(hub2, ref)).body.status).toBe('success');
+    const odd = await live.post(`/v1/payin/${ref}/refund`, {
+      reason: 'returned',
+      amount: 1_003,
+      externalReference: `rf-odd-${ref}`,
+    });
+    expect(odd.status).toBe(400);
+    const message = 'This ORANGE payment is refunded by a transfer of 200 to 1500000 XOF, in multiples of 5.';
+    expect(odd.body).toMatchObject({ code: 'INVALID_AMOUNT', errors: [{ path: 'amount', message }] });
+    const tooSmall = await live.post(
+      `/v1/payin/${ref}/refund`,
+      { reason: 'returned', amount: 100, externalReference: `rf-small-${ref}` },
+      { 'accept-language': 'fr' },
+    );
+    expect(tooSmall.body.errors).toEqual([
+      {
+        path: 'amount',
+        message:
+          'Ce paiement ORANGE est remboursé par un transfert de 200 à 1500000 XOF, par multiples de 5.',
+      },
+    ]);
+    // Nothing was opened: the payin lists no refund.
+    expect((await live.get(`/v1/payin/${ref}`)).body.refunds ?? []).toEqual([]);
+  });
+
   it('hub2: every request was one Hub2 documents, with one attempt per intent and one transfer per id', async () => {
     expect(await (await fetch(`${fakeUrls.hub2}/__fake/undocumented`)).json()).toEqual([]);
     expect(await (await fetch(`${fakeUrls.hub2}/__fake/defects`)).json()).toEqual([]);

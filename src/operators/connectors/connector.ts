@@ -66,6 +66,11 @@ export interface ConnectorRules {
   httpsReturnUrls?: boolean;
   /** A payin is refunded whole or not at all (Wave's checkout refund takes no amount). */
   fullRefundsOnly?: boolean;
+  /**
+   * The amounts a refund may have, minor units, inclusive (Hub2 credits the payer by a transfer,
+   * with its payout limits and multiple).
+   */
+  refundAmounts?: { min: number; max: number; multipleOf?: number };
 }
 
 /**
@@ -79,10 +84,27 @@ export type RulesOf = (
   operation: 'payin' | 'payout' | 'refund',
 ) => ConnectorRules;
 
+/**
+ * The rules a refund meets: live mode's are those of the connector that collected its payin (a
+ * refund goes through the payin's route), the sandbox's none.
+ */
+export type RefundRulesOf = (
+  mode: Mode,
+  payinId: string,
+  operator: OperatorCode,
+  country: Country,
+) => Promise<ConnectorRules>;
+
 export interface Connector extends OperatorGateway {
   readonly name: ConnectorName;
   /** The provider's rules a request must meet (none when absent). */
   readonly rules?: ConnectorRules;
+  /** The rules of one pair and operation, where they differ by pair (else `rules`). */
+  rulesFor?(
+    operator: OperatorCode,
+    country: Country,
+    operation: 'payin' | 'payout' | 'refund',
+  ): ConnectorRules;
   /** The operator × country pairs this connector can serve (checked against the routes at start). */
   readonly serves: ReadonlyArray<{ operator: OperatorCode; country: Country }>;
   /**

@@ -1,6 +1,6 @@
 import type { Connector, ConnectorName } from './connector';
 
-export type { Connector, ConnectorName, ConnectorRules, RulesOf } from './connector';
+export type { Connector, ConnectorName, ConnectorRules, RefundRulesOf, RulesOf } from './connector';
 export { RoutedGateway, ModeGateway, modeOfIdFromRecords, scopeOfIdFromRecords } from './routing';
 export { routeOf, routeEntries, routeRefusals, operations, type Operation, type RouteTable } from './routes';
 export { SimulatorConnector } from './simulator';

@@ -76,10 +76,23 @@ export class RoutedGateway implements OperatorGateway {
    */
   rulesFor(operator: OperatorCode, country: Country, operation: Operation): ConnectorRules {
     const rules: ConnectorRules = {};
-    for (const c of this.connectorsFor(operator, country, operation))
-      for (const [rule, on] of Object.entries(c.rules ?? {}) as Array<[keyof ConnectorRules, boolean]>)
-        if (on) rules[rule] = true;
+    for (const c of this.connectorsFor(operator, country, operation)) {
+      const own = connectorRules(c, operator, country, operation);
+      if (own.httpsReturnUrls) rules.httpsReturnUrls = true;
+      if (own.fullRefundsOnly) rules.fullRefundsOnly = true;
+    }
     return rules;
+  }
+
+  /**
+   * The rules of a refund of this payin: those of the connector that holds the payin (its route
+   * book's word; the pair's first payin route without a book or an entry).
+   */
+  async refundRulesFor(payinId: string, operator: OperatorCode, country: Country): Promise<ConnectorRules> {
+    const first = routeOf(this.table, operator, country, 'payin');
+    const name = this.follower ? await this.follower.current('collection', payinId, first) : first;
+    const c = name ? this.connectors.get(name) : undefined;
+    return c ? connectorRules(c, operator, country, 'refund') : {};
   }
 
   private named(name: ConnectorName, where: string): Connector {
@@ -430,4 +443,14 @@ export function modeOfIdFromRecords(
   scopeOf: ScopeOfId = scopeOfIdFromRecords(read),
 ): ModeOfId {
   return async (kind, id) => read.modeOfScope(await scopeOf(kind, id));
+}
+
+/** A connector's rules for one pair and operation. */
+function connectorRules(
+  c: Connector,
+  operator: OperatorCode,
+  country: Country,
+  operation: Operation,
+): ConnectorRules {
+  return c.rulesFor?.(operator, country, operation) ?? c.rules ?? {};
 }

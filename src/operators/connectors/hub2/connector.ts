@@ -39,6 +39,7 @@ import {
 import {
   StatementsNotOfferedError,
   type Connector,
+  type ConnectorRules,
   type IncomingCallback,
   type VerifiedCallback,
 } from '../connector';
@@ -165,6 +166,26 @@ export class Hub2Connector implements Connector {
 
   constructor(private readonly opts: Hub2ConnectorOptions) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
+  }
+
+  /**
+   * A refund is a transfer, with the pair's payout limits: the API refuses another amount when the
+   * refund is asked, not after its 201 (docs/decisions/operators/provider-rules-checked-at-request.md).
+   */
+  rulesFor(
+    operator: OperatorCode,
+    country: Country,
+    operation: 'payin' | 'payout' | 'refund',
+  ): ConnectorRules {
+    const limits = pairs[providerName(operator, country)]?.payout;
+    if (operation !== 'refund' || !limits) return {};
+    return {
+      refundAmounts: {
+        min: limits.min,
+        max: limits.max,
+        ...(limits.multiple ? { multipleOf: limits.multiple } : {}),
+      },
+    };
   }
 
   // ---- payins: one PaymentIntent, one Payment attempt on it ----
