@@ -1,4 +1,10 @@
-import { OperatorNotTakenError, OperatorUnavailableError } from '../gateway';
+import type { z } from 'zod';
+import {
+  OperatorConflictError,
+  OperatorNotTakenError,
+  OperatorRejectedError,
+  OperatorUnavailableError,
+} from '../gateway';
 
 /** A provider's answer: its HTTP status and its body parsed as JSON (null when empty). */
 export interface ProviderAnswer {
@@ -51,4 +57,37 @@ export async function exchange(
 function connectionRefused(err: unknown): boolean {
   const cause = (err as { cause?: { code?: unknown; errors?: Array<{ code?: unknown }> } } | null)?.cause;
   return cause?.code === 'ECONNREFUSED' || (cause?.errors?.every((e) => e.code === 'ECONNREFUSED') ?? false);
+}
+
+/**
+ * How a connector reads its provider's answers. Only the provider's error code (`codeOf`, a short
+ * slug or a placeholder) travels in messages: its message may echo the request.
+ */
+export function answersOf(provider: string, codeOf: (json: unknown) => string) {
+  return {
+    /**
+     * A request's 4xx: 401/403 a wrong or revoked key, ours to fix, retried like an outage
+     * (docs/decisions/operators/wrong-credentials-are-an-outage.md); 409 our id held in conflict;
+     * any other the provider refusing the request itself (nothing was done).
+     */
+    refuse(where: string, res: ProviderAnswer): void {
+      if (res.status < 400) return;
+      const code = codeOf(res.json);
+      if (res.status === 401 || res.status === 403)
+        throw new OperatorUnavailableError(`${provider} ${where}: HTTP ${res.status} ${code}`);
+      if (res.status === 409) throw new OperatorConflictError(`${provider} ${where}: HTTP 409 ${code}`);
+      throw new OperatorRejectedError(`${provider} ${where}: HTTP ${res.status} ${code}`);
+    },
+    /** A read's error proves nothing about the transaction: retry. */
+    read(where: string, res: ProviderAnswer): void {
+      if (res.status >= 400)
+        throw new OperatorUnavailableError(`${provider} ${where}: HTTP ${res.status} ${codeOf(res.json)}`);
+    },
+    /** The answer's body by its documented schema; anything else is no answer. */
+    parse<S extends z.ZodType>(where: string, res: ProviderAnswer, schema: S): z.infer<S> {
+      const parsed = schema.safeParse(res.json);
+      if (!parsed.success) throw new OperatorUnavailableError(`${provider} ${where}: unreadable answer`);
+      return parsed.data;
+    },
+  };
 }

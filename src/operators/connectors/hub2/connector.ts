@@ -23,7 +23,6 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { z } from 'zod';
 import { providerName, type Country, type OperatorCode } from '../../../domain/operators';
 import {
-  OperatorConflictError,
   OperatorNotTakenError,
   OperatorRejectedError,
   OperatorUnavailableError,
@@ -44,7 +43,7 @@ import {
   type VerifiedCallback,
 } from '../connector';
 import { customerLabel, type TextLimits } from '../customer-text';
-import { exchange, type ProviderAnswer } from '../provider-http';
+import { answersOf, exchange, type ProviderAnswer } from '../provider-http';
 import {
   createdIntent,
   hub2Error,
@@ -155,6 +154,9 @@ const transferCauses: Record<string, string> = {
 
 const unknown: OperatorStatus = { outcome: 'unknown', operatorReference: '' };
 
+/** Hub2's answers: errors by status, bodies by their documented schema. */
+const answers = answersOf('hub2', errorCodeOf);
+
 export class Hub2Connector implements Connector {
   readonly name = 'hub2' as const;
   readonly serves = [
@@ -217,8 +219,8 @@ export class Hub2Connector implements Connector {
       `/payment-intents/${encodeURIComponent(intent.intentId)}/payments`,
       body,
     );
-    this.refuseErrors(where, res);
-    return intentStatus(this.parse(where, res, paymentIntent));
+    answers.refuse(where, res);
+    return intentStatus(answers.parse(where, res, paymentIntent));
   }
 
   /**
@@ -241,8 +243,8 @@ export class Hub2Connector implements Connector {
       ...(businessName ? { overrideBusinessName: businessName } : {}),
     };
     const res = await this.call('POST', '/payment-intents', body);
-    this.refuseErrors(where, res);
-    const created = this.parse(where, res, createdIntent);
+    answers.refuse(where, res);
+    const created = answers.parse(where, res, createdIntent);
     const { entry } = await this.journal(() =>
       this.opts.journal.insertOnce({ key, intentId: created.id, token: created.token }),
     );
@@ -261,8 +263,8 @@ export class Hub2Connector implements Connector {
     const where = 'GET /payment-intents/:id';
     const res = await this.call('GET', `/payment-intents/${encodeURIComponent(intent.intentId)}`);
     if (res.status === 404) return unknown;
-    this.readErrors(where, res);
-    return intentStatus(this.parse(where, res, paymentIntent));
+    answers.read(where, res);
+    return intentStatus(answers.parse(where, res, paymentIntent));
   }
 
   async partnerCheck(transactionId: string): Promise<PartnerCheckResult> {
@@ -400,8 +402,8 @@ export class Hub2Connector implements Connector {
       ...(businessName ? { overrideBusinessName: businessName } : {}),
     };
     const res = await this.send(key, '/transfers', body);
-    this.refuseErrors(where, res);
-    return transferStatusOf(this.parse(where, res, transfer));
+    answers.refuse(where, res);
+    return transferStatusOf(answers.parse(where, res, transfer));
   }
 
   /**
@@ -412,8 +414,8 @@ export class Hub2Connector implements Connector {
   private async transferStatus(id: string): Promise<OperatorStatus> {
     const where = 'GET /transfers';
     const res = await this.call('GET', `/transfers?reference=${encodeURIComponent(id)}`);
-    this.readErrors(where, res);
-    const list = this.parse(where, res, transferList);
+    answers.read(where, res);
+    const list = answers.parse(where, res, transferList);
     if (list.some((t) => t.reference !== id))
       throw new OperatorUnavailableError(`hub2 ${where}: the reference filter was not applied`);
     const t = list.find((x) => x.status !== 'failed') ?? list.at(-1);
@@ -492,33 +494,6 @@ export class Hub2Connector implements Connector {
       },
       this.opts.timeoutMs,
     );
-  }
-
-  /**
-   * A request's 4xx: 409 is Hub2's "in conflict with another action in progress or completed";
-   * 401/403 a wrong or revoked key, ours to fix (retried like an outage: see
-   * docs/decisions/operators/wrong-credentials-are-an-outage.md); any other 4xx is Hub2 refusing
-   * the request itself. Only Hub2's error code travels on: its message may echo the request.
-   */
-  private refuseErrors(where: string, res: ProviderAnswer): void {
-    if (res.status < 400) return;
-    const code = errorCodeOf(res.json);
-    if (res.status === 401 || res.status === 403)
-      throw new OperatorUnavailableError(`hub2 ${where}: HTTP ${res.status} ${code}`);
-    if (res.status === 409) throw new OperatorConflictError(`hub2 ${where}: HTTP 409 ${code}`);
-    throw new OperatorRejectedError(`hub2 ${where}: HTTP ${res.status} ${code}`);
-  }
-
-  /** A read's error proves nothing about the transaction: retry. */
-  private readErrors(where: string, res: ProviderAnswer): void {
-    if (res.status >= 400)
-      throw new OperatorUnavailableError(`hub2 ${where}: HTTP ${res.status} ${errorCodeOf(res.json)}`);
-  }
-
-  private parse<S extends z.ZodType>(where: string, res: ProviderAnswer, schema: S): z.infer<S> {
-    const parsed = schema.safeParse(res.json);
-    if (!parsed.success) throw new OperatorUnavailableError(`hub2 ${where}: unreadable answer`);
-    return parsed.data;
   }
 }
 

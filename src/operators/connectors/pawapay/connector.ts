@@ -58,7 +58,7 @@ import {
   type RecipientInfo,
   type VerifiedCallback,
 } from '../connector';
-import { exchange, type ProviderAnswer } from '../provider-http';
+import { answersOf, exchange, type ProviderAnswer } from '../provider-http';
 import {
   digestMatches,
   parseSignature,
@@ -138,6 +138,9 @@ const idField: Record<Operation, 'depositId' | 'payoutId' | 'refundId'> = {
   PAYOUT: 'payoutId',
   REFUND: 'refundId',
 };
+
+/** pawaPay's answers: errors by status, bodies by their documented schema. */
+const answers = answersOf('pawapay', codeOf);
 
 export class PawapayConnector implements Connector {
   readonly name = 'pawapay' as const;
@@ -275,8 +278,8 @@ export class PawapayConnector implements Connector {
     const unknown: RecipientInfo = { operator: null, country, active: null, holderName: null };
     // A number pawaPay cannot place (400 INVALID_PHONE_NUMBER and the like) has no prediction.
     if (res.status === 400) return unknown;
-    this.readErrors(where, res);
-    const p = this.parse(where, res, predictAnswer);
+    answers.read(where, res);
+    const p = answers.parse(where, res, predictAnswer);
     const found = pawapayProviders.find((x) => x.provider === p.provider);
     if (!found || alpha3[country] !== p.country) return unknown;
     return { operator: found.operator, country, active: null, holderName: null };
@@ -286,14 +289,14 @@ export class PawapayConnector implements Connector {
   async availability(): Promise<PublishedAvailability[]> {
     const where = 'GET /v2/availability';
     const res = await this.call('GET', '/v2/availability');
-    this.readErrors(where, res);
+    answers.read(where, res);
     const out: PublishedAvailability[] = [];
     const operations: Record<string, PublishedAvailability['operation']> = {
       DEPOSIT: 'payin',
       PAYOUT: 'payout',
       REFUND: 'refund',
     };
-    for (const c of this.parse(where, res, availabilityAnswer))
+    for (const c of answers.parse(where, res, availabilityAnswer))
       for (const p of c.providers) {
         const ours = pawapayProviders.find(
           (x) => x.provider === p.provider && alpha3[x.country] === c.country,
@@ -317,8 +320,8 @@ export class PawapayConnector implements Connector {
     if (this.conf && this.conf.until > t) return this.conf.value;
     const where = 'GET /v2/active-conf';
     const res = await this.call('GET', '/v2/active-conf');
-    this.readErrors(where, res);
-    const value = this.parse(where, res, activeConf);
+    answers.read(where, res);
+    const value = answers.parse(where, res, activeConf);
     this.conf = { value, until: t + this.opts.activeConfTtlMs };
     return value;
   }
@@ -449,8 +452,8 @@ export class PawapayConnector implements Connector {
     const where = `GET /v2/${pathOf[op]}/{id}`;
     const res = await this.call('GET', `/v2/${pathOf[op]}/${id}`);
     if (res.status === 404) return null;
-    this.readErrors(where, res);
-    const s = this.parse(where, res, statusAnswer);
+    answers.read(where, res);
+    const s = answers.parse(where, res, statusAnswer);
     return s.status === 'FOUND' ? s.data : null;
   }
 
@@ -531,18 +534,6 @@ export class PawapayConnector implements Connector {
   private refuseIfUnavailable(where: string, res: Answer): void {
     if (res.status === 401 || res.status === 403)
       throw new OperatorUnavailableError(`pawapay ${where}: HTTP ${res.status} ${codeOf(res.json)}`);
-  }
-
-  /** A read's error proves nothing about the payment: retry. */
-  private readErrors(where: string, res: Answer): void {
-    if (res.status >= 400)
-      throw new OperatorUnavailableError(`pawapay ${where}: HTTP ${res.status} ${codeOf(res.json)}`);
-  }
-
-  private parse<S extends z.ZodType>(where: string, res: Answer, schema: S): z.infer<S> {
-    const parsed = schema.safeParse(res.json);
-    if (!parsed.success) throw new OperatorUnavailableError(`pawapay ${where}: unreadable answer`);
-    return parsed.data;
   }
 }
 

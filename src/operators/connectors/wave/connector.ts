@@ -42,7 +42,7 @@ import {
   type IncomingCallback,
   type VerifiedCallback,
 } from '../connector';
-import { exchange, type ProviderAnswer } from '../provider-http';
+import { answersOf, exchange, type ProviderAnswer } from '../provider-http';
 import {
   checkoutSession,
   payout,
@@ -98,6 +98,9 @@ const payoutErrorCodes: Record<string, string> = {
 
 type Answer = ProviderAnswer;
 
+/** Wave's answers: errors by status, bodies by their documented schema. */
+const answers = answersOf('wave', errorCodeOf);
+
 export class WaveConnector implements Connector {
   readonly name = 'wave' as const;
   readonly serves = [{ operator: 'WAVE' as OperatorCode, country: 'CI' as Country }];
@@ -148,8 +151,8 @@ export class WaveConnector implements Connector {
       body,
       idempotencyKey: req.transactionId,
     });
-    this.refuseErrors('POST /v1/checkout/sessions', res);
-    return this.sessionStatus(this.parse('POST /v1/checkout/sessions', res, checkoutSession));
+    answers.refuse('POST /v1/checkout/sessions', res);
+    return this.sessionStatus(answers.parse('POST /v1/checkout/sessions', res, checkoutSession));
   }
 
   async collectionStatus(transactionId: string): Promise<OperatorStatus> {
@@ -185,8 +188,8 @@ export class WaveConnector implements Connector {
       body,
       idempotencyKey: req.transactionId,
     });
-    this.refuseErrors('POST /v1/payout', res);
-    return payoutStatus(this.parse('POST /v1/payout', res, payout));
+    answers.refuse('POST /v1/payout', res);
+    return payoutStatus(answers.parse('POST /v1/payout', res, payout));
   }
 
   async disbursementStatus(transactionId: string): Promise<OperatorStatus> {
@@ -209,7 +212,7 @@ export class WaveConnector implements Connector {
         `/v1/payout/${encodeURIComponent(p.id)}/reverse`,
         this.opts.payoutApiKey,
       );
-      this.refuseErrors(where, res);
+      answers.refuse(where, res);
     }
     return this.disbursementStatus(transactionId);
   }
@@ -234,7 +237,7 @@ export class WaveConnector implements Connector {
       `/v1/checkout/sessions/${encodeURIComponent(s.id)}/refund`,
       this.opts.checkoutApiKey,
     );
-    this.refuseErrors(where, res);
+    answers.refuse(where, res);
     // A 200 is Wave's word that the refund was made (it answers no refund object to poll).
     return { outcome: 'completed', operatorReference: s.transaction_id ?? s.id };
   }
@@ -370,10 +373,10 @@ export class WaveConnector implements Connector {
       this.opts.checkoutApiKey,
     );
     if (res.status === 404) return null;
-    this.readErrors(where, res);
-    const found = this.parse(where, res, sessionSearch).result.filter(
-      (s) => s.client_reference === transactionId,
-    );
+    answers.read(where, res);
+    const found = answers
+      .parse(where, res, sessionSearch)
+      .result.filter((s) => s.client_reference === transactionId);
     return (
       found.find((s) => s.checkout_status === 'complete') ??
       found.find((s) => s.checkout_status === 'open') ??
@@ -390,10 +393,10 @@ export class WaveConnector implements Connector {
       this.opts.payoutApiKey,
     );
     if (res.status === 404) return null;
-    this.readErrors(where, res);
-    const found = this.parse(where, res, payoutSearch).result.filter(
-      (p) => p.client_reference === transactionId,
-    );
+    answers.read(where, res);
+    const found = answers
+      .parse(where, res, payoutSearch)
+      .result.filter((p) => p.client_reference === transactionId);
     return found.find((p) => p.status !== 'failed') ?? found.at(-1) ?? null;
   }
 
@@ -422,33 +425,6 @@ export class WaveConnector implements Connector {
       },
       this.opts.timeoutMs,
     );
-  }
-
-  /**
-   * A request's 4xx: 409 is our id held with other terms; any other 4xx is Wave refusing the
-   * request itself (nothing was done), except an authentication failure (401/403): a wrong or
-   * revoked key is ours to fix, not the customer's, so it is retried like an outage. Only Wave's
-   * error code travels on: its message may echo the request.
-   */
-  private refuseErrors(where: string, res: Answer): void {
-    if (res.status < 400) return;
-    const code = errorCodeOf(res.json);
-    if (res.status === 401 || res.status === 403)
-      throw new OperatorUnavailableError(`wave ${where}: HTTP ${res.status} ${code}`);
-    if (res.status === 409) throw new OperatorConflictError(`wave ${where}: HTTP 409 ${code}`);
-    throw new OperatorRejectedError(`wave ${where}: HTTP ${res.status} ${code}`);
-  }
-
-  /** A read's error proves nothing about the transaction: retry (a wrong key is fixed by ops). */
-  private readErrors(where: string, res: Answer): void {
-    if (res.status >= 400)
-      throw new OperatorUnavailableError(`wave ${where}: HTTP ${res.status} ${errorCodeOf(res.json)}`);
-  }
-
-  private parse<S extends z.ZodType>(where: string, res: Answer, schema: S): z.infer<S> {
-    const parsed = schema.safeParse(res.json);
-    if (!parsed.success) throw new OperatorUnavailableError(`wave ${where}: unreadable answer`);
-    return parsed.data;
   }
 }
 
