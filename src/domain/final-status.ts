@@ -23,6 +23,13 @@ export const statusesOf: { [K in StatusKind]: readonly StatusOf[K][] } = {
   refund: refundStatuses,
 };
 
+/** The status each kind has when its create answers (the 201): what a timeline starts with. */
+export const statusAtCreation: { [K in StatusKind]: StatusOf[K] } = {
+  payin: 'processing',
+  payout: 'pending',
+  refund: 'processing',
+};
+
 const finalStatuses: { [K in StatusKind]: ReadonlySet<string> } = {
   payin: new Set<PayinStatus>(['success', 'failed', 'expired']),
   payout: new Set<PayoutStatus>(['completed', 'failed', 'reversed', 'expired']),

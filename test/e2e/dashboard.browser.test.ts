@@ -236,6 +236,20 @@ describe('merchant dashboard in a real browser', () => {
     await page.getByRole('heading', { name: 'Accueil', level: 1 }).waitFor();
     expect(await page.getAttribute('html', 'lang')).toBe('fr');
     await check('home-fr');
+    // Home's tiles stay within their borders in French, on a phone too (issue 44 §1).
+    for (const width of [1280, 360]) {
+      await page.setViewportSize({ width, height: width === 360 ? 740 : 900 });
+      // A script run in the page (the test's own types know no DOM): what sticks out, named.
+      const overflowing = await page.evaluate<string[]>(`
+        [...document.querySelectorAll('.tile')].flatMap((tile) =>
+          [tile, ...tile.querySelectorAll('*')]
+            .filter((el) => el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0)
+            .concat(tile.getBoundingClientRect().right > document.documentElement.clientWidth + 1 ? [tile] : [])
+            .map((el) => el.tagName.toLowerCase() + ' ' + (el.textContent || '').slice(0, 40)))
+      `);
+      expect({ width, overflowing }).toEqual({ width, overflowing: [] });
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
     await page.getByLabel('Langue').selectOption('en');
     await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
   });
@@ -260,6 +274,8 @@ describe('merchant dashboard in a real browser', () => {
     await page.getByRole('link', { name: reference }).click();
     await page.getByRole('heading', { name: 'Timeline' }).waitFor();
     await page.locator('ol.timeline li').first().waitFor();
+    // The story starts where the create's 201 did: processing, not pending (issue 44 §1).
+    expect(await page.locator('ol.timeline li').first().textContent()).toMatch(/processing/i);
     await check('transaction');
 
     await page.getByRole('button', { name: 'Refund', exact: true }).click();

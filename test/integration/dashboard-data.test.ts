@@ -307,7 +307,8 @@ describe('dashboard data routes', () => {
     const t = await as('viewer', alice.merchantId, 'GET', `/transactions/${payinId}/timeline`);
     expect(t.status).toBe(200);
     expect(t.body.kind).toBe('payin');
-    expect(t.body.statuses.map((s: { status: string }) => s.status)).toEqual(['pending', 'success']);
+    // It starts with what the create's 201 said (issue 44 §1: it said `pending`).
+    expect(t.body.statuses.map((s: { status: string }) => s.status)).toEqual(['processing', 'success']);
     expect(t.body.events.map((e: { type: string }) => e.type)).toEqual(['payin.completed']);
     expect(t.body.ledger.map((e: { reason: string }) => e.reason)).toEqual(
       expect.arrayContaining([expect.any(String)]),

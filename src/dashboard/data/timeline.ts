@@ -10,6 +10,7 @@ import { sourceRefs } from '../../ledger/postings';
 import { toMajor } from '../../domain/money';
 import { refundStatuses, refundedTotal } from '../../domain/refund';
 import type { Transaction } from '../../domain/transaction';
+import { statusAtCreation, type StatusKind } from '../../domain/final-status';
 import type { TransactionTimeline } from './shapes';
 import type { Refund } from '../../domain/refund';
 import { webhookDeliveryWorkflowId } from '../../temporal/workflow-ids';
@@ -76,7 +77,7 @@ export class TimelineReader {
       record: maskJson(
         toPublicRecord(tx, tx.kind === 'payin' ? { refunds, refunded: refundedTotal(refunds) } : undefined),
       ),
-      statuses: statusesOf(tx.createdAt, tx.updatedAt, tx.status, events),
+      statuses: statusesOf(tx.kind, tx.createdAt, tx.updatedAt, tx.status, events),
       operator: maskJson({
         provider: tx.provider,
         failure: tx.failure,
@@ -104,7 +105,7 @@ export class TimelineReader {
       id: refund.id,
       kind: 'refund',
       record: maskJson(toRefundRecord(refund)),
-      statuses: statusesOf(refund.createdAt, refund.updatedAt, refund.status, events),
+      statuses: statusesOf('refund', refund.createdAt, refund.updatedAt, refund.status, events),
       operator: maskJson({
         transactionStatus: refund.transactionStatus,
         processedAt: refund.processedAt,
@@ -183,14 +184,20 @@ function publicOf(e: StoredEvent) {
   return { id: p.id, type: p.type, createdAt: iso(e.createdAt), data: maskJson(p.data) };
 }
 
-/** Created, then each status an event announced, then the current one if no event told it yet. */
+/**
+ * Created (with the status its 201 said), then each status an event announced, then the current
+ * one if no event told it yet.
+ */
 function statusesOf(
+  kind: StatusKind,
   createdAt: Date,
   updatedAt: Date,
   current: string,
   events: StoredEvent[],
 ): TransactionTimeline['statuses'] {
-  const out: TransactionTimeline['statuses'] = [{ status: 'pending', at: iso(createdAt), source: 'created' }];
+  const out: TransactionTimeline['statuses'] = [
+    { status: statusAtCreation[kind], at: iso(createdAt), source: 'created' },
+  ];
   for (const e of events) {
     const status = typeof e.data.status === 'string' ? e.data.status : null;
     if (status && status !== out[out.length - 1]!.status)
