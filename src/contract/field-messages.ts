@@ -125,11 +125,6 @@ export const fieldMessages = {
     en: `“${cell}” is not an amount: write the number alone, such as 10000 or 10 000.`,
     fr: `« ${cell} » n'est pas un montant : écrivez le nombre seul, par exemple 10000 ou 10 000.`,
   }),
-  /** A sandbox route control's setting that belongs to another state (POST /v1/sandbox/routes). */
-  settingOfState: (setting: string, state: string): Text => ({
-    en: `${setting} goes with the state ${state} only.`,
-    fr: `${setting} ne s'emploie qu'avec l'état ${state}.`,
-  }),
   /** POST /v1/sandbox/routes on a sandbox of one route (SANDBOX_ROUTES=1). */
   noSuchSandboxRoute: (routes: number): Text => ({
     en: `This sandbox has ${routes} route${routes === 1 ? '' : 's'} per operator.`,

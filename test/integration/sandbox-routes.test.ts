@@ -201,7 +201,7 @@ describe('two sandbox routes per pair, and the outage control', () => {
     expect(res.body.errors).toEqual([
       expect.objectContaining({
         path: 'successRate',
-        message: "successRate ne s'emploie qu'avec l'état degraded.",
+        message: 'Champ inconnu : retirez-le.',
       }),
     ]);
   });

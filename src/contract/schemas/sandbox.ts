@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { countries, operatorCodes } from '../../domain/operators';
-import { fieldMessages } from '../field-messages';
 
 // The test helpers (POST /v1/sandbox/...): test mode only, they play the operator's part on the
 // merchant's own test transactions, as Stripe's test helpers do (docs/sandbox.md).
@@ -39,50 +38,58 @@ export const sandboxCollectedRequest = z.strictObject({});
 
 export const sandboxRouteStates = ['operational', 'closed', 'degraded', 'slow'] as const;
 
-/** POST /v1/sandbox/routes: an outage of one sandbox route, for the merchant's own test traffic. */
-export const sandboxRouteControlRequest = z
-  .strictObject({
-    operator: z.enum(operatorCodes),
-    country: z.enum(countries),
-    operation: z
-      .enum(['payin', 'payout'])
+/** What every route control names: the pair, the route, and how long. */
+const routeControlTarget = {
+  operator: z.enum(operatorCodes),
+  country: z.enum(countries),
+  operation: z.enum(['payin', 'payout']).optional().meta({ description: 'Payins or payouts; absent, both.' }),
+  route: z
+    .union([z.literal(1), z.literal(2)])
+    .default(1)
+    .meta({ description: "The sandbox route: 1 (asked first) or 2 (the failover's)." }),
+  forSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(86_400)
+    .optional()
+    .meta({ description: 'How long the control lasts: 600 s by default, a day at most.' }),
+};
+
+/**
+ * POST /v1/sandbox/routes: an outage of one sandbox route, for the merchant's own test traffic. One
+ * shape per state, so a setting of another state is an unknown field (and the OpenAPI document says
+ * exactly what each state takes).
+ */
+export const sandboxRouteControlRequest = z.discriminatedUnion('state', [
+  z
+    .strictObject({ ...routeControlTarget, state: z.literal('closed') })
+    .meta({ description: 'The route takes none of your new transactions.' }),
+  z.strictObject({
+    ...routeControlTarget,
+    state: z.literal('degraded'),
+    successRate: z
+      .number()
+      .min(0)
+      .max(1)
       .optional()
-      .meta({ description: 'Payins or payouts; absent, both.' }),
-    route: z
-      .union([z.literal(1), z.literal(2)])
-      .default(1)
-      .meta({ description: "The sandbox route: 1 (asked first) or 2 (the failover's)." }),
-    state: z.enum(sandboxRouteStates).meta({
-      description:
-        '`closed`: the route takes no new transaction; `degraded`: it takes only a share (`successRate`); ' +
-        '`slow`: it answers after `delayMs`; `operational`: the control is lifted.',
-    }),
-    successRate: z.number().min(0).max(1).optional().meta({
-      description: '`degraded` only: the share of new transactions the route takes (0.5 by default).',
-    }),
+      .meta({ description: 'The share of your new transactions the route takes (0.5 by default).' }),
+  }),
+  z.strictObject({
+    ...routeControlTarget,
+    state: z.literal('slow'),
     delayMs: z
       .number()
       .int()
       .min(0)
       .max(30_000)
       .optional()
-      .meta({ description: '`slow` only: milliseconds added to each new request (3000 by default).' }),
-    forSeconds: z
-      .number()
-      .int()
-      .min(1)
-      .max(86_400)
-      .optional()
-      .meta({ description: 'How long the control lasts: 600 s by default, a day at most.' }),
-  })
-  .refine((b) => b.successRate === undefined || b.state === 'degraded', {
-    path: ['successRate'],
-    params: fieldMessages.settingOfState('successRate', 'degraded'),
-  })
-  .refine((b) => b.delayMs === undefined || b.state === 'slow', {
-    path: ['delayMs'],
-    params: fieldMessages.settingOfState('delayMs', 'slow'),
-  });
+      .meta({ description: 'Milliseconds added to each of your new requests (3000 by default).' }),
+  }),
+  z
+    .strictObject({ ...routeControlTarget, state: z.literal('operational') })
+    .meta({ description: 'Lifts your control of the route.' }),
+]);
 export type SandboxRouteControlRequest = z.infer<typeof sandboxRouteControlRequest>;
 
 /** One control in force of the merchant's (GET and POST /v1/sandbox/routes). */

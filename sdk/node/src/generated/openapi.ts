@@ -1891,33 +1891,91 @@ export interface components {
         until: string;
       }[];
     };
-    SandboxRouteControlRequest: {
-      /** @enum {string} */
-      country: 'CI' | 'CM';
-      /** @description `slow` only: milliseconds added to each new request (3000 by default). */
-      delayMs?: number;
-      /** @description How long the control lasts: 600 s by default, a day at most. */
-      forSeconds?: number;
-      /**
-       * @description Payins or payouts; absent, both.
-       * @enum {string}
-       */
-      operation?: 'payin' | 'payout';
-      /** @enum {string} */
-      operator: 'ORANGE' | 'MTN' | 'MOOV' | 'WAVE';
-      /**
-       * @description The sandbox route: 1 (asked first) or 2 (the failover's).
-       * @default 1
-       */
-      route?: 1 | 2;
-      /**
-       * @description `closed`: the route takes no new transaction; `degraded`: it takes only a share (`successRate`); `slow`: it answers after `delayMs`; `operational`: the control is lifted.
-       * @enum {string}
-       */
-      state: 'operational' | 'closed' | 'degraded' | 'slow';
-      /** @description `degraded` only: the share of new transactions the route takes (0.5 by default). */
-      successRate?: number;
-    };
+    SandboxRouteControlRequest:
+      | {
+          /** @enum {string} */
+          country: 'CI' | 'CM';
+          /** @description How long the control lasts: 600 s by default, a day at most. */
+          forSeconds?: number;
+          /**
+           * @description Payins or payouts; absent, both.
+           * @enum {string}
+           */
+          operation?: 'payin' | 'payout';
+          /** @enum {string} */
+          operator: 'ORANGE' | 'MTN' | 'MOOV' | 'WAVE';
+          /**
+           * @description The sandbox route: 1 (asked first) or 2 (the failover's).
+           * @default 1
+           */
+          route?: 1 | 2;
+          /** @constant */
+          state: 'closed';
+        }
+      | {
+          /** @enum {string} */
+          country: 'CI' | 'CM';
+          /** @description How long the control lasts: 600 s by default, a day at most. */
+          forSeconds?: number;
+          /**
+           * @description Payins or payouts; absent, both.
+           * @enum {string}
+           */
+          operation?: 'payin' | 'payout';
+          /** @enum {string} */
+          operator: 'ORANGE' | 'MTN' | 'MOOV' | 'WAVE';
+          /**
+           * @description The sandbox route: 1 (asked first) or 2 (the failover's).
+           * @default 1
+           */
+          route?: 1 | 2;
+          /** @constant */
+          state: 'degraded';
+          /** @description The share of your new transactions the route takes (0.5 by default). */
+          successRate?: number;
+        }
+      | {
+          /** @enum {string} */
+          country: 'CI' | 'CM';
+          /** @description Milliseconds added to each of your new requests (3000 by default). */
+          delayMs?: number;
+          /** @description How long the control lasts: 600 s by default, a day at most. */
+          forSeconds?: number;
+          /**
+           * @description Payins or payouts; absent, both.
+           * @enum {string}
+           */
+          operation?: 'payin' | 'payout';
+          /** @enum {string} */
+          operator: 'ORANGE' | 'MTN' | 'MOOV' | 'WAVE';
+          /**
+           * @description The sandbox route: 1 (asked first) or 2 (the failover's).
+           * @default 1
+           */
+          route?: 1 | 2;
+          /** @constant */
+          state: 'slow';
+        }
+      | {
+          /** @enum {string} */
+          country: 'CI' | 'CM';
+          /** @description How long the control lasts: 600 s by default, a day at most. */
+          forSeconds?: number;
+          /**
+           * @description Payins or payouts; absent, both.
+           * @enum {string}
+           */
+          operation?: 'payin' | 'payout';
+          /** @enum {string} */
+          operator: 'ORANGE' | 'MTN' | 'MOOV' | 'WAVE';
+          /**
+           * @description The sandbox route: 1 (asked first) or 2 (the failover's).
+           * @default 1
+           */
+          route?: 1 | 2;
+          /** @constant */
+          state: 'operational';
+        };
     SandboxSettleRequest:
       | {
           /** @constant */

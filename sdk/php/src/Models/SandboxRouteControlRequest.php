@@ -23,14 +23,14 @@ final class SandboxRouteControlRequest extends Model
         public readonly ?string $operation = null,
         /** @var int|float|null The sandbox route: 1 (asked first) or 2 (the failover's). */
         public readonly int|float|null $route = null,
-        /** @var string|null `closed`: the route takes no new transaction; `degraded`: it takes only a share (`successRate`); `slow`: it answers after `delayMs`; `operational`: the control is lifted. */
-        public readonly ?string $state = null,
-        /** @var int|float|null `degraded` only: the share of new transactions the route takes (0.5 by default). */
-        public readonly int|float|null $successRate = null,
-        /** @var int|null `slow` only: milliseconds added to each new request (3000 by default). */
-        public readonly ?int $delayMs = null,
         /** @var int|null How long the control lasts: 600 s by default, a day at most. */
         public readonly ?int $forSeconds = null,
+        /** @var string|null */
+        public readonly ?string $state = null,
+        /** @var int|float|null The share of your new transactions the route takes (0.5 by default). */
+        public readonly int|float|null $successRate = null,
+        /** @var int|null Milliseconds added to each of your new requests (3000 by default). */
+        public readonly ?int $delayMs = null,
     ) {
         parent::__construct($raw);
     }
@@ -44,10 +44,10 @@ final class SandboxRouteControlRequest extends Model
             country: $data['country'] ?? null,
             operation: $data['operation'] ?? null,
             route: $data['route'] ?? null,
+            forSeconds: $data['forSeconds'] ?? null,
             state: $data['state'] ?? null,
             successRate: $data['successRate'] ?? null,
             delayMs: $data['delayMs'] ?? null,
-            forSeconds: $data['forSeconds'] ?? null,
         );
     }
 }

@@ -1438,7 +1438,11 @@ class SandboxSettleRequest(
     )
 
 
-class SandboxRouteControlRequest(BaseModel):
+class SandboxRouteControlRequestSandboxRouteControlRequest(BaseModel):
+    """
+    The route takes none of your new transactions.
+    """
+
     model_config = ConfigDict(
         extra='allow',
     )
@@ -1452,28 +1456,6 @@ class SandboxRouteControlRequest(BaseModel):
         Literal[1, 2] | None,
         Field(description="The sandbox route: 1 (asked first) or 2 (the failover's)."),
     ] = 1
-    state: Annotated[
-        Literal['operational', 'closed', 'degraded', 'slow'],
-        Field(
-            description='`closed`: the route takes no new transaction; `degraded`: it takes only a share (`successRate`); `slow`: it answers after `delayMs`; `operational`: the control is lifted.'
-        ),
-    ]
-    successRate: Annotated[
-        float | None,
-        Field(
-            description='`degraded` only: the share of new transactions the route takes (0.5 by default).',
-            ge=0.0,
-            le=1.0,
-        ),
-    ] = None
-    delayMs: Annotated[
-        int | None,
-        Field(
-            description='`slow` only: milliseconds added to each new request (3000 by default).',
-            ge=0,
-            le=30000,
-        ),
-    ] = None
     forSeconds: Annotated[
         int | None,
         Field(
@@ -1482,6 +1464,118 @@ class SandboxRouteControlRequest(BaseModel):
             le=86400,
         ),
     ] = None
+    state: Literal['closed']
+
+
+class SandboxRouteControlRequestSandboxRouteControlRequest1(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    operator: Literal['ORANGE', 'MTN', 'MOOV', 'WAVE']
+    country: Literal['CI', 'CM']
+    operation: Annotated[
+        Literal['payin', 'payout'] | None,
+        Field(description='Payins or payouts; absent, both.'),
+    ] = None
+    route: Annotated[
+        Literal[1, 2] | None,
+        Field(description="The sandbox route: 1 (asked first) or 2 (the failover's)."),
+    ] = 1
+    forSeconds: Annotated[
+        int | None,
+        Field(
+            description='How long the control lasts: 600 s by default, a day at most.',
+            ge=1,
+            le=86400,
+        ),
+    ] = None
+    state: Literal['degraded']
+    successRate: Annotated[
+        float | None,
+        Field(
+            description='The share of your new transactions the route takes (0.5 by default).',
+            ge=0.0,
+            le=1.0,
+        ),
+    ] = None
+
+
+class SandboxRouteControlRequestSandboxRouteControlRequest2(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    operator: Literal['ORANGE', 'MTN', 'MOOV', 'WAVE']
+    country: Literal['CI', 'CM']
+    operation: Annotated[
+        Literal['payin', 'payout'] | None,
+        Field(description='Payins or payouts; absent, both.'),
+    ] = None
+    route: Annotated[
+        Literal[1, 2] | None,
+        Field(description="The sandbox route: 1 (asked first) or 2 (the failover's)."),
+    ] = 1
+    forSeconds: Annotated[
+        int | None,
+        Field(
+            description='How long the control lasts: 600 s by default, a day at most.',
+            ge=1,
+            le=86400,
+        ),
+    ] = None
+    state: Literal['slow']
+    delayMs: Annotated[
+        int | None,
+        Field(
+            description='Milliseconds added to each of your new requests (3000 by default).',
+            ge=0,
+            le=30000,
+        ),
+    ] = None
+
+
+class SandboxRouteControlRequestSandboxRouteControlRequest3(BaseModel):
+    """
+    Lifts your control of the route.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    operator: Literal['ORANGE', 'MTN', 'MOOV', 'WAVE']
+    country: Literal['CI', 'CM']
+    operation: Annotated[
+        Literal['payin', 'payout'] | None,
+        Field(description='Payins or payouts; absent, both.'),
+    ] = None
+    route: Annotated[
+        Literal[1, 2] | None,
+        Field(description="The sandbox route: 1 (asked first) or 2 (the failover's)."),
+    ] = 1
+    forSeconds: Annotated[
+        int | None,
+        Field(
+            description='How long the control lasts: 600 s by default, a day at most.',
+            ge=1,
+            le=86400,
+        ),
+    ] = None
+    state: Literal['operational']
+
+
+class SandboxRouteControlRequest(
+    RootModel[
+        SandboxRouteControlRequestSandboxRouteControlRequest
+        | SandboxRouteControlRequestSandboxRouteControlRequest1
+        | SandboxRouteControlRequestSandboxRouteControlRequest2
+        | SandboxRouteControlRequestSandboxRouteControlRequest3
+    ]
+):
+    root: (
+        SandboxRouteControlRequestSandboxRouteControlRequest
+        | SandboxRouteControlRequestSandboxRouteControlRequest1
+        | SandboxRouteControlRequestSandboxRouteControlRequest2
+        | SandboxRouteControlRequestSandboxRouteControlRequest3
+    )
 
 
 class TransactionRecord(BaseModel):
