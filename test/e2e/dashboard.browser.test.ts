@@ -275,7 +275,7 @@ describe('merchant dashboard in a real browser', () => {
     await page.getByRole('heading', { name: 'Timeline' }).waitFor();
     await page.locator('ol.timeline li').first().waitFor();
     // The story starts where the create's 201 did: processing, not pending (issue 44 §1).
-    expect(await page.locator('ol.timeline li').first().textContent()).toMatch(/processing/i);
+    expect(await page.locator('ol.timeline li').first().textContent()).toMatch(/Created: Processing/);
     await check('transaction');
 
     await page.getByRole('button', { name: 'Refund', exact: true }).click();
@@ -313,11 +313,45 @@ describe('merchant dashboard in a real browser', () => {
       () => api.get(`/v1/payin/${reference}`),
       (r) => (r.body.refunds ?? []).some((f: { amount: number }) => f.amount === 2500),
     );
+    // The payin lists its refunds, each a link to its own page (issue 44 §1).
+    const refunds = page.getByRole('region', { name: 'Its refunds' }).getByRole('link', { name: /^rf_/ });
+    await eventually(
+      () => refunds.count(),
+      (n) => n === 2,
+      10_000,
+    );
+
+    // The timeline tells the payment's story in the reader's language: no raw status, field name or
+    // ledger reason, amounts formatted (issue 44 §1).
+    await page.getByLabel('Language').selectOption('fr');
+    const story = page.locator('ol.timeline');
+    await story.getByText('Créé : En cours').waitFor();
+    await story
+      .getByText(/crédités sur votre solde$/)
+      .first()
+      .waitFor();
+    const told = (await story.textContent()) ?? '';
+    expect(told).not.toMatch(
+      /\b(pending|processing|success|from|amount|currency|source)\b|payin fee|attention/,
+    );
+    await check('transaction-fr');
+    await page.getByLabel('Langue').selectOption('en');
+    await story.getByText('Created: Processing').waitFor();
   });
 
   it('pays 50 suppliers from a CSV and watches the batch complete', async () => {
     await nav('Payouts').click();
     await page.getByRole('heading', { name: 'Payouts', level: 1 }).waitFor();
+    // The single payout's fields line up, the phone's hint under it included (issue 44 §1).
+    const single = page.getByRole('region', { name: 'Send one payout' });
+    const tops = await Promise.all(
+      [
+        single.getByLabel('Country'),
+        single.getByLabel('Phone number'),
+        single.getByLabel('Amount (XOF)'),
+      ].map(async (field) => Math.round((await field.boundingBox())!.y)),
+    );
+    expect(new Set(tops).size).toBe(1);
     // A row in error shows which row it is (its reference, phone and name as written) and what is
     // wrong with its amount, in words a person typed it in (issue 44 §1).
     const file = page.getByLabel('File (CSV or XLSX)');

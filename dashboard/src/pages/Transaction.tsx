@@ -268,6 +268,19 @@ export function Transaction() {
           />
         </Section>
       )}
+      {tx && row && row.type === 'payin' && 'refunds' in tx && (tx.refunds ?? []).length > 0 && (
+        <Section title={t('transaction.refunds')}>
+          <ul className="refund-links">
+            {(tx.refunds ?? []).map((r) => (
+              <li key={r.reference}>
+                <Link to={`/transactions/refund/${r.reference}`}>{r.reference}</Link> ·{' '}
+                {f.amount(r.amount, r.currency)} ·{' '}
+                <span className={`status status-${r.status}`}>{t(`statuses.${r.status}`)}</span>
+              </li>
+            ))}
+          </ul>
+        </Section>
+      )}
       <Section title={t('transaction.timeline')}>
         <ProblemAlert error={timeline.error} />
         {timeline.isLoading && <p>{t('common.loading')}</p>}
@@ -277,18 +290,8 @@ export function Transaction() {
               <li key={`${e.at}-${i}`} className={`timeline-${e.kind}`}>
                 <p>
                   <time dateTime={e.at}>{f.dateTime(e.at)}</time> ·{' '}
-                  <span className="badge">{t(`timeline.${e.kind}`)}</span> <strong>{e.label}</strong>
+                  <span className="badge">{t(`timeline.${e.kind}`)}</span> <StoryLine entry={e} />
                 </p>
-                {Object.keys(e.detail).length > 0 && (
-                  <dl className="detail">
-                    {Object.entries(e.detail).map(([k, v]) => (
-                      <div key={k}>
-                        <dt>{k}</dt>
-                        <dd>{v === null ? '—' : String(v)}</dd>
-                      </div>
-                    ))}
-                  </dl>
-                )}
               </li>
             ))}
           </ol>
@@ -298,63 +301,135 @@ export function Transaction() {
   );
 }
 
-type Detail = Record<string, string | number | boolean | null>;
-interface TimelineEntry {
-  at: string;
-  kind: 'status' | 'operator' | 'event' | 'webhook' | 'ledger';
-  label: string;
-  detail: Detail;
+type TimelineEntry =
+  | { at: string; kind: 'status'; status: string; created: boolean }
+  | { at: string; kind: 'event'; type: string }
+  | {
+      at: string;
+      kind: 'webhook';
+      endpointId: string;
+      attempt: number;
+      succeeded: boolean;
+      latencyMs: number | null;
+      error: string | null;
+    }
+  | { at: string; kind: 'ledger'; movement: string; reason: string; amount: number; currency: string }
+  | {
+      at: string;
+      kind: 'operator';
+      provider: string | null;
+      failure: string | null;
+      reference: string | null;
+    };
+
+/** What the ledger moved, by its source reference's last part (`<id>:payin-credit`, …). */
+const movements = [
+  'payin-credit',
+  'payin-fee',
+  'payout-debit',
+  'payout-fee',
+  'payout-reversal',
+  'refund-debit',
+  'refund-fee',
+  'refund-reversal',
+];
+
+/** One line of the payment's story, in the reader's language (never a raw status or field name). */
+function StoryLine(props: { entry: TimelineEntry }) {
+  const { t } = useTranslation();
+  const f = useFormat();
+  const e = props.entry;
+  switch (e.kind) {
+    case 'status':
+      return (
+        <strong>
+          {t(e.created ? 'timeline.story.created' : 'timeline.story.status', {
+            status: t(`statuses.${e.status}`, { defaultValue: e.status }),
+          })}
+        </strong>
+      );
+    case 'event':
+      return <>{t('timeline.story.event', { type: e.type })}</>;
+    case 'webhook':
+      return e.succeeded ? (
+        <>
+          {t('timeline.story.delivered', {
+            endpoint: e.endpointId,
+            ms: e.latencyMs ?? '—',
+            attempt: e.attempt,
+          })}
+        </>
+      ) : (
+        <>
+          {t('timeline.story.notDelivered', {
+            endpoint: e.endpointId,
+            attempt: e.attempt,
+            error: e.error ?? '—',
+          })}
+        </>
+      );
+    case 'ledger':
+      return (
+        <>
+          {movements.includes(e.movement)
+            ? t(`timeline.story.ledger.${e.movement}`, { amount: f.amount(e.amount, e.currency) })
+            : `${f.amount(e.amount, e.currency)} · ${e.reason}`}
+        </>
+      );
+    case 'operator':
+      return (
+        <>
+          {[
+            e.provider && t('timeline.story.operator', { provider: e.provider }),
+            e.reference && t('timeline.story.operatorReference', { reference: e.reference }),
+            e.failure && t('timeline.story.failure', { failure: e.failure }),
+          ]
+            .filter(Boolean)
+            .join(' · ')}
+        </>
+      );
+  }
 }
 
-/** Flat `{ key: value }` for display: nested values as JSON text. */
-function flat(value: unknown): Detail {
-  if (value === null || typeof value !== 'object') return {};
-  const out: Detail = {};
-  for (const [k, v] of Object.entries(value as Record<string, unknown>))
-    out[k] =
-      v === null || ['string', 'number', 'boolean'].includes(typeof v)
-        ? (v as Detail[string])
-        : JSON.stringify(v);
-  return out;
-}
+const text = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
-/** The server's timeline (statuses, operator, events, webhook attempts, ledger) as one list, oldest first. */
+/** The server's timeline (statuses, events, webhook attempts, ledger, operator) as one story, oldest first. */
 function timelineEntries(t: Timeline): TimelineEntry[] {
   const entries: TimelineEntry[] = [
-    ...t.statuses.map((s) => ({
+    ...t.statuses.map((s): TimelineEntry => ({
       at: s.at,
-      kind: 'status' as const,
-      label: s.status,
-      detail: { source: s.source },
+      kind: 'status',
+      status: s.status,
+      created: s.source === 'created',
     })),
-    ...t.events.map((e) => ({
-      at: e.createdAt,
-      kind: 'event' as const,
-      label: e.type,
-      detail: { id: e.id },
-    })),
-    ...t.webhookAttempts.map((w) => ({
+    ...t.events.map((e): TimelineEntry => ({ at: e.createdAt, kind: 'event', type: e.type })),
+    ...t.webhookAttempts.map((w): TimelineEntry => ({
       at: w.at,
-      kind: 'webhook' as const,
-      label: w.endpointId,
-      detail: {
-        attempt: w.attempt,
-        succeeded: w.succeeded,
-        statusCode: w.statusCode,
-        latencyMs: w.latencyMs,
-        error: w.error,
-      },
+      kind: 'webhook',
+      endpointId: w.endpointId,
+      attempt: w.attempt,
+      succeeded: w.succeeded,
+      latencyMs: w.latencyMs,
+      error: w.error,
     })),
-    ...t.ledger.map((l) => ({
+    ...t.ledger.map((l): TimelineEntry => ({
       at: l.at,
-      kind: 'ledger' as const,
-      label: l.reason,
-      detail: { from: l.fromAccountId, to: l.toAccountId, amount: l.amount, currency: l.currency },
+      kind: 'ledger',
+      movement: l.sourceRef.split(':').at(-1) ?? '',
+      reason: l.reason,
+      amount: l.amount,
+      currency: l.currency,
     })),
   ].sort((a, b) => a.at.localeCompare(b.at));
   // The operator's answer has no time of its own: it follows what it answered.
-  const operator = flat(t.operator);
-  if (Object.values(operator).some((v) => v !== null))
-    entries.push({ at: entries.at(-1)?.at ?? '', kind: 'operator', label: t.id, detail: operator });
+  const op = (t.operator ?? {}) as Record<string, unknown>;
+  const failure = op.failure as { code?: unknown; message?: unknown } | null | undefined;
+  const operator = {
+    provider: text(op.provider),
+    reference: text(op.operatorReference),
+    failure: failure ? [text(failure.code), text(failure.message)].filter(Boolean).join(': ') || null : null,
+  };
+  if (operator.provider || operator.reference || operator.failure)
+    entries.push({ at: entries.at(-1)?.at ?? '', kind: 'operator', ...operator });
   return entries;
 }
