@@ -76,11 +76,11 @@ export class RoutedGateway implements OperatorGateway {
    */
   rulesFor(operator: OperatorCode, country: Country, operation: Operation): ConnectorRules {
     const rules: ConnectorRules = {};
-    for (const c of this.connectorsFor(operator, country, operation)) {
-      const own = connectorRules(c, operator, country, operation);
-      if (own.httpsReturnUrls) rules.httpsReturnUrls = true;
-      if (own.fullRefundsOnly) rules.fullRefundsOnly = true;
-    }
+    // The flags of every route (a failover must not meet one the request was not held to); a
+    // route's amounts are its own (refundRulesFor), never merged.
+    for (const c of this.connectorsFor(operator, country, operation))
+      for (const [rule, on] of Object.entries(connectorRules(c, operator, country, operation)))
+        if (on === true) (rules as Record<string, boolean>)[rule] = true;
     return rules;
   }
 

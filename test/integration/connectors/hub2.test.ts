@@ -298,6 +298,29 @@ describe('hub2 connector: payins (a PaymentIntent, one attempt)', () => {
     expect((await hub2.collectionStatus(req.transactionId, 'ORANGE', 'CI')).outcome).toBe('unknown');
   });
 
+  it('five processes sending one payin and one payout at once: one attempt, one transfer', async () => {
+    // Each its own connector, as a retry, a second replica or a workflow taking over would be; the
+    // journal's insert-once keys in the real store decide which one sends.
+    const processes = Array.from({ length: 5 }, () => build());
+    const payin = collection('+2250700000000');
+    const payout = disbursement('+2250700000000');
+    const answers = await Promise.allSettled(
+      processes.flatMap((p) => [p.requestCollection(payin), p.disburse(payout)]),
+    );
+    // Those that found another's marker answer "unavailable" (retry later), never another send.
+    for (const a of answers)
+      if (a.status === 'rejected') expect(a.reason).toBeInstanceOf(OperatorUnavailableError);
+    expect(answers.some((a) => a.status === 'fulfilled')).toBe(true);
+    expect(
+      (await until(() => hub2.collectionStatus(payin.transactionId, 'ORANGE', 'CI'), final)).outcome,
+    ).toBe('completed');
+    await new Promise((r) => setTimeout(r, 500));
+    const state = await fakeState();
+    const intents = state.intents.filter((i) => i.purchaseReference === payin.transactionId);
+    expect(intents.reduce((n, i) => n + i.payments.length, 0)).toBe(1);
+    expect(state.transfers.filter((t) => t.reference === payout.transactionId)).toHaveLength(1);
+  });
+
   it('a connection refused is not taken, and leaves nothing in the journal', async () => {
     const closed = build({ baseUrl: await closedPort() });
     const req = collection('+2250700000000');
