@@ -14,6 +14,7 @@ import { RefundStore } from '../../src/persistence/refunds';
 import { TransactionStore } from '../../src/persistence/transactions';
 import { callbackSignals } from '../helpers/callback-signals';
 import { SharedLimits } from '../../src/persistence/shared-limits';
+import { awayFromWindowEnd } from '../helpers/fixed-windows';
 
 // The callback door (src/operators/callbacks.ts) on the real stack: a provider's callback, checked
 // by its connector (Wave here: an HMAC we can sign), is deduplicated by what was signed through the
@@ -174,9 +175,7 @@ describe('callback door', () => {
   });
 
   it('counts one budget across replicas that share the store: alternating, the limit holds, not twice it', async () => {
-    // Not astride the end of a one-minute window.
-    const left = 60_000 - (Date.now() % 60_000);
-    if (left < 15_000) await new Promise((res) => setTimeout(res, left + 50));
+    await awayFromWindowEnd(60_000, 15_000);
     const [a, b] = [
       await replica(2, SharedLimits.on(stack.mongo)),
       await replica(2, SharedLimits.on(stack.mongo)),

@@ -10,6 +10,7 @@ import {
   totpNow,
 } from '../helpers/dashboard';
 import { merchantOfScope } from '../../src/domain/modes';
+import { awayFromWindowEnd } from '../helpers/fixed-windows';
 
 // Sign-in, TOTP, sign-out, lockout, per-address limit, password reset and invitations of the
 // dashboard (docs/dashboard.md), over the real stack.
@@ -124,9 +125,8 @@ describe('dashboard sign-in', () => {
     const { email } = await signedInMember(stack, merchant.merchantId, 'viewer');
     const stranger = `stranger-${randomUUID().slice(0, 8)}@example.test`;
     // Seven wrong passwords from one place, then the right one (the stranger: any), from there.
-    // Not astride the end of a lockout window (fixed windows of DASHBOARD_LOCKOUT, 15 minutes).
-    const left = stack.config.DASHBOARD_LOCKOUT - (Date.now() % stack.config.DASHBOARD_LOCKOUT);
-    if (left < 30_000) await new Promise((res) => setTimeout(res, left + 50));
+    // Fixed windows of DASHBOARD_LOCKOUT (15 minutes).
+    await awayFromWindowEnd(stack.config.DASHBOARD_LOCKOUT, 30_000);
     const tries = async (who: string, right: string, address: string) => {
       const b = new DashboardBrowser(stack.baseUrl, address);
       const out: { status: number; code: string; type: string | null; retryAfter: number | null }[] = [];
