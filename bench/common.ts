@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { repoRoot } from '../src/infra/tools';
+import { basic } from '../test/helpers/http';
 
 // Sizes and small helpers the bench's phases share (bench/run.ts).
 
@@ -74,4 +75,26 @@ export function payin(reference: string) {
     payin: { amount: 5000, msisdn: '+2250500000001', provider: 'MTN', country: 'CI' },
     action: { successUrl: 'https://merchant.example/ok', failureUrl: 'https://merchant.example/ko' },
   };
+}
+
+/**
+ * Of the payins `refs`, those the API knows. A creation answered other than 201 (a 502 from the
+ * balancer, a 503) may have created nothing: the bench waits for the webhooks of what exists and
+ * counts the rest, rather than waiting for what was never created.
+ */
+export async function createdOf(
+  apiUrl: string,
+  credentials: { apiKey: string; apiClient: string },
+  refs: string[],
+): Promise<string[]> {
+  const known: string[] = [];
+  await pool(refs, 8, async (ref) => {
+    const res = await fetch(`${apiUrl}/v1/payin/${encodeURIComponent(ref)}`, {
+      headers: { authorization: basic(credentials) },
+    });
+    await res.arrayBuffer();
+    if (res.status === 200) known.push(ref);
+    else if (res.status !== 404) throw new Error(`GET payin ${ref}: ${res.status}`);
+  });
+  return known;
 }

@@ -8,7 +8,9 @@ const upstreams = (process.env.UPSTREAMS ?? '')
   .split(',')
   .filter(Boolean)
   .map((u) => new URL(u));
-const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+// Like a real balancer (nginx's upstream `keepalive_timeout`, AWS ALB's idle timeout): an idle
+// upstream connection is dropped after 60 s, shorter than the API keeps it (HTTP_KEEP_ALIVE_TIMEOUT).
+const agent = new http.Agent({ keepAlive: true, maxSockets: 256, timeout: 60_000 });
 const bare = process.env.BARE_UPSTREAM ? new URL(process.env.BARE_UPSTREAM) : undefined;
 let next = 0;
 
@@ -28,7 +30,11 @@ const server = http.createServer((req, res) => {
       answer.pipe(res);
     },
   );
-  upstream.on('error', () => {
+  upstream.on('error', (err: NodeJS.ErrnoException) => {
+    // Which hop failed and how (a reset on a reused connection, a refused one): the bench's log.
+    console.error(
+      `proxy: 502 for ${req.method} ${req.url} from ${target.host}: ${err.code ?? err.message}${upstream.reusedSocket ? ' (reused connection)' : ''}`,
+    );
     if (!res.headersSent) res.writeHead(502);
     res.end();
   });

@@ -4,12 +4,18 @@
 const nonOk = (x: { non2xx: number }) => (x.non2xx > 0 ? ` (${x.non2xx} non-2xx!)` : '');
 
 export function printTable(r: {
-  e2e: { completedPerSecond: number; createPerSecond: number; createLatencyMs: { p50: number; p99: number } };
+  e2e: {
+    completedPerSecond: number;
+    createPerSecond: number;
+    createLatencyMs: { p50: number; p99: number };
+    non2xx: number;
+    neverCreated: number;
+  };
   bound: { workflowsPerSecond: number; activitiesPerWorkflow: number };
   minimal: { workflowsPerSecond: number };
   ratioE2eToBound: number;
   ratioE2eToMinimal: number;
-  latency: Record<
+  latency: { refused: Record<string, number>; neverCreated: number } & Record<
     'oneClient' | 'clients16',
     {
       api: { p50: number; p99: number };
@@ -53,6 +59,15 @@ export function printTable(r: {
     ['payins completed /s (success + credit + webhook)', String(r.e2e.completedPerSecond)],
     ['payins created /s', String(r.e2e.createPerSecond)],
     ['creation latency p50 / p99 (ms)', `${r.e2e.createLatencyMs.p50} / ${r.e2e.createLatencyMs.p99}`],
+    // Counted, not waited for: a refused creation may have created nothing (bench/common.ts createdOf).
+    ...(r.e2e.non2xx || r.latency.neverCreated || Object.keys(r.latency.refused).length
+      ? ([
+          [
+            'creations not answered 201: payins phase; latency phase by status (of which created nothing)',
+            `${r.e2e.non2xx} (${r.e2e.neverCreated}); ${JSON.stringify(r.latency.refused)} (${r.latency.neverCreated})`,
+          ],
+        ] as [string, string][])
+      : []),
     [
       `bound: bare workflows /s (${r.bound.activitiesPerWorkflow} no-op activities)`,
       String(r.bound.workflowsPerSecond),

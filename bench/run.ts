@@ -31,7 +31,7 @@ import {
 import { MerchantService } from '../src/merchants';
 import { ApiClient } from '../test/helpers/http';
 import { startReceiver } from '../test/helpers/webhook-receiver';
-import { payin, percentile, profile, resultsDir, round, sizes, waitFor } from './common';
+import { createdOf, payin, percentile, profile, resultsDir, round, sizes, waitFor } from './common';
 import {
   activityLatencies,
   cpuMeter,
@@ -319,11 +319,13 @@ async function main(): Promise<void> {
       credentials,
       prefix: 'lat',
     });
-    await waitFor(
-      () => Array.from({ length: latency.created }, (_, i) => `lat-${i}`).every((r) => completedAt.has(r)),
-      600_000,
-      'latency payins completed',
-    );
+    const latencyRefs = Array.from({ length: latency.created }, (_, i) => `lat-${i}`);
+    const latencyCreated = Object.keys(latency.refused).length
+      ? await createdOf(apiUrl, credentials, latencyRefs)
+      : latencyRefs;
+    const latencyNeverCreated = latencyRefs.length - latencyCreated.length;
+    if (latencyNeverCreated) console.log(`latency: ${latencyNeverCreated} creations refused created nothing`);
+    await waitFor(() => latencyCreated.every((r) => completedAt.has(r)), 600_000, 'latency payins completed');
     const e2eSeconds = sum(e2eTotals.rounds);
     const boundSeconds = sum(boundTotals.rounds);
     const e2eCpuSeconds = e2eTotals.cpu;
@@ -344,6 +346,7 @@ async function main(): Promise<void> {
     const e2e = {
       payins: sizes.payins,
       non2xx: e2eTotals.non2xx,
+      neverCreated: e2eTotals.neverCreated,
       successful: txIds.length,
       credited: credits,
       webhooks: refs.filter((r) => completedAt.has(r)).length,
@@ -437,7 +440,7 @@ async function main(): Promise<void> {
           }
         : null,
       eagerActivities: sizes.eagerActivities,
-      latency,
+      latency: { ...latency, neverCreated: latencyNeverCreated },
       reads: { at1k: reads1k, atStored: readsBig, ratio: round(readsBig.perSecond / reads1k.perSecond) },
       ledger: ledgerFigures,
       timelines,

@@ -110,6 +110,11 @@ export const configSchema = z
       .string()
       .default('0.0.0.0')
       .register(configDocs, { group: 'server', description: 'Bind address of the API.' }),
+    HTTP_KEEP_ALIVE_TIMEOUT: duration.prefault('65s').register(configDocs, {
+      group: 'server',
+      description:
+        "How long the API keeps an idle connection open for its next request. Longer than the idle timeout of the load balancer in front (60 s for nginx's upstream keep-alive and AWS ALB; set it above 600 s behind Google Cloud's), so the balancer always closes first and never sends a request on a connection the API is closing, which it would answer 502 (docs/decisions/api/keep-alive-outlives-the-balancer.md).",
+    }),
     LOG_LEVEL: z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
       .default('info')

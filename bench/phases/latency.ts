@@ -121,5 +121,7 @@ export async function latencyBench({ apiUrl, bareUrl, credentials, prefix }: Lat
     oneClient: side(sequential.api, sequential.bare),
     clients16: side(c16Api, c16Bare),
     created: seq,
+    /** Creations answered other than 201 at 16 clients, by status. */
+    refused: Object.fromEntries(refused),
   };
 }

@@ -3,7 +3,7 @@ import autocannon from 'autocannon';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { basic } from '../../test/helpers/http';
 import type { CpuMeter } from '../processes';
-import { payin, pool, round, sizes, waitFor } from '../common';
+import { createdOf, payin, pool, round, sizes, waitFor } from '../common';
 
 // Phases 1 and 2, run in alternating rounds by bench/run.ts: payins created over HTTP and completed
 // (success, ledger credit, webhook), and the bound (bare workflows with as many no-op activities).
@@ -39,6 +39,8 @@ export function throughputPhases({
   const e2eTotals = {
     createSeconds: 0,
     non2xx: 0,
+    /** Creations answered other than 2xx that created no payin (not waited for). */
+    neverCreated: 0,
     latencies: [] as number[],
     cpu: {},
     rounds: [] as number[],
@@ -46,6 +48,8 @@ export function throughputPhases({
   const regularTotals = {
     createSeconds: 0,
     non2xx: 0,
+    /** Creations answered other than 2xx that created no payin (not waited for). */
+    neverCreated: 0,
     latencies: [] as number[],
     cpu: {},
     rounds: [] as number[],
@@ -93,7 +97,9 @@ export function throughputPhases({
       });
       totals.createSeconds += (Date.now() - start) / 1000;
       totals.non2xx += created.non2xx;
-      const mine = refs.slice(from, from + count).map((r) => r.replace(/^bench-/, `${prefix}-`));
+      const asked = refs.slice(from, from + count).map((r) => r.replace(/^bench-/, `${prefix}-`));
+      const mine = created.non2xx ? await createdOf(url, credentials, asked) : asked;
+      totals.neverCreated += asked.length - mine.length;
       await waitFor(() => mine.every((r) => completedAt.has(r)), 600_000, 'payins completed');
       totals.rounds.push((Math.max(...mine.map((r) => completedAt.get(r)!)) - start) / 1000);
       addCpu(totals.cpu, cpu.since(before));

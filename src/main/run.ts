@@ -9,7 +9,7 @@ import { createWorker } from './temporal/worker';
 import { buildActivityDeps, buildApi } from './wiring';
 import { ensureReconciliationScheduleAtStart, ensureRecoveryScheduleAtStart } from './schedules';
 import { realtimeOf } from '../api/ws';
-import { answerMalformedRequests } from '../api/malformed-requests';
+import { listenApi } from '../api/http-server';
 
 // Starting and stopping the API and the worker; shared by the production entry points and npm start.
 
@@ -29,10 +29,7 @@ export async function runApi(
     config.PAYLOAD_CODEC_KEYS,
   );
   const app = await buildApi({ config, mongo, temporal, logger });
-  const server = await new Promise<Server>((res) => {
-    const s = app.listen(config.PORT, config.HOST, () => res(s));
-  });
-  answerMalformedRequests(server);
+  const server = await listenApi(app, config, config.HOST);
   const realtime = realtimeOf(app);
   realtime?.attach(server);
   return {

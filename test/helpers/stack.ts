@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { addTemporalMetricsSource } from '../../src/infra/metrics';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -12,7 +11,7 @@ import { connectMongo } from '../../src/persistence/mongo';
 import { createWorker } from '../../src/main/temporal/worker';
 import { buildActivityDeps, buildApi } from '../../src/main/wiring';
 import { realtimeOf } from '../../src/api/ws';
-import { answerMalformedRequests } from '../../src/api/malformed-requests';
+import { listenApi } from '../../src/api/http-server';
 import { ensureSearchAttributes } from '../../src/temporal/ensure-search-attributes';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server';
 import type { SimulatorOptions } from '../../src/simulator/app';
@@ -153,11 +152,8 @@ export async function startStack(
     logger: createLogger(process.env.TEST_API_LOG_LEVEL ?? 'silent'),
     ...(opts.dashboardStaticDir ? { dashboardStaticDir: opts.dashboardStaticDir } : {}),
   });
-  const server = await new Promise<Server>((res) => {
-    // PORT is 0 (any) unless a test needs the address before the start (callbacks of provider fakes).
-    const s = app.listen(config.PORT, '127.0.0.1', () => res(s));
-  });
-  answerMalformedRequests(server);
+  // PORT is 0 (any) unless a test needs the address before the start (callbacks of provider fakes).
+  const server = await listenApi(app, config, '127.0.0.1');
   const realtime = realtimeOf(app);
   realtime?.attach(server);
   const addr = server.address();

@@ -1,3 +1,4 @@
+import { Agent, request } from 'node:http';
 import { problemSchema } from '../../src/contract/problems';
 import { useStack } from '../helpers/use-stack';
 import { ApiClient, rawRequest } from '../helpers/http';
@@ -87,5 +88,35 @@ describe('requests Node cannot parse answer a problem document', () => {
     const res = await api.get('/v1/payin/%E0%A4%A');
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
+  });
+
+  // A load balancer keeps its connections to the API for 60 s (nginx's upstream keep-alive, AWS
+  // ALB); had the API closed first (Node's default is 5 s), a request the balancer sent on a closing
+  // connection would be answered 502 (issue 45's production bench: 2 of 200 creations).
+  it('keeps an idle connection open longer than a load balancer does, and says so', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const get = () =>
+      new Promise<{ status: number; keepAlive: string; reused: boolean }>((resolve, reject) => {
+        const req = request(`${stack.baseUrl}/health/live`, { agent }, (res) => {
+          res.resume();
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              keepAlive: String(res.headers['keep-alive']),
+              reused: req.reusedSocket,
+            }),
+          );
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    try {
+      expect(await get()).toEqual({ status: 200, keepAlive: 'timeout=65', reused: false });
+      // Past Node's default (5 s), and past the client's own margin under the hint (hint - 1 s).
+      await new Promise((r) => setTimeout(r, 6_500));
+      expect(await get()).toEqual({ status: 200, keepAlive: 'timeout=65', reused: true });
+    } finally {
+      agent.destroy();
+    }
   });
 });
