@@ -17,6 +17,9 @@ export const BULK_BODY_LIMIT = '512kb';
 const bulkPaths = new Set(['/v1/payouts/bulk']);
 /** The dashboard's spreadsheet upload (CSV or XLSX, src/dashboard/routes/uploads.ts): its own parser reads it. */
 const rawPaths = new Set(['/dashboard/api/payouts/bulk/preview']);
+/** The checkout page's form posted without JavaScript to the page's own address: its route reads the form. */
+const formPage = /^\/checkout\/[^/]+$/;
+const formType = /^application\/x-www-form-urlencoded\s*(;|$)/i;
 
 /**
  * How deeply a body may nest objects and arrays. Our deepest request is 3 levels; 32 leaves room
@@ -55,8 +58,10 @@ export function jsonBody(): RequestHandler[] {
   const parse: RequestHandler = (req, res, next) => (bulkPaths.has(req.path) ? bulk : single)(req, res, next);
   const requireJson: RequestHandler = (req, _res, next) => {
     // The full path: under the dashboard's router req.path has lost its /dashboard/api prefix.
-    if (rawPaths.has(req.originalUrl.split('?')[0]!)) return next();
+    const path = req.originalUrl.split('?')[0]!;
+    if (rawPaths.has(path)) return next();
     const type = req.headers['content-type'];
+    if (req.method === 'POST' && formPage.test(path) && type && formType.test(type)) return next();
     const hasBody = req.is('*') !== null;
     if (hasBody && type && !jsonType.test(type)) return next(new ApiProblem('UNSUPPORTED_MEDIA_TYPE'));
     next();

@@ -1,12 +1,20 @@
 import type { Request } from 'express';
 import type { z } from 'zod';
-import { negotiateLanguage } from '../contract/i18n';
+import { negotiateLanguage, type Language } from '../contract/i18n';
 import { zodErrorMap } from '../contract/zod-messages';
 import { ApiProblem } from '../contract/problems';
 
-/** Parses with a zod schema; a failure becomes a 400 listing each bad field, in the caller's language. */
-export function parseOr400<S extends z.ZodType>(schema: S, data: unknown, req: Request): z.infer<S> {
-  const result = schema.safeParse(data, { error: zodErrorMap(negotiateLanguage(req)) });
+/**
+ * Parses with a zod schema; a failure becomes a 400 listing each bad field, in the caller's language
+ * (Accept-Language, unless the page the request comes from chose one: `lang`).
+ */
+export function parseOr400<S extends z.ZodType>(
+  schema: S,
+  data: unknown,
+  req: Request,
+  lang: Language = negotiateLanguage(req),
+): z.infer<S> {
+  const result = schema.safeParse(data, { error: zodErrorMap(lang) });
   if (result.success) return result.data;
   const at = (path: PropertyKey[]) => path.map(String).join('.') || '(body)';
   throw new ApiProblem('VALIDATION_ERROR', {

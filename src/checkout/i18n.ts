@@ -38,7 +38,10 @@ export interface CheckoutTexts {
   otpHint: (ussd: string) => string;
   confirm: string;
   decline: string;
-  noScript: string;
+  /** The link to the next page, for a browser that does not follow the page's refresh. */
+  continue: string;
+  /** A form posted from another site (Sec-Fetch-Site): refused. */
+  answerHere: string;
   notFoundTitle: string;
   notFoundBody: string;
   client: {
@@ -75,7 +78,8 @@ export const checkoutTexts: Record<Language, CheckoutTexts> = {
     otpHint: (ussd) => `Dial ${ussd} on your phone to get the code.`,
     confirm: 'Confirm payment',
     decline: 'Decline',
-    noScript: 'This page needs JavaScript to send your answer.',
+    continue: 'Continue',
+    answerHere: 'Answer on the payment page itself.',
     notFoundTitle: 'Payment not found',
     notFoundBody: 'This payment link is not valid. Ask the merchant for a new one.',
     client: {
@@ -110,7 +114,8 @@ export const checkoutTexts: Record<Language, CheckoutTexts> = {
     otpHint: (ussd) => `Composez ${ussd} sur votre téléphone pour obtenir le code.`,
     confirm: 'Confirmer le paiement',
     decline: 'Refuser',
-    noScript: 'Cette page a besoin de JavaScript pour envoyer votre réponse.',
+    continue: 'Continuer',
+    answerHere: 'Répondez sur la page de paiement elle-même.',
     notFoundTitle: 'Paiement introuvable',
     notFoundBody: "Ce lien de paiement n'est pas valide. Demandez-en un nouveau au marchand.",
     client: {

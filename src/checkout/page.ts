@@ -1,7 +1,7 @@
 import type { Language } from '../contract/i18n';
 import { toMajor } from '../domain/money';
 import type { CheckoutView } from './service';
-import { checkoutTexts } from './i18n';
+import { checkoutTexts, type CheckoutTexts } from './i18n';
 import { checkoutScriptUrl } from './script-asset';
 
 // The hosted checkout page: one server-rendered HTML document with inline CSS and one same-origin
@@ -66,15 +66,78 @@ button:disabled{opacity:.6;cursor:progress}
 export interface PageOptions {
   lang: Language;
   nonce: string;
+  /** A form posted without JavaScript (POST /checkout/:id), shown back: its values and its errors. */
+  form?: PostedForm;
 }
+
+export interface PostedForm {
+  /** The answer was taken: the form stays closed while the stored record catches up. */
+  answered?: boolean;
+  values?: { provider?: string; msisdn?: string };
+  errors?: { path: string; message: string }[];
+  /** The problem's words when no field is at fault. */
+  message?: string;
+}
+
+/**
+ * What the status line says before the script runs, so that a page without JavaScript says it too
+ * (the script's show() says the same), and where the page sends its reader by itself: the operator's
+ * page, or the merchant's once the payment is final.
+ */
+function statusOf(view: CheckoutView, t: CheckoutTexts, answered: boolean) {
+  const { state } = view;
+  const c = t.client;
+  if (state.final) {
+    const done =
+      state.confirmationStatus === 'declined'
+        ? c.declined
+        : ((c as Record<string, string>)[state.status] ?? c.failed);
+    return { text: state.redirectUrl ? `${done} ${c.redirecting}` : done, goTo: state.redirectUrl };
+  }
+  if (state.awaitingCustomer && !answered) return { text: '', goTo: null };
+  if (answered && state.paymentUrl) return { text: '', goTo: state.paymentUrl };
+  const push = c.waitingPush + (state.ussdCode ? ` ${fill(c.ussdFallback, { ussd: state.ussdCode })}` : '');
+  return { text: push, goTo: null };
+}
+
+const fill = (text: string, vars: Record<string, string>) =>
+  text.replace(/\{(\w+)\}/g, (_, k: string) => vars[k] ?? '');
 
 export function renderCheckoutPage(view: CheckoutView, opts: PageOptions): string {
   const t = checkoutTexts[opts.lang];
   const { tx, providers } = view;
+  const posted = opts.form ?? {};
   const merchant = view.merchantName || '—';
   const otpUssd = providers.find((p) => p.otpRequired)?.otpUssdCode ?? '';
   const closed = new Set(view.unavailable);
-  const selected = view.suggested ?? providers.find((p) => !closed.has(p.code))?.code;
+  const selected =
+    providers.find((p) => p.code === posted.values?.provider && !closed.has(p.code))?.code ??
+    view.suggested ??
+    providers.find((p) => !closed.has(p.code))?.code;
+  const fieldError = (path: string) => posted.errors?.find((e) => e.path === path)?.message;
+  /** A field's error, shown as the script shows it; the input is marked invalid. */
+  const errorOf = (path: string) => {
+    const message = fieldError(path);
+    return {
+      attr: message ? ' aria-invalid="true"' : '',
+      p: `<p id="${path}-error" class="error"${message ? '' : ' hidden'}>${esc(message ?? '')}</p>`,
+    };
+  };
+  const formMessage = posted.errors?.length ? t.client.fixErrors : (posted.message ?? '');
+  const status = statusOf(view, t, posted.answered === true);
+  const showForm = view.state.awaitingCustomer && !posted.answered;
+  // Without JavaScript the page reloads itself while the payment goes on, and leaves for the
+  // operator's or the merchant's page as the script would.
+  const refresh = status.goTo
+    ? `${view.state.final ? 1 : 0};url=${status.goTo}`
+    : showForm
+      ? null
+      : `3;url=${tx.id}?lang=${opts.lang}&answered=1`;
+  const otpOffered = providers.some((p) => p.otpRequired && !closed.has(p.code));
+  const msisdnValue = posted.values?.msisdn ?? tx.customer.phoneNumber;
+  const provider = errorOf('provider');
+  const msisdn = errorOf('msisdn');
+  const otp = errorOf('otp');
   // A closed provider stays listed (the customer knows it) but cannot be chosen.
   const options = providers
     .map((p) =>
@@ -103,6 +166,7 @@ export function renderCheckoutPage(view: CheckoutView, opts: PageOptions): strin
 <link rel="icon" href="data:,">
 <title>${esc(t.pageTitle)} · ${esc(merchant)}</title>
 <style nonce="${opts.nonce}">${styles}</style>
+${refresh ? `<noscript><meta http-equiv="refresh" content="${esc(refresh)}"></noscript>` : ''}
 </head>
 <body>
 <main>
@@ -111,32 +175,32 @@ export function renderCheckoutPage(view: CheckoutView, opts: PageOptions): strin
 <p class="amount-label">${esc(t.amountLabel)}</p>
 <p class="amount" data-testid="amount">${esc(formatAmount(tx.chargedAmount, tx.currency, t.numberLocale))}</p>
 <p class="ref">${esc(t.reference)} ${esc(tx.reference)}</p>
-<form id="form" novalidate${view.state.awaitingCustomer ? '' : ' hidden'}>
-<p id="form-error" class="error" role="alert"></p>
+<form id="form" method="post" action="${esc(tx.id)}?lang=${opts.lang}" novalidate${showForm ? '' : ' hidden'}>
+<p id="form-error" class="error" role="alert">${esc(formMessage)}</p>
 <div class="field">
 <label for="provider">${esc(t.provider)}</label>
-<select id="provider" name="provider" data-testid="provider" aria-describedby="provider-error">${options}</select>
-<p id="provider-error" class="error" hidden></p>
+<select id="provider" name="provider" data-testid="provider" aria-describedby="provider-error"${provider.attr}>${options}</select>
+${provider.p}
 </div>
 <div class="field">
 <label for="msisdn">${esc(t.msisdn)}</label>
-<input id="msisdn" name="msisdn" type="tel" inputmode="tel" autocomplete="tel" required value="${esc(tx.customer.phoneNumber)}" data-testid="msisdn" aria-describedby="msisdn-hint msisdn-error">
+<input id="msisdn" name="msisdn" type="tel" inputmode="tel" autocomplete="tel" required value="${esc(msisdnValue)}" data-testid="msisdn" aria-describedby="msisdn-hint msisdn-error"${msisdn.attr}>
 <p id="msisdn-hint" class="hint">${esc(t.msisdnHint(tx.country))}</p>
-<p id="msisdn-error" class="error" hidden></p>
+${msisdn.p}
 </div>
-<div class="field" id="otp-field" hidden>
+<div class="field" id="otp-field"${otpOffered ? '' : ' hidden'}>
 <label for="otp">${esc(t.otp)}</label>
-<input id="otp" name="otp" type="text" inputmode="numeric" autocomplete="one-time-code" maxlength="8" data-testid="otp" aria-describedby="otp-hint otp-error">
+<input id="otp" name="otp" type="text" inputmode="numeric" autocomplete="one-time-code" maxlength="8" data-testid="otp" aria-describedby="otp-hint otp-error"${otp.attr}>
 <p id="otp-hint" class="hint">${esc(t.otpHint(otpUssd))}</p>
-<p id="otp-error" class="error" hidden></p>
+${otp.p}
 </div>
 <div class="actions">
-<button type="submit" id="confirm" data-testid="confirm">${esc(t.confirm)}</button>
-<button type="button" id="decline" data-testid="decline">${esc(t.decline)}</button>
+<button type="submit" id="confirm" name="answer" value="confirm" data-testid="confirm">${esc(t.confirm)}</button>
+<button type="submit" id="decline" name="answer" value="decline" formnovalidate data-testid="decline">${esc(t.decline)}</button>
 </div>
 </form>
-<p id="status" data-testid="status" role="status" aria-live="polite"></p>
-<noscript><p class="error">${esc(t.noScript)}</p></noscript>
+<p id="status" data-testid="status" role="status" aria-live="polite"${status.text && !view.state.final && !showForm ? ' class="busy"' : ''}>${esc(status.text)}</p>
+${status.goTo ? `<noscript><p><a href="${esc(status.goTo)}">${esc(t.continue)}</a></p></noscript>` : ''}
 </main>
 <script type="application/json" id="checkout-data">${jsonForScript(data)}</script>
 <script nonce="${opts.nonce}" src="${esc(checkoutScriptUrl)}"></script>

@@ -146,4 +146,39 @@ describe('hosted checkout page in a real browser', () => {
     expect(problems).toEqual([]);
     await page.close();
   });
+
+  it('without JavaScript, a customer fixes a wrong number, confirms, and the page leads to the success URL', async () => {
+    const session = await createSession('web-nojs', '+2250700000009');
+    const noScript = await launchBrowser({
+      viewport: { width: 360, height: 740 },
+      isMobile: true,
+      hasTouch: true,
+      locale: 'fr-CI',
+      javaScriptEnabled: false,
+    });
+    try {
+      const page = await noScript.context.newPage();
+      await page.goto(session.paymentUrl);
+      await expect(page.locator('html').getAttribute('lang')).resolves.toBe('fr');
+      // The OTP field is shown (Orange is offered); MTN with an Orange number is refused in place.
+      await expect(page.getByTestId('otp').isVisible()).resolves.toBe(true);
+      await page.getByTestId('provider').selectOption('MTN');
+      await page.getByTestId('confirm').click();
+      await page.locator('#msisdn-error').waitFor({ state: 'visible' });
+      await expect(page.getByTestId('msisdn').getAttribute('aria-invalid')).resolves.toBe('true');
+      await expect(page.getByTestId('msisdn').inputValue()).resolves.toBe('+2250700000009');
+      await page.screenshot({ path: join(shots, 'checkout-7-no-javascript-error.png'), fullPage: true });
+
+      await page.getByTestId('msisdn').fill('05 00 00 00 09');
+      await page.getByTestId('confirm').click();
+      await page.getByTestId('status').filter({ hasText: /\S/ }).waitFor();
+      await page.screenshot({ path: join(shots, 'checkout-8-no-javascript-waiting.png'), fullPage: true });
+      // The page reloads itself until the payment is final, then leaves for the merchant.
+      await page.waitForURL(`${merchantUrl}/ok?ref=web-nojs`, { timeout: 45_000 });
+      const read = await api.get('/v1/payin/web-nojs');
+      expect(read.body).toMatchObject({ status: 'success', confirmationStatus: 'accepted' });
+    } finally {
+      await noScript.close();
+    }
+  });
 });

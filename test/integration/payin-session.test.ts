@@ -211,6 +211,90 @@ describe('payin sessions and the checkout routes', () => {
     expect(status.body).toMatchObject({ awaitingCustomer: true, final: false, redirectUrl: null });
   });
 
+  // docs/decisions/checkout/works-without-javascript.md: the page's form posted back to its own
+  // address, as a browser without JavaScript sends it.
+  describe('the form without JavaScript (POST /checkout/:id)', () => {
+    const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+    const formHeaders = { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' };
+    /** The answer as the browser gets it: a redirect is not followed. */
+    const postForm = (path: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
+      fetch(`${stack.baseUrl}${path}`, {
+        method: 'POST',
+        headers: { ...formHeaders, ...headers },
+        body: form(fields),
+        redirect: 'manual',
+      });
+
+    it('shows the fields at fault in place, in the page language, keeping what was typed', async () => {
+      const s = await create('form-errors');
+      const page = pathOf(s.paymentUrl);
+      const res = await customer.request(
+        'POST',
+        `${page}?lang=fr`,
+        form({ answer: 'confirm', provider: 'MTN', msisdn: '07 00 00 00 01' }),
+        formHeaders,
+      );
+      expect(res.status).toBe(400);
+      expect(res.headers.get('content-type')).toMatch(/text\/html/);
+      const html = String(res.body);
+      expect(html).toContain('<html lang="fr">');
+      expect(html).toMatch(/<input id="msisdn"[^>]*value="07 00 00 00 01"[^>]*aria-invalid="true"/);
+      expect(html).toMatch(/<p id="msisdn-error" class="error">[^<]+<\/p>/);
+      expect(html).toContain(
+        '<p id="form-error" class="error" role="alert">Corrigez les champs signalés.</p>',
+      );
+      // The OTP field is there for Orange, which the script would show only when chosen.
+      expect(html).toMatch(/<div class="field" id="otp-field">/);
+      const status = await customer.get(`${page}/status`);
+      expect(status.body).toMatchObject({ awaitingCustomer: true });
+    });
+
+    it("refuses a form another site posts (Fetch Metadata), and takes the page's own", async () => {
+      const s = await create('form-confirm');
+      const page = pathOf(s.paymentUrl);
+      const fields = { answer: 'confirm', provider: 'MTN', msisdn: '+225 05 00 00 00 01' };
+      const cross = await postForm(page, fields, { 'sec-fetch-site': 'cross-site' });
+      expect(cross.status).toBe(403);
+      expect(await cross.text()).toContain('Answer on the payment page itself.');
+      expect((await customer.get(`${page}/status`)).body).toMatchObject({ awaitingCustomer: true });
+
+      const taken = await postForm(page, fields, { 'sec-fetch-site': 'same-origin' });
+      expect(taken.status).toBe(303);
+      expect(taken.headers.get('location')).toBe(`${s.id}?lang=en&answered=1`);
+      // The page it leads to waits for the operator, then leaves for the merchant, by itself.
+      const waiting = await customer.get(`${page}?lang=en&answered=1`, { accept: 'text/html' });
+      expect(String(waiting.body)).toMatch(/<form id="form"[^>]* hidden>/);
+      const done = await eventually(
+        () => customer.get(`${page}?answered=1`, { accept: 'text/html' }),
+        (r) => /<p id="status"[^>]*>Payment successful\./.test(String(r.body)),
+      );
+      expect(String(done.body)).toContain(
+        `<noscript><meta http-equiv="refresh" content="1;url=${action.successUrl}"></noscript>`,
+      );
+      expect(String(done.body)).toContain(`<a href="${action.successUrl}">Continue</a>`);
+      const read = await api.get('/v1/payin/form-confirm');
+      expect(read.body).toMatchObject({ status: 'success', confirmationStatus: 'accepted' });
+    });
+
+    it('declines with the second button; a closed session shows the page saying so', async () => {
+      const s = await create('form-decline');
+      const page = pathOf(s.paymentUrl);
+      const declined = await postForm(`${page}?lang=fr`, { answer: 'decline' });
+      expect(declined.status).toBe(303);
+      const again = await customer.request('POST', page, form({ answer: 'decline' }), {
+        ...formHeaders,
+        'accept-language': 'fr',
+      });
+      expect(again.status).toBe(409);
+      expect(String(again.body)).toContain('<html lang="fr">');
+      const read = await eventually(
+        () => api.get('/v1/payin/form-decline'),
+        (r) => r.body.confirmationStatus === 'declined',
+      );
+      expect(read.body.status).not.toBe('success');
+    });
+  });
+
   it('confirm runs the collection; a second confirm or a decline afterwards is a 409', async () => {
     const s = await create('sess-confirm');
     const page = pathOf(s.paymentUrl);

@@ -16,6 +16,7 @@ const withoutExample: Record<string, string> = {
   'GET /checkout/{id}/status': "the hosted page's own polling",
   'POST /checkout/{id}/confirm': "the hosted page's own call",
   'POST /checkout/{id}/decline': "the hosted page's own call",
+  'POST /checkout/{id}': "the hosted page's own form, posted by a browser without JavaScript",
   'POST /operator-callbacks/{code}': 'called by operators, signed with their secret',
   'POST /provider-callbacks/{name}': 'called by providers, signed with their keys',
   'PUT /provider-callbacks/{name}': 'called by providers, signed with their keys',

@@ -226,7 +226,7 @@ export function buildOpenApiDocument(): Json {
           requestBody: {
             required: op.body.required ?? true,
             content: {
-              'application/json': {
+              [op.body.contentType ?? 'application/json']: {
                 schema:
                   op.body.schemas.length === 1
                     ? ref(op.body.schemas[0]!.name)

@@ -31,7 +31,13 @@ export interface OperationSpec {
   pathParams?: Record<string, { description: string; schema?: z.ZodType }>;
   query?: z.ZodObject;
   /** One schema, or several alternatives (`oneOf`), each a named component. */
-  body?: { schemas: { name: string; schema: z.ZodType }[]; required?: boolean; example?: unknown };
+  body?: {
+    schemas: { name: string; schema: z.ZodType }[];
+    required?: boolean;
+    example?: unknown;
+    /** `application/json` unless said (the checkout page's form posts `application/x-www-form-urlencoded`). */
+    contentType?: string;
+  };
   responses: Record<number, ResponseSpec>;
   /** Problem codes the operation itself may answer (the common ones are added by the document). */
   errors?: ProblemCode[];

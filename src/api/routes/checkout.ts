@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import {
   type Router,
   static as serveStatic,
+  urlencoded,
   type Request,
   type RequestHandler,
   type Response,
@@ -9,9 +10,15 @@ import {
 import { ipKeyGenerator, rateLimit, type RateLimitRequestHandler } from 'express-rate-limit';
 import { ApiProblem } from '../../contract/problems';
 import { parseOr400 } from '../validate';
-import { checkoutConfirmRequest, checkoutDeclineRequest } from '../../contract/schemas/checkout';
-import { checkoutLanguage } from '../../checkout/i18n';
-import { renderCheckoutPage, renderNotFoundPage } from '../../checkout/page';
+import {
+  checkoutAnswerForm,
+  checkoutConfirmRequest,
+  checkoutDeclineRequest,
+  type CheckoutAnswerForm,
+} from '../../contract/schemas/checkout';
+import { checkoutLanguage, checkoutTexts } from '../../checkout/i18n';
+import { renderProblem } from '../../contract/render-problem';
+import { renderCheckoutPage, renderNotFoundPage, type PostedForm } from '../../checkout/page';
 import { checkoutAssetsDir } from '../../checkout/script-asset';
 import type { CheckoutService } from '../../checkout/service';
 import type { SharedLimits } from '../../persistence/shared-limits';
@@ -50,6 +57,12 @@ const requireJsonPost: RequestHandler = (req, _res, next) => {
   if (!req.is('application/json')) return next(new ApiProblem('UNSUPPORTED_MEDIA_TYPE'));
   next();
 };
+
+/** The form's fields as posted; a body that is not the form (a wrong type, a field too long) is no answer. */
+function formOf(body: unknown): CheckoutAnswerForm {
+  const parsed = checkoutAnswerForm.safeParse(body ?? {});
+  return parsed.success ? parsed.data : {};
+}
 
 export interface CheckoutLimits {
   /** Requests to /checkout/* per client address per minute (CHECKOUT_REQUESTS_PER_MINUTE); 0: none. */
@@ -140,6 +153,64 @@ export function checkoutRoutes(checkout: CheckoutService, limits = defaultChecko
       throw err;
     }
   });
+
+  // The page's form without JavaScript: posted back to the page's own address, answered with the
+  // page (its errors shown in place) or a redirect to it (docs/decisions/checkout/works-without-javascript.md).
+  route(
+    router,
+    'POST /checkout/:id',
+    answerRateLimit,
+    urlencoded({ extended: false, limit: '2kb' }),
+    async (req, res) => {
+      const lang = checkoutLanguage(req);
+      const id = String(req.params.id);
+      const page = async (status: number, form: PostedForm) => {
+        const nonce = randomBytes(16).toString('base64');
+        pageHeaders(res, nonce, lang);
+        res
+          .status(status)
+          .type('html')
+          .send(renderCheckoutPage(await checkout.view(id), { lang, nonce, form }));
+      };
+      // Another site's form cannot answer for the customer (the JSON calls keep it out by their type).
+      const site = req.get('sec-fetch-site');
+      if (site !== undefined && site !== 'same-origin')
+        return page(403, { message: checkoutTexts[lang].answerHere });
+      const posted = formOf(req.body);
+      const seeThePage = (to = `${encodeURIComponent(id)}?lang=${lang}&answered=1`) => {
+        res.set('Cache-Control', 'no-store').redirect(303, to);
+      };
+      try {
+        if (posted.answer === 'decline') {
+          await checkout.decline(id);
+          return seeThePage();
+        }
+        const answer = parseOr400(
+          checkoutConfirmRequest,
+          {
+            provider: posted.provider,
+            msisdn: posted.msisdn,
+            ...(posted.otp?.trim() ? { otp: posted.otp } : {}),
+          },
+          req,
+          lang,
+        );
+        const state = await checkout.confirm(id, answer);
+        // The operator's own page (WAVE) comes first, as the script would go there.
+        return seeThePage(state.paymentUrl && !state.final ? state.paymentUrl : undefined);
+      } catch (err) {
+        if (!(err instanceof ApiProblem)) throw err;
+        if (err.code === 'ANSWER_PENDING') return seeThePage();
+        if (err.code === 'SESSION_NOT_FOUND' || err.code === 'RATE_LIMITED') throw err;
+        const problem = renderProblem(err.code, lang, err.extra);
+        return page(problem.status, {
+          values: { provider: posted.provider ?? '', msisdn: posted.msisdn ?? '' },
+          ...(problem.errors ? { errors: problem.errors } : {}),
+          message: problem.detail ?? problem.title,
+        });
+      }
+    },
+  );
 
   route(router, 'GET /checkout/:id/status', async (req, res) => {
     res.set('Cache-Control', 'no-store').json(await checkout.status(req.params.id));

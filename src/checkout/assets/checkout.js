@@ -182,7 +182,9 @@
       if (!show(state)) poll();
     });
   });
-  declineBtn.addEventListener('click', function () {
+  declineBtn.addEventListener('click', function (ev) {
+    // A submit button, for pages without JavaScript (POST /checkout/:id): here the script answers.
+    ev.preventDefault();
     send('/decline', {}, t.declining).then(function (state) {
       if (state && !show(state)) poll();
     });

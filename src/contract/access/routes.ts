@@ -58,6 +58,8 @@ export const routeTable = {
   // The hosted checkout page: the link is the credential (routes/checkout.ts)
   'GET /checkout/assets': { access: 'public', mount: true },
   'GET /checkout/:id': pub,
+  // The page's form posted back without JavaScript (an answer, like confirm and decline)
+  'POST /checkout/:id': pub,
   'GET /checkout/:id/status': pub,
   'POST /checkout/:id/confirm': pub,
   'POST /checkout/:id/decline': pub,

@@ -21,6 +21,19 @@ export const checkoutConfirmRequest = z.strictObject({
 });
 export type CheckoutConfirmRequest = z.infer<typeof checkoutConfirmRequest>;
 
+/**
+ * POST /checkout/:id: the page's form without JavaScript (`application/x-www-form-urlencoded`). The
+ * button pressed names the answer; a confirmation's fields are then checked as
+ * `checkoutConfirmRequest`, and an empty OTP is no OTP.
+ */
+export const checkoutAnswerForm = z.object({
+  answer: z.enum(['confirm', 'decline']).optional(),
+  provider: z.string().max(40).optional(),
+  msisdn: z.string().max(40).optional(),
+  otp: z.string().max(40).optional(),
+});
+export type CheckoutAnswerForm = z.infer<typeof checkoutAnswerForm>;
+
 /** POST /checkout/:id/decline: nothing to say but the JSON type (it keeps other sites out), so `{}`. */
 export const checkoutDeclineRequest = z.strictObject({});
 

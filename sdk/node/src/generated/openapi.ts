@@ -13,7 +13,11 @@ export interface paths {
      */
     get: operations['checkoutPage'];
     put?: never;
-    post?: never;
+    /**
+     * The checkout page's form, posted without JavaScript
+     * @description What a browser without JavaScript sends when the customer presses Confirm or Decline (`answer`). Taken: 303 to the page (`?answered=1`), which reloads itself until the payment is final and then leaves for the merchant's URL, or to the operator's own page (WAVE). Refused (a field, a closed session): the page again, its errors in place. A form another site posts (`Sec-Fetch-Site` other than `same-origin`) is refused with the page (403). Counts against the same 20 answers a minute per session and client address as confirm and decline.
+     */
+    post: operations['checkoutAnswerForm'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1247,6 +1251,13 @@ export interface components {
     CallbackReceipt: {
       /** @constant */
       received: true;
+    };
+    CheckoutAnswerForm: {
+      /** @enum {string} */
+      answer?: 'confirm' | 'decline';
+      msisdn?: string;
+      otp?: string;
+      provider?: string;
     };
     CheckoutConfirmRequest: {
       msisdn: string;
@@ -2581,6 +2592,240 @@ export interface operations {
             /** @constant */
             status?: 503;
           };
+        };
+      };
+    };
+  };
+  checkoutAnswerForm: {
+    parameters: {
+      query?: {
+        lang?: 'en' | 'fr';
+      };
+      header?: {
+        /**
+         * @description Language of error titles and messages: en (default) or fr.
+         * @example fr
+         */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path: {
+        /** @description The payin session id (pr_…), from its paymentUrl */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "answer": "confirm",
+         *       "provider": "MTN",
+         *       "msisdn": "+225 05 00 00 00 01"
+         *     }
+         */
+        'application/x-www-form-urlencoded': components['schemas']['CheckoutAnswerForm'];
+      };
+    };
+    responses: {
+      /** @description The answer was taken: the page (or the operator's) is at `Location` */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The page again, the fields at fault marked, or the operator refusing the payment as chosen; or `VALIDATION_ERROR`: Invalid request; `MALFORMED_JSON`: Malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#VALIDATION_ERROR",
+           *       "title": "Invalid request",
+           *       "status": 400,
+           *       "detail": "One or more fields are invalid.",
+           *       "code": "VALIDATION_ERROR",
+           *       "instance": "/v1/direct/payin",
+           *       "errors": [
+           *         {
+           *           "path": "payin.amount",
+           *           "message": "Must be greater than 0."
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'VALIDATION_ERROR' | 'MALFORMED_JSON';
+            /** @constant */
+            status?: 400;
+          };
+          'text/html': string;
+        };
+      };
+      /** @description The page, refusing a form posted from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description `SESSION_NOT_FOUND`: Payment session not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#SESSION_NOT_FOUND",
+           *       "title": "Payment session not found",
+           *       "status": 404,
+           *       "detail": "This payment link is not valid.",
+           *       "code": "SESSION_NOT_FOUND",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'SESSION_NOT_FOUND';
+            /** @constant */
+            status?: 404;
+          };
+        };
+      };
+      /** @description The page: the session no longer takes an answer */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYLOAD_TOO_LARGE",
+           *       "title": "Payload too large",
+           *       "status": 413,
+           *       "detail": "The request body is too large.",
+           *       "code": "PAYLOAD_TOO_LARGE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+            /** @constant */
+            status?: 413;
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNSUPPORTED_MEDIA_TYPE",
+           *       "title": "Unsupported media type",
+           *       "status": 415,
+           *       "detail": "Send the body as application/json.",
+           *       "code": "UNSUPPORTED_MEDIA_TYPE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+            /** @constant */
+            status?: 415;
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#INTERNAL_ERROR",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "Server error; retry later.",
+           *       "code": "INTERNAL_ERROR",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+            /** @constant */
+            status?: 500;
+          };
+        };
+      };
+      /** @description The page: the provider is unavailable; or `SERVICE_UNAVAILABLE`: Service unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#SERVICE_UNAVAILABLE",
+           *       "title": "Service unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable; retry later.",
+           *       "code": "SERVICE_UNAVAILABLE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'SERVICE_UNAVAILABLE';
+            /** @constant */
+            status?: 503;
+          };
+          'text/html': string;
         };
       };
     };

@@ -1318,6 +1318,16 @@ class RedeliverRequest(BaseModel):
     endpointId: Annotated[str | None, Field(max_length=100)] = None
 
 
+class CheckoutAnswerForm(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    answer: Literal['confirm', 'decline'] | None = None
+    provider: Annotated[str | None, Field(max_length=40)] = None
+    msisdn: Annotated[str | None, Field(max_length=40)] = None
+    otp: Annotated[str | None, Field(max_length=40)] = None
+
+
 class CheckoutConfirmRequest(BaseModel):
     model_config = ConfigDict(
         extra='allow',

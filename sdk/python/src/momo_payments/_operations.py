@@ -243,6 +243,7 @@ COMPONENT_SCHEMAS = (
     "TestWebhookRequest",
     "RotateSecretRequest",
     "RedeliverRequest",
+    "CheckoutAnswerForm",
     "CheckoutConfirmRequest",
     "CheckoutDeclineRequest",
     "OperatorCallback",

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineOperations } from '../registry';
 import { liveness, readiness } from '../../../contract/schemas/health';
 import {
+  checkoutAnswerForm,
   checkoutConfirmRequest,
   checkoutDeclineRequest,
   checkoutState,
@@ -94,6 +95,55 @@ defineOperations(
       200: { description: 'The page', contentType: 'text/html', schema: z.string() },
       404: {
         description: 'A page saying the link is not valid (to a browser)',
+        contentType: 'text/html',
+        schema: z.string(),
+      },
+    },
+    errors: ['SESSION_NOT_FOUND', 'RATE_LIMITED'],
+  },
+  {
+    method: 'post',
+    path: '/checkout/{id}',
+    operationId: 'checkoutAnswerForm',
+    summary: "The checkout page's form, posted without JavaScript",
+    description:
+      'What a browser without JavaScript sends when the customer presses Confirm or Decline (`answer`). Taken: ' +
+      '303 to the page (`?answered=1`), which reloads itself until the payment is final and then leaves for the ' +
+      "merchant's URL, or to the operator's own page (WAVE). Refused (a field, a closed session): the page again, " +
+      'its errors in place. A form another site posts (`Sec-Fetch-Site` other than `same-origin`) is refused with ' +
+      'the page (403). Counts against the same 20 answers a minute per session and client address as confirm and decline.',
+    tag: 'Checkout',
+    auth: false,
+    pathParams: sessionId,
+    query: z.object({ lang: z.enum(['en', 'fr']).optional() }),
+    body: {
+      schemas: [{ name: 'CheckoutAnswerForm', schema: checkoutAnswerForm }],
+      contentType: 'application/x-www-form-urlencoded',
+      example: { answer: 'confirm', provider: 'MTN', msisdn: '+225 05 00 00 00 01' },
+    },
+    responses: {
+      303: {
+        description: "The answer was taken: the page (or the operator's) is at `Location`",
+        headers: { Location: { description: 'Where the browser goes next', schema: { type: 'string' } } },
+      },
+      400: {
+        description:
+          'The page again, the fields at fault marked, or the operator refusing the payment as chosen',
+        contentType: 'text/html',
+        schema: z.string(),
+      },
+      403: {
+        description: 'The page, refusing a form posted from another site',
+        contentType: 'text/html',
+        schema: z.string(),
+      },
+      409: {
+        description: 'The page: the session no longer takes an answer',
+        contentType: 'text/html',
+        schema: z.string(),
+      },
+      503: {
+        description: 'The page: the provider is unavailable',
         contentType: 'text/html',
         schema: z.string(),
       },
