@@ -88,12 +88,13 @@ export function echoSuiteLine(line: string): string | null {
   return echoLine(plain);
 }
 
-/** Echoes a stream line by line through echoSuiteLine. */
-function echoLines(out: NodeJS.WriteStream): { write(chunk: string): void; end(): void } {
+/** Echoes a stream line by line through echoSuiteLine, each line after `prefix`. */
+function echoLines(out: NodeJS.WriteStream, prefix: string): { write(chunk: string): void; end(): void } {
   let pending = '';
+  // Suites run side by side: each line says whose it is.
   const emit = (line: string) => {
     const echoed = echoSuiteLine(line);
-    if (echoed !== null) out.write(`${echoed}\n`);
+    if (echoed !== null) out.write(`${prefix}${echoed}\n`);
   };
   return {
     write(chunk) {
@@ -114,12 +115,13 @@ function run(
   command: string,
   args: string[],
   env: NodeJS.ProcessEnv,
+  prefix = '',
 ): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
-    const stdout = echoLines(process.stdout);
-    const stderr = echoLines(process.stderr);
+    const stdout = echoLines(process.stdout, prefix);
+    const stderr = echoLines(process.stderr, prefix);
     child.stdout.on('data', (c: Buffer) => {
       output += c.toString();
       stdout.write(c.toString());
@@ -245,9 +247,9 @@ async function main(): Promise<void> {
   // Loaded only to fuzz: it brings the test stack's modules (its own `npm run fuzz` stack).
   const fuzzing = withFuzz ? await import('./fuzz') : null;
   const stack = await startStack(fuzzing ? fuzzing.FUZZ_LIMITS_OFF : {});
-  let proxy: FaultProxy | undefined;
+  const proxies: FaultProxy[] = [];
   const stopAll = async () => {
-    await proxy?.close();
+    await Promise.all(proxies.map((p) => p.close()));
     await stack.stop();
   };
   const onSignal = () => void stopAll().then(() => process.exit(130));
@@ -259,42 +261,52 @@ async function main(): Promise<void> {
     console.log(
       `test:sdks: the stack runs at ${stack.apiUrl} (${((Date.now() - started) / 1000).toFixed(0)} s)`,
     );
-    proxy = await startFaultProxy(stack.apiUrl);
+    // Each suite has a merchant and a fault proxy of its own, so the three run side by side (they
+    // mostly wait on the stack's payins in real time); the fuzz's merchant is made with theirs.
+    for (const _ of present) proxies.push(await startFaultProxy(stack.apiUrl));
     const t = Date.now();
-    const merchants = await Promise.all(present.map((lang) => sandboxMerchant(lang, stack.mongoUri)));
+    const [fuzzMerchant, ...merchants] = await Promise.all([
+      fuzzing ? cli(['merchants', 'create', '--name', 'Fuzz merchant'], stack.mongoUri) : null,
+      ...present.map((lang) => sandboxMerchant(lang, stack.mongoUri)),
+    ]);
     console.log(
-      `test:sdks: ${present.length} merchants created and funded by the CLI (${((Date.now() - t) / 1000).toFixed(0)} s)`,
+      `test:sdks: ${merchants.length + (fuzzMerchant ? 1 : 0)} merchants created and funded by the CLI (${((Date.now() - t) / 1000).toFixed(0)} s)`,
     );
-    for (const [i, lang] of present.entries()) {
-      const merchant = merchants[i]!;
-      // Each suite starts with the proxy disarmed and an empty log.
-      await fetch(`${proxy.url}/__faults`, { method: 'DELETE' });
-      await fetch(`${proxy.url}/__faults/log`, { method: 'DELETE' });
+    const suites = present.map(async (lang, i) => {
+      const merchant = merchants[i] as Merchant;
       console.log(`\ntest:sdks: sdk/${lang}/run-tests.sh (merchant ${merchant.merchantId})`);
       const t0 = Date.now();
-      const { code, output } = await run('bash', [`sdk/${lang}/run-tests.sh`], {
-        ...process.env,
-        MOMO_BASE_URL: stack.apiUrl,
-        MOMO_API_KEY: merchant.apiKey,
-        MOMO_API_CLIENT: merchant.apiClient,
-        MOMO_MERCHANT_ID: merchant.merchantId,
-        MOMO_FAULT_URL: proxy.url,
-      });
+      const { code, output } = await run(
+        'bash',
+        [`sdk/${lang}/run-tests.sh`],
+        {
+          ...process.env,
+          MOMO_BASE_URL: stack.apiUrl,
+          MOMO_API_KEY: merchant.apiKey,
+          MOMO_API_CLIENT: merchant.apiClient,
+          MOMO_MERCHANT_ID: merchant.merchantId,
+          MOMO_FAULT_URL: proxies[i]!.url,
+        },
+        `[${lang}] `,
+      );
       const seconds = ((Date.now() - t0) / 1000).toFixed(1);
       const totals = suiteTotals(output);
       const ok = code === 0;
       const counts = totals
         ? `${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`
         : 'no test total found';
-      results.push({ lang, ok, line: `sdk ${lang}: ${counts} (${seconds} s, exit ${code})` });
-    }
-    if (fuzzing) {
+      return { lang, ok, line: `sdk ${lang}: ${counts} (${seconds} s, exit ${code})` };
+    });
+    results.push(...(await Promise.all(suites)));
+    if (fuzzing && fuzzMerchant) {
       console.log('\ntest:sdks: the API fuzz (scripts/fuzz.ts) on the same stack');
       const t0 = Date.now();
-      const created = await cli(['merchants', 'create', '--name', 'Fuzz merchant'], stack.mongoUri);
       const status = await fuzzing.fuzz({
         baseUrl: stack.apiUrl,
-        authorization: basic({ apiKey: String(created.apiKey), apiClient: String(created.apiClient) }),
+        authorization: basic({
+          apiKey: String(fuzzMerchant.apiKey),
+          apiClient: String(fuzzMerchant.apiClient),
+        }),
         requestsServed: await requestsServedFrom(stack.apiUrl),
       });
       const seconds = ((Date.now() - t0) / 1000).toFixed(1);
