@@ -130,7 +130,7 @@ export function renderCheckoutPage(view: CheckoutView, opts: PageOptions): strin
   // operator's or the merchant's page as the script would.
   const refresh = status.goTo
     ? `${view.state.final ? 1 : 0};url=${status.goTo}`
-    : showForm
+    : showForm || view.state.final
       ? null
       : `3;url=${tx.id}?lang=${opts.lang}&answered=1`;
   const otpOffered = providers.some((p) => p.otpRequired && !closed.has(p.code));

@@ -139,7 +139,9 @@ export function checkoutRoutes(checkout: CheckoutService, limits = defaultChecko
     pageHeaders(res, nonce, lang);
     try {
       const view = await checkout.view(req.params.id);
-      res.type('html').send(renderCheckoutPage(view, { lang, nonce }));
+      // After an answer posted without JavaScript (POST /checkout/:id): keep the form closed.
+      const form = req.query.answered === '1' ? { form: { answered: true } } : {};
+      res.type('html').send(renderCheckoutPage(view, { lang, nonce, ...form }));
     } catch (err) {
       // A person following a dead link gets a page; a program asking for JSON gets the problem.
       if (

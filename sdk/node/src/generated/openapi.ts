@@ -2441,6 +2441,7 @@ export interface operations {
   checkoutPage: {
     parameters: {
       query?: {
+        answered?: '1';
         lang?: 'en' | 'fr';
       };
       header?: {

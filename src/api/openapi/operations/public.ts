@@ -90,7 +90,15 @@ defineOperations(
     tag: 'Checkout',
     auth: false,
     pathParams: sessionId,
-    query: z.object({ lang: z.enum(['en', 'fr']).optional() }),
+    query: z.object({
+      lang: z.enum(['en', 'fr']).optional(),
+      answered: z
+        .enum(['1'])
+        .optional()
+        .describe(
+          'Set by the redirect after a form answered without JavaScript: the form stays closed while the stored record catches up.',
+        ),
+    }),
     responses: {
       200: { description: 'The page', contentType: 'text/html', schema: z.string() },
       404: {
