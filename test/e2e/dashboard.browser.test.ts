@@ -432,6 +432,45 @@ describe('merchant dashboard in a real browser', () => {
       (n) => n > 1,
     );
     await check('webhooks');
+
+    // A payment's story names the endpoint its webhook went to by its URL, not its id, in French
+    // too (issue 44 §1).
+    const paid = `order-${randomUUID().slice(0, 8)}`;
+    const created = await api.post('/v1/direct/payin', {
+      reference: paid,
+      sandboxScenario: 'completed',
+      customerName: 'Awa Koné',
+      payin: { amount: 7_000, msisdn: '+2250500000009', provider: 'MTN', country: 'CI' },
+      action: { successUrl: 'https://shop.example/ok', failureUrl: 'https://shop.example/ko' },
+    });
+    expect(created.status).toBe(201);
+    const hookUrl = `${receiver.url}/hooks`;
+    const endpoints = (await api.get('/v1/webhooks')).body.data as { id: string; url: string }[];
+    const endpointId = endpoints.find((e) => e.url === hookUrl)!.id;
+    const received = await eventually(
+      async () => receiver.received.find((r) => r.body.includes(paid) && r.body.includes('payin.completed')),
+      (r) => r !== undefined,
+    );
+    const eventId = (JSON.parse(received!.body) as { id: string }).id;
+    await eventually(
+      () => api.get(`/v1/webhooks/${endpointId}/deliveries?eventId=${eventId}`),
+      // The dispatcher's own delivery (the replay still under way may send it too, as a redelivery).
+      (r) =>
+        (r.body.data as { succeeded: boolean; trigger: string }[]).some(
+          (d) => d.succeeded && d.trigger === 'event',
+        ),
+      20_000,
+    );
+    await page.goto(`${dash}/transactions/payin/${paid}`);
+    await page.getByLabel('Language').selectOption('fr');
+    const delivered = page.locator('ol.timeline').getByText(`Webhook livré à ${hookUrl} en`);
+    await delivered.waitFor();
+    expect(await delivered.textContent()).not.toContain(endpointId);
+    await check('transaction-webhook-fr');
+    await page.getByLabel('Langue').selectOption('en');
+    await page.locator('ol.timeline').getByText(`Webhook delivered to ${hookUrl} in`).waitFor();
+    await nav('Developers').click();
+    await page.getByRole('heading', { name: 'Developers', level: 1 }).waitFor();
   });
 
   it('reads the request log and the audit log, and goes live (TOTP is set up)', async () => {
