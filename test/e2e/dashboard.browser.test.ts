@@ -486,8 +486,70 @@ describe('merchant dashboard in a real browser', () => {
       .getByRole('cell', { name: /^Allowed/ })
       .first()
       .waitFor();
+    // Every action in words, none a raw path or an entry's kind (issue 44 §1): the routes without a
+    // described action before (the test event, the statement, the file check) and the routes' own
+    // entries (a password change, a recovery code).
+    for (const name of [
+      'Test event sent to a webhook endpoint',
+      'Statement requested',
+      'Bulk payout file checked',
+      'Password changed',
+      'Signed in with a recovery code',
+    ])
+      await page.getByRole('cell', { name, exact: true }).first().waitFor();
     await check('team');
+    // In French, on a desktop and on a phone: the actions read in words that wrap between words,
+    // and the table scrolls inside its own frame rather than off the screen (issue 44 §1).
+    await page.getByLabel('Language').selectOption('fr');
+    await page.getByRole('cell', { name: 'Relevé demandé', exact: true }).first().waitFor();
+    await page.getByRole('cell', { name: 'Mot de passe changé', exact: true }).first().waitFor();
+    for (const width of [1280, 360]) {
+      await page.setViewportSize({ width, height: width === 360 ? 740 : 900 });
+      const audit = await page.evaluate<{
+        actions: string[];
+        broken: string[];
+        frameRight: number;
+        screen: number;
+        scrolls: boolean;
+      }>(`(() => {
+        const table = [...document.querySelectorAll('table')].find((t) =>
+          (t.caption?.textContent || '').startsWith("Ce qu'ont fait"));
+        const cells = [...table.tBodies[0].rows].map((row) => row.cells[3]);
+        // A cell wrapped inside its words has more lines than words.
+        const lines = (cell) => {
+          const range = document.createRange();
+          range.selectNodeContents(cell);
+          // Fragments of one line (a fallback font for an accent) sit within a few pixels of each other.
+          const middles = [...range.getClientRects()]
+            .filter((r) => r.width > 0)
+            .map((r) => r.top + r.height / 2)
+            .sort((a, b) => a - b);
+          return middles.filter((m, i) => i === 0 || m - middles[i - 1] > 8).length;
+        };
+        const frame = table.parentElement;
+        return {
+          actions: cells.map((c) => c.textContent.trim()),
+          broken: cells
+            .filter((c) => lines(c) > c.textContent.trim().split(/\\s+/).length)
+            .map((c) => c.textContent.trim()),
+          frameRight: Math.round(frame.getBoundingClientRect().right),
+          screen: document.documentElement.clientWidth,
+          scrolls: frame.scrollWidth > frame.clientWidth,
+        };
+      })()`);
+      expect(audit.actions.length).toBeGreaterThan(10);
+      expect(audit.actions.filter((a) => /^(POST|PUT|PATCH|DELETE) |^[a-z]+\.[a-z-]+$/.test(a))).toEqual([]);
+      expect({ width, broken: audit.broken }).toEqual({ width, broken: [] });
+      expect(audit.frameRight).toBeLessThanOrEqual(audit.screen);
+      if (width === 360) expect(audit.scrolls).toBe(true);
+    }
+    await check('team-fr');
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.getByLabel('Langue').selectOption('en');
+    await page.getByRole('heading', { name: 'Team', level: 1 }).waitFor();
 
+    const liveBar = page.getByRole('status').filter({ hasText: 'Live mode: real customers, real money.' });
+    expect(await liveBar.count()).toBe(0);
     const live = page.getByRole('switch', { name: /Live mode/ });
     await live.click();
     await page.getByRole('switch', { name: /Live mode/, checked: true }).waitFor();
