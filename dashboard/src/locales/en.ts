@@ -468,6 +468,8 @@ export const en = {
       'webhook-endpoint-created': 'Webhook endpoint created',
       'webhook-endpoint-deleted': 'Webhook endpoint deleted',
       'webhook-endpoint-enabled': 'Webhook endpoint enabled',
+      'webhook-endpoint-disabled': 'Webhook endpoint disabled',
+      'webhook-endpoint-changed': 'Webhook endpoint changed',
       'webhook-secret-rotated': 'Webhook secret rotated',
       'webhook-replay': 'Webhook events replayed',
       'webhook-redelivery': 'Webhook event sent again',

@@ -488,6 +488,8 @@ export const fr: typeof en = {
       'webhook-endpoint-created': 'Point de terminaison webhook créé',
       'webhook-endpoint-deleted': 'Point de terminaison webhook supprimé',
       'webhook-endpoint-enabled': 'Point de terminaison webhook réactivé',
+      'webhook-endpoint-disabled': 'Point de terminaison webhook désactivé',
+      'webhook-endpoint-changed': 'Point de terminaison webhook modifié',
       'webhook-secret-rotated': 'Secret webhook renouvelé',
       'webhook-replay': 'Événements webhook renvoyés',
       'webhook-redelivery': 'Événement webhook renvoyé',

@@ -99,6 +99,8 @@ export const auditActions: Readonly<Record<string, ActionRow>> = {
   'POST /v1/webhooks': { kind: 'webhook-endpoint-created' },
   'DELETE /v1/webhooks/:id': { kind: 'webhook-endpoint-deleted' },
   'POST /v1/webhooks/:id/enable': { kind: 'webhook-endpoint-enabled' },
+  'POST /v1/webhooks/:id/disable': { kind: 'webhook-endpoint-disabled' },
+  'PATCH /v1/webhooks/:id': { kind: 'webhook-endpoint-changed' },
   'POST /v1/webhooks/:id/rotate-secret': { kind: 'webhook-secret-rotated' },
   'POST /v1/webhooks/:id/replay': { kind: 'webhook-replay' },
   // The route's own parameter name (src/contract/access/routes.ts): `:id` here never matched.
