@@ -579,6 +579,12 @@ describe('merchant dashboard in a real browser', () => {
       .waitFor();
     await check('viewer-transaction');
     expect(await page.getByRole('button', { name: 'Refund', exact: true }).count()).toBe(0);
+    // Webhook endpoints are the developer permission's (the route table): no page, no buttons.
+    expect(await page.getByRole('link', { name: 'Developers' }).count()).toBe(0);
+    await page.goto(`${dash}/developers/webhooks`);
+    await page.getByRole('heading', { name: 'Not available for your role', level: 1 }).waitFor();
+    for (const name of ['Edit', 'Disable', 'Delete'])
+      expect(await page.getByRole('button', { name, exact: true }).count()).toBe(0);
 
     const answer = await page.evaluate(async (ref) => {
       const session = (await (await fetch('/dashboard/api/session')).json()) as { csrfToken: string };
@@ -612,5 +618,67 @@ describe('merchant dashboard in a real browser', () => {
     await nav('Transactions').click();
     await page.getByRole('heading', { name: 'Transactions', level: 1 }).waitFor();
     await refusal.waitFor({ state: 'detached' });
+  });
+
+  it('a developer edits, disables, enables and deletes a webhook endpoint, in French, each asked first (issue 44 §2)', async () => {
+    await browser.context.clearCookies();
+    const developer = `dev-${randomUUID().slice(0, 8)}@example.test`;
+    const token = await invite(stack, merchant.merchantId, developer, 'developer');
+    await page.goto(`${dash}/invitations/${token}`);
+    await page.getByLabel('Full name').fill('Koffi Yao');
+    await page.getByLabel('New password').fill(password);
+    await page.getByRole('button', { name: 'Create my account' }).click();
+    await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
+    await page.getByLabel('Language').selectOption('fr');
+    await page.getByRole('link', { name: 'Développeurs' }).click();
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    const first = `${receiver.url}/hooks`;
+    const endpoint = page.getByRole('region', { name: first });
+    await endpoint.getByText('Activé', { exact: true }).waitFor();
+    const id = ((await api.get('/v1/webhooks')).body.data as { id: string; url: string }[]).find(
+      (e) => e.url === first,
+    )!.id;
+
+    // Edited: a URL the server refuses says why in the dialog, in French; a good one is saved.
+    await endpoint.getByRole('button', { name: 'Modifier', exact: true }).click();
+    const edit = page.getByRole('dialog', { name: 'Modifier le point de terminaison' });
+    await edit.getByLabel('URL (https)').fill('https://u:p@shop.example/hook');
+    await edit.getByRole('button', { name: 'Enregistrer les modifications' }).click();
+    await edit.getByRole('alert').getByText('URL de webhook non autorisée').waitFor();
+    await check('webhook-edit-fr');
+    const moved = `${receiver.url}/hooks-v2`;
+    await edit.getByLabel('URL (https)').fill(moved);
+    await edit.getByLabel('Description').fill('Caisse principale');
+    await edit.getByRole('button', { name: 'Enregistrer les modifications' }).click();
+    await edit.waitFor({ state: 'hidden' });
+    const changed = page.getByRole('region', { name: moved });
+    await changed.waitFor();
+    expect((await api.get(`/v1/webhooks/${id}`)).body).toMatchObject({
+      url: moved,
+      description: 'Caisse principale',
+    });
+
+    // Disabled after a confirmation, its reason in French; enabled again.
+    await changed.getByRole('button', { name: 'Désactiver', exact: true }).click();
+    const disable = page.getByRole('dialog', { name: 'Désactiver ce point de terminaison ?' });
+    await disable.getByText(`Plus rien ne sera envoyé à ${moved}`, { exact: false }).waitFor();
+    await disable.getByRole('button', { name: 'Désactiver le point de terminaison' }).click();
+    await changed.getByText("Désactivé (désactivé par un membre de l'équipe)").waitFor();
+    expect((await api.get(`/v1/webhooks/${id}`)).body).toMatchObject({ status: 'disabled' });
+    await check('webhook-disabled-fr');
+    await changed.getByRole('button', { name: 'Réactiver', exact: true }).click();
+    await changed.getByText('Activé', { exact: true }).waitFor();
+    expect((await api.get(`/v1/webhooks/${id}`)).body).toMatchObject({ status: 'enabled' });
+
+    // Deleted after a confirmation.
+    await changed.getByRole('button', { name: 'Supprimer', exact: true }).click();
+    const remove = page.getByRole('dialog', { name: 'Supprimer ce point de terminaison ?' });
+    await remove.getByText('Cette action est définitive.', { exact: false }).waitFor();
+    await check('webhook-delete-fr');
+    await remove.getByRole('button', { name: 'Supprimer le point de terminaison' }).click();
+    await page.getByText(`Point de terminaison ${moved} supprimé.`).waitFor();
+    await page.getByText('Aucun point de terminaison pour le moment.').waitFor();
+    expect((await api.get(`/v1/webhooks/${id}`)).status).toBe(404);
+    await page.getByLabel('Langue').selectOption('en');
   });
 });

@@ -390,6 +390,27 @@ export const en = {
     replayDry_other: '{{formatted}} events would be sent again.',
     replayed_one: '{{formatted}} event is being sent again.',
     replayed_other: '{{formatted}} events are being sent again.',
+    edit: 'Edit',
+    editTitle: 'Edit the endpoint',
+    save: 'Save the changes',
+    saved: 'Endpoint saved.',
+    disable: 'Disable',
+    disableTitle: 'Disable this endpoint?',
+    disableConfirm:
+      'Nothing will be sent to {{url}} until you enable it again. Events recorded meanwhile wait, and are sent once it is enabled.',
+    disableSubmit: 'Disable the endpoint',
+    enable: 'Enable',
+    delete: 'Delete',
+    deleteTitle: 'Delete this endpoint?',
+    deleteConfirm:
+      'Nothing more will be sent to {{url}}, and its signing secret stops signing. This cannot be undone.',
+    deleteSubmit: 'Delete the endpoint',
+    deleted: 'Endpoint {{url}} deleted.',
+    reasons: {
+      merchant: 'disabled by a team member',
+      gone: 'the endpoint answered 410 Gone',
+      spent: 'deliveries failed for three days',
+    },
   },
   requests: {
     intro: 'Every API request of the last 30 days in this mode, bodies with personal data masked.',

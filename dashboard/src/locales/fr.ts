@@ -409,6 +409,27 @@ export const fr: typeof en = {
     replayDry_other: '{{formatted}} événements seraient renvoyés.',
     replayed_one: '{{formatted}} événement est en cours de renvoi.',
     replayed_other: '{{formatted}} événements sont en cours de renvoi.',
+    edit: 'Modifier',
+    editTitle: 'Modifier le point de terminaison',
+    save: 'Enregistrer les modifications',
+    saved: 'Point de terminaison enregistré.',
+    disable: 'Désactiver',
+    disableTitle: 'Désactiver ce point de terminaison ?',
+    disableConfirm:
+      "Plus rien ne sera envoyé à {{url}} tant que vous ne l'aurez pas réactivé. Les événements enregistrés entre-temps attendent et sont envoyés dès sa réactivation.",
+    disableSubmit: 'Désactiver le point de terminaison',
+    enable: 'Réactiver',
+    delete: 'Supprimer',
+    deleteTitle: 'Supprimer ce point de terminaison ?',
+    deleteConfirm:
+      'Plus rien ne sera envoyé à {{url}}, et son secret de signature ne signera plus. Cette action est définitive.',
+    deleteSubmit: 'Supprimer le point de terminaison',
+    deleted: 'Point de terminaison {{url}} supprimé.',
+    reasons: {
+      merchant: "désactivé par un membre de l'équipe",
+      gone: 'le point de terminaison a répondu HTTP 410 (ressource disparue)',
+      spent: 'les livraisons ont échoué pendant trois jours',
+    },
   },
   requests: {
     intro: 'Chaque requête API des 30 derniers jours dans ce mode, corps avec données personnelles masquées.',
