@@ -556,7 +556,32 @@ describe('merchant dashboard in a real browser', () => {
     await expect(
       page.getByText('Test mode: you are looking at test data.', { exact: false }).count(),
     ).resolves.toBe(0);
+    // Live mode is loud (issue 44 §2): a red bar labelled LIVE, kept in view as the page scrolls, a
+    // red frame around the window and the window's title, on every screen, in French too.
+    await liveBar.getByText('LIVE', { exact: true }).waitFor();
+    expect(await page.title()).toMatch(/^LIVE · /);
     await check('live');
+    await nav('Transactions').click();
+    await page.getByRole('heading', { name: 'Transactions', level: 1 }).waitFor();
+    await liveBar.waitFor();
+    const look = await page.evaluate<{ bar: string; frame: string; top: number }>(`(() => {
+      window.scrollTo(0, document.body.scrollHeight);
+      const bar = [...document.querySelectorAll('[role=status]')].find((el) =>
+        (el.textContent || '').includes('Live mode: real customers'));
+      return {
+        bar: getComputedStyle(bar).backgroundColor,
+        frame: getComputedStyle(document.querySelector('.app'), '::after').borderTopColor,
+        top: Math.round(bar.getBoundingClientRect().top),
+      };
+    })()`);
+    expect(look).toEqual({ bar: 'rgb(180, 35, 24)', frame: 'rgb(180, 35, 24)', top: 0 });
+    await page.getByLabel('Language').selectOption('fr');
+    const liveBarFr = page.getByRole('status').filter({ hasText: 'Mode réel : vrais clients, argent réel.' });
+    await liveBarFr.getByText('RÉEL', { exact: true }).waitFor();
+    expect(await page.title()).toMatch(/^RÉEL · /);
+    await check('live-fr');
+    await page.getByLabel('Langue').selectOption('en');
+    await liveBar.waitFor();
     expect(problems).toEqual([]);
   });
 

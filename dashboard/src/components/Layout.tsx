@@ -62,15 +62,26 @@ export function Layout() {
     },
   );
   const live = session.mode === 'live';
+  useEffect(() => {
+    const name = t('app.name');
+    document.title = live ? `${t('layout.liveLabel')} · ${name}` : name;
+  }, [live, t]);
   // The team requires TOTP and this member has none: the server refuses everything but its set-up.
   if (session.totpSetupRequired && location.pathname !== '/security')
     return <Navigate to="/security" replace />;
 
   return (
-    <div className="app">
+    // Live mode is unmistakable on every screen: a red bar that stays at the top as the page scrolls,
+    // a red frame around the window, and the window's title starting with its label.
+    <div className={live ? 'app app-live' : 'app'}>
       <a className="skip-link" href="#main">
         {t('layout.skip')}
       </a>
+      {live && (
+        <div className="live-banner" role="status">
+          <strong className="live-label">{t('layout.liveLabel')}</strong> {t('layout.liveBanner')}
+        </div>
+      )}
       <header>
         {!live && (
           <div className="test-banner" role="status">

@@ -25,6 +25,8 @@ export const en = {
     skip: 'Skip to content',
     testBanner: 'Test mode: you are looking at test data. No real money moves.',
     liveMode: 'Live mode',
+    liveLabel: 'LIVE',
+    liveBanner: 'Live mode: real customers, real money. Every refund and payout moves real money.',
     on: 'on',
     off: 'off',
     language: 'Language',

@@ -26,6 +26,9 @@ export const fr: typeof en = {
     skip: 'Aller au contenu',
     testBanner: "Mode test : vous consultez des données de test. Aucun argent réel n'est déplacé.",
     liveMode: 'Mode réel',
+    liveLabel: 'RÉEL',
+    liveBanner:
+      'Mode réel : vrais clients, argent réel. Chaque remboursement et chaque décaissement déplace de l’argent réel.',
     on: 'activé',
     off: 'désactivé',
     language: 'Langue',
