@@ -400,6 +400,67 @@ describe('merchant dashboard in a real browser', () => {
     expect(text.length).toBeGreaterThan(0);
   });
 
+  it('lists refunds with their reasons and payouts with their statuses, and why one failed, in French (issue 44 §2)', async () => {
+    const refused = await api.post(`/v1/payin/${payins[2]}/refund`, {
+      amount: 1000,
+      reason: 'Taille erronée',
+      externalReference: `fail-${payins[2]}`,
+      sandboxScenario: 'failed',
+    });
+    expect(refused.status).toBe(201);
+    const refundRef = refused.body.reference as string;
+    await eventually(
+      () => api.get(`/v1/refunds/${refundRef}`),
+      // Failed, then reversed once its debit is given back.
+      (r) => ['failed', 'reversed'].includes(r.body.status),
+    );
+    const supplier = `sup-ko-${randomUUID().slice(0, 8)}`;
+    const payout = await api.post('/v1/payout', {
+      reference: supplier,
+      amount: 500,
+      msisdn: '+2250700000002',
+      country: 'CI',
+      provider: 'ORANGE',
+      sandboxScenario: 'failed',
+    });
+    expect(payout.status).toBe(201);
+    const listed = await eventually(
+      () => api.get('/v1/transactions?type=payout&limit=20'),
+      (r) =>
+        (r.body.data as { failure: unknown }[]).some(
+          (p) => JSON.stringify(p).includes(supplier) && p.failure,
+        ),
+    );
+    const payoutRef = (listed.body.data as { reference: string }[]).find((p) =>
+      JSON.stringify(p).includes(supplier),
+    )!.reference;
+
+    await page.getByLabel('Language').selectOption('fr');
+    const menu = page.getByRole('navigation', { name: 'Principale' });
+    await menu.getByRole('link', { name: 'Remboursements' }).click();
+    await page.getByRole('heading', { name: 'Remboursements', level: 1 }).waitFor();
+    // Each refund with its reason, its status and the payment it refunded; the failed one says why.
+    const failedRefund = page.getByRole('row').filter({ hasText: refundRef });
+    await failedRefund.getByText('Taille erronée').waitFor();
+    // Refused by the operator, its debit given back: failed, then reversed.
+    await failedRefund.getByText(/^(Échoué|Annulé)$/).waitFor();
+    await failedRefund.getByText('L’opérateur a refusé le remboursement').waitFor();
+    const damaged = page.getByRole('row').filter({ hasText: 'Damaged item' });
+    await damaged.getByRole('link', { name: payins[1]! }).waitFor();
+    await check('refunds-fr');
+
+    await menu.getByRole('link', { name: 'Historique des décaissements' }).click();
+    await page.getByRole('heading', { name: 'Historique des décaissements', level: 1 }).waitFor();
+    const failedPayout = page.getByRole('row').filter({ hasText: payoutRef });
+    await failedPayout.getByText(/^(Échoué|Annulé)$/).waitFor();
+    await failedPayout.getByText('Le portefeuille du bénéficiaire a refusé').waitFor();
+    // The 50 suppliers paid from the CSV are there too, with their statuses.
+    expect(await page.getByRole('row').count()).toBeGreaterThan(40);
+    await check('payout-list-fr');
+    await page.getByLabel('Langue').selectOption('en');
+    await page.getByRole('heading', { name: 'Payout history', level: 1 }).waitFor();
+  });
+
   it('rotates an API key (the secret shown once), adds a webhook endpoint and replays', async () => {
     await nav('Developers').click();
     await page.getByRole('heading', { name: 'Developers', level: 1 }).waitFor();
