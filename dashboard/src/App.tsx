@@ -8,6 +8,7 @@ import { ProblemError, isTransient, onSessionRequired } from './api/http';
 import { Layout } from './components/Layout';
 import { Developers, Keys } from './pages/Developers';
 import { Home } from './pages/Home';
+import { PayoutList, Refunds } from './pages/Lists';
 import { Invite } from './pages/Invite';
 import { PasswordResetComplete, PasswordResetRequest } from './pages/PasswordReset';
 import { Payouts } from './pages/Payouts';
@@ -61,6 +62,8 @@ const screens: RouteObject[] = [
   { index: true, element: <Home /> },
   { path: 'transactions', element: <Transactions /> },
   { path: 'transactions/:type/:reference', element: <Transaction /> },
+  { path: 'refunds', element: <Refunds /> },
+  { path: 'sent-payouts', element: <PayoutList /> },
   {
     path: 'payouts',
     element: (

@@ -140,6 +140,11 @@ export const fieldMessages = {
     fr: "Ce n'est pas la signature d'un lien de téléchargement : recopiez le lien en entier.",
   } satisfies Text,
   notBeforeFrom: { en: 'Must not be before from.', fr: 'Ne doit pas être antérieur à from.' } satisfies Text,
+  /** A change (PATCH) that names nothing to change. */
+  nothingToChange: (fields: string): Text => ({
+    en: `Send at least one of ${fields}.`,
+    fr: `Envoyez au moins l’un de ${fields}.`,
+  }),
   tooManyKeys: (max: number): Text => ({
     en: `At most ${max} keys.`,
     fr: `Au plus ${max} clés.`,

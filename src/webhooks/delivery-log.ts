@@ -156,6 +156,20 @@ export class DeliveryLog {
     return legacy.length;
   }
 
+  /**
+   * An attempt wherever it was logged: its document (a delivery workflow's, a redelivery's), else its
+   * endpoint's chain entry (a dispatcher's attempt has no document). Three `_id` reads at most.
+   */
+  async findOf(endpointId: string, deliveryId: string, attempt: number): Promise<DeliveryAttempt | null> {
+    const logged = await this.find(deliveryId, attempt);
+    if (logged) return logged;
+    const _id = attemptId(deliveryId, attempt);
+    const seq = await this.chains.position(endpointId, _id);
+    if (seq === null) return null;
+    const entry = await this.chains.at(endpointId, seq);
+    return entry && !entry.hole && entry.member === _id ? entry.doc : null;
+  }
+
   async find(deliveryId: string, attempt: number): Promise<DeliveryAttempt | null> {
     return this.model
       .findOne({ _id: attemptId(deliveryId, attempt) }, { _id: 0, listed: 0 })

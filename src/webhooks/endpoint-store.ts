@@ -308,6 +308,17 @@ export class EndpointStore {
     return { ...endpoint, secrets, updatedAt: now };
   }
 
+  /** Changes where it is sent, what it subscribes to or its description; null when not the merchant's. */
+  async update(
+    merchantId: string,
+    id: string,
+    fields: Partial<Pick<WebhookEndpoint, 'url' | 'eventTypes' | 'description'>>,
+  ): Promise<WebhookEndpoint | null> {
+    if (!(await this.get(merchantId, id))) return null;
+    await this.model.updateOne({ _id: id }, { $set: { ...fields, updatedAt: new Date() } }).exec();
+    return this.get(merchantId, id);
+  }
+
   async setStatus(
     merchantId: string,
     id: string,

@@ -400,6 +400,67 @@ describe('merchant dashboard in a real browser', () => {
     expect(text.length).toBeGreaterThan(0);
   });
 
+  it('lists refunds with their reasons and payouts with their statuses, and why one failed, in French (issue 44 §2)', async () => {
+    const refused = await api.post(`/v1/payin/${payins[2]}/refund`, {
+      amount: 1000,
+      reason: 'Taille erronée',
+      externalReference: `fail-${payins[2]}`,
+      sandboxScenario: 'failed',
+    });
+    expect(refused.status).toBe(201);
+    const refundRef = refused.body.reference as string;
+    await eventually(
+      () => api.get(`/v1/refunds/${refundRef}`),
+      // Failed, then reversed once its debit is given back.
+      (r) => ['failed', 'reversed'].includes(r.body.status),
+    );
+    const supplier = `sup-ko-${randomUUID().slice(0, 8)}`;
+    const payout = await api.post('/v1/payout', {
+      reference: supplier,
+      amount: 500,
+      msisdn: '+2250700000002',
+      country: 'CI',
+      provider: 'ORANGE',
+      sandboxScenario: 'failed',
+    });
+    expect(payout.status).toBe(201);
+    const listed = await eventually(
+      () => api.get('/v1/transactions?type=payout&limit=20'),
+      (r) =>
+        (r.body.data as { failure: unknown }[]).some(
+          (p) => JSON.stringify(p).includes(supplier) && p.failure,
+        ),
+    );
+    const payoutRef = (listed.body.data as { reference: string }[]).find((p) =>
+      JSON.stringify(p).includes(supplier),
+    )!.reference;
+
+    await page.getByLabel('Language').selectOption('fr');
+    const menu = page.getByRole('navigation', { name: 'Principale' });
+    await menu.getByRole('link', { name: 'Remboursements' }).click();
+    await page.getByRole('heading', { name: 'Remboursements', level: 1 }).waitFor();
+    // Each refund with its reason, its status and the payment it refunded; the failed one says why.
+    const failedRefund = page.getByRole('row').filter({ hasText: refundRef });
+    await failedRefund.getByText('Taille erronée').waitFor();
+    // Refused by the operator, its debit given back: failed, then reversed.
+    await failedRefund.getByText(/^(Échoué|Annulé)$/).waitFor();
+    await failedRefund.getByText('L’opérateur a refusé le remboursement').waitFor();
+    const damaged = page.getByRole('row').filter({ hasText: 'Damaged item' });
+    await damaged.getByRole('link', { name: payins[1]! }).waitFor();
+    await check('refunds-fr');
+
+    await menu.getByRole('link', { name: 'Historique des décaissements' }).click();
+    await page.getByRole('heading', { name: 'Historique des décaissements', level: 1 }).waitFor();
+    const failedPayout = page.getByRole('row').filter({ hasText: payoutRef });
+    await failedPayout.getByText(/^(Échoué|Annulé)$/).waitFor();
+    await failedPayout.getByText('Le portefeuille du bénéficiaire a refusé').waitFor();
+    // The 50 suppliers paid from the CSV are there too, with their statuses.
+    expect(await page.getByRole('row').count()).toBeGreaterThan(40);
+    await check('payout-list-fr');
+    await page.getByLabel('Langue').selectOption('en');
+    await page.getByRole('heading', { name: 'Payout history', level: 1 }).waitFor();
+  });
+
   it('rotates an API key (the secret shown once), adds a webhook endpoint and replays', async () => {
     await nav('Developers').click();
     await page.getByRole('heading', { name: 'Developers', level: 1 }).waitFor();
@@ -432,6 +493,45 @@ describe('merchant dashboard in a real browser', () => {
       (n) => n > 1,
     );
     await check('webhooks');
+
+    // A payment's story names the endpoint its webhook went to by its URL, not its id, in French
+    // too (issue 44 §1).
+    const paid = `order-${randomUUID().slice(0, 8)}`;
+    const created = await api.post('/v1/direct/payin', {
+      reference: paid,
+      sandboxScenario: 'completed',
+      customerName: 'Awa Koné',
+      payin: { amount: 7_000, msisdn: '+2250500000009', provider: 'MTN', country: 'CI' },
+      action: { successUrl: 'https://shop.example/ok', failureUrl: 'https://shop.example/ko' },
+    });
+    expect(created.status).toBe(201);
+    const hookUrl = `${receiver.url}/hooks`;
+    const endpoints = (await api.get('/v1/webhooks')).body.data as { id: string; url: string }[];
+    const endpointId = endpoints.find((e) => e.url === hookUrl)!.id;
+    const received = await eventually(
+      async () => receiver.received.find((r) => r.body.includes(paid) && r.body.includes('payin.completed')),
+      (r) => r !== undefined,
+    );
+    const eventId = (JSON.parse(received!.body) as { id: string }).id;
+    await eventually(
+      () => api.get(`/v1/webhooks/${endpointId}/deliveries?eventId=${eventId}`),
+      // The dispatcher's own delivery (the replay still under way may send it too, as a redelivery).
+      (r) =>
+        (r.body.data as { succeeded: boolean; trigger: string }[]).some(
+          (d) => d.succeeded && d.trigger === 'event',
+        ),
+      20_000,
+    );
+    await page.goto(`${dash}/transactions/payin/${paid}`);
+    await page.getByLabel('Language').selectOption('fr');
+    const delivered = page.locator('ol.timeline').getByText(`Webhook livré à ${hookUrl} en`);
+    await delivered.waitFor();
+    expect(await delivered.textContent()).not.toContain(endpointId);
+    await check('transaction-webhook-fr');
+    await page.getByLabel('Langue').selectOption('en');
+    await page.locator('ol.timeline').getByText(`Webhook delivered to ${hookUrl} in`).waitFor();
+    await nav('Developers').click();
+    await page.getByRole('heading', { name: 'Developers', level: 1 }).waitFor();
   });
 
   it('reads the request log and the audit log, and goes live (TOTP is set up)', async () => {
@@ -447,15 +547,102 @@ describe('merchant dashboard in a real browser', () => {
       .getByRole('cell', { name: /^Allowed/ })
       .first()
       .waitFor();
+    // Every action in words, none a raw path or an entry's kind (issue 44 §1): the routes without a
+    // described action before (the test event, the statement, the file check) and the routes' own
+    // entries (a password change, a recovery code).
+    for (const name of [
+      'Test event sent to a webhook endpoint',
+      'Statement requested',
+      'Bulk payout file checked',
+      'Password changed',
+      'Signed in with a recovery code',
+    ])
+      await page.getByRole('cell', { name, exact: true }).first().waitFor();
     await check('team');
+    // In French, on a desktop and on a phone: the actions read in words that wrap between words,
+    // and the table scrolls inside its own frame rather than off the screen (issue 44 §1).
+    await page.getByLabel('Language').selectOption('fr');
+    await page.getByRole('cell', { name: 'Relevé demandé', exact: true }).first().waitFor();
+    await page.getByRole('cell', { name: 'Mot de passe changé', exact: true }).first().waitFor();
+    for (const width of [1280, 360]) {
+      await page.setViewportSize({ width, height: width === 360 ? 740 : 900 });
+      const audit = await page.evaluate<{
+        actions: string[];
+        broken: string[];
+        frameRight: number;
+        screen: number;
+        scrolls: boolean;
+      }>(`(() => {
+        const table = [...document.querySelectorAll('table')].find((t) =>
+          (t.caption?.textContent || '').startsWith("Ce qu'ont fait"));
+        const cells = [...table.tBodies[0].rows].map((row) => row.cells[3]);
+        // A cell wrapped inside its words has more lines than words.
+        const lines = (cell) => {
+          const range = document.createRange();
+          range.selectNodeContents(cell);
+          // Fragments of one line (a fallback font for an accent) sit within a few pixels of each other.
+          const middles = [...range.getClientRects()]
+            .filter((r) => r.width > 0)
+            .map((r) => r.top + r.height / 2)
+            .sort((a, b) => a - b);
+          return middles.filter((m, i) => i === 0 || m - middles[i - 1] > 8).length;
+        };
+        const frame = table.parentElement;
+        return {
+          actions: cells.map((c) => c.textContent.trim()),
+          broken: cells
+            .filter((c) => lines(c) > c.textContent.trim().split(/\\s+/).length)
+            .map((c) => c.textContent.trim()),
+          frameRight: Math.round(frame.getBoundingClientRect().right),
+          screen: document.documentElement.clientWidth,
+          scrolls: frame.scrollWidth > frame.clientWidth,
+        };
+      })()`);
+      expect(audit.actions.length).toBeGreaterThan(10);
+      expect(audit.actions.filter((a) => /^(POST|PUT|PATCH|DELETE) |^[a-z]+\.[a-z-]+$/.test(a))).toEqual([]);
+      expect({ width, broken: audit.broken }).toEqual({ width, broken: [] });
+      expect(audit.frameRight).toBeLessThanOrEqual(audit.screen);
+      if (width === 360) expect(audit.scrolls).toBe(true);
+    }
+    await check('team-fr');
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.getByLabel('Langue').selectOption('en');
+    await page.getByRole('heading', { name: 'Team', level: 1 }).waitFor();
 
+    const liveBar = page.getByRole('status').filter({ hasText: 'Live mode: real customers, real money.' });
+    expect(await liveBar.count()).toBe(0);
     const live = page.getByRole('switch', { name: /Live mode/ });
     await live.click();
     await page.getByRole('switch', { name: /Live mode/, checked: true }).waitFor();
     await expect(
       page.getByText('Test mode: you are looking at test data.', { exact: false }).count(),
     ).resolves.toBe(0);
+    // Live mode is loud (issue 44 §2): a red bar labelled LIVE, kept in view as the page scrolls, a
+    // red frame around the window and the window's title, on every screen, in French too.
+    await liveBar.getByText('LIVE', { exact: true }).waitFor();
+    expect(await page.title()).toMatch(/^LIVE · /);
     await check('live');
+    await nav('Transactions').click();
+    await page.getByRole('heading', { name: 'Transactions', level: 1 }).waitFor();
+    await liveBar.waitFor();
+    const look = await page.evaluate<{ bar: string; frame: string; top: number }>(`(() => {
+      window.scrollTo(0, document.body.scrollHeight);
+      const bar = [...document.querySelectorAll('[role=status]')].find((el) =>
+        (el.textContent || '').includes('Live mode: real customers'));
+      return {
+        bar: getComputedStyle(bar).backgroundColor,
+        frame: getComputedStyle(document.querySelector('.app'), '::after').borderTopColor,
+        top: Math.round(bar.getBoundingClientRect().top),
+      };
+    })()`);
+    expect(look).toEqual({ bar: 'rgb(180, 35, 24)', frame: 'rgb(180, 35, 24)', top: 0 });
+    await page.getByLabel('Language').selectOption('fr');
+    const liveBarFr = page.getByRole('status').filter({ hasText: 'Mode réel : vrais clients, argent réel.' });
+    await liveBarFr.getByText('RÉEL', { exact: true }).waitFor();
+    expect(await page.title()).toMatch(/^RÉEL · /);
+    await check('live-fr');
+    await page.getByLabel('Langue').selectOption('en');
+    await liveBar.waitFor();
     expect(problems).toEqual([]);
   });
 
@@ -478,6 +665,12 @@ describe('merchant dashboard in a real browser', () => {
       .waitFor();
     await check('viewer-transaction');
     expect(await page.getByRole('button', { name: 'Refund', exact: true }).count()).toBe(0);
+    // Webhook endpoints are the developer permission's (the route table): no page, no buttons.
+    expect(await page.getByRole('link', { name: 'Developers' }).count()).toBe(0);
+    await page.goto(`${dash}/developers/webhooks`);
+    await page.getByRole('heading', { name: 'Not available for your role', level: 1 }).waitFor();
+    for (const name of ['Edit', 'Disable', 'Delete'])
+      expect(await page.getByRole('button', { name, exact: true }).count()).toBe(0);
 
     const answer = await page.evaluate(async (ref) => {
       const session = (await (await fetch('/dashboard/api/session')).json()) as { csrfToken: string };
@@ -511,5 +704,67 @@ describe('merchant dashboard in a real browser', () => {
     await nav('Transactions').click();
     await page.getByRole('heading', { name: 'Transactions', level: 1 }).waitFor();
     await refusal.waitFor({ state: 'detached' });
+  });
+
+  it('a developer edits, disables, enables and deletes a webhook endpoint, in French, each asked first (issue 44 §2)', async () => {
+    await browser.context.clearCookies();
+    const developer = `dev-${randomUUID().slice(0, 8)}@example.test`;
+    const token = await invite(stack, merchant.merchantId, developer, 'developer');
+    await page.goto(`${dash}/invitations/${token}`);
+    await page.getByLabel('Full name').fill('Koffi Yao');
+    await page.getByLabel('New password').fill(password);
+    await page.getByRole('button', { name: 'Create my account' }).click();
+    await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
+    await page.getByLabel('Language').selectOption('fr');
+    await page.getByRole('link', { name: 'Développeurs' }).click();
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    const first = `${receiver.url}/hooks`;
+    const endpoint = page.getByRole('region', { name: first });
+    await endpoint.getByText('Activé', { exact: true }).waitFor();
+    const id = ((await api.get('/v1/webhooks')).body.data as { id: string; url: string }[]).find(
+      (e) => e.url === first,
+    )!.id;
+
+    // Edited: a URL the server refuses says why in the dialog, in French; a good one is saved.
+    await endpoint.getByRole('button', { name: 'Modifier', exact: true }).click();
+    const edit = page.getByRole('dialog', { name: 'Modifier le point de terminaison' });
+    await edit.getByLabel('URL (https)').fill('https://u:p@shop.example/hook');
+    await edit.getByRole('button', { name: 'Enregistrer les modifications' }).click();
+    await edit.getByRole('alert').getByText('URL de webhook non autorisée').waitFor();
+    await check('webhook-edit-fr');
+    const moved = `${receiver.url}/hooks-v2`;
+    await edit.getByLabel('URL (https)').fill(moved);
+    await edit.getByLabel('Description').fill('Caisse principale');
+    await edit.getByRole('button', { name: 'Enregistrer les modifications' }).click();
+    await edit.waitFor({ state: 'hidden' });
+    const changed = page.getByRole('region', { name: moved });
+    await changed.waitFor();
+    expect((await api.get(`/v1/webhooks/${id}`)).body).toMatchObject({
+      url: moved,
+      description: 'Caisse principale',
+    });
+
+    // Disabled after a confirmation, its reason in French; enabled again.
+    await changed.getByRole('button', { name: 'Désactiver', exact: true }).click();
+    const disable = page.getByRole('dialog', { name: 'Désactiver ce point de terminaison ?' });
+    await disable.getByText(`Plus rien ne sera envoyé à ${moved}`, { exact: false }).waitFor();
+    await disable.getByRole('button', { name: 'Désactiver le point de terminaison' }).click();
+    await changed.getByText("Désactivé (désactivé par un membre de l'équipe)").waitFor();
+    expect((await api.get(`/v1/webhooks/${id}`)).body).toMatchObject({ status: 'disabled' });
+    await check('webhook-disabled-fr');
+    await changed.getByRole('button', { name: 'Réactiver', exact: true }).click();
+    await changed.getByText('Activé', { exact: true }).waitFor();
+    expect((await api.get(`/v1/webhooks/${id}`)).body).toMatchObject({ status: 'enabled' });
+
+    // Deleted after a confirmation.
+    await changed.getByRole('button', { name: 'Supprimer', exact: true }).click();
+    const remove = page.getByRole('dialog', { name: 'Supprimer ce point de terminaison ?' });
+    await remove.getByText('Cette action est définitive.', { exact: false }).waitFor();
+    await check('webhook-delete-fr');
+    await remove.getByRole('button', { name: 'Supprimer le point de terminaison' }).click();
+    await page.getByText(`Point de terminaison ${moved} supprimé.`).waitFor();
+    await page.getByText('Aucun point de terminaison pour le moment.').waitFor();
+    expect((await api.get(`/v1/webhooks/${id}`)).status).toBe(404);
+    await page.getByLabel('Langue').selectOption('en');
   });
 });

@@ -83,6 +83,57 @@ describe('webhooks', () => {
     await api.request('DELETE', `/v1/webhooks/${redirecting.id}`);
   });
 
+  it('edits an endpoint and pauses it: disabled it receives nothing, enabled again it gets what waited', async () => {
+    const endpoint = await register(api, '/before', ['payin.completed']);
+    const path = `/v1/webhooks/${endpoint.id}`;
+    const refused = await api.request(
+      'PATCH',
+      path,
+      { url: 'https://u:p@merchant.example/hook' },
+      { 'accept-language': 'fr' },
+    );
+    expect(refused.body).toMatchObject({
+      code: 'WEBHOOK_URL_NOT_ALLOWED',
+      title: 'URL de webhook non autorisée',
+    });
+    expect((await api.request('PATCH', path, {})).body.code).toBe('VALIDATION_ERROR');
+    expect((await api.request('PATCH', path, { secret: 'whsec_x' })).body.code).toBe('VALIDATION_ERROR');
+    const edited = await api.request('PATCH', path, {
+      url: `${receiver.url}/after`,
+      eventTypes: [],
+      description: 'Caisse principale',
+    });
+    expect(edited.status).toBe(200);
+    expect(edited.body).toMatchObject({
+      url: `${receiver.url}/after`,
+      eventTypes: [],
+      description: 'Caisse principale',
+    });
+    const cleared = await api.request('PATCH', path, { description: null });
+    expect(cleared.body).toMatchObject({ url: `${receiver.url}/after`, description: null });
+
+    // Deliveries go to the new URL.
+    await publishTestEvent(stack, merchant.merchantId, { type: 'payin.completed', reference: 'wh-edited' });
+    await eventually(at('/after'), (got) => got.some((r) => r.body.includes('wh-edited')));
+    expect(await at('/before')()).toEqual([]);
+
+    // Disabled by the merchant: nothing is sent; enabled, the event recorded meanwhile arrives.
+    const disabled = await api.post(`${path}/disable`, {});
+    expect(disabled.status).toBe(200);
+    expect(disabled.body).toMatchObject({ status: 'disabled', disabledReason: 'disabled by the merchant' });
+    await publishTestEvent(stack, merchant.merchantId, { type: 'payin.completed', reference: 'wh-paused' });
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect((await at('/after')()).filter((r) => r.body.includes('wh-paused'))).toEqual([]);
+    expect((await api.post(`${path}/enable`, {})).body.status).toBe('enabled');
+    await eventually(at('/after'), (got) => got.some((r) => r.body.includes('wh-paused')));
+
+    expect((await api.post('/v1/webhooks/we_0123456789abcdef01234567/disable', {})).status).toBe(404);
+    expect(
+      (await api.request('PATCH', '/v1/webhooks/we_0123456789abcdef01234567', { description: 'x' })).status,
+    ).toBe(404);
+    await api.request('DELETE', path);
+  });
+
   const rawEndpoint = (id: string) => stack.mongo.collection('webhookendpoints').findOne({ id });
 
   it('rotates the secret: during the overlap both secrets sign', async () => {

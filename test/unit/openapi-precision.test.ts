@@ -57,7 +57,7 @@ describe('OpenAPI document precision', () => {
     expect(allowedMethods(table, '/v1/payin/sessions')).toEqual(['POST', 'OPTIONS']);
     expect(allowedMethods(table, '/v1/payin/order-1')).toEqual(['GET', 'HEAD', 'OPTIONS']);
     expect(allowedMethods(table, '/v1/payin/order-1/refund')).toEqual(['POST', 'OPTIONS']);
-    expect(allowedMethods(table, '/v1/webhooks/we_1')).toEqual(['GET', 'DELETE', 'HEAD', 'OPTIONS']);
+    expect(allowedMethods(table, '/v1/webhooks/we_1')).toEqual(['GET', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
     expect(allowedMethods(table, '/v1/nowhere')).toBeNull();
     expect(allowedMethods(table, '/v1/payin/a/b/c')).toBeNull();
   });

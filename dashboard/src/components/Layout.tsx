@@ -11,6 +11,8 @@ import { ProblemAlert } from './ProblemAlert';
 const links: { to: string; key: string; permission: Permission }[] = [
   { to: '/', key: 'nav.home', permission: 'read' },
   { to: '/transactions', key: 'nav.transactions', permission: 'read' },
+  { to: '/refunds', key: 'nav.refunds', permission: 'read' },
+  { to: '/sent-payouts', key: 'nav.payoutList', permission: 'read' },
   { to: '/payouts', key: 'nav.payouts', permission: 'payout' },
   { to: '/statements', key: 'nav.statements', permission: 'statement' },
   { to: '/developers', key: 'nav.developers', permission: 'developer' },
@@ -62,15 +64,26 @@ export function Layout() {
     },
   );
   const live = session.mode === 'live';
+  useEffect(() => {
+    const name = t('app.name');
+    document.title = live ? `${t('layout.liveLabel')} · ${name}` : name;
+  }, [live, t]);
   // The team requires TOTP and this member has none: the server refuses everything but its set-up.
   if (session.totpSetupRequired && location.pathname !== '/security')
     return <Navigate to="/security" replace />;
 
   return (
-    <div className="app">
+    // Live mode is unmistakable on every screen: a red bar that stays at the top as the page scrolls,
+    // a red frame around the window, and the window's title starting with its label.
+    <div className={live ? 'app app-live' : 'app'}>
       <a className="skip-link" href="#main">
         {t('layout.skip')}
       </a>
+      {live && (
+        <div className="live-banner" role="status">
+          <strong className="live-label">{t('layout.liveLabel')}</strong> {t('layout.liveBanner')}
+        </div>
+      )}
       <header>
         {!live && (
           <div className="test-banner" role="status">

@@ -6,6 +6,8 @@ import type { ReactNode } from 'react';
  */
 export function Table(props: {
   caption: string;
+  /** The table's own class (its columns' widths). */
+  className?: string;
   headers: readonly ReactNode[];
   empty?: string | false | undefined;
   busy?: boolean;
@@ -13,7 +15,7 @@ export function Table(props: {
 }) {
   return (
     <div className="table-wrap" tabIndex={0}>
-      <table>
+      <table className={props.className}>
         <caption>{props.caption}</caption>
         <thead>
           <tr>

@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { Fragment, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { dashboardApi, type Role } from '../api/dashboard';
 import { apiBase } from '../api/http';
@@ -173,8 +173,28 @@ function Invitations() {
   );
 }
 
-/** Entries written before actions were described: a route's own entry (`auth.sign-in`) still reads. */
-const legacyAction = (action: string) => (action.startsWith('auth.') ? { kind: action, params: {} } : null);
+/** A route's own entry (`auth.sign-in`, `account.password-changed`) reads as its kind. */
+const ownAction = (action: string) =>
+  /^(auth|account|team)\.[a-z-]+$/.test(action) ? { kind: action, params: {} } : null;
+
+/** A path that may wrap after each slash, never inside a word (an entry with no described action). */
+function BreakablePath(props: { path: string }) {
+  const parts = props.path.split('/');
+  return (
+    <code className="audit-path">
+      {parts.map((part, i) => (
+        <Fragment key={i}>
+          {i > 0 && (
+            <>
+              /<wbr />
+            </>
+          )}
+          {part}
+        </Fragment>
+      ))}
+    </code>
+  );
+}
 
 function AuditLog() {
   const { t } = useTranslation();
@@ -193,6 +213,7 @@ function AuditLog() {
       </div>
       <ProblemAlert error={audit.error} />
       <Table
+        className="audit-table"
         caption={t('audit.caption')}
         headers={[
           t('fields.date'),
@@ -207,7 +228,7 @@ function AuditLog() {
       >
         {(audit.data?.data ?? []).map((a, i) => (
           <tr key={`${a.at}-${i}`}>
-            <td>{f.dateTime(a.at)}</td>
+            <td className="audit-when">{f.dateTime(a.at)}</td>
             <td>{a.email ?? t('team.operator')}</td>
             <td className={`audit-outcome audit-${a.outcome}`}>
               {t(`audit.outcomes.${a.outcome}`)} <small>{a.status}</small>
@@ -218,16 +239,14 @@ function AuditLog() {
                 </>
               )}
             </td>
-            <td>
-              {auditActionText(a.described ?? legacyAction(a.action), t, f.language) ?? (
-                <code className="audit-path">{a.action}</code>
+            <td className="audit-action">
+              {auditActionText(a.described ?? ownAction(a.action), t, f.language) ?? (
+                <BreakablePath path={a.action} />
               )}
             </td>
-            <td>
-              <code className="audit-path">{a.target || '—'}</code>
-            </td>
+            <td>{a.target ? <BreakablePath path={a.target} /> : '—'}</td>
             <td>{a.mode ? t(`modes.${a.mode}`) : '—'}</td>
-            <td>
+            <td className="audit-from">
               {a.ip || '—'} <small>{a.userAgent}</small>
             </td>
           </tr>

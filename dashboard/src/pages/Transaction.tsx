@@ -307,7 +307,7 @@ type TimelineEntry =
   | {
       at: string;
       kind: 'webhook';
-      endpointId: string;
+      url: string;
       attempt: number;
       succeeded: boolean;
       latencyMs: number | null;
@@ -354,15 +354,15 @@ function StoryLine(props: { entry: TimelineEntry }) {
       return e.succeeded ? (
         <>
           {t('timeline.story.delivered', {
-            endpoint: e.endpointId,
-            ms: e.latencyMs ?? '—',
+            endpoint: e.url,
+            ms: e.latencyMs === null ? '—' : f.number(e.latencyMs),
             attempt: e.attempt,
           })}
         </>
       ) : (
         <>
           {t('timeline.story.notDelivered', {
-            endpoint: e.endpointId,
+            endpoint: e.url,
             attempt: e.attempt,
             error: e.error ?? '—',
           })}
@@ -406,7 +406,7 @@ function timelineEntries(t: Timeline): TimelineEntry[] {
     ...t.webhookAttempts.map((w): TimelineEntry => ({
       at: w.at,
       kind: 'webhook',
-      endpointId: w.endpointId,
+      url: w.url,
       attempt: w.attempt,
       succeeded: w.succeeded,
       latencyMs: w.latencyMs,

@@ -7,7 +7,7 @@ import { useAction, useCursorQuery } from '../actions';
 import { CopyableCode } from '../components/CopyButton';
 import { Check, SelectField, TextField } from '../components/Field';
 import { Form } from '../components/Form';
-import { SecretModal } from '../components/Modal';
+import { ConfirmModal, Modal, SecretModal } from '../components/Modal';
 import { Pager } from '../components/Pager';
 import { PeriodFields } from '../components/PeriodFields';
 import { ProblemAlert } from '../components/ProblemAlert';
@@ -15,7 +15,7 @@ import { Section } from '../components/Section';
 import { Table } from '../components/Table';
 import { useFormat } from '../format';
 import { useFields } from '../hooks/useFields';
-import { useSession } from '../session';
+import { useCan, useSession } from '../session';
 import { dayStart } from './transactions-model';
 
 type EventType = NonNullable<Schemas['CreateWebhookRequest']['eventTypes']>[number];
@@ -34,6 +34,72 @@ const eventTypes: EventType[] = [
 ];
 
 const blank = { url: '', description: '' };
+
+/** The event types an endpoint subscribes to: none ticked is every type. */
+function EventTypeChecks(props: { chosen: EventType[]; onChange: (next: EventType[]) => void }) {
+  const { t } = useTranslation();
+  const { chosen } = props;
+  return (
+    <fieldset>
+      <legend>{t('webhooks.eventTypes')}</legend>
+      <p className="hint">{t('webhooks.allTypes')}</p>
+      <div className="checks">
+        {eventTypes.map((type) => (
+          <Check
+            key={type}
+            checked={chosen.includes(type)}
+            onChange={(on) => props.onChange(on ? [...chosen, type] : chosen.filter((x) => x !== type))}
+          >
+            <code>{type}</code>
+          </Check>
+        ))}
+      </div>
+    </fieldset>
+  );
+}
+
+// Why an endpoint is disabled, as the server words it (src/api/routes/webhooks.ts, the dispatcher's
+// park, src/webhooks/outbox.ts), said in the page's language; another reason shows as written.
+const reasons: Record<string, string> = {
+  'disabled by the merchant': 'webhooks.reasons.merchant',
+  'the endpoint answered 410 Gone': 'webhooks.reasons.gone',
+  'deliveries failed for three days': 'webhooks.reasons.spent',
+};
+
+type EndpointRecord = Schemas['WebhookEndpoint'];
+
+/** Its URL, description and event types, changed in a dialog (PATCH /v1/webhooks/{id}). */
+function EditEndpoint(props: { endpoint: EndpointRecord; open: boolean; onClose: () => void }) {
+  const { t } = useTranslation();
+  const client = useQueryClient();
+  const { endpoint } = props;
+  const [chosen, setChosen] = useState<EventType[]>(endpoint.eventTypes);
+  const save = useAction(
+    (body: Schemas['UpdateWebhookRequest'], _key: string) =>
+      unwrap(api.PATCH('/v1/webhooks/{id}', { params: { path: { id: endpoint.id } }, body })),
+    () => {
+      void client.invalidateQueries({ queryKey: ['webhooks'] });
+      void client.invalidateQueries({ queryKey: ['webhook'] });
+      props.onClose();
+    },
+  );
+  const form = useFields({ url: endpoint.url, description: endpoint.description ?? '' }, save.error);
+  const { url, description } = form.values;
+  return (
+    <Modal open={props.open} onClose={props.onClose} title={t('webhooks.editTitle')}>
+      <Form
+        onSubmit={() => save.run({ url, description: description || null, eventTypes: chosen })}
+        submit={t('webhooks.save')}
+        disabled={!url || save.isPending}
+      >
+        <TextField label={t('webhooks.url')} type="url" required {...form.bind('url')} />
+        <TextField label={t('webhooks.description')} {...form.bind('description')} />
+        <EventTypeChecks chosen={chosen} onChange={setChosen} />
+        <ProblemAlert error={save.error} shownFields={['url', 'description']} />
+      </Form>
+    </Modal>
+  );
+}
 
 function AddEndpoint(props: { onAdded: () => void }) {
   const { t } = useTranslation();
@@ -60,21 +126,7 @@ function AddEndpoint(props: { onAdded: () => void }) {
       <Form onSubmit={submit} submit={t('webhooks.addSubmit')} disabled={!url || add.isPending}>
         <TextField label={t('webhooks.url')} type="url" required {...form.bind('url')} />
         <TextField label={t('webhooks.description')} {...form.bind('description')} />
-        <fieldset>
-          <legend>{t('webhooks.eventTypes')}</legend>
-          <p className="hint">{t('webhooks.allTypes')}</p>
-          <div className="checks">
-            {eventTypes.map((type) => (
-              <Check
-                key={type}
-                checked={chosen.includes(type)}
-                onChange={(on) => setChosen((c) => (on ? [...c, type] : c.filter((x) => x !== type)))}
-              >
-                <code>{type}</code>
-              </Check>
-            ))}
-          </div>
-        </fieldset>
+        <EventTypeChecks chosen={chosen} onChange={setChosen} />
         <ProblemAlert error={add.error} shownFields={['url', 'description']} />
       </Form>
       <SecretModal
@@ -93,10 +145,106 @@ function AddEndpoint(props: { onAdded: () => void }) {
   );
 }
 
-function Endpoint(props: { id: string }) {
+/** Edit, disable or enable, delete: for the roles the route table lets manage endpoints. */
+function EndpointActions(props: { endpoint: EndpointRecord; onDeleted: (url: string) => void }) {
+  const { t } = useTranslation();
+  const client = useQueryClient();
+  const { endpoint } = props;
+  const id = endpoint.id;
+  const [asking, setAsking] = useState<'edit' | 'disable' | 'delete' | null>(null);
+  const refresh = () => {
+    void client.invalidateQueries({ queryKey: ['webhooks'] });
+    void client.invalidateQueries({ queryKey: ['webhook'] });
+  };
+  const disable = useAction(
+    (_: void, key: string) =>
+      unwrap(
+        api.POST('/v1/webhooks/{id}/disable', {
+          params: { path: { id }, header: { 'X-Idempotency-Key': key } },
+        }),
+      ),
+    () => {
+      setAsking(null);
+      refresh();
+    },
+  );
+  const enable = useAction(
+    (_: void, key: string) =>
+      unwrap(
+        api.POST('/v1/webhooks/{id}/enable', {
+          params: { path: { id }, header: { 'X-Idempotency-Key': key } },
+        }),
+      ),
+    refresh,
+  );
+  const remove = useAction(
+    (_: void, _key: string) => unwrap(api.DELETE('/v1/webhooks/{id}', { params: { path: { id } } })),
+    () => {
+      setAsking(null);
+      props.onDeleted(endpoint.url);
+    },
+  );
+  const enabled = endpoint.status === 'enabled';
+  return (
+    <>
+      <button type="button" onClick={() => setAsking('edit')}>
+        {t('webhooks.edit')}
+      </button>
+      {enabled ? (
+        <button type="button" onClick={() => setAsking('disable')}>
+          {t('webhooks.disable')}
+        </button>
+      ) : (
+        <button type="button" onClick={() => enable.run()} disabled={enable.isPending}>
+          {t('webhooks.enable')}
+        </button>
+      )}
+      <button type="button" className="button-danger" onClick={() => setAsking('delete')}>
+        {t('webhooks.delete')}
+      </button>
+      <ProblemAlert error={enable.error} />
+      <EditEndpoint
+        key={`${endpoint.id}-${endpoint.updatedAt}-${asking === 'edit'}`}
+        endpoint={endpoint}
+        open={asking === 'edit'}
+        onClose={() => setAsking(null)}
+      />
+      <ConfirmModal
+        open={asking === 'disable'}
+        title={t('webhooks.disableTitle')}
+        confirmLabel={t('webhooks.disableSubmit')}
+        action={disable}
+        onConfirm={() => disable.run()}
+        onClose={() => {
+          disable.reset();
+          setAsking(null);
+        }}
+      >
+        <p>{t('webhooks.disableConfirm', { url: endpoint.url })}</p>
+      </ConfirmModal>
+      <ConfirmModal
+        open={asking === 'delete'}
+        title={t('webhooks.deleteTitle')}
+        confirmLabel={t('webhooks.deleteSubmit')}
+        danger
+        action={remove}
+        onConfirm={() => remove.run()}
+        onClose={() => {
+          remove.reset();
+          setAsking(null);
+        }}
+      >
+        <p>{t('webhooks.deleteConfirm', { url: endpoint.url })}</p>
+      </ConfirmModal>
+    </>
+  );
+}
+
+function Endpoint(props: { id: string; onDeleted: (url: string) => void }) {
   const { t } = useTranslation();
   const f = useFormat();
   const session = useSession();
+  const can = useCan();
   const [onlyFailed, setOnlyFailed] = useState(true);
   const [dryRun, setDryRun] = useState(true);
   const id = props.id;
@@ -139,7 +287,9 @@ function Endpoint(props: { id: string }) {
           <dt>{t('fields.status')}</dt>
           <dd>
             {t(`webhooks.status.${endpoint.data.status}`)}
-            {endpoint.data.disabledReason ? ` (${endpoint.data.disabledReason})` : ''}
+            {endpoint.data.disabledReason
+              ? ` (${reasons[endpoint.data.disabledReason] ? t(reasons[endpoint.data.disabledReason]!) : endpoint.data.disabledReason})`
+              : ''}
           </dd>
           <dt>{t('webhooks.successRate')}</dt>
           <dd>{health.successRate === null ? '—' : f.percent(health.successRate)}</dd>
@@ -169,6 +319,9 @@ function Endpoint(props: { id: string }) {
         <button type="button" onClick={() => test.run()} disabled={test.isPending}>
           {t('webhooks.test')}
         </button>
+        {endpoint.data && can('developer') && (
+          <EndpointActions endpoint={endpoint.data} onDeleted={props.onDeleted} />
+        )}
       </div>
       <ProblemAlert error={test.error} />
       {test.data && (
@@ -247,8 +400,15 @@ export function Webhooks() {
     queryFn: () => unwrap(api.GET('/v1/webhooks')),
   });
   const [selected, setSelected] = useState<string | null>(null);
+  const [deleted, setDeleted] = useState<string | null>(null);
   const endpoints = list.data?.data ?? [];
-  const current = selected ?? endpoints[0]?.id ?? null;
+  const current =
+    (selected && endpoints.some((ep) => ep.id === selected) ? selected : null) ?? endpoints[0]?.id ?? null;
+  const onDeleted = (url: string) => {
+    setSelected(null);
+    setDeleted(url);
+    void client.invalidateQueries({ queryKey: ['webhooks'] });
+  };
 
   return (
     <Section title={t('developers.webhooks')}>
@@ -265,8 +425,13 @@ export function Webhooks() {
           }))}
         />
       )}
+      {deleted && (
+        <p role="status" className="alert alert-ok">
+          {t('webhooks.deleted', { url: deleted })}
+        </p>
+      )}
       {endpoints.length === 0 && list.isSuccess && <p>{t('webhooks.none')}</p>}
-      {current && <Endpoint key={current} id={current} />}
+      {current && <Endpoint key={current} id={current} onDeleted={onDeleted} />}
       <AddEndpoint onAdded={() => void client.invalidateQueries({ queryKey: ['webhooks'] })} />
     </Section>
   );

@@ -79,7 +79,7 @@ function commonErrors(op: OperationSpec): ProblemCode[] {
   // A live key sending sandboxScenario is refused by authentication itself (src/api/auth.ts).
   if (op.auth && op.method === 'post') codes.push('SANDBOX_ONLY_IN_TEST_MODE');
   if (op.query) codes.push('VALIDATION_ERROR');
-  if (op.method === 'post')
+  if (op.method === 'post' || op.method === 'patch')
     codes.push('MALFORMED_JSON', 'VALIDATION_ERROR', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
   if (op.idempotent) codes.push('IDEMPOTENCY_KEY_MISSING', 'IDEMPOTENCY_KEY_INVALID', 'REQUEST_IN_PROGRESS');
   // The refund endpoint names a reused key DUPLICATE_REFUND, as the interface does

@@ -4,7 +4,7 @@ import type { ProblemCode } from '../../contract/problems';
 // The shape of one documented operation. Operations reference the very zod schemas the routes
 // parse requests with and shape responses with, so the document cannot describe another API.
 
-export type HttpMethod = 'get' | 'post' | 'put' | 'delete';
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 export interface ResponseSpec {
   description: string;

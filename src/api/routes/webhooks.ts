@@ -11,6 +11,7 @@ import {
   replayRequest,
   rotateSecretRequest,
   testWebhookRequest,
+  updateWebhookRequest,
   webhookEndpointRecord,
   type WebhookEndpointRecord,
 } from '../../contract/schemas/webhooks';
@@ -116,6 +117,9 @@ function unknownEventType(body: unknown): ApiProblem | null {
   });
 }
 
+/** The `disabledReason` of an endpoint the merchant disabled (POST /v1/webhooks/{id}/disable). */
+export const disabledByMerchant = 'disabled by the merchant';
+
 /** A position in the endpoint's delivery chain: the page goes on below it. */
 const deliveryCursor = z.object({ s: z.number().int().min(1) });
 
@@ -210,6 +214,36 @@ export function webhookRoutes(deps: WebhookApiDeps): Router {
       error: publicAttemptError(sent.error),
       event,
     });
+  });
+
+  // Changes the URL, the event types or the description; deliveries from now on go to the new URL
+  // (each attempt reads the endpoint), its secret and queue stay.
+  route(router, 'PATCH /v1/webhooks/:id', async (req, res) => {
+    const body = parseOr400(updateWebhookRequest, req.body ?? {}, req);
+    if (body.url !== undefined) {
+      const refusal = checkWebhookUrl(body.url, deps.allowPrivateNetworks);
+      if (refusal) throw new ApiProblem('WEBHOOK_URL_NOT_ALLOWED', { detail: refusalText[refusal] });
+    }
+    const updated = await deps.endpoints.update(req.merchantId!, String(req.params.id), {
+      ...(body.url !== undefined ? { url: body.url } : {}),
+      ...(body.eventTypes !== undefined ? { eventTypes: body.eventTypes } : {}),
+      ...(body.description !== undefined ? { description: body.description || null } : {}),
+    });
+    if (!updated) throw new ApiProblem('WEBHOOK_NOT_FOUND');
+    res.json(toEndpointRecord(updated));
+  });
+
+  // The merchant's pause: nothing is sent to it until enabled again. Its dispatcher finds it
+  // disabled at its next drain and parks the queue there, as after a 410; enabling resumes it.
+  route(router, 'POST /v1/webhooks/:id/disable', async (req, res) => {
+    await endpointOr404(req);
+    const endpoint = await deps.endpoints.setStatus(
+      req.merchantId!,
+      String(req.params.id),
+      'disabled',
+      disabledByMerchant,
+    );
+    res.json(toEndpointRecord(endpoint!));
   });
 
   route(router, 'DELETE /v1/webhooks/:id', async (req, res) => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { periodOfAtMost } from './period';
+import { fieldMessages } from '../field-messages';
 import { eventType, publicEvent } from '../../events/catalogue';
 
 // Webhook endpoints, their delivery log, events and WebSocket tokens, as the API reads and writes them.
@@ -10,6 +11,18 @@ export const createWebhookRequest = z.strictObject({
   eventTypes: z.array(eventType).max(eventType.options.length).optional(),
   description: z.string().trim().max(200).optional(),
 });
+
+/** PATCH /v1/webhooks/{id}: the fields sent change, the others stay; `description: null` clears it. */
+export const updateWebhookRequest = z
+  .strictObject({
+    url: createWebhookRequest.shape.url.optional(),
+    /** Empty: every event type. */
+    eventTypes: z.array(eventType).max(eventType.options.length).optional(),
+    description: z.string().trim().max(200).nullable().optional(),
+  })
+  .refine((body) => Object.keys(body).length > 0, {
+    params: fieldMessages.nothingToChange('url, eventTypes, description'),
+  });
 
 export const rotateSecretRequest = z
   .strictObject({

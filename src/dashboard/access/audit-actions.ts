@@ -99,9 +99,44 @@ export const auditActions: Readonly<Record<string, ActionRow>> = {
   'POST /v1/webhooks': { kind: 'webhook-endpoint-created' },
   'DELETE /v1/webhooks/:id': { kind: 'webhook-endpoint-deleted' },
   'POST /v1/webhooks/:id/enable': { kind: 'webhook-endpoint-enabled' },
+  'POST /v1/webhooks/:id/disable': { kind: 'webhook-endpoint-disabled' },
+  'PATCH /v1/webhooks/:id': { kind: 'webhook-endpoint-changed' },
   'POST /v1/webhooks/:id/rotate-secret': { kind: 'webhook-secret-rotated' },
   'POST /v1/webhooks/:id/replay': { kind: 'webhook-replay' },
-  'POST /v1/events/:id/redeliver': { kind: 'webhook-redelivery' },
+  // The route's own parameter name (src/contract/access/routes.ts): `:id` here never matched.
+  'POST /v1/events/:eventId/redeliver': { kind: 'webhook-redelivery' },
+  'POST /v1/webhooks/:id/test': { kind: 'webhook-test' },
+  'POST /v1/statements': { kind: 'statement-requested' },
+  'POST /payouts/bulk/preview': { kind: 'bulk-payout-checked' },
+  'POST /v1/direct/payin': { kind: 'payin' },
+  'POST /v1/payin/sessions': { kind: 'payin-session' },
+  'POST /v1/ws/tokens': { kind: 'stream-token' },
+  'POST /v1/sandbox/payins/:reference/settle': {
+    kind: 'sandbox-settled',
+    describe: (i) => kept({ reference: text(i.params.reference) }),
+  },
+  'POST /v1/sandbox/payins/:reference/collected': {
+    kind: 'sandbox-collected',
+    describe: (i) => kept({ reference: text(i.params.reference) }),
+  },
+  'POST /v1/sandbox/payouts/:reference/settle': {
+    kind: 'sandbox-settled',
+    describe: (i) => kept({ reference: text(i.params.reference) }),
+  },
+  'POST /v1/sandbox/refunds/:reference/settle': {
+    kind: 'sandbox-settled',
+    describe: (i) => kept({ reference: text(i.params.reference) }),
+  },
+  'POST /v1/sandbox/routes': { kind: 'sandbox-routes' },
+  'PUT /team/settings': { kind: 'team-settings-changed' },
+  // Routes that write their own entry (`account.password-changed`…) when they run; these name them
+  // when they are refused before (CSRF, the guards).
+  'POST /auth/sign-out': { kind: 'auth.sign-out' },
+  'POST /auth/step-up': { kind: 'step-up' },
+  'POST /account/password': { kind: 'password-change' },
+  'DELETE /account/sessions': { kind: 'sessions-ended' },
+  'DELETE /account/sessions/:id': { kind: 'session-ended' },
+  'POST /account/recovery-codes': { kind: 'recovery-codes-regenerated' },
 };
 
 /** `METHOD /a/:b` -> a matcher of `METHOD` and a path, exact and case-sensitive, answering its params. */

@@ -41,6 +41,8 @@ export interface TransactionTimeline {
   webhookAttempts: {
     eventId: string;
     endpointId: string;
+    /** Where the attempt was sent (the endpoint's URL then). */
+    url: string;
     attempt: number;
     at: string;
     succeeded: boolean;

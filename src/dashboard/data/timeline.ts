@@ -141,11 +141,13 @@ export class TimelineReader {
           const deliveryId = webhookDeliveryWorkflowId(e.id, ep.id);
           const out: TransactionTimeline['webhookAttempts'] = [];
           for (let n = 1; n <= MAX_ATTEMPTS; n++) {
-            const a = await this.deps.deliveries.find(deliveryId, n);
+            // A dispatcher's attempts are in the endpoint's chain only (not `find`'s documents).
+            const a = await this.deps.deliveries.findOf(ep.id, deliveryId, n);
             if (!a || a.merchantId !== scope) break;
             out.push({
               eventId: a.eventId,
               endpointId: a.endpointId,
+              url: a.url,
               attempt: a.attempt,
               at: iso(a.attemptedAt),
               succeeded: a.succeeded,

@@ -53,6 +53,10 @@ export const apiOperations = {
     method: 'DELETE',
     path: '/v1/webhooks/{id}',
   },
+  disableWebhookEndpoint: {
+    method: 'POST',
+    path: '/v1/webhooks/{id}/disable',
+  },
   downloadStatement: {
     method: 'GET',
     path: '/v1/statements/{id}/download',
@@ -176,6 +180,10 @@ export const apiOperations = {
   sendTestWebhookEvent: {
     method: 'POST',
     path: '/v1/webhooks/{id}/test',
+  },
+  updateWebhookEndpoint: {
+    method: 'PATCH',
+    path: '/v1/webhooks/{id}',
   },
 } as const;
 

@@ -153,6 +153,18 @@ export class WebhookEndpoints extends Resource {
   get(id: string, opts?: RequestOptions): Promise<ResponseBody<'getWebhookEndpoint'>> {
     return this.core.call<ResponseBody<'getWebhookEndpoint'>>('getWebhookEndpoint', { path: { id } }, opts);
   }
+  /** Change a webhook endpoint (PATCH /v1/webhooks/{id}). */
+  update(
+    id: string,
+    body: RequestBody<'updateWebhookEndpoint'>,
+    opts?: RequestOptions,
+  ): Promise<ResponseBody<'updateWebhookEndpoint'>> {
+    return this.core.call<ResponseBody<'updateWebhookEndpoint'>>(
+      'updateWebhookEndpoint',
+      { path: { id }, body },
+      opts,
+    );
+  }
   /** Delete a webhook endpoint (DELETE /v1/webhooks/{id}). */
   delete(id: string, opts?: RequestOptions): Promise<void> {
     return this.core.call<void>('deleteWebhookEndpoint', { path: { id } }, opts);
@@ -181,6 +193,14 @@ export class WebhookEndpoints extends Resource {
       opts,
     );
   }
+  /** Disable a webhook endpoint (POST /v1/webhooks/{id}/disable). */
+  disable(id: string, opts?: RequestOptions): Promise<ResponseBody<'disableWebhookEndpoint'>> {
+    return this.core.call<ResponseBody<'disableWebhookEndpoint'>>(
+      'disableWebhookEndpoint',
+      { path: { id } },
+      opts,
+    );
+  }
   /** Rotate the signing secret (POST /v1/webhooks/{id}/rotate-secret). */
   rotateSecret(
     id: string,
@@ -193,7 +213,7 @@ export class WebhookEndpoints extends Resource {
       opts,
     );
   }
-  /** Re-enable an endpoint disabled by a 410 (POST /v1/webhooks/{id}/enable). */
+  /** Re-enable an endpoint disabled (by a 410, spent retries or the merchant) (POST /v1/webhooks/{id}/enable). */
   enable(id: string, opts?: RequestOptions): Promise<ResponseBody<'enableWebhookEndpoint'>> {
     return this.core.call<ResponseBody<'enableWebhookEndpoint'>>(
       'enableWebhookEndpoint',
@@ -397,6 +417,8 @@ export const sdkMethods = {
   sendTestWebhookEvent: 'webhookEndpoints.sendTest',
   rotateWebhookSecret: 'webhookEndpoints.rotateSecret',
   enableWebhookEndpoint: 'webhookEndpoints.enable',
+  updateWebhookEndpoint: 'webhookEndpoints.update',
+  disableWebhookEndpoint: 'webhookEndpoints.disable',
   listWebhookDeliveries: 'webhookEndpoints.listDeliveries',
   listEvents: 'events.list',
   getEvent: 'events.get',

@@ -17,7 +17,7 @@ use MomoPayments\Models\WebhookEndpointWithHealth;
 use MomoPayments\Models\WebhookEndpointWithSecret;
 use MomoPayments\Resource;
 
-/** `$client->webhookEndpoints`: createWebhookEndpoint, listWebhookEndpoints, getWebhookEndpoint, deleteWebhookEndpoint, replayWebhookEvents, sendTestWebhookEvent, rotateWebhookSecret, enableWebhookEndpoint, listWebhookDeliveries. */
+/** `$client->webhookEndpoints`: createWebhookEndpoint, listWebhookEndpoints, getWebhookEndpoint, updateWebhookEndpoint, deleteWebhookEndpoint, replayWebhookEvents, sendTestWebhookEvent, disableWebhookEndpoint, rotateWebhookSecret, enableWebhookEndpoint, listWebhookDeliveries. */
 final class WebhookEndpointsResource extends Resource
 {
     /**
@@ -49,6 +49,17 @@ final class WebhookEndpointsResource extends Resource
     public function retrieve(string $id, array $opts = []): WebhookEndpointWithHealth
     {
         return WebhookEndpointWithHealth::fromArray($this->request('getWebhookEndpoint', ['id' => $id], [], $opts));
+    }
+
+    /**
+     * Change a webhook endpoint: PATCH /v1/webhooks/{id}
+     * @param array<string, mixed> $params the JSON body (UpdateWebhookRequest)
+     * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
+     */
+    #[Operation('updateWebhookEndpoint')]
+    public function update(string $id, array $params, array $opts = []): WebhookEndpoint
+    {
+        return WebhookEndpoint::fromArray($this->request('updateWebhookEndpoint', ['id' => $id], $params, $opts));
     }
 
     /**
@@ -84,6 +95,16 @@ final class WebhookEndpointsResource extends Resource
     }
 
     /**
+     * Disable a webhook endpoint: POST /v1/webhooks/{id}/disable
+     * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
+     */
+    #[Operation('disableWebhookEndpoint')]
+    public function disable(string $id, array $opts = []): WebhookEndpoint
+    {
+        return WebhookEndpoint::fromArray($this->request('disableWebhookEndpoint', ['id' => $id], [], $opts));
+    }
+
+    /**
      * Rotate the signing secret: POST /v1/webhooks/{id}/rotate-secret
      * @param array<string, mixed> $params the JSON body (RotateSecretRequest)
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
@@ -95,7 +116,7 @@ final class WebhookEndpointsResource extends Resource
     }
 
     /**
-     * Re-enable an endpoint disabled by a 410: POST /v1/webhooks/{id}/enable
+     * Re-enable an endpoint disabled (by a 410, spent retries or the merchant): POST /v1/webhooks/{id}/enable
      * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
      */
     #[Operation('enableWebhookEndpoint')]

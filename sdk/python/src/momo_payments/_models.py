@@ -446,6 +446,35 @@ class TestWebhookResult(BaseModel):
     event: TestWebhookResultEvent
 
 
+class WebhookEndpoint(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    id: Annotated[str, Field(pattern='^we_.*')]
+    url: str
+    eventTypes: list[
+        Literal[
+            'payin.completed',
+            'payin.failed',
+            'payin.expired',
+            'payin.corrected',
+            'payout.updated',
+            'payout.completed',
+            'refund.processing',
+            'refund.completed',
+            'refund.failed',
+            'payout.batch.completed',
+            'statement.ready',
+        ]
+    ]
+    description: str | None
+    status: Literal['enabled', 'disabled']
+    disabledReason: str | None
+    createdAt: str
+    updatedAt: str
+    livemode: bool
+
+
 class RotatedSecret(BaseModel):
     model_config = ConfigDict(
         extra='allow',
@@ -475,35 +504,6 @@ class RotatedSecret(BaseModel):
     livemode: bool
     secret: Annotated[str, Field(pattern='^whsec_.*')]
     previousSecretsExpireAt: str | None
-
-
-class WebhookEndpoint(BaseModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    id: Annotated[str, Field(pattern='^we_.*')]
-    url: str
-    eventTypes: list[
-        Literal[
-            'payin.completed',
-            'payin.failed',
-            'payin.expired',
-            'payin.corrected',
-            'payout.updated',
-            'payout.completed',
-            'refund.processing',
-            'refund.completed',
-            'refund.failed',
-            'payout.batch.completed',
-            'statement.ready',
-        ]
-    ]
-    description: str | None
-    status: Literal['enabled', 'disabled']
-    disabledReason: str | None
-    createdAt: str
-    updatedAt: str
-    livemode: bool
 
 
 class DeliveryPageDatum(BaseModel):
@@ -1302,6 +1302,33 @@ class TestWebhookRequest(BaseModel):
         ]
         | None
     ) = None
+
+
+class UpdateWebhookRequest(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    url: AnyUrl | None = None
+    eventTypes: Annotated[
+        list[
+            Literal[
+                'payin.completed',
+                'payin.failed',
+                'payin.expired',
+                'payin.corrected',
+                'payout.updated',
+                'payout.completed',
+                'refund.processing',
+                'refund.completed',
+                'refund.failed',
+                'payout.batch.completed',
+                'statement.ready',
+            ]
+        ]
+        | None,
+        Field(max_length=11),
+    ] = None
+    description: Annotated[str | None, Field(max_length=200)] = None
 
 
 class RotateSecretRequest(BaseModel):

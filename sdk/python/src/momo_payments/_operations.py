@@ -76,6 +76,9 @@ OPERATIONS: dict[str, Operation] = {
     "getWebhookEndpoint": Operation(
         "getWebhookEndpoint", "GET", "/v1/webhooks/{id}", ("id",), (), False
     ),
+    "updateWebhookEndpoint": Operation(
+        "updateWebhookEndpoint", "PATCH", "/v1/webhooks/{id}", ("id",), (), True
+    ),
     "deleteWebhookEndpoint": Operation(
         "deleteWebhookEndpoint", "DELETE", "/v1/webhooks/{id}", ("id",), (), False
     ),
@@ -84,6 +87,9 @@ OPERATIONS: dict[str, Operation] = {
     ),
     "sendTestWebhookEvent": Operation(
         "sendTestWebhookEvent", "POST", "/v1/webhooks/{id}/test", ("id",), (), True
+    ),
+    "disableWebhookEndpoint": Operation(
+        "disableWebhookEndpoint", "POST", "/v1/webhooks/{id}/disable", ("id",), (), False
     ),
     "rotateWebhookSecret": Operation(
         "rotateWebhookSecret", "POST", "/v1/webhooks/{id}/rotate-secret", ("id",), (), True
@@ -205,8 +211,8 @@ COMPONENT_SCHEMAS = (
     "WebhookEndpointWithHealth",
     "Replay",
     "TestWebhookResult",
-    "RotatedSecret",
     "WebhookEndpoint",
+    "RotatedSecret",
     "DeliveryPage",
     "EventPage",
     "Event",
@@ -241,6 +247,7 @@ COMPONENT_SCHEMAS = (
     "CreateWebhookRequest",
     "ReplayRequest",
     "TestWebhookRequest",
+    "UpdateWebhookRequest",
     "RotateSecretRequest",
     "RedeliverRequest",
     "CheckoutAnswerForm",

@@ -487,6 +487,27 @@ class WebhookEndpoints(SyncResource):
             timeout=timeout,
         )
 
+    @operation("updateWebhookEndpoint")
+    def update(
+        self,
+        id: str,
+        body: _m.UpdateWebhookRequest | Mapping[str, Any],
+        *,
+        accept_language: Language | None = None,
+        timeout: float | None = None,
+    ) -> _m.WebhookEndpoint:
+        """PATCH /v1/webhooks/{id}: Change a webhook endpoint"""
+        return self._t.model(
+            OPERATIONS["updateWebhookEndpoint"],
+            _m.WebhookEndpoint,
+            path={"id": id},
+            query={},
+            body=body,
+            idempotency_key=None,
+            accept_language=accept_language,
+            timeout=timeout,
+        )
+
     @operation("deleteWebhookEndpoint")
     def delete(
         self, id: str, *, accept_language: Language | None = None, timeout: float | None = None
@@ -546,6 +567,27 @@ class WebhookEndpoints(SyncResource):
             timeout=timeout,
         )
 
+    @operation("disableWebhookEndpoint")
+    def disable(
+        self,
+        id: str,
+        *,
+        idempotency_key: str | None = None,
+        accept_language: Language | None = None,
+        timeout: float | None = None,
+    ) -> _m.WebhookEndpoint:
+        """POST /v1/webhooks/{id}/disable: Disable a webhook endpoint"""
+        return self._t.model(
+            OPERATIONS["disableWebhookEndpoint"],
+            _m.WebhookEndpoint,
+            path={"id": id},
+            query={},
+            body=None,
+            idempotency_key=idempotency_key,
+            accept_language=accept_language,
+            timeout=timeout,
+        )
+
     @operation("rotateWebhookSecret")
     def rotate_secret(
         self,
@@ -577,7 +619,7 @@ class WebhookEndpoints(SyncResource):
         accept_language: Language | None = None,
         timeout: float | None = None,
     ) -> _m.WebhookEndpoint:
-        """POST /v1/webhooks/{id}/enable: Re-enable an endpoint disabled by a 410"""
+        """POST /v1/webhooks/{id}/enable: Re-enable an endpoint disabled (by a 410, spent retries or the merchant)"""
         return self._t.model(
             OPERATIONS["enableWebhookEndpoint"],
             _m.WebhookEndpoint,
@@ -1647,6 +1689,27 @@ class AsyncWebhookEndpoints(AsyncResource):
             timeout=timeout,
         )
 
+    @operation("updateWebhookEndpoint")
+    async def update(
+        self,
+        id: str,
+        body: _m.UpdateWebhookRequest | Mapping[str, Any],
+        *,
+        accept_language: Language | None = None,
+        timeout: float | None = None,
+    ) -> _m.WebhookEndpoint:
+        """PATCH /v1/webhooks/{id}: Change a webhook endpoint"""
+        return await self._t.model(
+            OPERATIONS["updateWebhookEndpoint"],
+            _m.WebhookEndpoint,
+            path={"id": id},
+            query={},
+            body=body,
+            idempotency_key=None,
+            accept_language=accept_language,
+            timeout=timeout,
+        )
+
     @operation("deleteWebhookEndpoint")
     async def delete(
         self, id: str, *, accept_language: Language | None = None, timeout: float | None = None
@@ -1706,6 +1769,27 @@ class AsyncWebhookEndpoints(AsyncResource):
             timeout=timeout,
         )
 
+    @operation("disableWebhookEndpoint")
+    async def disable(
+        self,
+        id: str,
+        *,
+        idempotency_key: str | None = None,
+        accept_language: Language | None = None,
+        timeout: float | None = None,
+    ) -> _m.WebhookEndpoint:
+        """POST /v1/webhooks/{id}/disable: Disable a webhook endpoint"""
+        return await self._t.model(
+            OPERATIONS["disableWebhookEndpoint"],
+            _m.WebhookEndpoint,
+            path={"id": id},
+            query={},
+            body=None,
+            idempotency_key=idempotency_key,
+            accept_language=accept_language,
+            timeout=timeout,
+        )
+
     @operation("rotateWebhookSecret")
     async def rotate_secret(
         self,
@@ -1737,7 +1821,7 @@ class AsyncWebhookEndpoints(AsyncResource):
         accept_language: Language | None = None,
         timeout: float | None = None,
     ) -> _m.WebhookEndpoint:
-        """POST /v1/webhooks/{id}/enable: Re-enable an endpoint disabled by a 410"""
+        """POST /v1/webhooks/{id}/enable: Re-enable an endpoint disabled (by a 410, spent retries or the merchant)"""
         return await self._t.model(
             OPERATIONS["enableWebhookEndpoint"],
             _m.WebhookEndpoint,

@@ -26,6 +26,7 @@ import {
   replayRecord,
   testWebhookRequest,
   testWebhookResult,
+  updateWebhookRequest,
 } from '../../../contract/schemas/webhooks';
 import { publicEvent } from '../../../events/catalogue';
 import { wsTokenRecord } from '../../../contract/schemas/realtime';
@@ -257,6 +258,64 @@ defineOperations(
     errors: ['WEBHOOK_NOT_FOUND', 'WEBHOOK_DISABLED'],
   },
   {
+    method: 'patch',
+    path: '/v1/webhooks/{id}',
+    operationId: 'updateWebhookEndpoint',
+    summary: 'Change a webhook endpoint',
+    description:
+      'Changes its `url`, its `eventTypes` (empty: every type) or its `description` (`null` clears ' +
+      'it); the fields not sent stay. Its secret, status and queue stay: deliveries from now on go to ' +
+      'the new URL, which is checked as at creation.',
+    tag: 'Webhooks',
+    auth: true,
+    pathParams: webhookId,
+    body: {
+      schemas: [{ name: 'UpdateWebhookRequest', schema: updateWebhookRequest }],
+      required: true,
+      example: { url: 'https://shop.example/hooks/payments-v2', eventTypes: ['payin.completed'] },
+    },
+    responses: {
+      200: {
+        description: 'The endpoint, changed',
+        name: 'WebhookEndpoint',
+        schema: webhookEndpointRecord,
+        example: {
+          ...ex.webhookEndpointExample,
+          url: 'https://shop.example/hooks/payments-v2',
+          eventTypes: ['payin.completed'],
+        },
+      },
+    },
+    errors: ['WEBHOOK_NOT_FOUND', 'WEBHOOK_URL_NOT_ALLOWED'],
+  },
+  {
+    method: 'post',
+    path: '/v1/webhooks/{id}/disable',
+    operationId: 'disableWebhookEndpoint',
+    summary: 'Disable a webhook endpoint',
+    description:
+      'Nothing is sent to it until it is enabled again (`POST /v1/webhooks/{id}/enable`): its queue ' +
+      'parks where it is, as after a 410, and enabling resumes it there. `disabledReason` is ' +
+      '`disabled by the merchant`.',
+    tag: 'Webhooks',
+    auth: true,
+    idempotent: true,
+    pathParams: webhookId,
+    responses: {
+      200: {
+        description: 'The endpoint, disabled',
+        name: 'WebhookEndpoint',
+        schema: webhookEndpointRecord,
+        example: {
+          ...ex.webhookEndpointExample,
+          status: 'disabled',
+          disabledReason: 'disabled by the merchant',
+        },
+      },
+    },
+    errors: ['WEBHOOK_NOT_FOUND'],
+  },
+  {
     method: 'delete',
     path: '/v1/webhooks/{id}',
     operationId: 'deleteWebhookEndpoint',
@@ -301,7 +360,7 @@ defineOperations(
     method: 'post',
     path: '/v1/webhooks/{id}/enable',
     operationId: 'enableWebhookEndpoint',
-    summary: 'Re-enable an endpoint disabled by a 410',
+    summary: 'Re-enable an endpoint disabled (by a 410, spent retries or the merchant)',
     tag: 'Webhooks',
     auth: true,
     idempotent: true,
