@@ -25,3 +25,20 @@ export async function listenApi(
   answerMalformedRequests(server);
   return server;
 }
+
+/**
+ * Stops the server: no new connection, and each open one closed as soon as it has no request in
+ * flight (a response finishing after the close would otherwise keep its connection for the whole
+ * keep-alive), all of them after `graceMs` at the latest.
+ */
+export async function stopListening(server: Server, graceMs = 10_000): Promise<void> {
+  const closed = new Promise<void>((res) => server.close(() => res()));
+  const sweep = setInterval(() => server.closeIdleConnections(), 200);
+  const deadline = setTimeout(() => server.closeAllConnections(), graceMs);
+  try {
+    await closed;
+  } finally {
+    clearInterval(sweep);
+    clearTimeout(deadline);
+  }
+}

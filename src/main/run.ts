@@ -9,7 +9,7 @@ import { createWorker } from './temporal/worker';
 import { buildActivityDeps, buildApi } from './wiring';
 import { ensureReconciliationScheduleAtStart, ensureRecoveryScheduleAtStart } from './schedules';
 import { realtimeOf } from '../api/ws';
-import { listenApi } from '../api/http-server';
+import { listenApi, stopListening } from '../api/http-server';
 
 // Starting and stopping the API and the worker; shared by the production entry points and npm start.
 
@@ -36,7 +36,7 @@ export async function runApi(
     server,
     stop: async () => {
       await realtime?.close();
-      await new Promise<void>((res) => server.close(() => res()));
+      await stopListening(server);
       await temporal.connection.close();
       await mongo.close();
     },

@@ -11,7 +11,7 @@ import { connectMongo } from '../../src/persistence/mongo';
 import { createWorker } from '../../src/main/temporal/worker';
 import { buildActivityDeps, buildApi } from '../../src/main/wiring';
 import { realtimeOf } from '../../src/api/ws';
-import { listenApi } from '../../src/api/http-server';
+import { listenApi, stopListening } from '../../src/api/http-server';
 import { ensureSearchAttributes } from '../../src/temporal/ensure-search-attributes';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server';
 import type { SimulatorOptions } from '../../src/simulator/app';
@@ -173,7 +173,7 @@ export async function startStack(
       await proxy?.stop();
       await simulator.stop();
       await realtime?.close();
-      await new Promise<void>((res) => server.close(() => res()));
+      await stopListening(server);
       // A test may have stopped it already (worker restart tests).
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
