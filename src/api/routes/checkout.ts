@@ -164,6 +164,8 @@ export function checkoutRoutes(checkout: CheckoutService, limits = defaultChecko
     answerRateLimit,
     urlencoded({ extended: false, limit: '2kb' }),
     async (req, res) => {
+      // Only the page's form comes here; a program answers by JSON (confirm, decline).
+      if (!req.is('application/x-www-form-urlencoded')) throw new ApiProblem('UNSUPPORTED_MEDIA_TYPE');
       const lang = checkoutLanguage(req);
       const id = String(req.params.id);
       const page = async (status: number, form: PostedForm) => {
