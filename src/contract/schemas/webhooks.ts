@@ -22,7 +22,9 @@ export const updateWebhookRequest = z
   })
   .refine((body) => Object.keys(body).length > 0, {
     params: fieldMessages.nothingToChange('url, eventTypes, description'),
-  });
+  })
+  // The refinement's rule in the OpenAPI document too (a JSON Schema keyword zod does not derive).
+  .meta({ minProperties: 1 });
 
 export const rotateSecretRequest = z
   .strictObject({
