@@ -117,6 +117,8 @@ describe('tenant isolation of the public API', () => {
           dryRun: true,
         };
       if (/^\/v1\/sandbox\/.*\/settle$/.test(pattern)) return { outcome: 'failed' };
+      // A change names at least one field (PATCH /v1/webhooks/:id).
+      if (pattern === '/v1/webhooks/:id') return { description: 'not yours' };
       return {};
     };
     const leaks: string[] = [];
