@@ -32,8 +32,9 @@ const server = http.createServer((req, res) => {
   );
   upstream.on('error', (err: NodeJS.ErrnoException) => {
     // Which hop failed and how (a reset on a reused connection, a refused one): the bench's log.
+    // The path only: a query string may carry a searched phone number.
     console.error(
-      `proxy: 502 for ${req.method} ${req.url} from ${target.host}: ${err.code ?? err.message}${upstream.reusedSocket ? ' (reused connection)' : ''}`,
+      `proxy: 502 for ${req.method} ${(req.url ?? '').split('?')[0]} from ${target.host}: ${err.code ?? err.message}${upstream.reusedSocket ? ' (reused connection)' : ''}`,
     );
     if (!res.headersSent) res.writeHead(502);
     res.end();
