@@ -3,9 +3,17 @@ import type { Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { EventActivityDeps } from '../shared/event-activities';
 import type { EndpointStore } from '../../src/webhooks/endpoint-store';
+import type { EventStore } from '../../src/events/event-store';
 import { ensureDispatcher } from '../../src/webhooks/dispatch';
 import type { DrainInput, DrainResult, OutboxCursor } from '../../src/webhooks/messages';
-import { OutboxWaker, leaseOf, outboxCursors, saveCursor, startDrain } from '../../src/webhooks/outbox';
+import {
+  OutboxWaker,
+  leaseOf,
+  outboxCursors,
+  saveCursor,
+  saveCursorOnce,
+  startDrain,
+} from '../../src/webhooks/outbox';
 
 export type WebhookDispatchActivityDeps = EventActivityDeps;
 
@@ -68,13 +76,20 @@ export function createWebhookDispatchActivities(deps: WebhookDispatchActivityDep
  * endpoints from before dispatchers, or whose dispatcher was stopped by hand. One scan.
  */
 export async function ensureAllDispatchers(
-  deps: { endpoints: Pick<EndpointStore, 'all'> },
+  deps: { endpoints: Pick<EndpointStore, 'all'>; events: Pick<EventStore, 'connection' | 'outboxHead'> },
   client: Client,
   taskQueue: string,
 ): Promise<number> {
+  const cursors = outboxCursors(deps.events.connection);
   let started = 0;
   for (const endpoint of await deps.endpoints.all()) {
     if (endpoint.status !== 'enabled') continue;
+    // Its queue starts now, as a created endpoint's does: an event recorded before its drain runs
+    // is still delivered.
+    await saveCursorOnce(cursors, endpoint.id, async () => ({
+      cursor: await deps.events.outboxHead(endpoint.merchantId),
+      attempts: 0,
+    }));
     try {
       if ((await ensureDispatcher(client, taskQueue, endpoint)) === 'started') started++;
     } catch (err) {

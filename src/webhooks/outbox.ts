@@ -188,6 +188,25 @@ export async function saveCursor(cursors: Model<CursorDoc>, endpointId: string, 
     .exec();
 }
 
+/**
+ * Fixes where an endpoint's queue starts when nothing fixed it yet (an endpoint from before
+ * dispatchers): insert-once, so a second sweep or a drain already running never moves it on. A
+ * drain that read the head itself when it started would skip the events recorded in between.
+ */
+export async function saveCursorOnce(
+  cursors: Model<CursorDoc>,
+  endpointId: string,
+  at: () => Promise<OutboxCursor>,
+): Promise<void> {
+  if (await cursors.exists({ _id: endpointId }).exec()) return;
+  const start = await at();
+  await cursors
+    .create({ _id: endpointId, cursor: start.cursor, attempts: start.attempts, updatedAt: new Date() })
+    .catch((err: unknown) => {
+      if ((err as { code?: number }).code !== 11000) throw err; // another process fixed it first
+    });
+}
+
 /** Runs one drain to its result and completes the activity with it; never throws. */
 export function startDrain(deps: OutboxDeps, lease: DrainLease, input: DrainInput): void {
   const me = Symbol(input.endpointId);

@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { ensureAllDispatchers } from '../../activities/webhooks/webhook-dispatch-activities';
 import { EndpointStore } from '../../src/webhooks/endpoint-store';
+import { EventStore } from '../../src/events/event-store';
 import { auditQueries, describeScans } from '../helpers/query-audit';
 import { newSigningSecret } from '../../src/webhooks/signing';
 import { newId } from '../../src/domain/ids';
@@ -227,11 +228,15 @@ describe('webhooks', () => {
     expect(JSON.stringify(raw)).not.toContain('whsec_');
     expect(await store.migrate()).toBe(0);
     expect((await client.get('/v1/webhooks')).body.data.map((e: { id: string }) => e.id)).toEqual([id]);
-    // What a worker's first recovery sweep does: a dispatcher for each enabled endpoint without one.
-    expect(
-      await ensureAllDispatchers({ endpoints: store }, stack.env.client, stack.taskQueue),
-    ).toBeGreaterThan(0);
-    expect(await ensureAllDispatchers({ endpoints: store }, stack.env.client, stack.taskQueue)).toBe(0);
+    // What a worker's first recovery sweep does: a dispatcher for each enabled endpoint without one,
+    // its queue fixed at the chain's head first (once): an event recorded before the drain starts
+    // is still delivered, however late the drain starts.
+    const deps = { endpoints: store, events: EventStore.on(stack.mongo) };
+    const head = await deps.events.outboxHead(merchant.merchantId);
+    expect(await ensureAllDispatchers(deps, stack.env.client, stack.taskQueue)).toBeGreaterThan(0);
+    const cursors = stack.mongo.collection<{ _id: string }>('webhook_outbox_cursors');
+    expect(await cursors.findOne({ _id: id })).toMatchObject({ cursor: head, attempts: 0 });
+    expect(await ensureAllDispatchers(deps, stack.env.client, stack.taskQueue)).toBe(0);
 
     await publishTestEvent(stack, merchant.merchantId, { type: 'payin.completed', reference: 'wh-legacy-2' });
     const hits = await eventually(at('/legacy'), (r) => r.length === 1);
