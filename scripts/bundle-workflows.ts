@@ -3,16 +3,26 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { writeFile, mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { failureConverterPath } from '../src/temporal/codec';
+import { tracedBundlePath, tracedWorkflowInterceptors } from '../src/infra/tracing';
 
 async function main(): Promise<void> {
   const root = resolve(__dirname, '..');
-  const { code } = await bundleWorkflowCode({
-    workflowsPath: join(root, 'workflows/index.ts'),
-    failureConverterPath,
-  });
   await mkdir(join(root, 'dist'), { recursive: true });
-  await writeFile(join(root, 'dist/workflow-bundle.js'), code);
-  console.log(`workflow bundle: dist/workflow-bundle.js (${(code.length / 1024).toFixed(0)} KiB)`);
+  // The plain bundle, and its twin with the tracing interceptors for OTEL_TRACES_EXPORTER (a
+  // bundle carries its workflow interceptors; the plain one pays nothing for tracing).
+  const path = join(root, 'dist/workflow-bundle.js');
+  for (const [file, workflowInterceptorModules] of [
+    [path, []],
+    [tracedBundlePath(path), [tracedWorkflowInterceptors]],
+  ] as const) {
+    const { code } = await bundleWorkflowCode({
+      workflowsPath: join(root, 'workflows/index.ts'),
+      failureConverterPath,
+      workflowInterceptorModules: [...workflowInterceptorModules],
+    });
+    await writeFile(file, code);
+    console.log(`workflow bundle: ${file} (${(code.length / 1024).toFixed(0)} KiB)`);
+  }
 }
 
 main().catch((err) => {

@@ -122,6 +122,21 @@ export const configSchema = z
         group: 'server',
         description: 'pino level: `fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`.',
       }),
+    OTEL_TRACES_EXPORTER: z.enum(['none', 'otlp', 'zipkin']).default('none').register(configDocs, {
+      group: 'server',
+      description:
+        'Where the API and the worker send OpenTelemetry traces (HTTP requests, Temporal workflows and activities, operator and webhook calls): `none` (no tracing, no cost), `otlp` (OTLP over HTTP to `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`: a collector, Jaeger, Tempo…) or `zipkin` (to `OTEL_EXPORTER_ZIPKIN_ENDPOINT`: the local viewer of `npm run traces`). Spans carry no personal data (docs/operations.md#traces).',
+    }),
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional().register(configDocs, {
+      group: 'server',
+      description: 'OTLP/HTTP traces endpoint, with `OTEL_TRACES_EXPORTER=otlp`.',
+      default: 'http://localhost:4318/v1/traces',
+    }),
+    OTEL_EXPORTER_ZIPKIN_ENDPOINT: z.string().url().optional().register(configDocs, {
+      group: 'server',
+      description: 'Zipkin spans endpoint, with `OTEL_TRACES_EXPORTER=zipkin`.',
+      default: 'http://localhost:9411/api/v2/spans',
+    }),
     MONGODB_URI: z.string().url().optional().register(configDocs, {
       group: 'storage',
       description:

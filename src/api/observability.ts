@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type Router, type Request, type RequestHandler, type Response } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
+import { endRequestSpan, startRequestSpan } from '../infra/tracing';
 import { logContext, type LogContext } from '../infra/log-context';
 import { maskText } from '../infra/log-masking';
 import {
@@ -71,13 +72,24 @@ export function observability(logger: Logger, internal: InternalAccess): Router 
       return json(body);
     };
     const started = process.hrtime.bigint();
+    // With tracing on (OTEL_TRACES_EXPORTER), the request's span; its trace id goes beside the
+    // request id, in the answer's headers and every log line, so support finds both from either.
+    const traced = startRequestSpan(req.method, req.headers);
+    if (traced) {
+      traced.span.setAttribute('payments.request_id', requestId);
+      const traceId = traced.span.spanContext().traceId;
+      ctx.traceId = traceId;
+      res.set('X-Trace-Id', traceId);
+    }
     res.on('finish', () => {
       httpRequestDuration.observe(
         { method: req.method, route: routeOf(req), status: String(res.statusCode) },
         Number(process.hrtime.bigint() - started) / 1e9,
       );
+      if (traced) endRequestSpan(traced.span, res.statusCode);
     });
-    logContext.run(ctx, next);
+    if (traced) traced.run(() => logContext.run(ctx, next));
+    else logContext.run(ctx, next);
   };
 
   router.use(

@@ -13,6 +13,7 @@ import {
   type RouteRule,
 } from '../contract/access/routes';
 import { isLiveScope } from '../domain/modes';
+import { nameRequestSpan } from '../infra/tracing';
 import { asksSandboxScenario } from './auth';
 import { renderProblem, sendProblem } from './problem';
 
@@ -66,7 +67,10 @@ export function route<K extends RouteKey>(router: Router, key: K, ...handlers: R
   if (!rule) throw new Error(`${key}: no row in the route table (src/contract/access/routes.ts)`);
   if ('mount' in rule) throw new Error(`${key}: a mount row is served by mount()`);
   const method = splitRouteKey(key)[0].toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
-  const guard: Guarded = (req, _res, next) => next(authorize(req, key) ?? undefined);
+  const guard: Guarded = (req, _res, next) => {
+    nameRequestSpan(key);
+    next(authorize(req, key) ?? undefined);
+  };
   guard[GUARD] = key;
   router[method](localPath(router, key), guard, ...(handlers as unknown as Handler[]));
 }

@@ -99,6 +99,16 @@ async function started(
 }
 
 /**
+ * The environment of a Temporal server we start: ours without the OpenTelemetry variables, which
+ * configure this service's tracing (OTEL_TRACES_EXPORTER) and which the Go server would read as
+ * its own (refusing `zipkin`, or sending its spans where ours go).
+ */
+function temporalServerEnv(): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_')));
+  return { ...env, TEMPORAL_VERSION_CHECK_DISABLED: '1' };
+}
+
+/**
  * FerretDB with its SQLite backend; telemetry off, no debug listener (its default port clashes)
  * unless `debugAddr` asks for one (its Prometheus counters at /debug/metrics: the bench counts
  * store commands with them).
@@ -169,7 +179,7 @@ export async function startTemporalDevServer(opts: {
     args.push('--search-attribute', `${name}=${type}`);
   const proc = spawn(temporalCliPath(), args, {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, TEMPORAL_VERSION_CHECK_DISABLED: '1' },
+    env: temporalServerEnv(),
   });
   const deadline = Date.now() + 90_000;
   const server = await started(track('Temporal dev server', proc, logs), opts.port, 60_000, logs);
@@ -359,7 +369,7 @@ dynamicConfigClient:
   const proc = spawn(
     join(dir, 'temporal-server'),
     ['--root', opts.dataDir, '--config', 'config', '--env', 'production', '--allow-no-auth', 'start'],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TEMPORAL_VERSION_CHECK_DISABLED: '1' } },
+    { stdio: ['ignore', 'pipe', 'pipe'], env: temporalServerEnv() },
   );
   const server = await started(track('Temporal server', proc, logs), opts.port, 90_000, logs);
   const connection = await Connection.connect({ address: `127.0.0.1:${opts.port}` });

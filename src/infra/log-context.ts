@@ -4,6 +4,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 // the merchant and the workflow once they are known.
 export interface LogContext {
   requestId: string;
+  /** With tracing on: the request's trace (docs/operations.md#traces). */
+  traceId?: string;
   merchantId?: string;
   workflowId?: string;
 }

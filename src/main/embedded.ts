@@ -3,6 +3,7 @@
 import { resolve } from 'node:path';
 import { ConfigError, loadConfig } from '../config';
 import { createLogger } from '../infra/logger';
+import { startTracing } from '../infra/tracing';
 import { startFerretDB, startTemporalDevServer, type LocalServer } from '../infra/local-servers';
 import { onShutdown, runApi, runWorker, type Running } from './run';
 import { startSimulator } from '../simulator/server';
@@ -15,6 +16,7 @@ import { seedDashboard, SANDBOX_OWNER_EMAIL } from './dashboard-seed';
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL, { role: 'embedded' });
+  startTracing(config, 'embedded');
   const dataDir = resolve(config.DATA_DIR);
   const servers: LocalServer[] = [];
   const parts: Running[] = [];

@@ -10,6 +10,7 @@ import { buildActivityDeps, buildApi } from './wiring';
 import { ensureReconciliationScheduleAtStart, ensureRecoveryScheduleAtStart } from './schedules';
 import { realtimeOf } from '../api/ws';
 import { listenApi, stopListening } from '../api/http-server';
+import { tracing } from '../infra/tracing';
 
 // Starting and stopping the API and the worker; shared by the production entry points and npm start.
 
@@ -79,6 +80,8 @@ export function onShutdown(logger: Logger, stop: () => Promise<void>): void {
     stopping = true;
     logger.info({ signal }, 'shutting down');
     stop()
+      // Spans still batched leave before the process does.
+      .then(() => tracing()?.shutdown())
       .then(() => process.exit(0))
       .catch((err: unknown) => {
         logger.error({ err }, 'shutdown failed');

@@ -1,6 +1,7 @@
 // Production entry point of the Temporal worker (node dist/src/main/worker.js).
 import { ConfigError, loadConfig } from '../config';
 import { createLogger } from '../infra/logger';
+import { startTracing } from '../infra/tracing';
 import { onShutdown, runWorker } from './run';
 import { installWorkerRuntime } from './temporal/runtime';
 import { internalAccess, startMetricsServer } from '../infra/metrics-server';
@@ -8,6 +9,7 @@ import { internalAccess, startMetricsServer } from '../infra/metrics-server';
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL, { role: 'worker' });
+  startTracing(config, 'worker');
   if (!config.MONGODB_URI || !config.TEMPORAL_ADDRESS)
     throw new ConfigError('MONGODB_URI and TEMPORAL_ADDRESS are required');
   installWorkerRuntime({ logger, metricsAddress: config.TEMPORAL_METRICS_ADDRESS });

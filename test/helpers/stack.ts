@@ -9,6 +9,9 @@ import { createLogger } from '../../src/infra/logger';
 import { testServerWrapper } from '../../src/infra/tools';
 import { connectMongo } from '../../src/persistence/mongo';
 import { createWorker } from '../../src/main/temporal/worker';
+import { Client } from '@temporalio/client';
+import { clientInterceptors } from '../../src/main/temporal/connection';
+import { tracing } from '../../src/infra/tracing';
 import { buildActivityDeps, buildApi } from '../../src/main/wiring';
 import { realtimeOf } from '../../src/api/ws';
 import { listenApi, stopListening } from '../../src/api/http-server';
@@ -147,7 +150,15 @@ export async function startStack(
   const app = await buildApi({
     config,
     mongo,
-    temporal: env.client,
+    // With tracing on (test/integration/tracing.test.ts), the API's client carries the trace on.
+    temporal: tracing()
+      ? new Client({
+          connection: env.connection,
+          namespace: env.namespace ?? 'default',
+          dataConverter: dataConverter(config.PAYLOAD_CODEC_KEYS),
+          ...clientInterceptors(),
+        })
+      : env.client,
     // TEST_API_LOG_LEVEL=error shows what a 500 met (the tests' API logs nothing by default).
     logger: createLogger(process.env.TEST_API_LOG_LEVEL ?? 'silent'),
     ...(opts.dashboardStaticDir ? { dashboardStaticDir: opts.dashboardStaticDir } : {}),

@@ -13,6 +13,10 @@ import { historyFromJson } from '../helpers/history-json';
 import type { DataConverter, Payload } from '@temporalio/common';
 import { configSchema } from '../../src/config';
 import { dataConverter, EncryptionCodec, failureConverterPath } from '../../src/temporal/codec';
+import { makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { Resource } from '@opentelemetry/resources';
+import { tracedWorkflowInterceptors } from '../../src/infra/tracing';
 
 // Golden histories: one per scenario of the 1.0 baseline, recorded by
 // scripts/record-golden-histories.ts and replayed on the workflow code of this tree. A change that
@@ -108,6 +112,32 @@ describe('golden workflow histories', () => {
   it('every one replays on the workflow code of this tree', async () => {
     expect(await replayFailures(files.map((f) => asReplayInput(f)))).toEqual([]);
   });
+
+  // Tracing (OTEL_TRACES_EXPORTER) adds the workflow interceptors to the bundle: spans and headers,
+  // no command, so every history replays with them as without (a worker can turn tracing on or off
+  // under running workflows).
+  it('every one replays with the tracing interceptors in the bundle', async () => {
+    const { code } = await bundleWorkflowCode({
+      workflowsPath: join(repoRoot, 'workflows/index.ts'),
+      failureConverterPath,
+      workflowInterceptorModules: [tracedWorkflowInterceptors],
+      logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} },
+    });
+    const exporter = new InMemorySpanExporter();
+    const traced: ReplayWorkerOptions = {
+      ...replayOptions(),
+      workflowBundle: { code },
+      sinks: {
+        exporter: makeWorkflowExporter(new SimpleSpanProcessor(exporter), new Resource({})),
+      },
+    };
+    expect(
+      await replayFailures(
+        files.map((f) => asReplayInput(f)),
+        traced,
+      ),
+    ).toEqual([]);
+  }, 120_000);
 
   // The files hold payloads opened by the recorder; a
   // running workflow's history holds sealed payloads: both replay with the service's converter.

@@ -1,4 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
+import { tracing } from '../../infra/tracing';
 import type { KeyRing } from '../../security/key-ring';
 import { dataConverter } from '../../temporal/codec';
 
@@ -14,7 +16,12 @@ export async function connectTemporalClient(
     address,
     ...(connectTimeoutMs !== undefined ? { connectTimeout: connectTimeoutMs } : {}),
   });
-  return new Client({ connection, namespace, dataConverter: dataConverter(keys) });
+  return new Client({
+    connection,
+    namespace,
+    dataConverter: dataConverter(keys),
+    ...clientInterceptors(),
+  });
 }
 
 export async function pingTemporal(client: Client): Promise<boolean> {
@@ -24,4 +31,11 @@ export async function pingTemporal(client: Client): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** With tracing on, a workflow started, signalled, updated or queried continues the request's trace. */
+export function clientInterceptors(): {
+  interceptors?: { workflow: OpenTelemetryWorkflowClientInterceptor[] };
+} {
+  return tracing() ? { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } } : {};
 }

@@ -5,6 +5,14 @@ import { join } from 'node:path';
 import { permanentErrorAlert } from './permanent-error-alert';
 import type { KeyRing } from '../../security/key-ring';
 import { dataConverter } from '../../temporal/codec';
+import { existsSync } from 'node:fs';
+import type { Context as ActivityContext } from '@temporalio/activity';
+import {
+  OpenTelemetryActivityInboundInterceptor,
+  OpenTelemetryActivityOutboundInterceptor,
+  makeWorkflowExporter,
+} from '@temporalio/interceptors-opentelemetry';
+import { tracing, tracedBundlePath, tracedWorkflowInterceptors } from '../../infra/tracing';
 
 export interface WorkerSetup {
   connection: NativeConnection;
@@ -19,16 +27,42 @@ export interface WorkerSetup {
 }
 
 export async function createWorker(setup: WorkerSetup): Promise<Worker> {
+  const traced = tracing();
   return Worker.create({
     connection: setup.connection,
     namespace: setup.namespace,
     taskQueue: setup.taskQueue,
     activities: createActivities(setup.deps),
     dataConverter: dataConverter(setup.payloadKeys),
-    interceptors: { activity: [(ctx) => ({ inbound: permanentErrorAlert(ctx) })] },
-    ...(setup.workflowBundlePath
-      ? { workflowBundle: { codePath: setup.workflowBundlePath } }
-      : { workflowsPath: join(repoRoot, 'workflows/index.ts') }),
+    interceptors: {
+      activity: [
+        (ctx) => ({ inbound: permanentErrorAlert(ctx) }),
+        ...(traced
+          ? [
+              (ctx: ActivityContext) => ({
+                inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
+                // An activity's log lines carry its trace and span ids.
+                outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
+              }),
+            ]
+          : []),
+      ],
+      ...(traced && !setup.workflowBundlePath ? { workflowModules: [tracedWorkflowInterceptors] } : {}),
+    },
+    ...(traced ? { sinks: { exporter: makeWorkflowExporter(traced.processor, traced.resource) } } : {}),
+    ...workflowCode(setup.workflowBundlePath, traced !== null),
     ...setup.options,
   });
+}
+
+/**
+ * The workflows' code: the pre-built bundle (its traced twin when tracing is on, as a bundle
+ * carries its interceptors), or bundled at start.
+ */
+function workflowCode(bundlePath: string | undefined, traced: boolean) {
+  if (!bundlePath) return { workflowsPath: join(repoRoot, 'workflows/index.ts') };
+  const twin = tracedBundlePath(bundlePath);
+  if (traced && !existsSync(twin))
+    throw new Error(`tracing is on but ${twin} is missing: npm run build writes it beside ${bundlePath}`);
+  return { workflowBundle: { codePath: traced ? twin : bundlePath } };
 }
