@@ -1,12 +1,8 @@
-import { existsSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { repoRoot } from '../../src/infra/tools';
-import { failureConverterPath } from '../../src/temporal/codec';
-import { startTracing, tracedBundlePath, tracedWorkflowInterceptors, tracing } from '../../src/infra/tracing';
+import { startTracing, tracing } from '../../src/infra/tracing';
+import { tracedTestBundle } from '../helpers/traced-bundle';
 import { eventually } from '../helpers/http';
 import { useStack } from '../helpers/use-stack';
 
@@ -42,16 +38,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   // The worker runs the bundle's traced twin, which `npm run build` writes beside it.
-  const bundle = process.env.TEST_WORKFLOW_BUNDLE!;
-  if (!existsSync(tracedBundlePath(bundle))) {
-    const { code } = await bundleWorkflowCode({
-      workflowsPath: join(repoRoot, 'workflows/index.ts'),
-      failureConverterPath,
-      workflowInterceptorModules: [tracedWorkflowInterceptors],
-      logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} },
-    });
-    writeFileSync(tracedBundlePath(bundle), code);
-  }
+  await tracedTestBundle();
   const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/v1/traces`;
   startTracing(
     { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: url },

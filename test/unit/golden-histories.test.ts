@@ -16,7 +16,7 @@ import { dataConverter, EncryptionCodec, failureConverterPath } from '../../src/
 import { makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { Resource } from '@opentelemetry/resources';
-import { tracedWorkflowInterceptors } from '../../src/infra/tracing';
+import { tracedTestBundle } from '../helpers/traced-bundle';
 
 // Golden histories: one per scenario of the 1.0 baseline, recorded by
 // scripts/record-golden-histories.ts and replayed on the workflow code of this tree. A change that
@@ -117,16 +117,11 @@ describe('golden workflow histories', () => {
   // no command, so every history replays with them as without (a worker can turn tracing on or off
   // under running workflows).
   it('every one replays with the tracing interceptors in the bundle', async () => {
-    const { code } = await bundleWorkflowCode({
-      workflowsPath: join(repoRoot, 'workflows/index.ts'),
-      failureConverterPath,
-      workflowInterceptorModules: [tracedWorkflowInterceptors],
-      logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} },
-    });
+    const codePath = await tracedTestBundle();
     const exporter = new InMemorySpanExporter();
     const traced: ReplayWorkerOptions = {
       ...replayOptions(),
-      workflowBundle: { code },
+      workflowBundle: { codePath },
       sinks: {
         exporter: makeWorkflowExporter(new SimpleSpanProcessor(exporter), new Resource({})),
       },
