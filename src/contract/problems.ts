@@ -129,6 +129,19 @@ export const problemCatalogue = {
       fr: 'Demandez à un propriétaire ou à un administrateur de votre équipe de le faire, ou de vous donner un rôle qui le permet (docs/dashboard.md, Rôles).',
     },
   },
+  EXPORT_TOO_LARGE: {
+    dashboardOnly: true,
+    status: 422,
+    title: { en: 'Too many rows to export', fr: 'Trop de lignes à exporter' },
+    detail: {
+      en: 'More rows match these filters than an export holds. Narrow them (dates, status, operator) and export again.',
+      fr: 'Plus de lignes correspondent à ces filtres qu’un export n’en contient. Restreignez-les (dates, statut, opérateur) puis exportez à nouveau.',
+    },
+    help: {
+      en: 'An export holds at most 10,000 rows (DASHBOARD_EXPORT_MAX_ROWS). Export a shorter period (a week, a month) at a time, or add a status or operator filter; GET /v1/transactions pages through any number of rows.',
+      fr: "Un export contient au plus 10 000 lignes (DASHBOARD_EXPORT_MAX_ROWS). Exportez une période plus courte (une semaine, un mois) à la fois, ou ajoutez un filtre de statut ou d'opérateur ; GET /v1/transactions parcourt un nombre quelconque de lignes, page par page.",
+    },
+  },
   SIGN_IN_FAILED: {
     dashboardOnly: true,
     status: 401,

@@ -199,6 +199,7 @@ export async function buildApi(opts: {
       endpoints: eventApi.webhooks.endpoints,
       deliveries: eventApi.webhooks.deliveries,
       requestLog,
+      exportMaxRows: opts.config.DASHBOARD_EXPORT_MAX_ROWS,
     },
   };
   const app = createApp({

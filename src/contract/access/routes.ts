@@ -145,6 +145,8 @@ export const routeTable = {
   'GET /dashboard/api/audit/export': { access: 'audit' },
   'GET /dashboard/api/home': { access: 'read' },
   'GET /dashboard/api/transactions/search': { access: 'read' },
+  // The lists as CSV or XLSX, for the filters shown: whoever reads the list may take it away (export.ts).
+  'GET /dashboard/api/transactions/export': { access: 'read' },
   'GET /dashboard/api/transactions/:id/timeline': { access: 'read' },
   'GET /dashboard/api/requests': { access: 'developer' },
   'GET /dashboard/api/keys': { access: 'developer' },

@@ -16,6 +16,7 @@ import { requestRoutes } from './requests';
 import { keyRoutes } from './keys';
 import { uploadRoutes } from './uploads';
 import { searchRoutes } from './search';
+import { exportRoutes } from './export';
 import { DashboardSearch } from '../data/search';
 import { TransactionSearch } from '../../services/transaction-search';
 import { newRouter } from '../../api/routing';
@@ -34,6 +35,8 @@ export interface DashboardDataDeps {
   endpoints: EndpointStore;
   deliveries: DeliveryLog;
   requestLog: RequestLogStore;
+  /** Rows an export holds at most (DASHBOARD_EXPORT_MAX_ROWS); omitted, EXPORT_MAX_ROWS. */
+  exportMaxRows?: number;
 }
 
 export function dashboardDataRoutes(deps: DashboardDataDeps): Router {
@@ -45,15 +48,17 @@ export function dashboardDataRoutes(deps: DashboardDataDeps): Router {
     ledger: deps.ledger,
   });
   const timeline = new TimelineReader(deps);
+  const transactionSearch = new TransactionSearch({ transactions: deps.transactions, refunds: deps.refunds });
   const search = new DashboardSearch({
     transactions: deps.transactions,
     refunds: deps.refunds,
-    search: new TransactionSearch({ transactions: deps.transactions, refunds: deps.refunds }),
+    search: transactionSearch,
   });
   router.use(
     homeRoutes(home),
     // Before the timeline's `/transactions/:id/...`: `search` is not an id.
     searchRoutes(search),
+    exportRoutes(transactionSearch, deps.exportMaxRows),
     timelineRoutes(timeline),
     requestRoutes(deps.requestLog),
     keyRoutes(deps.merchants),
