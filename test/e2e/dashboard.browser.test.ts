@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { randomUUID } from 'node:crypto';
+import ExcelJS from 'exceljs';
 import { authenticator } from 'otplib';
 import type { Page } from 'playwright-core';
 import { launchBrowser, screenshotDir, type TestBrowser } from '../helpers/browser';
@@ -459,6 +460,55 @@ describe('merchant dashboard in a real browser', () => {
     await check('payout-list-fr');
     await page.getByLabel('Langue').selectOption('en');
     await page.getByRole('heading', { name: 'Payout history', level: 1 }).waitFor();
+  });
+
+  it('exports the refunds and the filtered transactions, in French on a phone (issue 44 §2)', async () => {
+    await page.getByLabel('Language').selectOption('fr');
+    await page.setViewportSize({ width: 360, height: 740 });
+    await page.goto(`${dash}/refunds`);
+    await page.getByRole('heading', { name: 'Remboursements', level: 1 }).waitFor();
+    const exporter = page.getByRole('group', { name: 'Exporter cette liste' });
+    const [csv] = await Promise.all([
+      page.waitForEvent('download'),
+      exporter.getByRole('button', { name: 'Exporter' }).click(),
+    ]);
+    expect(csv.suggestedFilename()).toMatch(/^remboursements-\d{4}-\d\d-\d\d\.csv$/);
+    const lines = readFileSync(await csv.path(), 'utf8')
+      .replace(/^\ufeff/, '')
+      .trim()
+      .split('\n');
+    expect(lines[0]).toMatch(/^Remboursement;Paiement remboursé;Montant;Devise;/);
+    expect(lines.some((l) => l.includes('Taille erronée'))).toBe(true);
+    await check('refunds-export-fr-phone');
+
+    // The transactions list, filtered to payins: the XLSX holds those only, numbers masked.
+    await page.goto(`${dash}/transactions`);
+    await page.getByRole('heading', { name: 'Transactions', level: 1 }).waitFor();
+    await page.getByLabel('Type', { exact: true }).selectOption('payin');
+    await page.getByRole('button', { name: 'Appliquer' }).click();
+    await exporter.getByLabel('Format du fichier').selectOption('xlsx');
+    const [xlsx] = await Promise.all([
+      page.waitForEvent('download'),
+      exporter.getByRole('button', { name: 'Exporter' }).click(),
+    ]);
+    expect(xlsx.suggestedFilename()).toMatch(/^transactions-.*\.xlsx$/);
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.readFile(await xlsx.path());
+    const sheet = book.worksheets[0]!;
+    expect((sheet.getRow(1).values as unknown[]).slice(1, 4)).toEqual(['Référence', 'Type', 'Statut']);
+    const rows = sheet.getSheetValues().slice(2) as unknown[][];
+    expect(rows.length).toBeGreaterThanOrEqual(3);
+    expect(rows.every((r) => r[2] === 'payin')).toBe(true);
+    expect(rows.every((r) => /^\+225 •• •• \d\d \d\d$/.test(String(r[7])))).toBe(true);
+    // Nothing sticks out of a phone's screen (tables scroll in their own frame).
+    const wide = await page.evaluate<number>(
+      'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+    );
+    expect(wide).toBeLessThanOrEqual(1);
+    await check('transactions-export-fr-phone');
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.getByLabel('Langue').selectOption('en');
+    await page.getByRole('heading', { name: 'Transactions', level: 1 }).waitFor();
   });
 
   it('rotates an API key (the secret shown once), adds a webhook endpoint and replays', async () => {

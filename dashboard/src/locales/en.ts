@@ -48,6 +48,14 @@ export const en = {
   modes: { test: 'Test', live: 'Live' },
   types: { payin: 'Payin', payout: 'Payout', refund: 'Refund' },
   countries: { CI: "Côte d'Ivoire", CM: 'Cameroon' },
+  exports: {
+    label: 'Export this list',
+    format: 'File format',
+    csv: 'CSV (spreadsheet text)',
+    xlsx: 'Excel (XLSX)',
+    button: 'Export',
+    busy: 'Exporting…',
+  },
   lists: {
     refunds: 'Refunds',
     refundsCaption: 'Refunds, newest first, with their reasons',

@@ -56,6 +56,14 @@ export const fr: typeof en = {
   modes: { test: 'Test', live: 'Réel' },
   types: { payin: 'Encaissement', payout: 'Décaissement', refund: 'Remboursement' },
   countries: { CI: "Côte d'Ivoire", CM: 'Cameroun' },
+  exports: {
+    label: 'Exporter cette liste',
+    format: 'Format du fichier',
+    csv: 'CSV (texte pour tableur)',
+    xlsx: 'Excel (XLSX)',
+    button: 'Exporter',
+    busy: 'Export en cours…',
+  },
   lists: {
     refunds: 'Remboursements',
     refundsCaption: 'Remboursements, les plus récents d’abord, avec leurs motifs',

@@ -6,6 +6,7 @@ import { dashboardApi, type TransactionPage } from '../api/dashboard';
 import { api, unwrap } from '../api/http';
 import { useCursorQuery } from '../actions';
 import { DataTable, features } from '../components/DataTable';
+import { ExportButton } from '../components/ExportButton';
 import { SelectField, TextField, asChoices } from '../components/Field';
 import { Form } from '../components/Form';
 import { Pager } from '../components/Pager';
@@ -56,6 +57,20 @@ function searchPage(search: string, cursor: string | undefined) {
     cursor,
     limit: 50,
   });
+}
+
+/** The filters as the query GET /v1/transactions (and the export) reads; empty ones left out. */
+function filterQuery(filters: Filters) {
+  return {
+    type: filters.type || undefined,
+    status: filters.status || undefined,
+    provider: filters.provider || undefined,
+    country: filters.country || undefined,
+    from: dayStart(filters.from),
+    to: dayStart(filters.to, 1),
+    reference: filters.reference || undefined,
+    ...(filters.metadataKey ? { [`metadata[${filters.metadataKey}]`]: filters.metadataValue } : {}),
+  };
 }
 
 function filteredPage(filters: Filters, cursor: string | undefined) {
@@ -204,6 +219,8 @@ export function Transactions() {
           </div>
         </Form>
       </details>
+      {/* A search is a look-up, not a filter: the export follows the filters (list-exports.md). */}
+      {!search && <ExportButton list="transactions" filters={filterQuery(filters.applied)} />}
       <ProblemAlert error={list.error} />
       <DataTable
         caption={search ? t('transactions.captionSearch', { q: search }) : t('transactions.caption')}
