@@ -142,6 +142,19 @@ export const problemCatalogue = {
       fr: "Un export contient au plus 10 000 lignes (DASHBOARD_EXPORT_MAX_ROWS). Exportez une période plus courte (une semaine, un mois) à la fois, ou ajoutez un filtre de statut ou d'opérateur ; GET /v1/transactions parcourt un nombre quelconque de lignes, page par page.",
     },
   },
+  NOTES_LIMIT_REACHED: {
+    dashboardOnly: true,
+    status: 409,
+    title: { en: 'Too many notes on this transaction', fr: 'Trop de notes sur cette transaction' },
+    detail: {
+      en: 'This transaction already has 100 notes, the most it may hold. Notes cannot be removed.',
+      fr: 'Cette transaction a déjà 100 notes, le maximum. Les notes ne peuvent pas être supprimées.',
+    },
+    help: {
+      en: 'Keep further remarks in your own tools (a ticket, a customer file) and link them from an earlier note.',
+      fr: 'Gardez les remarques suivantes dans vos propres outils (un ticket, une fiche client) et faites-y référence depuis une note précédente.',
+    },
+  },
   SIGN_IN_FAILED: {
     dashboardOnly: true,
     status: 401,

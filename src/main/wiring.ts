@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import { NoteStore } from '../dashboard/data/notes';
 import { ConnectionStates, type Connection } from 'mongoose';
 import type { Express } from 'express';
 import type { Config } from '../config';
@@ -172,6 +173,8 @@ export async function buildApi(opts: {
   await sharedLimits.init();
   const dashboardIdentity = DashboardIdentity.on(opts.mongo, opts.config.DATA_ENCRYPTION_KEYS);
   await dashboardIdentity.init();
+  const dashboardNotes = NoteStore.on(opts.mongo);
+  await dashboardNotes.init();
   const dashboard: DashboardDeps = {
     identity: dashboardIdentity,
     merchantName: async (id) => (await merchants.getMerchant(id))?.name ?? null,
@@ -199,6 +202,7 @@ export async function buildApi(opts: {
       endpoints: eventApi.webhooks.endpoints,
       deliveries: eventApi.webhooks.deliveries,
       requestLog,
+      notes: dashboardNotes,
       exportMaxRows: opts.config.DASHBOARD_EXPORT_MAX_ROWS,
     },
   };

@@ -522,6 +522,7 @@ export const en = {
       refund: 'Refund',
       payout: 'Payout',
       'payout-cancel': 'Payout cancelled',
+      note: 'Note added',
       'bulk-payout': 'Bulk payout',
       'api-key-created': 'API key created',
       'api-key-revoked': 'API key revoked',

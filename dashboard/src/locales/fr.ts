@@ -543,6 +543,7 @@ export const fr: typeof en = {
       refund: 'Remboursement',
       payout: 'Décaissement',
       'payout-cancel': 'Décaissement annulé',
+      note: 'Note ajoutée',
       'bulk-payout': 'Décaissement groupé',
       'api-key-created': "Clé d'API créée",
       'api-key-revoked': "Clé d'API révoquée",

@@ -148,6 +148,8 @@ export const routeTable = {
   // The lists as CSV or XLSX, for the filters shown: whoever reads the list may take it away (export.ts).
   'GET /dashboard/api/transactions/export': { access: 'read' },
   'GET /dashboard/api/transactions/:id/timeline': { access: 'read' },
+  // A note on a transaction, shown in its timeline: inserted, never changed (timeline.ts).
+  'POST /dashboard/api/transactions/:id/notes': { access: 'note' },
   'GET /dashboard/api/requests': { access: 'developer' },
   'GET /dashboard/api/keys': { access: 'developer' },
   // A live key also needs `live_keys`, a live session and a step-up (keys.ts).

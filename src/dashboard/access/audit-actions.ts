@@ -66,6 +66,8 @@ const payout = (i: DescribeInput) => {
 
 /** The described changes, by route pattern. */
 export const auditActions: Readonly<Record<string, ActionRow>> = {
+  // The note's text is the merchant's own data: only which transaction it was on.
+  'POST /transactions/:id/notes': { kind: 'note', describe: (i) => kept({ reference: text(i.params.id) }) },
   'POST /v1/payin/:reference/refund': {
     kind: 'refund',
     describe: (i) => kept({ ...money(i), reference: text(i.params.reference) }),

@@ -10,6 +10,7 @@ import type { DeliveryLog } from '../../webhooks/delivery-log';
 import type { RequestLogStore } from '../../request-log/store';
 import { HomeFigures } from '../data/home';
 import { TimelineReader } from '../data/timeline';
+import { NoteStore } from '../data/notes';
 import { homeRoutes } from './home';
 import { timelineRoutes } from './timeline';
 import { requestRoutes } from './requests';
@@ -35,6 +36,8 @@ export interface DashboardDataDeps {
   endpoints: EndpointStore;
   deliveries: DeliveryLog;
   requestLog: RequestLogStore;
+  /** Staff's notes on transactions; omitted, on `mongo` (the application initializes it). */
+  notes?: NoteStore;
   /** Rows an export holds at most (DASHBOARD_EXPORT_MAX_ROWS); omitted, EXPORT_MAX_ROWS. */
   exportMaxRows?: number;
 }
@@ -48,6 +51,7 @@ export function dashboardDataRoutes(deps: DashboardDataDeps): Router {
     ledger: deps.ledger,
   });
   const timeline = new TimelineReader(deps);
+  const notes = deps.notes ?? NoteStore.on(deps.mongo);
   const transactionSearch = new TransactionSearch({ transactions: deps.transactions, refunds: deps.refunds });
   const search = new DashboardSearch({
     transactions: deps.transactions,
@@ -59,7 +63,7 @@ export function dashboardDataRoutes(deps: DashboardDataDeps): Router {
     // Before the timeline's `/transactions/:id/...`: `search` is not an id.
     searchRoutes(search),
     exportRoutes(transactionSearch, deps.exportMaxRows),
-    timelineRoutes(timeline),
+    timelineRoutes(timeline, notes),
     requestRoutes(deps.requestLog),
     keyRoutes(deps.merchants),
     uploadRoutes(),
