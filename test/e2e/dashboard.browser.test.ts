@@ -511,6 +511,36 @@ describe('merchant dashboard in a real browser', () => {
     await page.getByRole('heading', { name: 'Transactions', level: 1 }).waitFor();
   });
 
+  it('adds a note to a payment, in French on a phone, shown in its timeline with its author (issue 44 §2)', async () => {
+    await page.getByLabel('Language').selectOption('fr');
+    await page.setViewportSize({ width: 360, height: 740 });
+    await page.goto(`${dash}/transactions/payin/${encodeURIComponent(payins[0]!)}`);
+    await page.getByRole('heading', { name: 'Chronologie' }).waitFor();
+    const note = 'Le client a appelé :\nreçu envoyé par courriel.';
+    await page.getByLabel('Ajouter une note').fill(note);
+    await page.getByRole('button', { name: 'Ajouter la note' }).click();
+    const entry = page.getByRole('listitem').filter({ hasText: 'Aminata Traoré a écrit :' });
+    await entry.getByText('reçu envoyé par courriel', { exact: false }).waitFor();
+    await expect(page.getByLabel('Ajouter une note').inputValue()).resolves.toBe('');
+    // Too long: said under the field, in French, and the text stays to be shortened.
+    // The box stops at 1,000 characters; the server is the check that counts (a script may post more).
+    await page.getByLabel('Ajouter une note').evaluate((el) => el.removeAttribute('maxlength'));
+    await page.getByLabel('Ajouter une note').fill('x'.repeat(1001));
+    await page.getByRole('button', { name: 'Ajouter la note' }).click();
+    await page
+      .locator('.field-error')
+      .getByText(/1\s?000/)
+      .waitFor();
+    const wide = await page.evaluate<number>(
+      'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+    );
+    expect(wide).toBeLessThanOrEqual(1);
+    await check('transaction-note-fr-phone');
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.getByLabel('Langue').selectOption('en');
+    await page.getByRole('heading', { name: 'Timeline' }).waitFor();
+  });
+
   it('rotates an API key (the secret shown once), adds a webhook endpoint and replays', async () => {
     await nav('Developers').click();
     await page.getByRole('heading', { name: 'Developers', level: 1 }).waitFor();

@@ -6,6 +6,7 @@ import type {
   CurrencyVolumes,
   HomeAnswer,
   PeriodFigures,
+  TransactionNote,
   TransactionTimeline,
 } from '../../../src/dashboard/data/shapes';
 import { request } from './http';
@@ -106,6 +107,7 @@ export interface AuditEntry {
 /** The home figures and a transaction's timeline: the server's own types (one truth). */
 export type Home = HomeAnswer;
 export type Timeline = TransactionTimeline;
+export type { TransactionNote };
 export type { CurrencyVolumes, PeriodFigures };
 
 export interface RequestLogEntry {
@@ -226,6 +228,9 @@ export const dashboardApi = {
 
   audit: (query: Query) => request<Page<AuditEntry>>('GET', '/audit', { query }),
   home: () => request<Home>('GET', '/home'),
+  /** A note on a transaction (append-only); its text as typed, trimmed by the server. */
+  addNote: (id: string, text: string) =>
+    request<TransactionNote>('POST', `/transactions/${encodeURIComponent(id)}/notes`, { body: { text } }),
   timeline: (reference: string) =>
     request<Timeline>('GET', `/transactions/${encodeURIComponent(reference)}/timeline`),
   /** `q`: a part of a reference; `phone`: the last 2 to 4 digits of the customer's number. */

@@ -48,6 +48,11 @@ export const en = {
   modes: { test: 'Test', live: 'Live' },
   types: { payin: 'Payin', payout: 'Payout', refund: 'Refund' },
   countries: { CI: "Côte d'Ivoire", CM: 'Cameroon' },
+  notes: {
+    label: 'Add a note',
+    hint: 'Up to 1,000 characters, seen by your team. A note cannot be changed or removed afterwards.',
+    add: 'Add the note',
+  },
   exports: {
     label: 'Export this list',
     format: 'File format',
@@ -106,6 +111,7 @@ export const en = {
     event: 'Event',
     webhook: 'Webhook',
     ledger: 'Ledger',
+    note: 'Note',
     story: {
       created: 'Created: {{status}}',
       status: 'Now {{status}}',
@@ -115,6 +121,7 @@ export const en = {
       operator: 'Through {{provider}}',
       operatorReference: 'operator reference {{reference}}',
       failure: 'failure {{failure}}',
+      note: '{{author}} wrote:',
       ledger: {
         'payin-credit': '{{amount}} credited to your balance',
         'payin-fee': 'Fee of {{amount}}',

@@ -56,6 +56,11 @@ export const fr: typeof en = {
   modes: { test: 'Test', live: 'Réel' },
   types: { payin: 'Encaissement', payout: 'Décaissement', refund: 'Remboursement' },
   countries: { CI: "Côte d'Ivoire", CM: 'Cameroun' },
+  notes: {
+    label: 'Ajouter une note',
+    hint: 'Jusqu’à 1 000 caractères, visible par votre équipe. Une note ne peut plus être modifiée ni supprimée ensuite.',
+    add: 'Ajouter la note',
+  },
   exports: {
     label: 'Exporter cette liste',
     format: 'Format du fichier',
@@ -114,6 +119,7 @@ export const fr: typeof en = {
     event: 'Événement',
     webhook: 'Webhook',
     ledger: 'Comptabilité',
+    note: 'Note',
     story: {
       created: 'Créé : {{status}}',
       status: 'Désormais {{status}}',
@@ -123,6 +129,7 @@ export const fr: typeof en = {
       operator: 'Par {{provider}}',
       operatorReference: "référence de l'opérateur {{reference}}",
       failure: 'échec {{failure}}',
+      note: '{{author}} a écrit :',
       ledger: {
         'payin-credit': '{{amount}} crédités sur votre solde',
         'payin-fee': 'Frais de {{amount}}',
