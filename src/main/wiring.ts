@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { NoteStore } from '../dashboard/data/notes';
+import { SavedFilterStore } from '../dashboard/data/saved-filters';
 import { ConnectionStates, type Connection } from 'mongoose';
 import type { Express } from 'express';
 import type { Config } from '../config';
@@ -175,6 +176,8 @@ export async function buildApi(opts: {
   await dashboardIdentity.init();
   const dashboardNotes = NoteStore.on(opts.mongo);
   await dashboardNotes.init();
+  const dashboardSavedFilters = SavedFilterStore.on(opts.mongo);
+  await dashboardSavedFilters.init();
   const dashboard: DashboardDeps = {
     identity: dashboardIdentity,
     merchantName: async (id) => (await merchants.getMerchant(id))?.name ?? null,
@@ -203,6 +206,7 @@ export async function buildApi(opts: {
       deliveries: eventApi.webhooks.deliveries,
       requestLog,
       notes: dashboardNotes,
+      savedFilters: dashboardSavedFilters,
       exportMaxRows: opts.config.DASHBOARD_EXPORT_MAX_ROWS,
     },
   };

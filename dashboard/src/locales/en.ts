@@ -530,6 +530,8 @@ export const en = {
       payout: 'Payout',
       'payout-cancel': 'Payout cancelled',
       note: 'Note added',
+      'saved-filter-created': 'Filters saved',
+      'saved-filter-deleted': 'Saved filters removed',
       'bulk-payout': 'Bulk payout',
       'api-key-created': 'API key created',
       'api-key-revoked': 'API key revoked',

@@ -551,6 +551,8 @@ export const fr: typeof en = {
       payout: 'Décaissement',
       'payout-cancel': 'Décaissement annulé',
       note: 'Note ajoutée',
+      'saved-filter-created': 'Filtres enregistrés',
+      'saved-filter-deleted': 'Filtres enregistrés supprimés',
       'bulk-payout': 'Décaissement groupé',
       'api-key-created': "Clé d'API créée",
       'api-key-revoked': "Clé d'API révoquée",

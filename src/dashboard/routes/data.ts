@@ -11,6 +11,8 @@ import type { RequestLogStore } from '../../request-log/store';
 import { HomeFigures } from '../data/home';
 import { TimelineReader } from '../data/timeline';
 import { NoteStore } from '../data/notes';
+import { SavedFilterStore } from '../data/saved-filters';
+import { savedFilterRoutes } from './saved-filters';
 import { homeRoutes } from './home';
 import { timelineRoutes } from './timeline';
 import { requestRoutes } from './requests';
@@ -38,6 +40,8 @@ export interface DashboardDataDeps {
   requestLog: RequestLogStore;
   /** Staff's notes on transactions; omitted, on `mongo` (the application initializes it). */
   notes?: NoteStore;
+  /** Members' saved filters; omitted, on `mongo` (the application initializes it). */
+  savedFilters?: SavedFilterStore;
   /** Rows an export holds at most (DASHBOARD_EXPORT_MAX_ROWS); omitted, EXPORT_MAX_ROWS. */
   exportMaxRows?: number;
 }
@@ -64,6 +68,7 @@ export function dashboardDataRoutes(deps: DashboardDataDeps): Router {
     searchRoutes(search),
     exportRoutes(transactionSearch, deps.exportMaxRows),
     timelineRoutes(timeline, notes),
+    savedFilterRoutes(deps.savedFilters ?? SavedFilterStore.on(deps.mongo)),
     requestRoutes(deps.requestLog),
     keyRoutes(deps.merchants),
     uploadRoutes(),
