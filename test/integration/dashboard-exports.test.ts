@@ -3,15 +3,18 @@ import ExcelJS from 'exceljs';
 import { useStack } from '../helpers/use-stack';
 import { eventually } from '../helpers/http';
 import { signedInMember, type DashboardBrowser } from '../helpers/dashboard';
+import { createTestMerchant } from '../helpers/merchants';
+import { seedHistory } from '../helpers/seed-history';
 
 // The lists' exports (issue 44 §2) over the real servers: a viewer's session downloads the
 // transactions, refunds and payouts lists as CSV and XLSX with the filters shown, columns in the
-// session's language, phone numbers masked, money as integers; above the maximum (lowered here to
-// 3 rows by its setting) a localized problem, before any byte of a file.
+// session's language, phone numbers masked, money as integers; a list of several pages of the store
+// whole and in order; above the maximum (lowered here to 250 rows by its setting) a localized
+// problem, before any byte of a file.
 
 jest.setTimeout(180_000);
 
-const { stack, api, merchant } = useStack({ fund: 1_000_000, config: { DASHBOARD_EXPORT_MAX_ROWS: '3' } });
+const { stack, api, merchant } = useStack({ fund: 1_000_000, config: { DASHBOARD_EXPORT_MAX_ROWS: '250' } });
 const tag = randomUUID().slice(0, 6);
 let viewer: DashboardBrowser;
 
@@ -122,19 +125,47 @@ it('exports the payouts as XLSX, read back by a spreadsheet library', async () =
   expect(ours[0]!.slice(0, 5)).toEqual([`exp-${tag}-po`, 'Kofi Yao', '+225 •• •• 98 76', 5000, 'XOF']);
 });
 
-it('above the maximum: a 422 problem in the session language, before any file', async () => {
-  const en = await download(viewer, 'list=transactions&format=xlsx');
-  expect(en.res.status).toBe(422);
-  expect(en.res.headers.get('content-disposition')).toBeNull();
-  const problem = JSON.parse(en.bytes.toString('utf8')) as { code: string; detail: string };
-  expect(problem.code).toBe('EXPORT_TOO_LARGE');
-  expect(problem.detail).toMatch(/^More than 3 rows match these filters: an export holds at most 3\./);
-  const fr = JSON.parse((await download(viewer, 'list=transactions', 'fr')).bytes.toString('utf8')) as {
-    title: string;
-    detail: string;
-  };
-  expect(fr.title).toBe('Trop de lignes à exporter');
-  expect(fr.detail).toMatch(/^Plus de 3 lignes correspondent/);
+describe('a merchant of 260 transactions (the store read 100 at a time)', () => {
+  let member: DashboardBrowser;
+  beforeAll(async () => {
+    const big = await createTestMerchant(stack, 'Big shop');
+    const now = Date.now();
+    await seedHistory(stack.mongo, {
+      merchantId: big.merchantId,
+      count: 260,
+      from: now - 3_600_000,
+      to: now - 60_000,
+      tag: `x${randomUUID().slice(0, 8)}`,
+      pending: 0,
+    });
+    ({ browser: member } = await signedInMember(stack, big.merchantId, 'viewer'));
+  });
+
+  it('exports the 208 payins across pages, each once, newest first', async () => {
+    const { res, bytes } = await download(member, 'list=transactions&format=csv&type=payin');
+    expect(res.status).toBe(200);
+    const rows = bytes.toString('utf8').slice(1).trim().split('\n').slice(1);
+    expect(rows).toHaveLength(208);
+    const refs = rows.map((r) => r.split(',')[0]!);
+    expect(new Set(refs).size).toBe(208);
+    const times = rows.map((r) => Date.parse(r.split(',').at(-1)!));
+    expect([...times].sort((a, b) => b - a)).toEqual(times);
+  });
+
+  it('above the maximum: a 422 problem in the session language, before any file', async () => {
+    const en = await download(member, 'list=transactions&format=xlsx');
+    expect(en.res.status).toBe(422);
+    expect(en.res.headers.get('content-disposition')).toBeNull();
+    const problem = JSON.parse(en.bytes.toString('utf8')) as { code: string; detail: string };
+    expect(problem.code).toBe('EXPORT_TOO_LARGE');
+    expect(problem.detail).toMatch(/^More than 250 rows match these filters: an export holds at most 250\./);
+    const fr = JSON.parse((await download(member, 'list=transactions', 'fr')).bytes.toString('utf8')) as {
+      title: string;
+      detail: string;
+    };
+    expect(fr.title).toBe('Trop de lignes à exporter');
+    expect(fr.detail).toMatch(/^Plus de 250 lignes correspondent/);
+  });
 });
 
 it('refuses a bad query with a 400 naming the field, and a signed-out caller with a 401', async () => {
