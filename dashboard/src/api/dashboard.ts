@@ -161,6 +161,16 @@ const xlsxType = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sh
 
 type Query = Record<string, string | number | undefined>;
 
+/** GET/POST /saved-filters: a member's own filters of a list, under a name. */
+export type FilterList = 'transactions' | 'refunds' | 'payouts';
+export interface SavedFilter {
+  id: string;
+  list: FilterList;
+  name: string;
+  filters: Record<string, string>;
+  createdAt: string;
+}
+
 export const dashboardApi = {
   session: () => request<Session>('GET', '/session'),
   signIn: (body: { email: string; password: string; totp?: string }, key: string) =>
@@ -228,6 +238,11 @@ export const dashboardApi = {
 
   audit: (query: Query) => request<Page<AuditEntry>>('GET', '/audit', { query }),
   home: () => request<Home>('GET', '/home'),
+  savedFilters: (list: FilterList) =>
+    request<{ data: SavedFilter[] }>('GET', '/saved-filters', { query: { list } }),
+  saveFilters: (body: { list: FilterList; name: string; filters: Record<string, string> }) =>
+    request<SavedFilter>('POST', '/saved-filters', { body }),
+  removeSavedFilters: (id: string) => request<void>('DELETE', `/saved-filters/${encodeURIComponent(id)}`),
   /** A note on a transaction (append-only); its text as typed, trimmed by the server. */
   addNote: (id: string, text: string) =>
     request<TransactionNote>('POST', `/transactions/${encodeURIComponent(id)}/notes`, { body: { text } }),

@@ -53,6 +53,17 @@ export const en = {
     hint: 'Up to 1,000 characters, seen by your team. A note cannot be changed or removed afterwards.',
     add: 'Add the note',
   },
+  savedFilters: {
+    title: 'Saved filters',
+    choose: 'Saved filters',
+    none: 'None saved yet',
+    pick: 'Choose…',
+    apply: 'Apply the saved filters',
+    remove: 'Remove',
+    name: 'Name for the filters applied now',
+    hint: 'Only you see your saved filters; 20 at most for this list.',
+    save: 'Save the filters',
+  },
   exports: {
     label: 'Export this list',
     format: 'File format',

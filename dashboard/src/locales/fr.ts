@@ -61,6 +61,17 @@ export const fr: typeof en = {
     hint: 'Jusqu’à 1 000 caractères, visible par votre équipe. Une note ne peut plus être modifiée ni supprimée ensuite.',
     add: 'Ajouter la note',
   },
+  savedFilters: {
+    title: 'Filtres enregistrés',
+    choose: 'Filtres enregistrés',
+    none: 'Aucun pour l’instant',
+    pick: 'Choisir…',
+    apply: 'Appliquer les filtres enregistrés',
+    remove: 'Supprimer',
+    name: 'Nom des filtres appliqués',
+    hint: 'Vous seul voyez vos filtres enregistrés ; 20 au plus pour cette liste.',
+    save: 'Enregistrer les filtres',
+  },
   exports: {
     label: 'Exporter cette liste',
     format: 'Format du fichier',

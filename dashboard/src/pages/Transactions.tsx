@@ -7,6 +7,7 @@ import { api, unwrap } from '../api/http';
 import { useCursorQuery } from '../actions';
 import { DataTable, features } from '../components/DataTable';
 import { ExportButton } from '../components/ExportButton';
+import { SavedFilters } from '../components/SavedFilters';
 import { SelectField, TextField, asChoices } from '../components/Field';
 import { Form } from '../components/Form';
 import { Pager } from '../components/Pager';
@@ -219,6 +220,16 @@ export function Transactions() {
           </div>
         </Form>
       </details>
+      <SavedFilters
+        list="transactions"
+        applied={filters.applied}
+        none={noFilters}
+        onApply={(saved) => {
+          setSearch('');
+          filters.load(saved);
+          pages.reset();
+        }}
+      />
       {/* A search is a look-up, not a filter: the export follows the filters (list-exports.md). */}
       {!search && <ExportButton list="transactions" filters={filterQuery(filters.applied)} />}
       <ProblemAlert error={list.error} />
