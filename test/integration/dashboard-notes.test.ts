@@ -3,7 +3,7 @@ import { useStack } from '../helpers/use-stack';
 import { eventually } from '../helpers/http';
 import { createTestMerchant } from '../helpers/merchants';
 import { signedInMember, type DashboardBrowser } from '../helpers/dashboard';
-import { NOTE_MAX_CHARS } from '../../src/dashboard/data/notes';
+import { NOTE_MAX_CHARS, NOTES_PER_TRANSACTION } from '../../src/dashboard/data/notes';
 
 // Notes on a transaction (issue 44 §2) over the real servers: a support member adds a note to a
 // payin and to its refund, the timeline shows them with author and time, newest first; a viewer is
@@ -124,4 +124,28 @@ it('audits each note by the transaction it is on, never by its text', async () =
   expect(all).not.toContain('Not mine to write');
   const csv = await owner.get('/dashboard/api/audit/export');
   expect(String(csv.body)).not.toContain('Receipt sent');
+});
+
+it('keeps at most 100 notes on a transaction (409, in French), every one in the timeline', async () => {
+  const reference = `notes-${randomUUID().slice(0, 8)}`;
+  const created = await api.post('/v1/payout', {
+    reference,
+    amount: 500,
+    msisdn: '+2250100009876',
+    country: 'CI',
+    customerName: 'Kofi Yao',
+  });
+  expect(created.status).toBe(201);
+  const payoutId = created.body.id as string;
+  for (let i = 1; i <= NOTES_PER_TRANSACTION; i++)
+    expect((await support.post(notesPath(payoutId), { text: `Note ${i}` })).status).toBe(201);
+  const full = await support.post(notesPath(payoutId), { text: 'One more' }, { 'accept-language': 'fr' });
+  expect(full.status).toBe(409);
+  expect(full.body).toMatchObject({
+    code: 'NOTES_LIMIT_REACHED',
+    title: 'Trop de notes sur cette transaction',
+  });
+  const timeline = await support.get(`/dashboard/api/transactions/${payoutId}/timeline`);
+  expect(timeline.body.notes).toHaveLength(NOTES_PER_TRANSACTION);
+  expect(timeline.body.notes[0].text).toBe(`Note ${NOTES_PER_TRANSACTION}`);
 });
