@@ -12,8 +12,6 @@ import { seedHistory } from '../helpers/seed-history';
 // whole and in order; above the maximum (lowered here to 250 rows by its setting) a localized
 // problem, before any byte of a file.
 
-jest.setTimeout(180_000);
-
 const { stack, api, merchant } = useStack({ fund: 1_000_000, config: { DASHBOARD_EXPORT_MAX_ROWS: '250' } });
 const tag = randomUUID().slice(0, 6);
 let viewer: DashboardBrowser;

@@ -11,8 +11,6 @@ import { NOTE_MAX_CHARS, NOTES_PER_TRANSACTION } from '../../src/dashboard/data/
 // transaction is unknown; there is no way to change or remove one; the audit log names the
 // transaction, never the text.
 
-jest.setTimeout(120_000);
-
 const { stack, api, merchant } = useStack({ fund: 1_000_000 });
 let support: DashboardBrowser;
 let payinId: string;

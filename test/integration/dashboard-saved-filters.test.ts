@@ -8,8 +8,6 @@ import { SAVED_FILTERS_PER_LIST } from '../../src/dashboard/data/saved-filters';
 // nor removes them); a name is used once per list, a list keeps at most 20, bad values are a 400
 // on their field in the member's language; the audit log names the list, not the name.
 
-jest.setTimeout(120_000);
-
 const { stack, merchant } = useStack();
 let viewer: DashboardBrowser;
 let colleague: DashboardBrowser;
