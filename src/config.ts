@@ -409,6 +409,17 @@ export const configSchema = z
       description:
         'Failed dashboard sign-ins per client address per minute, counted in MongoDB (shared by every API replica); past it the address gets 429 `RATE_LIMITED`. `0` disables.',
     }),
+    DASHBOARD_EXPORT_MAX_ROWS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(100_000)
+      .default(10_000)
+      .register(configDocs, {
+        group: 'limits',
+        description:
+          'Rows a dashboard export (CSV or XLSX of the transactions, refunds or payouts list) holds at most; above it the export answers 422 `EXPORT_TOO_LARGE` and the member narrows the filters. The rows are counted before the file starts, then streamed a page at a time (docs/decisions/dashboard/list-exports.md).',
+      }),
     DASHBOARD_LOCKOUT_AFTER: z.coerce.number().int().min(1).default(5).register(configDocs, {
       group: 'limits',
       description:

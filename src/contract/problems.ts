@@ -129,6 +129,71 @@ export const problemCatalogue = {
       fr: 'Demandez à un propriétaire ou à un administrateur de votre équipe de le faire, ou de vous donner un rôle qui le permet (docs/dashboard.md, Rôles).',
     },
   },
+  EXPORT_TOO_LARGE: {
+    dashboardOnly: true,
+    status: 422,
+    title: { en: 'Too many rows to export', fr: 'Trop de lignes à exporter' },
+    detail: {
+      en: 'More rows match these filters than an export holds. Narrow them (dates, status, operator) and export again.',
+      fr: 'Plus de lignes correspondent à ces filtres qu’un export n’en contient. Restreignez-les (dates, statut, opérateur) puis exportez à nouveau.',
+    },
+    help: {
+      en: 'An export holds at most 10,000 rows (DASHBOARD_EXPORT_MAX_ROWS). Export a shorter period (a week, a month) at a time, or add a status or operator filter; GET /v1/transactions pages through any number of rows.',
+      fr: "Un export contient au plus 10 000 lignes (DASHBOARD_EXPORT_MAX_ROWS). Exportez une période plus courte (une semaine, un mois) à la fois, ou ajoutez un filtre de statut ou d'opérateur ; GET /v1/transactions parcourt un nombre quelconque de lignes, page par page.",
+    },
+  },
+  NOTES_LIMIT_REACHED: {
+    dashboardOnly: true,
+    status: 409,
+    title: { en: 'Too many notes on this transaction', fr: 'Trop de notes sur cette transaction' },
+    detail: {
+      en: 'This transaction already has 100 notes, the most it may hold. Notes cannot be removed.',
+      fr: 'Cette transaction a déjà 100 notes, le maximum. Les notes ne peuvent pas être supprimées.',
+    },
+    help: {
+      en: 'Keep further remarks in your own tools (a ticket, a customer file) and link them from an earlier note.',
+      fr: 'Gardez les remarques suivantes dans vos propres outils (un ticket, une fiche client) et faites-y référence depuis une note précédente.',
+    },
+  },
+  SAVED_FILTERS_FULL: {
+    dashboardOnly: true,
+    status: 409,
+    title: { en: 'Too many saved filters', fr: 'Trop de filtres enregistrés' },
+    detail: {
+      en: 'You have saved 20 filters for this list, the most it keeps. Remove one you no longer use, then save again.',
+      fr: "Vous avez enregistré 20 filtres pour cette liste, le maximum. Supprimez-en un que vous n'utilisez plus, puis enregistrez à nouveau.",
+    },
+    help: {
+      en: 'Each member keeps at most 20 saved filters per list; remove one from the list of saved filters.',
+      fr: 'Chaque membre garde au plus 20 filtres enregistrés par liste ; supprimez-en un dans la liste des filtres enregistrés.',
+    },
+  },
+  SAVED_FILTER_NAME_TAKEN: {
+    dashboardOnly: true,
+    status: 409,
+    title: { en: 'Name already used', fr: 'Nom déjà utilisé' },
+    detail: {
+      en: 'You already have filters saved under this name for this list.',
+      fr: 'Vous avez déjà des filtres enregistrés sous ce nom pour cette liste.',
+    },
+    help: {
+      en: 'Choose another name, or remove the saved filters of that name first.',
+      fr: "Choisissez un autre nom, ou supprimez d'abord les filtres enregistrés sous ce nom.",
+    },
+  },
+  SAVED_FILTER_NOT_FOUND: {
+    dashboardOnly: true,
+    status: 404,
+    title: { en: 'Saved filters not found', fr: 'Filtres enregistrés introuvables' },
+    detail: {
+      en: 'No saved filters of yours have this id: they may have been removed already.',
+      fr: "Aucun de vos filtres enregistrés n'a cet identifiant : ils ont peut-être déjà été supprimés.",
+    },
+    help: {
+      en: 'Reload the list of saved filters; each member sees and removes only their own.',
+      fr: 'Rechargez la liste des filtres enregistrés ; chaque membre ne voit et ne supprime que les siens.',
+    },
+  },
   SIGN_IN_FAILED: {
     dashboardOnly: true,
     status: 401,

@@ -1,4 +1,6 @@
 import type { Client } from '@temporalio/client';
+import { NoteStore } from '../dashboard/data/notes';
+import { SavedFilterStore } from '../dashboard/data/saved-filters';
 import { ConnectionStates, type Connection } from 'mongoose';
 import type { Express } from 'express';
 import type { Config } from '../config';
@@ -172,6 +174,10 @@ export async function buildApi(opts: {
   await sharedLimits.init();
   const dashboardIdentity = DashboardIdentity.on(opts.mongo, opts.config.DATA_ENCRYPTION_KEYS);
   await dashboardIdentity.init();
+  const dashboardNotes = NoteStore.on(opts.mongo);
+  await dashboardNotes.init();
+  const dashboardSavedFilters = SavedFilterStore.on(opts.mongo);
+  await dashboardSavedFilters.init();
   const dashboard: DashboardDeps = {
     identity: dashboardIdentity,
     merchantName: async (id) => (await merchants.getMerchant(id))?.name ?? null,
@@ -199,6 +205,9 @@ export async function buildApi(opts: {
       endpoints: eventApi.webhooks.endpoints,
       deliveries: eventApi.webhooks.deliveries,
       requestLog,
+      notes: dashboardNotes,
+      savedFilters: dashboardSavedFilters,
+      exportMaxRows: opts.config.DASHBOARD_EXPORT_MAX_ROWS,
     },
   };
   const app = createApp({

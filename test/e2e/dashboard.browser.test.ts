@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { randomUUID } from 'node:crypto';
+import ExcelJS from 'exceljs';
 import { authenticator } from 'otplib';
 import type { Page } from 'playwright-core';
 import { launchBrowser, screenshotDir, type TestBrowser } from '../helpers/browser';
@@ -131,6 +132,14 @@ describe('merchant dashboard in a real browser', () => {
   }
 
   const nav = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name });
+
+  /** Back to English on a desktop, whatever a phone-width French step left (so a failure does not cascade). */
+  async function backToDesktopInEnglish(): Promise<void> {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    const french = page.getByLabel('Langue');
+    if ((await french.count()) > 0) await french.selectOption('en');
+    await page.getByLabel('Language').waitFor();
+  }
 
   it('an owner joins from the invitation, sets up TOTP and signs in again with it', async () => {
     const token = await invite(stack, merchant.merchantId, owner, 'owner');
@@ -459,6 +468,108 @@ describe('merchant dashboard in a real browser', () => {
     await check('payout-list-fr');
     await page.getByLabel('Langue').selectOption('en');
     await page.getByRole('heading', { name: 'Payout history', level: 1 }).waitFor();
+  });
+
+  it('exports the refunds and the filtered transactions, in French on a phone (issue 44 §2)', async () => {
+    try {
+      await page.getByLabel('Language').selectOption('fr');
+      await page.setViewportSize({ width: 360, height: 740 });
+      await page.goto(`${dash}/refunds`);
+      await page.getByRole('heading', { name: 'Remboursements', level: 1 }).waitFor();
+      const exporter = page.getByRole('group', { name: 'Exporter cette liste' });
+      const [csv] = await Promise.all([
+        page.waitForEvent('download'),
+        exporter.getByRole('button', { name: 'Exporter' }).click(),
+      ]);
+      expect(csv.suggestedFilename()).toMatch(/^remboursements-\d{4}-\d\d-\d\d\.csv$/);
+      const lines = readFileSync(await csv.path(), 'utf8')
+        .replace(/^\ufeff/, '')
+        .trim()
+        .split('\n');
+      expect(lines[0]).toMatch(/^Remboursement;Paiement remboursé;Montant;Devise;/);
+      expect(lines.some((l) => l.includes('Taille erronée'))).toBe(true);
+      await check('refunds-export-fr-phone');
+
+      // The transactions list, filtered to payins: the XLSX holds those only, numbers masked.
+      await page.goto(`${dash}/transactions`);
+      await page.getByRole('heading', { name: 'Transactions', level: 1 }).waitFor();
+      await page.getByLabel('Type', { exact: true }).selectOption('payin');
+      await page.getByRole('button', { name: 'Appliquer' }).click();
+      await exporter.getByLabel('Format du fichier').selectOption('xlsx');
+      const [xlsx] = await Promise.all([
+        page.waitForEvent('download'),
+        exporter.getByRole('button', { name: 'Exporter' }).click(),
+      ]);
+      expect(xlsx.suggestedFilename()).toMatch(/^transactions-.*\.xlsx$/);
+      const book = new ExcelJS.Workbook();
+      await book.xlsx.readFile(await xlsx.path());
+      const sheet = book.worksheets[0]!;
+      expect((sheet.getRow(1).values as unknown[]).slice(1, 4)).toEqual(['Référence', 'Type', 'Statut']);
+      const rows = sheet.getSheetValues().slice(2) as unknown[][];
+      expect(rows.length).toBeGreaterThanOrEqual(3);
+      expect(rows.every((r) => r[2] === 'payin')).toBe(true);
+      expect(rows.every((r) => /^\+225 •• •• \d\d \d\d$/.test(String(r[7])))).toBe(true);
+      // Nothing sticks out of a phone's screen (tables scroll in their own frame).
+      const wide = await page.evaluate<number>(
+        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      );
+      expect(wide).toBeLessThanOrEqual(1);
+      await check('transactions-export-fr-phone');
+
+      // The filters saved under a name, cleared, then applied again from the saved ones.
+      await page.locator('summary', { hasText: 'Filtres enregistrés' }).click();
+      await page.getByLabel('Nom des filtres appliqués').fill('Encaissements');
+      await page.getByRole('button', { name: 'Enregistrer les filtres' }).click();
+      const savedChoice = page.getByLabel('Filtres enregistrés', { exact: true });
+      await savedChoice.locator('option', { hasText: 'Encaissements' }).waitFor({ state: 'attached' });
+      await page.getByRole('button', { name: 'Effacer les filtres' }).click();
+      await expect(page.getByLabel('Type', { exact: true }).inputValue()).resolves.toBe('');
+      await savedChoice.selectOption({ label: 'Encaissements' });
+      await page.getByRole('button', { name: 'Appliquer les filtres enregistrés' }).click();
+      await expect(page.getByLabel('Type', { exact: true }).inputValue()).resolves.toBe('payin');
+      // The same name again is refused next to the name, in French.
+      await page.getByLabel('Nom des filtres appliqués').fill('Encaissements');
+      await page.getByRole('button', { name: 'Enregistrer les filtres' }).click();
+      await page.getByText('Vous avez déjà des filtres enregistrés sous ce nom.').first().waitFor();
+      const wider = await page.evaluate<number>(
+        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      );
+      expect(wider).toBeLessThanOrEqual(1);
+      await check('transactions-saved-filters-fr-phone');
+    } finally {
+      await backToDesktopInEnglish();
+    }
+  });
+
+  it('adds a note to a payment, in French on a phone, shown in its timeline with its author (issue 44 §2)', async () => {
+    try {
+      await page.getByLabel('Language').selectOption('fr');
+      await page.setViewportSize({ width: 360, height: 740 });
+      await page.goto(`${dash}/transactions/payin/${encodeURIComponent(payins[0]!)}`);
+      await page.getByRole('heading', { name: 'Chronologie' }).waitFor();
+      const note = 'Le client a appelé :\nreçu envoyé par courriel.';
+      await page.getByLabel('Ajouter une note').fill(note);
+      await page.getByRole('button', { name: 'Ajouter la note' }).click();
+      const entry = page.getByRole('listitem').filter({ hasText: 'Aminata Traoré a écrit :' });
+      await entry.getByText('reçu envoyé par courriel', { exact: false }).waitFor();
+      await expect(page.getByLabel('Ajouter une note').inputValue()).resolves.toBe('');
+      // Too long: said under the field, in French, and the text stays to be shortened.
+      // The box stops at 1,000 characters; the server is the check that counts (a script may post more).
+      await page.getByLabel('Ajouter une note').evaluate((el) => el.removeAttribute('maxlength'));
+      await page.getByLabel('Ajouter une note').fill('x'.repeat(1001));
+      await page.getByRole('button', { name: 'Ajouter la note' }).click();
+      await page
+        .locator('.field-error')
+        .getByText(/1\s?000/)
+        .waitFor();
+      const wide = await page.evaluate<number>(
+        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      );
+      expect(wide).toBeLessThanOrEqual(1);
+      await check('transaction-note-fr-phone');
+    } finally {
+      await backToDesktopInEnglish();
+    }
   });
 
   it('rotates an API key (the secret shown once), adds a webhook endpoint and replays', async () => {

@@ -6,6 +6,7 @@ import type {
   CurrencyVolumes,
   HomeAnswer,
   PeriodFigures,
+  TransactionNote,
   TransactionTimeline,
 } from '../../../src/dashboard/data/shapes';
 import { request } from './http';
@@ -106,6 +107,7 @@ export interface AuditEntry {
 /** The home figures and a transaction's timeline: the server's own types (one truth). */
 export type Home = HomeAnswer;
 export type Timeline = TransactionTimeline;
+export type { TransactionNote };
 export type { CurrencyVolumes, PeriodFigures };
 
 export interface RequestLogEntry {
@@ -158,6 +160,16 @@ export interface Page<T> {
 const xlsxType = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
 type Query = Record<string, string | number | undefined>;
+
+/** GET/POST /saved-filters: a member's own filters of a list, under a name. */
+export type FilterList = 'transactions' | 'refunds' | 'payouts';
+export interface SavedFilter {
+  id: string;
+  list: FilterList;
+  name: string;
+  filters: Record<string, string>;
+  createdAt: string;
+}
 
 export const dashboardApi = {
   session: () => request<Session>('GET', '/session'),
@@ -226,6 +238,14 @@ export const dashboardApi = {
 
   audit: (query: Query) => request<Page<AuditEntry>>('GET', '/audit', { query }),
   home: () => request<Home>('GET', '/home'),
+  savedFilters: (list: FilterList) =>
+    request<{ data: SavedFilter[] }>('GET', '/saved-filters', { query: { list } }),
+  saveFilters: (body: { list: FilterList; name: string; filters: Record<string, string> }) =>
+    request<SavedFilter>('POST', '/saved-filters', { body }),
+  removeSavedFilters: (id: string) => request<void>('DELETE', `/saved-filters/${encodeURIComponent(id)}`),
+  /** A note on a transaction (append-only); its text as typed, trimmed by the server. */
+  addNote: (id: string, text: string) =>
+    request<TransactionNote>('POST', `/transactions/${encodeURIComponent(id)}/notes`, { body: { text } }),
   timeline: (reference: string) =>
     request<Timeline>('GET', `/transactions/${encodeURIComponent(reference)}/timeline`),
   /** `q`: a part of a reference; `phone`: the last 2 to 4 digits of the customer's number. */

@@ -132,6 +132,34 @@ export async function request<T>(method: string, path: string, opts: RequestOpti
   return (await response.json()) as T;
 }
 
+/**
+ * A file from a dashboard-only route (an export): fetched rather than linked, so a problem is shown
+ * by the page in its language instead of replacing it; then saved under the server's file name.
+ */
+export async function download(path: string, query: RequestOptions['query']): Promise<void> {
+  let response: Response;
+  try {
+    response = await fetch(withQuery(`${apiBase}${path}`, query), {
+      headers: commonHeaders('GET'),
+      credentials: 'same-origin',
+    });
+  } catch (cause) {
+    throw networkProblem(cause);
+  }
+  if (!response.ok) throw await problemOf(response);
+  const disposition = response.headers.get('content-disposition') ?? '';
+  const name = /filename="?([^";]+)"?/.exec(disposition)?.[1] ?? 'export';
+  const url = URL.createObjectURL(await response.blob());
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  // The click has started the download: the blob can go once the event loop moves on.
+  setTimeout(() => URL.revokeObjectURL(url), 0);
+}
+
 // The public API under /dashboard/api/v1, typed by the OpenAPI document (src/client/schema.d.ts).
 const sessionHeaders: Middleware = {
   onRequest({ request: req }) {

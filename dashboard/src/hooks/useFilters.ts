@@ -12,6 +12,11 @@ export function useFilters<F extends Record<string, string>>(none: F) {
     bind: fields.bind,
     applied,
     apply: () => setApplied(fields.values),
+    /** Saved filters applied again: typed into the form and applied at once. */
+    load: (values: F) => {
+      fields.reset(values);
+      setApplied(values);
+    },
     clear: () => {
       fields.reset(none);
       setApplied(none);

@@ -6,6 +6,7 @@ import { Link } from 'react-router';
 import type { TransactionPage } from '../api/dashboard';
 import { api, unwrap } from '../api/http';
 import { useCursorQuery } from '../actions';
+import { ExportButton } from '../components/ExportButton';
 import { Pager } from '../components/Pager';
 import { ProblemAlert } from '../components/ProblemAlert';
 import { Table } from '../components/Table';
@@ -50,6 +51,7 @@ export function Refunds() {
   return (
     <>
       <h1>{t('lists.refunds')}</h1>
+      <ExportButton list="refunds" />
       <ProblemAlert error={list.error} />
       <Table
         caption={t('lists.refundsCaption')}
@@ -100,6 +102,7 @@ export function PayoutList() {
   return (
     <>
       <h1>{t('lists.payouts')}</h1>
+      <ExportButton list="payouts" />
       <ProblemAlert error={list.error} />
       <Table
         caption={t('lists.payoutsCaption')}

@@ -3,10 +3,10 @@ import { Fragment, useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
 import { dashboardApi, type Timeline } from '../api/dashboard';
-import { api, unwrap } from '../api/http';
+import { api, fieldErrors, unwrap } from '../api/http';
 import { useAction } from '../actions';
 import { CancelPayoutDialog } from '../components/CancelPayoutDialog';
-import { TextField } from '../components/Field';
+import { Field, TextField } from '../components/Field';
 import { Form } from '../components/Form';
 import { Modal } from '../components/Modal';
 import { ProblemAlert } from '../components/ProblemAlert';
@@ -296,8 +296,33 @@ export function Transaction() {
             ))}
           </ol>
         )}
+        {can('note') && recordId && <NoteForm id={recordId} onAdded={refresh} />}
       </Section>
     </>
+  );
+}
+
+/** A staff member's note, added to the timeline: it cannot be changed afterwards (the hint says so). */
+function NoteForm(props: { id: string; onAdded: () => void }) {
+  const { t } = useTranslation();
+  const [text, setText] = useState('');
+  const add = useAction(
+    (v: { text: string }) => dashboardApi.addNote(props.id, v.text),
+    () => {
+      setText('');
+      props.onAdded();
+    },
+  );
+  const errors = fieldErrors(add.error);
+  return (
+    <Form onSubmit={() => add.run({ text })} submit={t('notes.add')} disabled={add.isPending} quiet>
+      <Field label={t('notes.label')} hint={t('notes.hint')} error={errors.text}>
+        {(p) => (
+          <textarea {...p} rows={3} maxLength={1000} value={text} onChange={(e) => setText(e.target.value)} />
+        )}
+      </Field>
+      <ProblemAlert error={add.error} shownFields={['text']} />
+    </Form>
   );
 }
 
@@ -314,6 +339,7 @@ type TimelineEntry =
       error: string | null;
     }
   | { at: string; kind: 'ledger'; movement: string; reason: string; amount: number; currency: string }
+  | { at: string; kind: 'note'; author: string; text: string }
   | {
       at: string;
       kind: 'operator';
@@ -376,6 +402,12 @@ function StoryLine(props: { entry: TimelineEntry }) {
             : `${f.amount(e.amount, e.currency)} · ${e.reason}`}
         </>
       );
+    case 'note':
+      return (
+        <>
+          {t('timeline.story.note', { author: e.author })} <q className="note-text">{e.text}</q>
+        </>
+      );
     case 'operator':
       return (
         <>
@@ -420,6 +452,7 @@ function timelineEntries(t: Timeline): TimelineEntry[] {
       amount: l.amount,
       currency: l.currency,
     })),
+    ...t.notes.map((n): TimelineEntry => ({ at: n.at, kind: 'note', author: n.author.name, text: n.text })),
   ].sort((a, b) => a.at.localeCompare(b.at));
   // The operator's answer has no time of its own: it follows what it answered.
   const op = (t.operator ?? {}) as Record<string, unknown>;

@@ -6,6 +6,8 @@ import { dashboardApi, type TransactionPage } from '../api/dashboard';
 import { api, unwrap } from '../api/http';
 import { useCursorQuery } from '../actions';
 import { DataTable, features } from '../components/DataTable';
+import { ExportButton } from '../components/ExportButton';
+import { SavedFilters } from '../components/SavedFilters';
 import { SelectField, TextField, asChoices } from '../components/Field';
 import { Form } from '../components/Form';
 import { Pager } from '../components/Pager';
@@ -56,6 +58,20 @@ function searchPage(search: string, cursor: string | undefined) {
     cursor,
     limit: 50,
   });
+}
+
+/** The filters as the query GET /v1/transactions (and the export) reads; empty ones left out. */
+function filterQuery(filters: Filters) {
+  return {
+    type: filters.type || undefined,
+    status: filters.status || undefined,
+    provider: filters.provider || undefined,
+    country: filters.country || undefined,
+    from: dayStart(filters.from),
+    to: dayStart(filters.to, 1),
+    reference: filters.reference || undefined,
+    ...(filters.metadataKey ? { [`metadata[${filters.metadataKey}]`]: filters.metadataValue } : {}),
+  };
 }
 
 function filteredPage(filters: Filters, cursor: string | undefined) {
@@ -204,6 +220,18 @@ export function Transactions() {
           </div>
         </Form>
       </details>
+      <SavedFilters
+        list="transactions"
+        applied={filters.applied}
+        none={noFilters}
+        onApply={(saved) => {
+          setSearch('');
+          filters.load(saved);
+          pages.reset();
+        }}
+      />
+      {/* A search is a look-up, not a filter: the export follows the filters (list-exports.md). */}
+      {!search && <ExportButton list="transactions" filters={filterQuery(filters.applied)} />}
       <ProblemAlert error={list.error} />
       <DataTable
         caption={search ? t('transactions.captionSearch', { q: search }) : t('transactions.caption')}

@@ -25,14 +25,16 @@ export const permissions = [
   'team',
   /** Read and export the audit log. */
   'audit',
+  /** Add a note to a transaction (append-only, audited): staff who answer customers. */
+  'note',
 ] as const;
 export type Permission = (typeof permissions)[number];
 
 export const grants: Readonly<Record<Role, readonly Permission[]>> = {
   owner: permissions,
-  admin: ['read', 'refund', 'payout', 'statement', 'developer', 'live_keys', 'team'],
+  admin: ['read', 'refund', 'payout', 'statement', 'developer', 'live_keys', 'team', 'note'],
   developer: ['read', 'developer'],
-  support: ['read', 'refund', 'statement'],
+  support: ['read', 'refund', 'statement', 'note'],
   viewer: ['read'],
 };
 

@@ -145,7 +145,15 @@ export const routeTable = {
   'GET /dashboard/api/audit/export': { access: 'audit' },
   'GET /dashboard/api/home': { access: 'read' },
   'GET /dashboard/api/transactions/search': { access: 'read' },
+  // The lists as CSV or XLSX, for the filters shown: whoever reads the list may take it away (export.ts).
+  'GET /dashboard/api/transactions/export': { access: 'read' },
   'GET /dashboard/api/transactions/:id/timeline': { access: 'read' },
+  // A note on a transaction, shown in its timeline: inserted, never changed (timeline.ts).
+  'POST /dashboard/api/transactions/:id/notes': { access: 'note' },
+  // One's own saved filters of a list (routes/saved-filters.ts): whoever reads the lists.
+  'GET /dashboard/api/saved-filters': { access: 'read' },
+  'POST /dashboard/api/saved-filters': { access: 'read' },
+  'DELETE /dashboard/api/saved-filters/:id': { access: 'read' },
   'GET /dashboard/api/requests': { access: 'developer' },
   'GET /dashboard/api/keys': { access: 'developer' },
   // A live key also needs `live_keys`, a live session and a step-up (keys.ts).

@@ -66,6 +66,11 @@ const payout = (i: DescribeInput) => {
 
 /** The described changes, by route pattern. */
 export const auditActions: Readonly<Record<string, ActionRow>> = {
+  // The note's text is the merchant's own data: only which transaction it was on.
+  // A saved filter's name and values are the member's own: only which list.
+  'POST /saved-filters': { kind: 'saved-filter-created', describe: (i) => kept({ list: text(i.body.list) }) },
+  'DELETE /saved-filters/:id': { kind: 'saved-filter-deleted' },
+  'POST /transactions/:id/notes': { kind: 'note', describe: (i) => kept({ reference: text(i.params.id) }) },
   'POST /v1/payin/:reference/refund': {
     kind: 'refund',
     describe: (i) => kept({ ...money(i), reference: text(i.params.reference) }),

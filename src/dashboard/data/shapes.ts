@@ -31,7 +31,8 @@ export interface HomeAnswer {
   computedAt: string;
 }
 
-export interface TransactionTimeline {
+/** What the stores tell of a transaction; its page adds the staff's notes (TransactionTimeline). */
+export interface TimelineBody {
   id: string;
   kind: 'payin' | 'payout' | 'refund';
   record: unknown;
@@ -59,4 +60,17 @@ export interface TransactionTimeline {
     currency: string;
     at: string;
   }[];
+}
+
+/** A staff member's note on a transaction (src/dashboard/data/notes.ts), newest first. */
+export interface TransactionNote {
+  id: string;
+  text: string;
+  /** The member who wrote it, with their name as it was then. */
+  author: { id: string; name: string };
+  at: string;
+}
+
+export interface TransactionTimeline extends TimelineBody {
+  notes: TransactionNote[];
 }

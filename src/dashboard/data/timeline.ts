@@ -11,7 +11,7 @@ import { toMajor } from '../../domain/money';
 import { refundStatuses, refundedTotal } from '../../domain/refund';
 import type { Transaction } from '../../domain/transaction';
 import { statusAtCreation, type StatusKind } from '../../domain/final-status';
-import type { TransactionTimeline } from './shapes';
+import type { TimelineBody } from './shapes';
 import type { Refund } from '../../domain/refund';
 import { webhookDeliveryWorkflowId } from '../../temporal/workflow-ids';
 import { toPublicRecord } from '../../contract/records/payout-record';
@@ -53,8 +53,16 @@ const iso = (d: Date | string) => new Date(d).toISOString();
 export class TimelineReader {
   constructor(private readonly deps: TimelineDeps) {}
 
+  /** Whether `id` is a transaction of the scope (a note's target): one read by `_id`. */
+  async exists(scope: string, id: string): Promise<boolean> {
+    const found = id.startsWith('rf_')
+      ? await this.deps.refunds.findById(id)
+      : await this.deps.transactions.findById(id);
+    return found !== null && found.merchantId === scope;
+  }
+
   /** The timeline of the scope's transaction `id`, or null (unknown, or another scope's). */
-  async of(scope: string, id: string): Promise<TransactionTimeline | null> {
+  async of(scope: string, id: string): Promise<TimelineBody | null> {
     if (id.startsWith('rf_')) {
       const refund = await this.deps.refunds.findById(id);
       return refund && refund.merchantId === scope ? this.ofRefund(refund) : null;
@@ -63,7 +71,7 @@ export class TimelineReader {
     return tx && tx.merchantId === scope ? this.ofTransaction(tx) : null;
   }
 
-  private async ofTransaction(tx: Transaction): Promise<TransactionTimeline> {
+  private async ofTransaction(tx: Transaction): Promise<TimelineBody> {
     const refs =
       tx.kind === 'payin' ? Object.values(sourceRefs.payin(tx.id)) : Object.values(sourceRefs.payout(tx.id));
     const refunds = tx.kind === 'payin' ? await this.deps.refunds.ofPayin(tx) : [];
@@ -96,7 +104,7 @@ export class TimelineReader {
     };
   }
 
-  private async ofRefund(refund: Refund): Promise<TransactionTimeline> {
+  private async ofRefund(refund: Refund): Promise<TimelineBody> {
     const [events, ledger] = await Promise.all([
       this.events(refund.merchantId, refund.id, 'refund'),
       this.transfers(Object.values(sourceRefs.refund(refund.id))),
@@ -129,17 +137,14 @@ export class TimelineReader {
   }
 
   /** Each event's attempts to each endpoint of the scope, oldest first (redeliveries are not listed). */
-  private async attempts(
-    scope: string,
-    events: StoredEvent[],
-  ): Promise<TransactionTimeline['webhookAttempts']> {
+  private async attempts(scope: string, events: StoredEvent[]): Promise<TimelineBody['webhookAttempts']> {
     if (events.length === 0) return [];
     const endpoints = await this.deps.endpoints.list(scope);
     const lists = await Promise.all(
       events.flatMap((e) =>
         endpoints.map(async (ep) => {
           const deliveryId = webhookDeliveryWorkflowId(e.id, ep.id);
-          const out: TransactionTimeline['webhookAttempts'] = [];
+          const out: TimelineBody['webhookAttempts'] = [];
           for (let n = 1; n <= MAX_ATTEMPTS; n++) {
             // A dispatcher's attempts are in the endpoint's chain only (not `find`'s documents).
             const a = await this.deps.deliveries.findOf(ep.id, deliveryId, n);
@@ -164,7 +169,7 @@ export class TimelineReader {
   }
 
   /** The ledger transfers of these source references (each an `_id` read), oldest first. */
-  private async transfers(refs: string[]): Promise<TransactionTimeline['ledger']> {
+  private async transfers(refs: string[]): Promise<TimelineBody['ledger']> {
     const found = await Promise.all(refs.map((r) => this.deps.ledger.findTransfer(r)));
     return found
       .filter((t) => t !== null)
@@ -196,8 +201,8 @@ function statusesOf(
   updatedAt: Date,
   current: string,
   events: StoredEvent[],
-): TransactionTimeline['statuses'] {
-  const out: TransactionTimeline['statuses'] = [
+): TimelineBody['statuses'] {
+  const out: TimelineBody['statuses'] = [
     { status: statusAtCreation[kind], at: iso(createdAt), source: 'created' },
   ];
   for (const e of events) {

@@ -10,12 +10,16 @@ import type { DeliveryLog } from '../../webhooks/delivery-log';
 import type { RequestLogStore } from '../../request-log/store';
 import { HomeFigures } from '../data/home';
 import { TimelineReader } from '../data/timeline';
+import { NoteStore } from '../data/notes';
+import { SavedFilterStore } from '../data/saved-filters';
+import { savedFilterRoutes } from './saved-filters';
 import { homeRoutes } from './home';
 import { timelineRoutes } from './timeline';
 import { requestRoutes } from './requests';
 import { keyRoutes } from './keys';
 import { uploadRoutes } from './uploads';
 import { searchRoutes } from './search';
+import { exportRoutes } from './export';
 import { DashboardSearch } from '../data/search';
 import { TransactionSearch } from '../../services/transaction-search';
 import { newRouter } from '../../api/routing';
@@ -34,6 +38,12 @@ export interface DashboardDataDeps {
   endpoints: EndpointStore;
   deliveries: DeliveryLog;
   requestLog: RequestLogStore;
+  /** Staff's notes on transactions; omitted, on `mongo` (the application initializes it). */
+  notes?: NoteStore;
+  /** Members' saved filters; omitted, on `mongo` (the application initializes it). */
+  savedFilters?: SavedFilterStore;
+  /** Rows an export holds at most (DASHBOARD_EXPORT_MAX_ROWS); omitted, EXPORT_MAX_ROWS. */
+  exportMaxRows?: number;
 }
 
 export function dashboardDataRoutes(deps: DashboardDataDeps): Router {
@@ -45,16 +55,20 @@ export function dashboardDataRoutes(deps: DashboardDataDeps): Router {
     ledger: deps.ledger,
   });
   const timeline = new TimelineReader(deps);
+  const notes = deps.notes ?? NoteStore.on(deps.mongo);
+  const transactionSearch = new TransactionSearch({ transactions: deps.transactions, refunds: deps.refunds });
   const search = new DashboardSearch({
     transactions: deps.transactions,
     refunds: deps.refunds,
-    search: new TransactionSearch({ transactions: deps.transactions, refunds: deps.refunds }),
+    search: transactionSearch,
   });
   router.use(
     homeRoutes(home),
     // Before the timeline's `/transactions/:id/...`: `search` is not an id.
     searchRoutes(search),
-    timelineRoutes(timeline),
+    exportRoutes(transactionSearch, deps.exportMaxRows),
+    timelineRoutes(timeline, notes),
+    savedFilterRoutes(deps.savedFilters ?? SavedFilterStore.on(deps.mongo)),
     requestRoutes(deps.requestLog),
     keyRoutes(deps.merchants),
     uploadRoutes(),

@@ -1,0 +1,48 @@
+// Export of a list (GET /dashboard/api/transactions/export): the format chosen, the filters the
+// list shows. The file is fetched, so a refusal (too many rows) is said here, in the page's language.
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { download, type RequestOptions } from '../api/http';
+import { SelectField } from './Field';
+import { ProblemAlert } from './ProblemAlert';
+
+export type ExportList = 'transactions' | 'refunds' | 'payouts';
+type Format = 'csv' | 'xlsx';
+
+export function ExportButton(props: { list: ExportList; filters?: RequestOptions['query'] }) {
+  const { t } = useTranslation();
+  const [format, setFormat] = useState<Format>('csv');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const run = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await download('/transactions/export', { ...props.filters, list: props.list, format });
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="export" role="group" aria-label={t('exports.label')}>
+      <div className="actions">
+        <SelectField
+          inline
+          label={t('exports.format')}
+          value={format}
+          onChange={setFormat}
+          choices={[
+            { value: 'csv', label: t('exports.csv') },
+            { value: 'xlsx', label: t('exports.xlsx') },
+          ]}
+        />
+        <button type="button" onClick={() => void run()} disabled={busy} aria-busy={busy}>
+          {busy ? t('exports.busy') : t('exports.button')}
+        </button>
+      </div>
+      <ProblemAlert error={error} />
+    </div>
+  );
+}
