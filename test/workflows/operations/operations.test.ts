@@ -46,6 +46,30 @@ test('payout batch: done at once -> no takeover, completed when its items are fi
   expect(stubs.of('completeBatch')).toHaveLength(1);
 });
 
+test('payout batch: looked at every 15 s at most while its payouts settle, so it completes soon after the last', async () => {
+  let looks = 0;
+  const stubs = stubActivities({
+    batchProgress: async () => {
+      looks++;
+      return { state: 'done' as const, allFinal: looks >= 12, ageMs: 0 };
+    },
+  });
+  await t.withStubs(stubs, (taskQueue) =>
+    t.env.client.workflow.execute(payoutBatchWorkflow, {
+      args: [{ batchId: 'pb_3' }],
+      taskQueue,
+      workflowId: newId('payout-batch'),
+    }),
+  );
+  const at = stubs.of('batchProgress').map((c) => c.at);
+  expect(at).toHaveLength(12);
+  // 2, 4, 8 s, then 15 s apart (doubling waits made it 16, 32, 64, 128… s: up to the payouts' time again).
+  const gaps = at.slice(1).map((x, i) => Math.round((x - at[i]!) / 1000));
+  expect(gaps.slice(0, 2)).toEqual([4, 8]);
+  for (const gap of gaps.slice(2)) expect(gap).toBeLessThanOrEqual(16);
+  expect(stubs.of('completeBatch')).toHaveLength(1);
+});
+
 test('webhook replay: slices of REPLAY_SLICE, a pause between them; a removed endpoint stops it', async () => {
   const stubs = stubActivities({
     replaySize: async () => 2 * REPLAY_SLICE + 5,
