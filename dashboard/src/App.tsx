@@ -1,25 +1,13 @@
 // The page's screens and their addresses under /dashboard (docs/dashboard.md, The page).
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import type { ReactNode } from 'react';
+import { lazy, Suspense, type ComponentType, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { createBrowserRouter, Link, Navigate, RouterProvider, type RouteObject } from 'react-router';
 import type { Permission } from './api/dashboard';
 import { ProblemError, isTransient, onSessionRequired } from './api/http';
 import { Layout } from './components/Layout';
-import { Developers, Keys } from './pages/Developers';
-import { Home } from './pages/Home';
-import { PayoutList, Refunds } from './pages/Lists';
-import { Invite } from './pages/Invite';
-import { PasswordResetComplete, PasswordResetRequest } from './pages/PasswordReset';
-import { Payouts } from './pages/Payouts';
-import { RequestLog } from './pages/RequestLog';
-import { Security } from './pages/Security';
+import { Loading } from './components/Loading';
 import { SignIn } from './pages/SignIn';
-import { Statements } from './pages/Statements';
-import { Team } from './pages/Team';
-import { Transaction } from './pages/Transaction';
-import { Transactions } from './pages/Transactions';
-import { Webhooks } from './pages/Webhooks';
 import { RequireSession, forgetSession, useCan } from './session';
 
 export const queryClient = new QueryClient({
@@ -32,6 +20,30 @@ export const queryClient = new QueryClient({
     },
   },
 });
+
+/**
+ * Each screen is its own script, fetched when first shown: the sign-in page and the frame load
+ * without the tables, forms and chart of the others (issue 44 §3: a phone on a slow network).
+ */
+function screen<K extends string>(load: () => Promise<Record<K, ComponentType>>, name: K) {
+  return lazy(() => load().then((m) => ({ default: m[name] })));
+}
+const Home = screen(() => import('./pages/Home'), 'Home');
+const Transactions = screen(() => import('./pages/Transactions'), 'Transactions');
+const Transaction = screen(() => import('./pages/Transaction'), 'Transaction');
+const Refunds = screen(() => import('./pages/Lists'), 'Refunds');
+const PayoutList = screen(() => import('./pages/Lists'), 'PayoutList');
+const Payouts = screen(() => import('./pages/Payouts'), 'Payouts');
+const Statements = screen(() => import('./pages/Statements'), 'Statements');
+const Developers = screen(() => import('./pages/Developers'), 'Developers');
+const Keys = screen(() => import('./pages/Developers'), 'Keys');
+const Webhooks = screen(() => import('./pages/Webhooks'), 'Webhooks');
+const RequestLog = screen(() => import('./pages/RequestLog'), 'RequestLog');
+const Team = screen(() => import('./pages/Team'), 'Team');
+const Security = screen(() => import('./pages/Security'), 'Security');
+const Invite = screen(() => import('./pages/Invite'), 'Invite');
+const PasswordResetRequest = screen(() => import('./pages/PasswordReset'), 'PasswordResetRequest');
+const PasswordResetComplete = screen(() => import('./pages/PasswordReset'), 'PasswordResetComplete');
 
 function NotFound() {
   const { t } = useTranslation();
@@ -138,7 +150,9 @@ onSessionRequired(() => {
 export function App() {
   return (
     <QueryClientProvider client={queryClient}>
-      <RouterProvider router={router} />
+      <Suspense fallback={<Loading />}>
+        <RouterProvider router={router} />
+      </Suspense>
     </QueryClientProvider>
   );
 }

@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef } from 'react';
+import { Suspense, useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Navigate, NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { dashboardApi, type Permission } from '../api/dashboard';
@@ -7,6 +7,7 @@ import { useAction } from '../actions';
 import { languages, type Language } from '../i18n';
 import { adoptSession, forgetSession, useCan, useSession } from '../session';
 import { ProblemAlert } from './ProblemAlert';
+import { Loading } from './Loading';
 
 const links: { to: string; key: string; permission: Permission }[] = [
   { to: '/', key: 'nav.home', permission: 'read' },
@@ -138,7 +139,9 @@ export function Layout() {
         </nav>
         <main id="main" ref={mainRef} tabIndex={-1}>
           {/* A new mode starts each screen afresh: no filter, cursor or list carried across modes. */}
-          <Outlet key={session.mode} />
+          <Suspense fallback={<Loading />}>
+            <Outlet key={session.mode} />
+          </Suspense>
         </main>
       </div>
     </div>
