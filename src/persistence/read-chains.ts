@@ -36,6 +36,11 @@ export interface AppendOptions {
    * earlier attempt can have appended it: its position need not be looked up first.
    */
   fresh?: boolean;
+  /**
+   * False: no position document for this member (a `fresh` one only); the caller keeps its position
+   * where it looks it up (e.g. the webhook delivery log's outcome of a successful attempt).
+   */
+  position?: boolean;
 }
 
 export interface ChainEntry<T> {
@@ -257,16 +262,24 @@ export class ReadChains<T> {
   async append(stream: string, member: string, at: Date, doc: T, opts: AppendOptions = {}): Promise<number> {
     const known = opts.fresh || this.options.positions === false ? null : await this.position(stream, member);
     if (known !== null) return known;
-    return this.appendAnew(stream, member, at, doc);
+    return this.appendAnew(stream, member, at, doc, opts.fresh === true && opts.position === false);
   }
 
-  private async appendAnew(stream: string, member: string, at: Date, doc: T): Promise<number> {
+  private async appendAnew(
+    stream: string,
+    member: string,
+    at: Date,
+    doc: T,
+    noPosition = false,
+  ): Promise<number> {
     const placed = await this.chain.serialized(stream, () => this.place(stream, member, at, doc));
     // Outside the stream's queue: the next append of this process needs only its memory of the
     // head, so a burst on one stream waits for one insert each, not for three writes. The hint (one
     // append in HINT_EVERY) and the position are independent documents.
     const [seq] = await Promise.all([
-      this.options.positions === false ? placed.seq : this.writePosition(stream, member, placed.seq),
+      this.options.positions === false || noPosition
+        ? placed.seq
+        : this.writePosition(stream, member, placed.seq),
       placed.inserted && this.chain.hintDue(placed.seq) ? this.chain.writeHint(stream, placed) : undefined,
     ]);
     return seq;
@@ -333,6 +346,11 @@ export class ReadChains<T> {
       MAX_APPEND_ATTEMPTS,
     );
     return { seq: placed.result, inserted: placed.inserted };
+  }
+
+  /** Writes a member's position document (one the append skipped, `position: false`); idempotent. */
+  async keepPosition(stream: string, member: string, seq: number): Promise<void> {
+    await this.writePosition(stream, member, seq);
   }
 
   private async writePosition(stream: string, member: string, seq: number): Promise<number> {
