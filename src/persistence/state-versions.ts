@@ -233,6 +233,11 @@ export class StateVersions {
     );
   }
 
+  /** The state after write `seq` when this process inserted that version itself (no read), else undefined. */
+  inserted(recordId: string, seq: number): StateEntry[] | undefined {
+    return inserted.get(this.memoryKey(recordId, seq));
+  }
+
   private memoryKey(recordId: string, seq: number): string {
     return `${this.collectionName}|${versionId(recordId, seq)}`;
   }

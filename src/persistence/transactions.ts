@@ -326,6 +326,14 @@ export class TransactionStore {
     return this.versions.latestSeq(id, doc.stateSeq ?? 0);
   }
 
+  /**
+   * The value at `path` of the record's state after write `seq`, when this process inserted that
+   * version (immutable) and it set the path; undefined otherwise (the caller reads the record).
+   */
+  knownAfter(id: string, seq: number, path: string): unknown {
+    return this.versions.inserted(id, seq)?.find((e) => e.path === path)?.value;
+  }
+
   async applyState(id: string, seq: number, changes: TransactionStateChanges): Promise<boolean> {
     // A session learns its provider when the customer confirms: it joins that provider's list then.
     // Only its identity is listed (fixed at creation): the document alone, no version probe.
