@@ -265,6 +265,22 @@ export class ReadChains<T> {
     return this.appendAnew(stream, member, at, doc, opts.fresh === true && opts.position === false);
   }
 
+  /**
+   * Appends `member` once without a position document: its caller keeps the position on its own
+   * record (which it writes after this, so a retry finds the member by the chain's unique (stream,
+   * member) index, off the usual path). Answers the position and the entry's document as stored:
+   * an earlier attempt's, when there was one.
+   */
+  async appendUnlisted(stream: string, member: string, at: Date, doc: T): Promise<{ seq: number; doc: T }> {
+    const placed = await this.chain.serialized(stream, () => this.place(stream, member, at, doc));
+    if (placed.inserted) {
+      if (this.chain.hintDue(placed.seq)) await this.chain.writeHint(stream, placed);
+      return { seq: placed.seq, doc };
+    }
+    const there = await this.at(stream, placed.seq);
+    return { seq: placed.seq, doc: there && !there.hole ? there.doc : doc };
+  }
+
   private async appendAnew(
     stream: string,
     member: string,
@@ -466,7 +482,12 @@ export class ReadChains<T> {
    * anywhere leaves the hole noted, and the next run finds the member already appended (its
    * position document moved) or the tombstone in place.
    */
-  async repairHoles(restore: Restore<T>, limit = 100): Promise<HoleRepairResult> {
+  async repairHoles(
+    restore: Restore<T>,
+    limit = 100,
+    /** The member at a position that has no position document (appendUnlisted's): its caller's record. */
+    memberOf?: (stream: string, seq: number) => Promise<string | null>,
+  ): Promise<HoleRepairResult> {
     // Holes are rare and few: this small collection is read whole (sorted in memory).
     const holes = (await this.holes.find({}).limit(limit).lean<HoleDoc[]>().exec()).sort(
       (a, b) => ms(a.foundAt) - ms(b.foundAt),
@@ -474,7 +495,7 @@ export class ReadChains<T> {
     const result: HoleRepairResult = { holes: holes.length, reappended: 0, marked: 0 };
     for (const h of holes) {
       if (!(await this.at(h.stream, h.seq))) {
-        const outcome = await this.closeHole(h.stream, h.seq, restore);
+        const outcome = await this.closeHole(h.stream, h.seq, restore, memberOf);
         result[outcome]++;
         readChainHoleRepairs.inc({ chain: this.name, outcome });
       }
@@ -487,9 +508,10 @@ export class ReadChains<T> {
     stream: string,
     seq: number,
     restore: Restore<T>,
+    memberOf?: (stream: string, seq: number) => Promise<string | null>,
   ): Promise<'reappended' | 'marked'> {
     let outcome: 'reappended' | 'marked' = 'marked';
-    const member = await this.memberAt(stream, seq);
+    const member = (await this.memberAt(stream, seq)) ?? (memberOf ? await memberOf(stream, seq) : null);
     const restored = member !== null ? await restore(stream, member) : null;
     if (member !== null && restored) {
       // The lost entry took its (stream, member) index key with it: the member goes in anew.
