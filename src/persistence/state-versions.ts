@@ -239,7 +239,8 @@ export class StateVersions {
   }
 
   private memoryKey(recordId: string, seq: number): string {
-    return `${this.collectionName}|${versionId(recordId, seq)}`;
+    // By database too: one process may hold connections to several (tests do).
+    return `${this.conn.name}|${this.collectionName}|${versionId(recordId, seq)}`;
   }
 
   /** Removes a record's versions (before its document: a record re-created under its id starts clean). */

@@ -149,6 +149,11 @@ export class TransactionStore {
     this.index = TransactionIndex.on(model.db);
   }
 
+  /** lastKnown's key: by database too (one process may hold connections to several; tests do). */
+  private knownKey(id: string): string {
+    return `${this.model.db.name}|${id}`;
+  }
+
   private know(id: string, tx: Identity): void {
     const known = this.identities.get(id);
     if (known?.provider && !tx.provider) return;
@@ -257,7 +262,7 @@ export class TransactionStore {
     const tx = await kept.read(id, async () => {
       const doc = await this.model.findOne({ _id: id }, { _id: 0 }).lean<StoredTransaction>().exec();
       const read = await this.versions.read<Transaction>(id, doc);
-      if (read) noteKnown(id, structuredClone(read));
+      if (read) noteKnown(this.knownKey(id), structuredClone(read));
       return read;
     });
     if (tx) this.know(id, tx);
@@ -310,7 +315,7 @@ export class TransactionStore {
     // Versions first: a claimed id is re-used by the next attempt, which must start with none.
     await this.versions.remove(id);
     kept.forget(id);
-    lastKnown.delete(id);
+    lastKnown.delete(this.knownKey(id));
     // Its id is re-used by the next attempt, with that attempt's createdAt.
     this.identities.delete(id);
     await this.model.deleteOne({ _id: id }).exec();
@@ -326,7 +331,7 @@ export class TransactionStore {
    */
   async update(id: string, fields: Partial<Transaction>): Promise<void> {
     kept.forget(id);
-    lastKnown.delete(id);
+    lastKnown.delete(this.knownKey(id));
     await this.model.updateOne({ _id: id }, { $set: { ...fields, updatedAt: new Date() } }).exec();
   }
 
@@ -371,13 +376,13 @@ export class TransactionStore {
     const held = kept.holds(id);
     kept.wrote(id, applied, stamped);
     const state = applied ? this.versions.inserted(id, seq) : undefined;
-    const base = lastKnown.get(id);
+    const base = lastKnown.get(this.knownKey(id));
     if (state && base) {
       // The record as this write left it: its fixed fields, then every versioned path's value.
       const after = overlay(structuredClone(base), state);
-      noteKnown(id, after);
+      noteKnown(this.knownKey(id), after);
       if (!held) kept.seed(id, after);
-    } else lastKnown.delete(id);
+    } else lastKnown.delete(this.knownKey(id));
     return applied;
   }
 
