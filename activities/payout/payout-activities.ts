@@ -3,7 +3,7 @@ import type { TransactionStore } from '../../src/persistence/transactions';
 import type { Failure, PayoutDetails, Transaction } from '../../src/domain/transaction';
 import type { Country, OperatorCode } from '../../src/domain/operators';
 import type { Ledger } from '../../src/ledger';
-import { debitPayout, reversePayout, settlePayoutFee } from '../../src/ledger/postings';
+import { debitPayout, payoutSourceRefs, reversePayout, settlePayoutFee } from '../../src/ledger/postings';
 import { debitOrRefuse } from '../shared/ledger-refusals';
 import { missingRecord } from '../../src/temporal/permanent-errors';
 import { modeOfScope } from '../../src/domain/modes';
@@ -57,6 +57,11 @@ export function createPayoutActivities({
      * very transfer (same sourceRef), so this is normally a replay that writes nothing.
      */
     async ensurePayoutDebited(transactionId: string): Promise<{ applied: boolean }> {
+      // A payout's workflow is started only by TransactionWorkflows.startPayout, which applies this
+      // debit, both legs, before starting it (the sweep's restart goes through it too): a transfer
+      // recorded under its sourceRef is then a complete one, and one `_id` read says so where the
+      // replay below costs eight commands and two scans. Not recorded: the debit is applied here.
+      if (await ledger.findTransfer(payoutSourceRefs(transactionId).debit)) return { applied: false };
       const tx = await payout(transactionId);
       return { applied: (await debitOrRefuse(() => debitPayout(ledger, tx))).applied };
     },

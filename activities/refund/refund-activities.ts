@@ -239,6 +239,14 @@ export function createRefundActivities(deps: RefundActivityDeps) {
      * list never lands over a longer one. Histories from before it replay without one.
      */
     async listPayinRefunds(payinId: string, refundIds: string[], seq?: number): Promise<void> {
+      // The list as the previous write left it, when this process made that write: write `seq`
+      // applies on top of exactly that state or not at all (its version's insert decides).
+      const before = seq === undefined ? undefined : transactions.knownAfter(payinId, seq - 1, 'refundIds');
+      if (Array.isArray(before) && before.every((id) => typeof id === 'string')) {
+        const listed = { refundIds: [...before, ...refundIds.filter((id) => !before.includes(id))] };
+        await transactions.applyState(payinId, seq!, listed);
+        return;
+      }
       const payin = await transactions.findById(payinId);
       if (!payin) throw missingRecord(`payin ${payinId} not found`);
       const earlier =

@@ -20,7 +20,11 @@ import { backfillOnce } from '../persistence/backfill-once';
 // `createdAt` closely, not exactly: a time window is checked per entry). Events stored before the chains
 // existed are appended once by init() (a one-time scan; docs/events.md).
 
-type EventDoc = StoredEvent & { _id: string };
+/**
+ * `position`: the event's place in its merchant's chain, kept on the record instead of a position
+ * document (absent on events recorded before; a relisted event's position document wins).
+ */
+type EventDoc = StoredEvent & { _id: string; position?: number };
 
 const eventSchema = new Schema<EventDoc>(
   {
@@ -33,6 +37,7 @@ const eventSchema = new Schema<EventDoc>(
     emissionKey: { type: String, required: true, unique: true },
     createdAt: { type: Date, required: true },
     data: { type: Schema.Types.Mixed, required: true },
+    position: { type: Number },
   },
   { versionKey: false, minimize: false },
 );
@@ -195,22 +200,29 @@ export class EventStore {
       createdAt,
       data: input.data,
     };
-    let fresh = true;
+    // The merchant's chain first, then the record carrying its position (no position document):
+    // the chain's unique (stream, member) index appends each event once, and a retry takes the
+    // entry an earlier attempt appended, as it was first recorded. Both before the feed: a
+    // WebSocket client resuming from this event finds its position.
+    const appended = await this.chains.appendUnlisted(
+      eventStreamOf(event.merchantId, {}),
+      id,
+      new Date(event.createdAt),
+      event,
+    );
+    const position = appended.seq;
+    event = appended.doc;
     try {
-      await this.model.create({ _id: id, ...event });
+      await this.model.create({ _id: id, ...event, position });
       lastCreatedAt.delete(input.subjectId);
       lastCreatedAt.set(input.subjectId, createdAt.getTime());
       if (lastCreatedAt.size > LAST_CREATED_AT_KEPT) lastCreatedAt.delete(lastCreatedAt.keys().next().value!);
     } catch (err) {
       if ((err as { code?: number }).code !== 11000) throw err;
-      fresh = false;
       // Recorded before (an activity retry): the stored event, as it was first recorded.
-      event = await this.model.findOne({ _id: id }, { _id: 0 }).lean<StoredEvent>().exec();
+      event = await this.model.findOne({ _id: id }, { _id: 0, position: 0 }).lean<StoredEvent>().exec();
       if (!event) throw err;
     }
-    // Before the feed: a WebSocket client resuming from this event finds its position. Created
-    // just now, it was never listed: no position to look up first.
-    const position = await this.index(event, { fresh });
     await this.publish(event);
     for (const listener of recordedListeners) listener(event, position);
     return event;
@@ -233,7 +245,7 @@ export class EventStore {
   }
 
   async findById(merchantId: string, id: string): Promise<StoredEvent | null> {
-    const event = await this.model.findOne({ _id: id }, { _id: 0 }).lean<StoredEvent>().exec();
+    const event = await this.model.findOne({ _id: id }, { _id: 0, position: 0 }).lean<StoredEvent>().exec();
     return event?.merchantId === merchantId ? event : null;
   }
 
@@ -289,10 +301,25 @@ export class EventStore {
 
   /** Closes the holes readers found in the event chains (the recovery sweep): from the events themselves. */
   async repairChainHoles(limit?: number) {
-    return this.chains.repairHoles(async (_stream, id) => {
-      const event = await this.model.findOne({ _id: id }, { _id: 0 }).lean<StoredEvent>().exec();
-      return event ? { at: new Date(event.createdAt), doc: event } : null;
-    }, limit);
+    return this.chains.repairHoles(
+      async (_stream, id) => {
+        const event = await this.model
+          .findOne({ _id: id }, { _id: 0, position: 0 })
+          .lean<StoredEvent>()
+          .exec();
+        return event ? { at: new Date(event.createdAt), doc: event } : null;
+      },
+      limit,
+      // An event that keeps its position on its record: a scan, off the usual path (the sweep).
+      async (stream, seq) => {
+        if (!stream.startsWith('m|')) return null;
+        const doc = await this.model
+          .findOne({ merchantId: stream.slice(2), position: seq }, { _id: 1 })
+          .lean<{ _id: string }>()
+          .exec();
+        return doc?._id ?? null;
+      },
+    );
   }
 
   /**
@@ -301,7 +328,13 @@ export class EventStore {
    */
   async since(merchantId: string, last: StoredEvent, limit: number): Promise<StoredEvent[]> {
     const stream = eventStreamOf(merchantId, {});
-    let position = await this.chains.position(stream, last.id);
+    // A position document (an event recorded before positions were kept on the record, or listed
+    // again by the sweep) wins over the record's own.
+    const [listed, own] = await Promise.all([
+      this.chains.position(stream, last.id),
+      this.model.findOne({ _id: last.id }, { position: 1 }).lean<{ position?: number }>().exec(),
+    ]);
+    let position = listed ?? own?.position ?? null;
     // Not appended yet (recorded, its process died before the chains): it goes in now, in place.
     if (position === null)
       position = await this.chains.append(stream, last.id, new Date(last.createdAt), last);

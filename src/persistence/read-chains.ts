@@ -36,6 +36,11 @@ export interface AppendOptions {
    * earlier attempt can have appended it: its position need not be looked up first.
    */
   fresh?: boolean;
+  /**
+   * False: no position document for this member (a `fresh` one only); the caller keeps its position
+   * where it looks it up (e.g. the webhook delivery log's outcome of a successful attempt).
+   */
+  position?: boolean;
 }
 
 export interface ChainEntry<T> {
@@ -257,16 +262,40 @@ export class ReadChains<T> {
   async append(stream: string, member: string, at: Date, doc: T, opts: AppendOptions = {}): Promise<number> {
     const known = opts.fresh || this.options.positions === false ? null : await this.position(stream, member);
     if (known !== null) return known;
-    return this.appendAnew(stream, member, at, doc);
+    return this.appendAnew(stream, member, at, doc, opts.fresh === true && opts.position === false);
   }
 
-  private async appendAnew(stream: string, member: string, at: Date, doc: T): Promise<number> {
+  /**
+   * Appends `member` once without a position document: its caller keeps the position on its own
+   * record (which it writes after this, so a retry finds the member by the chain's unique (stream,
+   * member) index, off the usual path). Answers the position and the entry's document as stored:
+   * an earlier attempt's, when there was one.
+   */
+  async appendUnlisted(stream: string, member: string, at: Date, doc: T): Promise<{ seq: number; doc: T }> {
+    const placed = await this.chain.serialized(stream, () => this.place(stream, member, at, doc));
+    if (placed.inserted) {
+      if (this.chain.hintDue(placed.seq)) await this.chain.writeHint(stream, placed);
+      return { seq: placed.seq, doc };
+    }
+    const there = await this.at(stream, placed.seq);
+    return { seq: placed.seq, doc: there && !there.hole ? there.doc : doc };
+  }
+
+  private async appendAnew(
+    stream: string,
+    member: string,
+    at: Date,
+    doc: T,
+    noPosition = false,
+  ): Promise<number> {
     const placed = await this.chain.serialized(stream, () => this.place(stream, member, at, doc));
     // Outside the stream's queue: the next append of this process needs only its memory of the
     // head, so a burst on one stream waits for one insert each, not for three writes. The hint (one
     // append in HINT_EVERY) and the position are independent documents.
     const [seq] = await Promise.all([
-      this.options.positions === false ? placed.seq : this.writePosition(stream, member, placed.seq),
+      this.options.positions === false || noPosition
+        ? placed.seq
+        : this.writePosition(stream, member, placed.seq),
       placed.inserted && this.chain.hintDue(placed.seq) ? this.chain.writeHint(stream, placed) : undefined,
     ]);
     return seq;
@@ -333,6 +362,11 @@ export class ReadChains<T> {
       MAX_APPEND_ATTEMPTS,
     );
     return { seq: placed.result, inserted: placed.inserted };
+  }
+
+  /** Writes a member's position document (one the append skipped, `position: false`); idempotent. */
+  async keepPosition(stream: string, member: string, seq: number): Promise<void> {
+    await this.writePosition(stream, member, seq);
   }
 
   private async writePosition(stream: string, member: string, seq: number): Promise<number> {
@@ -448,7 +482,12 @@ export class ReadChains<T> {
    * anywhere leaves the hole noted, and the next run finds the member already appended (its
    * position document moved) or the tombstone in place.
    */
-  async repairHoles(restore: Restore<T>, limit = 100): Promise<HoleRepairResult> {
+  async repairHoles(
+    restore: Restore<T>,
+    limit = 100,
+    /** The member at a position that has no position document (appendUnlisted's): its caller's record. */
+    memberOf?: (stream: string, seq: number) => Promise<string | null>,
+  ): Promise<HoleRepairResult> {
     // Holes are rare and few: this small collection is read whole (sorted in memory).
     const holes = (await this.holes.find({}).limit(limit).lean<HoleDoc[]>().exec()).sort(
       (a, b) => ms(a.foundAt) - ms(b.foundAt),
@@ -456,7 +495,7 @@ export class ReadChains<T> {
     const result: HoleRepairResult = { holes: holes.length, reappended: 0, marked: 0 };
     for (const h of holes) {
       if (!(await this.at(h.stream, h.seq))) {
-        const outcome = await this.closeHole(h.stream, h.seq, restore);
+        const outcome = await this.closeHole(h.stream, h.seq, restore, memberOf);
         result[outcome]++;
         readChainHoleRepairs.inc({ chain: this.name, outcome });
       }
@@ -469,9 +508,10 @@ export class ReadChains<T> {
     stream: string,
     seq: number,
     restore: Restore<T>,
+    memberOf?: (stream: string, seq: number) => Promise<string | null>,
   ): Promise<'reappended' | 'marked'> {
     let outcome: 'reappended' | 'marked' = 'marked';
-    const member = await this.memberAt(stream, seq);
+    const member = (await this.memberAt(stream, seq)) ?? (memberOf ? await memberOf(stream, seq) : null);
     const restored = member !== null ? await restore(stream, member) : null;
     if (member !== null && restored) {
       // The lost entry took its (stream, member) index key with it: the member goes in anew.

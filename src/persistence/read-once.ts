@@ -48,6 +48,16 @@ export class ReadOnceScope<T extends object> {
     else known?.delete(this.key(id));
   }
 
+  /** Whether the current call keeps a copy of the record. */
+  holds(id: string): boolean {
+    return scope.getStore()?.has(this.key(id)) ?? false;
+  }
+
+  /** Keeps `value` as the record's state for the rest of the call (one it wrote and knows whole). */
+  seed(id: string, value: T): void {
+    scope.getStore()?.set(this.key(id), structuredClone(value));
+  }
+
   /** Any other write: the kept copy is forgotten. */
   forget(id: string): void {
     scope.getStore()?.delete(this.key(id));

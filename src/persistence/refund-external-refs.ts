@@ -57,15 +57,25 @@ export class RefundExternalRefs {
     externalReference: string,
     refundId: string,
   ): Promise<string> {
+    return (await this.claimOnce(merchantId, payinId, externalReference, refundId)).holder;
+  }
+
+  /** As claim(), and whether this very call's insert made the claim (`fresh`: no earlier attempt did). */
+  async claimOnce(
+    merchantId: string,
+    payinId: string,
+    externalReference: string,
+    refundId: string,
+  ): Promise<{ holder: string; fresh: boolean }> {
     const _id = claimKey(merchantId, payinId, externalReference);
     try {
       await this.model.collection.insertOne({ _id, refundId } as never);
-      return refundId;
+      return { holder: refundId, fresh: true };
     } catch (err) {
       if ((err as { code?: number }).code !== 11000) throw err;
       const holder = await this.holder(merchantId, payinId, externalReference);
       if (!holder) throw err;
-      return holder;
+      return { holder, fresh: false };
     }
   }
 

@@ -136,7 +136,7 @@ export class RefundStore {
   ): Promise<Refund> {
     // The externalReference first (src/persistence/refund-external-refs.ts): held by another refund,
     // nothing is stored, as the unique index would refuse it.
-    const holder = await this.externalRefs.claim(
+    const { holder, fresh } = await this.externalRefs.claimOnce(
       refund.merchantId,
       refund.payinId,
       refund.externalReference,
@@ -144,7 +144,9 @@ export class RefundStore {
     );
     if (holder !== refund.id)
       throw Object.assign(new Error(`externalReference held by refund ${holder}`), { code: 11000 });
-    if (listedAs) await this.index.add({ ...refund, ...listedAs, kind: 'refund' });
+    // Claimed by this very call: no earlier attempt got as far as the lists, so the refund's
+    // positions in them need not be looked up first (one read per list).
+    if (listedAs) await this.index.add({ ...refund, ...listedAs, kind: 'refund' }, undefined, { fresh });
     try {
       await this.model.create({ _id: refund.id, ...refund });
       this.knowMerchant(refund.id, refund.merchantId);

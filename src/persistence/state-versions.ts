@@ -79,6 +79,14 @@ export function hintUpdate(seq: number, state: StateEntry[]): Record<string, unk
   return { stateSeq: seq, ...Object.fromEntries(state.map((e) => [e.path, e.value])) };
 }
 
+/**
+ * The versions this process inserted itself, by collection and `_id`, bounded: a version is immutable
+ * once inserted, so the single writer's next write takes its base state from here instead of
+ * reading it back (one `_id` read per state write). Only inserts that succeeded are kept.
+ */
+const inserted = new Map<string, StateEntry[]>();
+const INSERTED_KEPT = 20_000;
+
 export class StateVersions {
   constructor(
     private readonly conn: Connection,
@@ -183,9 +191,11 @@ export class StateVersions {
     if (!Number.isSafeInteger(seq) || seq < 1)
       throw new RangeError(`state seq must be a positive integer: ${seq}`);
     const slow = async () => this.apply(recordId, await readHint(), seq, changes, writeHint);
-    const previous = seq === 1 ? null : await this.versions.findOne({ _id: versionId(recordId, seq - 1) });
-    if (seq > 1 && !previous) return slow();
-    const state = withChanges(previous?.state ?? [], changes);
+    const remembered = seq === 1 ? undefined : inserted.get(this.memoryKey(recordId, seq - 1));
+    const previous =
+      seq === 1 || remembered ? null : await this.versions.findOne({ _id: versionId(recordId, seq - 1) });
+    if (seq > 1 && !remembered && !previous) return slow();
+    const state = withChanges(remembered ?? previous?.state ?? [], changes);
     if (!(await this.insert(recordId, seq, state))) return slow();
     await retryOnWriteConflict(() => writeHint(hintUpdate(seq, state)));
     return true;
@@ -223,9 +233,20 @@ export class StateVersions {
     );
   }
 
+  /** The state after write `seq` when this process inserted that version itself (no read), else undefined. */
+  inserted(recordId: string, seq: number): StateEntry[] | undefined {
+    return inserted.get(this.memoryKey(recordId, seq));
+  }
+
+  private memoryKey(recordId: string, seq: number): string {
+    // By database too: one process may hold connections to several (tests do).
+    return `${this.conn.name}|${this.collectionName}|${versionId(recordId, seq)}`;
+  }
+
   /** Removes a record's versions (before its document: a record re-created under its id starts clean). */
   async remove(recordId: string): Promise<void> {
     for (let seq = 1; ; seq++) {
+      inserted.delete(this.memoryKey(recordId, seq));
       const { deletedCount } = await this.versions.deleteOne({ _id: versionId(recordId, seq) });
       if (!deletedCount) return;
     }
@@ -242,6 +263,8 @@ export class StateVersions {
           createdAt: new Date(),
         }),
       );
+      inserted.set(this.memoryKey(recordId, seq), state);
+      if (inserted.size > INSERTED_KEPT) inserted.delete(inserted.keys().next().value!);
       return true;
     } catch (err) {
       if (isDuplicateKey(err)) return false;

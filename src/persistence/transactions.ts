@@ -1,7 +1,7 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import { TransactionIndex } from './transaction-index';
 import type { Transaction } from '../domain/transaction';
-import { StateVersions } from './state-versions';
+import { StateVersions, overlay } from './state-versions';
 import { ReadOnceScope } from './read-once';
 
 // Payins and payouts. One document per transaction; the workflow is its only writer after creation.
@@ -113,6 +113,20 @@ const isDuplicateKey = (err: unknown) => (err as { code?: number }).code === 110
 /** Reads and writes inside one activity (src/persistence/read-once.ts). */
 const kept = new ReadOnceScope<Transaction>('transactions');
 
+/**
+ * The last state of each record this process read or wrote, bounded. Not a read cache: only a
+ * versioned write this process applied uses it, as the base of the state it knows it left (the
+ * version's state holds every path versioned writes ever set; the other fields are fixed at
+ * creation), so the step after the write (its event) reads nothing.
+ */
+const lastKnown = new Map<string, Transaction>();
+const LAST_KNOWN_KEPT = 10_000;
+function noteKnown(id: string, tx: Transaction): void {
+  lastKnown.delete(id);
+  lastKnown.set(id, tx);
+  if (lastKnown.size > LAST_KNOWN_KEPT) lastKnown.delete(lastKnown.keys().next().value!);
+}
+
 /** What a transaction is fixed at creation with; `provider` too once set (a session's at its confirmation). */
 type Identity = Pick<Transaction, 'kind' | 'merchantId' | 'reference' | 'country' | 'provider' | 'createdAt'>;
 
@@ -133,6 +147,11 @@ export class TransactionStore {
   ) {
     this.versions = new StateVersions(model.db, 'transaction_states');
     this.index = TransactionIndex.on(model.db);
+  }
+
+  /** lastKnown's key: by database too (one process may hold connections to several; tests do). */
+  private knownKey(id: string): string {
+    return `${this.model.db.name}|${id}`;
   }
 
   private know(id: string, tx: Identity): void {
@@ -242,7 +261,9 @@ export class TransactionStore {
   async findById(id: string): Promise<Transaction | null> {
     const tx = await kept.read(id, async () => {
       const doc = await this.model.findOne({ _id: id }, { _id: 0 }).lean<StoredTransaction>().exec();
-      return this.versions.read<Transaction>(id, doc);
+      const read = await this.versions.read<Transaction>(id, doc);
+      if (read) noteKnown(this.knownKey(id), structuredClone(read));
+      return read;
     });
     if (tx) this.know(id, tx);
     return tx;
@@ -294,6 +315,7 @@ export class TransactionStore {
     // Versions first: a claimed id is re-used by the next attempt, which must start with none.
     await this.versions.remove(id);
     kept.forget(id);
+    lastKnown.delete(this.knownKey(id));
     // Its id is re-used by the next attempt, with that attempt's createdAt.
     this.identities.delete(id);
     await this.model.deleteOne({ _id: id }).exec();
@@ -309,6 +331,7 @@ export class TransactionStore {
    */
   async update(id: string, fields: Partial<Transaction>): Promise<void> {
     kept.forget(id);
+    lastKnown.delete(this.knownKey(id));
     await this.model.updateOne({ _id: id }, { $set: { ...fields, updatedAt: new Date() } }).exec();
   }
 
@@ -324,6 +347,14 @@ export class TransactionStore {
     const doc = await this.model.findOne({ _id: id }, { stateSeq: 1 }).lean<{ stateSeq?: number }>().exec();
     if (!doc) throw new Error(`transaction ${id} not found`);
     return this.versions.latestSeq(id, doc.stateSeq ?? 0);
+  }
+
+  /**
+   * The value at `path` of the record's state after write `seq`, when this process inserted that
+   * version (immutable) and it set the path; undefined otherwise (the caller reads the record).
+   */
+  knownAfter(id: string, seq: number, path: string): unknown {
+    return this.versions.inserted(id, seq)?.find((e) => e.path === path)?.value;
   }
 
   async applyState(id: string, seq: number, changes: TransactionStateChanges): Promise<boolean> {
@@ -342,7 +373,16 @@ export class TransactionStore {
       seq,
       stamped,
     );
+    const held = kept.holds(id);
     kept.wrote(id, applied, stamped);
+    const state = applied ? this.versions.inserted(id, seq) : undefined;
+    const base = lastKnown.get(this.knownKey(id));
+    if (state && base) {
+      // The record as this write left it: its fixed fields, then every versioned path's value.
+      const after = overlay(structuredClone(base), state);
+      noteKnown(this.knownKey(id), after);
+      if (!held) kept.seed(id, after);
+    } else lastKnown.delete(this.knownKey(id));
     return applied;
   }
 

@@ -37,7 +37,16 @@ type AttemptDoc = DeliveryAttempt & { _id: string; listed?: boolean };
  * That an event reached an endpoint (an attempt answered 2xx), under `_id` = `<eventId>:<endpointId>`:
  * what GET /v1/events?delivered=false and replays of failed events ask, one `_id` read each.
  */
-type OutcomeDoc = { _id: string; deliveredAt: Date };
+type OutcomeDoc = {
+  _id: string;
+  deliveredAt: Date;
+  /**
+   * The dispatcher's attempt that delivered it and its position in the endpoint's chain: that
+   * attempt has no position document (findOf reads it from here). Absent on other outcomes.
+   */
+  attempt?: number;
+  seq?: number;
+};
 const OUTCOMES = 'webhook_delivered';
 const outcomeId = (eventId: string, endpointId: string) => `${eventId}:${endpointId}`;
 
@@ -124,11 +133,19 @@ export class DeliveryLog {
     });
   }
 
-  private async markDelivered(eventId: string, endpointId: string, at: Date): Promise<void> {
+  /** Records the outcome once; answers false when it was recorded before (the first one stays). */
+  private async markDelivered(
+    eventId: string,
+    endpointId: string,
+    at: Date,
+    listed?: { attempt: number; seq: number },
+  ): Promise<boolean> {
     try {
-      await this.outcomes.insertOne({ _id: outcomeId(eventId, endpointId), deliveredAt: at });
+      await this.outcomes.insertOne({ _id: outcomeId(eventId, endpointId), deliveredAt: at, ...listed });
+      return true;
     } catch (err) {
       if ((err as { code?: number }).code !== 11000) throw err;
+      return false;
     }
   }
 
@@ -160,11 +177,21 @@ export class DeliveryLog {
    * An attempt wherever it was logged: its document (a delivery workflow's, a redelivery's), else its
    * endpoint's chain entry (a dispatcher's attempt has no document). Three `_id` reads at most.
    */
-  async findOf(endpointId: string, deliveryId: string, attempt: number): Promise<DeliveryAttempt | null> {
+  async findOf(
+    endpointId: string,
+    deliveryId: string,
+    attempt: number,
+    eventId?: string,
+  ): Promise<DeliveryAttempt | null> {
     const logged = await this.find(deliveryId, attempt);
     if (logged) return logged;
     const _id = attemptId(deliveryId, attempt);
-    const seq = await this.chains.position(endpointId, _id);
+    let seq = await this.chains.position(endpointId, _id);
+    // A dispatcher's successful attempt keeps its position in the event's outcome instead.
+    if (seq === null && eventId !== undefined) {
+      const outcome = await this.outcomes.findOne({ _id: outcomeId(eventId, endpointId) });
+      if (outcome?.attempt === attempt && outcome.seq !== undefined) seq = outcome.seq;
+    }
     if (seq === null) return null;
     const entry = await this.chains.at(endpointId, seq);
     return entry && !entry.hole && entry.member === _id ? entry.doc : null;
@@ -202,8 +229,17 @@ export class DeliveryLog {
    */
   async recordListed(a: DeliveryAttempt): Promise<void> {
     const _id = attemptId(a.deliveryId, a.attempt);
-    await this.chains.append(a.endpointId, _id, new Date(a.attemptedAt), a, { fresh: true });
-    if (a.succeeded) await this.markDelivered(a.eventId, a.endpointId, new Date(a.attemptedAt));
+    const at = new Date(a.attemptedAt);
+    if (!a.succeeded) {
+      await this.chains.append(a.endpointId, _id, at, a, { fresh: true });
+      return;
+    }
+    // Delivered: the event's outcome (written anyway) keeps the attempt's position, one write fewer
+    // than a position document. An outcome recorded before (another delivery got there first)
+    // keeps its own, so this attempt's position gets its document after all.
+    const seq = await this.chains.append(a.endpointId, _id, at, a, { fresh: true, position: false });
+    if (!(await this.markDelivered(a.eventId, a.endpointId, at, { attempt: a.attempt, seq })))
+      await this.chains.keepPosition(a.endpointId, _id, seq);
   }
 
   /**

@@ -34,6 +34,8 @@ const ENDPOINT_TTL_MS = 10_000;
  * append in flight may still land there (a writer that read the head, then stalled).
  */
 export const OUTBOX_HOLE_GRACE_MS = 30_000;
+/** Events recorded in this process kept for its drains (several endpoints each deliver them). */
+const RECENT_KEPT = 10_000;
 /** While idle, the chain's head is read at most this often to notice a hole below it. */
 const HOLE_CHECK_MS = 10_000;
 
@@ -71,6 +73,12 @@ export function outboxCursors(conn: Connection): Model<CursorDoc> {
  */
 export class OutboxWaker {
   private readonly heads = new Map<string, number>();
+  /**
+   * The events this process recorded, by merchant and chain position (bounded): the chain entry a
+   * drain would read there holds this very event (appended once, never changed), so a drain in
+   * the recording process delivers it without reading it back.
+   */
+  private readonly recent = new Map<string, StoredEvent>();
   private readonly unknown = new Set<string>();
   private readonly waiters = new Map<string, Set<() => void>>();
   private readonly local = new Set<string>();
@@ -83,6 +91,8 @@ export class OutboxWaker {
       this.local.add(event.id);
       if (this.local.size > 10_000) this.local.delete(this.local.values().next().value!);
       this.heads.set(event.merchantId, Math.max(position, this.heads.get(event.merchantId) ?? 0));
+      this.recent.set(`${event.merchantId}|${position}`, event);
+      if (this.recent.size > RECENT_KEPT) this.recent.delete(this.recent.keys().next().value!);
       this.wake(event.merchantId);
     });
   }
@@ -109,6 +119,11 @@ export class OutboxWaker {
   async close(): Promise<void> {
     await this.feed?.close();
     this.feed = null;
+  }
+
+  /** The event this process recorded at the merchant's chain position, if it still remembers it. */
+  recorded(merchantId: string, position: number): StoredEvent | undefined {
+    return this.recent.get(`${merchantId}|${position}`);
   }
 
   /** The furthest position known recorded for the merchant, and whether more may be (feed wake-up). */
@@ -289,7 +304,9 @@ async function drain(
       continue;
     }
     probedAt = Date.now();
-    const entry = await events.outboxAt(merchantId, next);
+    // Recorded in this process: its entry is known, no read (one per event and endpoint otherwise).
+    const local = waker.recorded(merchantId, next);
+    const entry = local ? { hole: undefined, doc: local } : await events.outboxAt(merchantId, next);
     if (!entry) {
       probe = false;
       // Past the head, or a position lost below it. Whether later positions exist is read when this
@@ -333,7 +350,9 @@ async function drain(
       endpoint = await endpoints.get(merchantId, input.endpointId);
       endpointAt = Date.now();
       fresh = true;
-      continue;
+      // The entry just read stays valid (entries never change): it is not read again, unless the
+      // endpoint changed so that it is not sent now (the loop's checks park or skip it then).
+      if (!endpoint || endpoint.status !== 'enabled' || !subscribes(endpoint, entry.doc)) continue;
     }
     // Still ours, right before sending: a drain given up does not send beside its successor.
     if (!(await beat())) return null;

@@ -225,6 +225,37 @@ describe('read chains', () => {
     }
   });
 
+  it('records an event once when two attempts race or one is retried after the chain, its position on its record', async () => {
+    // Issue 45: the chain is appended first and the record keeps the position (no position document).
+    const stores = [EventStore.on(a), EventStore.on(b)];
+    await stores[0]!.init();
+    const merchantId = `mer_${randomUUID().slice(0, 8)}`;
+    const input = {
+      merchantId,
+      type: 'payin.completed' as const,
+      subjectId: `pr_${merchantId}`,
+      reference: 'once',
+      data: { status: 'success' },
+    };
+    const [first, second] = await Promise.all(stores.map((s) => s.record(input)));
+    expect(second).toEqual(first);
+    const stream = eventStreamOf(merchantId, {});
+    expect(await stores[0]!.outboxHead(merchantId)).toBe(1);
+    expect(
+      await a
+        .db!.collection('event_chains_positions')
+        .countDocuments({ _id: JSON.stringify([stream, first!.id]) as never }),
+    ).toBe(0);
+    // An attempt that died after the chain, before its record: the retry records the entry's event.
+    await a.db!.collection('events').deleteOne({ _id: first!.id as never });
+    const retried = await stores[1]!.record(input);
+    expect(retried).toEqual(first);
+    expect(await stores[0]!.outboxHead(merchantId)).toBe(1);
+    expect(await stores[0]!.findById(merchantId, first!.id)).toEqual(first);
+    const later = await stores[0]!.record({ ...input, reference: 'later', data: { status: 'failed' } });
+    expect((await stores[1]!.since(merchantId, first!, 10)).map((e) => e.id)).toEqual([later.id]);
+  });
+
   it('keeps answering across a lost entry, counts it, and the sweep lists its member again', async () => {
     const store = EventStore.on(a);
     await store.init();

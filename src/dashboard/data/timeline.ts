@@ -147,7 +147,7 @@ export class TimelineReader {
           const out: TimelineBody['webhookAttempts'] = [];
           for (let n = 1; n <= MAX_ATTEMPTS; n++) {
             // A dispatcher's attempts are in the endpoint's chain only (not `find`'s documents).
-            const a = await this.deps.deliveries.findOf(ep.id, deliveryId, n);
+            const a = await this.deps.deliveries.findOf(ep.id, deliveryId, n, e.id);
             if (!a || a.merchantId !== scope) break;
             out.push({
               eventId: a.eventId,
