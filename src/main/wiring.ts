@@ -25,6 +25,8 @@ import { CallbackService } from '../operators/callbacks';
 import { PayoutService } from '../services/payout-service';
 import { TransactionWorkflows } from '../services/transaction-workflows';
 import { CheckoutService } from '../checkout/service';
+import { PaymentLinkStore } from '../persistence/payment-links';
+import { PaymentLinkService } from '../services/payment-link-service';
 import { pingTemporal } from './temporal/connection';
 import {
   buildOperatorGateway,
@@ -134,6 +136,8 @@ export async function buildApi(opts: {
   await payoutBatches.init();
   const otps = OtpStore.on(opts.mongo, opts.config.DATA_ENCRYPTION_KEYS, opts.config.OTP_LIFETIME);
   await otps.init();
+  const paymentLinks = PaymentLinkStore.on(opts.mongo);
+  await paymentLinks.init();
   const callbackReceipts = CallbackReceiptStore.on(opts.mongo, (err) =>
     opts.logger.warn({ err }, 'operator callback receipts: prune failed'),
   );
@@ -209,6 +213,11 @@ export async function buildApi(opts: {
       onError: (err) => opts.logger.warn({ err }, 'request log: write failed'),
     },
     webhooks: eventApi.webhooks,
+    paymentLinks: new PaymentLinkService({
+      links: paymentLinks,
+      transactions,
+      publicBaseUrl: opts.config.PUBLIC_BASE_URL,
+    }),
     wsTokens: eventApi.wsTokens,
     callbacks: new CallbackService({
       connectors: operators.connectors,

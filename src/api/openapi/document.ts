@@ -16,6 +16,7 @@ import './operations/transactions';
 import './operations/statements';
 import './operations/payout-batches';
 import './operations/sandbox';
+import './operations/payment-links';
 import { statementRecord } from '../../contract/schemas/statements';
 
 // Assembles the OpenAPI 3.1 document from the declared operations and their zod schemas. JSON
@@ -300,6 +301,7 @@ export function buildOpenApiDocument(): Json {
       'Statements',
       'Accounts',
       'Providers',
+      'Payment links',
       'Webhooks',
       'Events',
       'Realtime',

@@ -450,6 +450,114 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/payment-links': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List payment links
+     * @description Newest first; follow `nextCursor` until it is null.
+     */
+    get: operations['listPaymentLinks'];
+    put?: never;
+    /**
+     * Create a payment link
+     * @description A reusable page (`url`, on PUBLIC_BASE_URL) where customers pay by mobile money without an API call: each payment is a payin session under the link, with its own reference `<referencePrefix>-<random>`. The amount is fixed or the customer's choice within `min`/`max`. Rules answered now: every country pays in `currency` (CI: XOF, CM: XAF), every operator is offered in a country of the link, the amounts are within the operators' limits (AMOUNT_OUT_OF_RANGE), `min` is not above `max`, `expiresAt` is in the future, and `cap.maxTotal` is at least a fixed amount.
+     */
+    post: operations['createPaymentLink'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/payment-links/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Read a payment link and its statistics
+     * @description `stats`: page views (best effort), payins opened under the link, those paid and their total (from the link's newest 1,000 payins). `status` says whether it still takes payments.
+     */
+    get: operations['getPaymentLink'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change a payment link
+     * @description The fields sent change, the others stay; `null` clears an optional one. The amount, currency, countries, operators and usage are fixed at creation: a customer who opened the page pays what it showed.
+     */
+    patch: operations['updatePaymentLink'];
+    trace?: never;
+  };
+  '/v1/payment-links/{id}/deactivate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Deactivate a payment link
+     * @description For good: its page answers 410 to customers. Payins already opened under it go on. Deactivating twice answers the link.
+     */
+    post: operations['deactivatePaymentLink'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/payment-links/{id}/payments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the payins opened under a payment link
+     * @description Newest first, each as `GET /v1/payin/{reference}` returns it; follow `nextCursor` until it is null.
+     */
+    get: operations['listPaymentLinkPayments'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/payment-links/{id}/qr': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The QR code of a payment link's URL
+     * @description SVG (default) or a 512-pixel PNG, error correction M, for a counter or a poster.
+     */
+    get: operations['getPaymentLinkQr'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/payout': {
     parameters: {
       query?: never;
@@ -1308,6 +1416,52 @@ export interface components {
         'pending' | 'processing' | 'processed' | 'success' | 'completed' | 'failed' | 'reversed' | 'expired';
       ussdCode: string | null;
     };
+    CreatePaymentLinkRequest: {
+      amount:
+        | {
+            /** @constant */
+            type: 'fixed';
+            value: number;
+          }
+        | {
+            max?: number;
+            min?: number;
+            /** @constant */
+            type: 'open';
+          };
+      cap?: {
+        maxPayments?: number;
+        maxTotal?: number;
+      };
+      countries: ('CI' | 'CM')[];
+      /** @enum {string} */
+      currency: 'XOF' | 'XAF';
+      customerFields?: {
+        /** @default false */
+        email?: boolean;
+        /** @default true */
+        name?: boolean;
+        question?: string;
+      };
+      description?: string;
+      /** Format: date-time */
+      expiresAt?: string;
+      metadata?: {
+        [key: string]: string;
+      };
+      operators?: ('ORANGE' | 'MTN' | 'MOOV' | 'WAVE')[];
+      /** @default link */
+      referencePrefix?: string;
+      /** Format: uri */
+      returnUrl?: string;
+      thankYouMessage?: string;
+      title: string;
+      /**
+       * @default reusable
+       * @enum {string}
+       */
+      usage?: 'single' | 'reusable';
+    };
     CreatePayoutBatchRequest: {
       atomic?: boolean;
       items: (
@@ -1520,6 +1674,77 @@ export interface components {
       reference: string;
       /** @enum {string} */
       sandboxScenario?: 'completed' | 'failed' | 'pending';
+    };
+    PaymentLink: {
+      amount:
+        | {
+            /** @constant */
+            type: 'fixed';
+            value: number;
+          }
+        | {
+            max?: number;
+            min?: number;
+            /** @constant */
+            type: 'open';
+          };
+      cap: {
+        maxPayments?: number;
+        maxTotal?: number;
+      } | null;
+      countries: ('CI' | 'CM')[];
+      createdAt: string;
+      /** @enum {string} */
+      currency: 'XOF' | 'XAF';
+      customerFields: {
+        email: boolean;
+        name: boolean;
+        question: string | null;
+      };
+      deactivatedAt: string | null;
+      description: string | null;
+      expiresAt: string | null;
+      id: string;
+      livemode: boolean;
+      metadata: {
+        [key: string]: string;
+      };
+      operators: ('ORANGE' | 'MTN' | 'MOOV' | 'WAVE')[];
+      referencePrefix: string;
+      returnUrl: string | null;
+      share: {
+        sms: {
+          en: string;
+          fr: string;
+        };
+        whatsapp: {
+          en: string;
+          fr: string;
+        };
+      };
+      slug: string;
+      stats: {
+        attempted: number;
+        opened: number;
+        paid: number;
+        paidTotal: number;
+      };
+      /** @enum {string} */
+      status: 'active' | 'inactive' | 'expired' | 'spent';
+      thankYouMessage: string | null;
+      title: string;
+      updatedAt: string;
+      url: string;
+      /** @enum {string} */
+      usage: 'single' | 'reusable';
+    };
+    PaymentLinkPage: {
+      data: components['schemas']['PaymentLink'][];
+      nextCursor: string | null;
+    };
+    PaymentLinkPayments: {
+      data: components['schemas']['TransactionRecord'][];
+      nextCursor: string | null;
     };
     PayoutBatch: {
       atomic: boolean;
@@ -2238,6 +2463,20 @@ export interface components {
       /** @enum {string} */
       type: 'payin' | 'payout';
       ussdCode?: string;
+    };
+    UpdatePaymentLinkRequest: {
+      cap?: {
+        maxPayments?: number;
+        maxTotal?: number;
+      } | null;
+      description?: string | null;
+      expiresAt?: string | null;
+      metadata?: {
+        [key: string]: string;
+      };
+      returnUrl?: string | null;
+      thankYouMessage?: string | null;
+      title?: string;
     };
     UpdateWebhookRequest: {
       description?: string | null;
@@ -7615,6 +7854,1779 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
             code?: 'SERVICE_UNAVAILABLE' | 'PROVIDER_UNAVAILABLE';
+            /** @constant */
+            status?: 503;
+          };
+        };
+      };
+    };
+  };
+  listPaymentLinks: {
+    parameters: {
+      query?: {
+        cursor?: string;
+        limit?: number;
+      };
+      header?: {
+        /**
+         * @description Language of error titles and messages: en (default) or fr.
+         * @example fr
+         */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of links */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "pl_0a1b2c3d4e5f60718293a4b5",
+           *           "slug": "7KfQ2mZp9XcR4tLwB1nV",
+           *           "url": "https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *           "title": "Pagne wax 6 yards",
+           *           "description": "Livraison à Abidjan sous 48 h",
+           *           "amount": {
+           *             "type": "fixed",
+           *             "value": 15000
+           *           },
+           *           "currency": "XOF",
+           *           "countries": [
+           *             "CI"
+           *           ],
+           *           "operators": [
+           *             "ORANGE",
+           *             "MTN",
+           *             "MOOV",
+           *             "WAVE"
+           *           ],
+           *           "usage": "reusable",
+           *           "expiresAt": null,
+           *           "cap": null,
+           *           "customerFields": {
+           *             "name": true,
+           *             "email": false,
+           *             "question": "Adresse de livraison ?"
+           *           },
+           *           "thankYouMessage": "Merci ! Nous vous appelons pour la livraison.",
+           *           "returnUrl": null,
+           *           "metadata": {},
+           *           "referencePrefix": "WAX",
+           *           "status": "active",
+           *           "share": {
+           *             "whatsapp": {
+           *               "en": "*Pagne wax 6 yards*\n15 000 XOF\nPay by Mobile Money here: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *               "fr": "*Pagne wax 6 yards*\n15 000 XOF\nPayez par Mobile Money ici : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
+           *             },
+           *             "sms": {
+           *               "en": "Pagne wax 6 yards - 15 000 XOF. Pay by Mobile Money: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *               "fr": "Pagne wax 6 yards - 15 000 XOF. Payez par Mobile Money : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
+           *             }
+           *           },
+           *           "stats": {
+           *             "opened": 12,
+           *             "attempted": 4,
+           *             "paid": 3,
+           *             "paidTotal": 45000
+           *           },
+           *           "livemode": false,
+           *           "createdAt": "2026-03-01T09:30:00.000Z",
+           *           "updatedAt": "2026-03-01T09:30:00.000Z",
+           *           "deactivatedAt": null
+           *         }
+           *       ],
+           *       "nextCursor": null
+           *     }
+           */
+          'application/json': components['schemas']['PaymentLinkPage'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: Invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#VALIDATION_ERROR",
+           *       "title": "Invalid request",
+           *       "status": 400,
+           *       "detail": "One or more fields are invalid.",
+           *       "code": "VALIDATION_ERROR",
+           *       "instance": "/v1/direct/payin",
+           *       "errors": [
+           *         {
+           *           "path": "payin.amount",
+           *           "message": "Must be greater than 0."
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'VALIDATION_ERROR';
+            /** @constant */
+            status?: 400;
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNAUTHORIZED",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Send Authorization: Basic base64(api_key:api_client) with valid credentials.",
+           *       "code": "UNAUTHORIZED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNAUTHORIZED';
+            /** @constant */
+            status?: 401;
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#INTERNAL_ERROR",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "Server error; retry later.",
+           *       "code": "INTERNAL_ERROR",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+            /** @constant */
+            status?: 500;
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#SERVICE_UNAVAILABLE",
+           *       "title": "Service unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable; retry later.",
+           *       "code": "SERVICE_UNAVAILABLE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'SERVICE_UNAVAILABLE';
+            /** @constant */
+            status?: 503;
+          };
+        };
+      };
+    };
+  };
+  createPaymentLink: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description Language of error titles and messages: en (default) or fr.
+         * @example fr
+         */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        /**
+         * @description A UUID naming this request: a retry with the same key and body never acts twice (24 h).
+         * @example 3f2b8c1e-9d4a-4e7b-8a61-0c5d2e9f7a14
+         */
+        'X-Idempotency-Key': components['parameters']['IdempotencyKey'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "title": "Pagne wax 6 yards",
+         *       "description": "Livraison à Abidjan sous 48 h",
+         *       "amount": {
+         *         "type": "fixed",
+         *         "value": 15000
+         *       },
+         *       "currency": "XOF",
+         *       "countries": [
+         *         "CI"
+         *       ],
+         *       "usage": "reusable",
+         *       "customerFields": {
+         *         "name": true,
+         *         "email": false,
+         *         "question": "Adresse de livraison ?"
+         *       },
+         *       "thankYouMessage": "Merci ! Nous vous appelons pour la livraison.",
+         *       "referencePrefix": "WAX"
+         *     }
+         */
+        'application/json': components['schemas']['CreatePaymentLinkRequest'];
+      };
+    };
+    responses: {
+      /** @description The link */
+      201: {
+        headers: {
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "pl_0a1b2c3d4e5f60718293a4b5",
+           *       "slug": "7KfQ2mZp9XcR4tLwB1nV",
+           *       "url": "https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *       "title": "Pagne wax 6 yards",
+           *       "description": "Livraison à Abidjan sous 48 h",
+           *       "amount": {
+           *         "type": "fixed",
+           *         "value": 15000
+           *       },
+           *       "currency": "XOF",
+           *       "countries": [
+           *         "CI"
+           *       ],
+           *       "operators": [
+           *         "ORANGE",
+           *         "MTN",
+           *         "MOOV",
+           *         "WAVE"
+           *       ],
+           *       "usage": "reusable",
+           *       "expiresAt": null,
+           *       "cap": null,
+           *       "customerFields": {
+           *         "name": true,
+           *         "email": false,
+           *         "question": "Adresse de livraison ?"
+           *       },
+           *       "thankYouMessage": "Merci ! Nous vous appelons pour la livraison.",
+           *       "returnUrl": null,
+           *       "metadata": {},
+           *       "referencePrefix": "WAX",
+           *       "status": "active",
+           *       "share": {
+           *         "whatsapp": {
+           *           "en": "*Pagne wax 6 yards*\n15 000 XOF\nPay by Mobile Money here: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *           "fr": "*Pagne wax 6 yards*\n15 000 XOF\nPayez par Mobile Money ici : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
+           *         },
+           *         "sms": {
+           *           "en": "Pagne wax 6 yards - 15 000 XOF. Pay by Mobile Money: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *           "fr": "Pagne wax 6 yards - 15 000 XOF. Payez par Mobile Money : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
+           *         }
+           *       },
+           *       "stats": {
+           *         "opened": 12,
+           *         "attempted": 4,
+           *         "paid": 3,
+           *         "paidTotal": 45000
+           *       },
+           *       "livemode": false,
+           *       "createdAt": "2026-03-01T09:30:00.000Z",
+           *       "updatedAt": "2026-03-01T09:30:00.000Z",
+           *       "deactivatedAt": null
+           *     }
+           */
+          'application/json': components['schemas']['PaymentLink'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: Invalid request; `SANDBOX_ONLY_IN_TEST_MODE`: Sandbox feature in live mode; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key; `AMOUNT_OUT_OF_RANGE`: Amount out of range */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#VALIDATION_ERROR",
+           *       "title": "Invalid request",
+           *       "status": 400,
+           *       "detail": "One or more fields are invalid.",
+           *       "code": "VALIDATION_ERROR",
+           *       "instance": "/v1/direct/payin",
+           *       "errors": [
+           *         {
+           *           "path": "payin.amount",
+           *           "message": "Must be greater than 0."
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?:
+              | 'VALIDATION_ERROR'
+              | 'SANDBOX_ONLY_IN_TEST_MODE'
+              | 'MALFORMED_JSON'
+              | 'IDEMPOTENCY_KEY_MISSING'
+              | 'IDEMPOTENCY_KEY_INVALID'
+              | 'AMOUNT_OUT_OF_RANGE';
+            /** @constant */
+            status?: 400;
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNAUTHORIZED",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Send Authorization: Basic base64(api_key:api_client) with valid credentials.",
+           *       "code": "UNAUTHORIZED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNAUTHORIZED';
+            /** @constant */
+            status?: 401;
+          };
+        };
+      };
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
+           *       "status": 409,
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED';
+            /** @constant */
+            status?: 409;
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYLOAD_TOO_LARGE",
+           *       "title": "Payload too large",
+           *       "status": 413,
+           *       "detail": "The request body is too large.",
+           *       "code": "PAYLOAD_TOO_LARGE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+            /** @constant */
+            status?: 413;
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNSUPPORTED_MEDIA_TYPE",
+           *       "title": "Unsupported media type",
+           *       "status": 415,
+           *       "detail": "Send the body as application/json.",
+           *       "code": "UNSUPPORTED_MEDIA_TYPE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+            /** @constant */
+            status?: 415;
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#INTERNAL_ERROR",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "Server error; retry later.",
+           *       "code": "INTERNAL_ERROR",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+            /** @constant */
+            status?: 500;
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#SERVICE_UNAVAILABLE",
+           *       "title": "Service unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable; retry later.",
+           *       "code": "SERVICE_UNAVAILABLE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'SERVICE_UNAVAILABLE';
+            /** @constant */
+            status?: 503;
+          };
+        };
+      };
+    };
+  };
+  getPaymentLink: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Language of error titles and messages: en (default) or fr.
+         * @example fr
+         */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path: {
+        /** @description The payment link id (pl_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The link */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "pl_0a1b2c3d4e5f60718293a4b5",
+           *       "slug": "7KfQ2mZp9XcR4tLwB1nV",
+           *       "url": "https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *       "title": "Pagne wax 6 yards",
+           *       "description": "Livraison à Abidjan sous 48 h",
+           *       "amount": {
+           *         "type": "fixed",
+           *         "value": 15000
+           *       },
+           *       "currency": "XOF",
+           *       "countries": [
+           *         "CI"
+           *       ],
+           *       "operators": [
+           *         "ORANGE",
+           *         "MTN",
+           *         "MOOV",
+           *         "WAVE"
+           *       ],
+           *       "usage": "reusable",
+           *       "expiresAt": null,
+           *       "cap": null,
+           *       "customerFields": {
+           *         "name": true,
+           *         "email": false,
+           *         "question": "Adresse de livraison ?"
+           *       },
+           *       "thankYouMessage": "Merci ! Nous vous appelons pour la livraison.",
+           *       "returnUrl": null,
+           *       "metadata": {},
+           *       "referencePrefix": "WAX",
+           *       "status": "active",
+           *       "share": {
+           *         "whatsapp": {
+           *           "en": "*Pagne wax 6 yards*\n15 000 XOF\nPay by Mobile Money here: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *           "fr": "*Pagne wax 6 yards*\n15 000 XOF\nPayez par Mobile Money ici : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
+           *         },
+           *         "sms": {
+           *           "en": "Pagne wax 6 yards - 15 000 XOF. Pay by Mobile Money: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *           "fr": "Pagne wax 6 yards - 15 000 XOF. Payez par Mobile Money : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
+           *         }
+           *       },
+           *       "stats": {
+           *         "opened": 12,
+           *         "attempted": 4,
+           *         "paid": 3,
+           *         "paidTotal": 45000
+           *       },
+           *       "livemode": false,
+           *       "createdAt": "2026-03-01T09:30:00.000Z",
+           *       "updatedAt": "2026-03-01T09:30:00.000Z",
+           *       "deactivatedAt": null
+           *     }
+           */
+          'application/json': components['schemas']['PaymentLink'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: Invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#VALIDATION_ERROR",
+           *       "title": "Invalid request",
+           *       "status": 400,
+           *       "detail": "One or more fields are invalid.",
+           *       "code": "VALIDATION_ERROR",
+           *       "instance": "/v1/direct/payin",
+           *       "errors": [
+           *         {
+           *           "path": "payin.amount",
+           *           "message": "Must be greater than 0."
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'VALIDATION_ERROR';
+            /** @constant */
+            status?: 400;
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNAUTHORIZED",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Send Authorization: Basic base64(api_key:api_client) with valid credentials.",
+           *       "code": "UNAUTHORIZED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNAUTHORIZED';
+            /** @constant */
+            status?: 401;
+          };
+        };
+      };
+      /** @description `PAYMENT_LINK_NOT_FOUND`: Payment link not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYMENT_LINK_NOT_FOUND",
+           *       "title": "Payment link not found",
+           *       "status": 404,
+           *       "detail": "No payment link of yours has this id.",
+           *       "code": "PAYMENT_LINK_NOT_FOUND",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYMENT_LINK_NOT_FOUND';
+            /** @constant */
+            status?: 404;
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#INTERNAL_ERROR",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "Server error; retry later.",
+           *       "code": "INTERNAL_ERROR",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+            /** @constant */
+            status?: 500;
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#SERVICE_UNAVAILABLE",
+           *       "title": "Service unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable; retry later.",
+           *       "code": "SERVICE_UNAVAILABLE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'SERVICE_UNAVAILABLE';
+            /** @constant */
+            status?: 503;
+          };
+        };
+      };
+    };
+  };
+  updatePaymentLink: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Language of error titles and messages: en (default) or fr.
+         * @example fr
+         */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path: {
+        /** @description The payment link id (pl_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "title": "Pagne wax 6 yards (soldes)",
+         *       "expiresAt": "2026-12-31T23:59:59Z"
+         *     }
+         */
+        'application/json': components['schemas']['UpdatePaymentLinkRequest'];
+      };
+    };
+    responses: {
+      /** @description The link */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "pl_0a1b2c3d4e5f60718293a4b5",
+           *       "slug": "7KfQ2mZp9XcR4tLwB1nV",
+           *       "url": "https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *       "title": "Pagne wax 6 yards",
+           *       "description": "Livraison à Abidjan sous 48 h",
+           *       "amount": {
+           *         "type": "fixed",
+           *         "value": 15000
+           *       },
+           *       "currency": "XOF",
+           *       "countries": [
+           *         "CI"
+           *       ],
+           *       "operators": [
+           *         "ORANGE",
+           *         "MTN",
+           *         "MOOV",
+           *         "WAVE"
+           *       ],
+           *       "usage": "reusable",
+           *       "expiresAt": null,
+           *       "cap": null,
+           *       "customerFields": {
+           *         "name": true,
+           *         "email": false,
+           *         "question": "Adresse de livraison ?"
+           *       },
+           *       "thankYouMessage": "Merci ! Nous vous appelons pour la livraison.",
+           *       "returnUrl": null,
+           *       "metadata": {},
+           *       "referencePrefix": "WAX",
+           *       "status": "active",
+           *       "share": {
+           *         "whatsapp": {
+           *           "en": "*Pagne wax 6 yards*\n15 000 XOF\nPay by Mobile Money here: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *           "fr": "*Pagne wax 6 yards*\n15 000 XOF\nPayez par Mobile Money ici : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
+           *         },
+           *         "sms": {
+           *           "en": "Pagne wax 6 yards - 15 000 XOF. Pay by Mobile Money: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *           "fr": "Pagne wax 6 yards - 15 000 XOF. Payez par Mobile Money : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
+           *         }
+           *       },
+           *       "stats": {
+           *         "opened": 12,
+           *         "attempted": 4,
+           *         "paid": 3,
+           *         "paidTotal": 45000
+           *       },
+           *       "livemode": false,
+           *       "createdAt": "2026-03-01T09:30:00.000Z",
+           *       "updatedAt": "2026-03-01T09:30:00.000Z",
+           *       "deactivatedAt": null
+           *     }
+           */
+          'application/json': components['schemas']['PaymentLink'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: Invalid request; `MALFORMED_JSON`: Malformed JSON; `AMOUNT_OUT_OF_RANGE`: Amount out of range */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#VALIDATION_ERROR",
+           *       "title": "Invalid request",
+           *       "status": 400,
+           *       "detail": "One or more fields are invalid.",
+           *       "code": "VALIDATION_ERROR",
+           *       "instance": "/v1/direct/payin",
+           *       "errors": [
+           *         {
+           *           "path": "payin.amount",
+           *           "message": "Must be greater than 0."
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'VALIDATION_ERROR' | 'MALFORMED_JSON' | 'AMOUNT_OUT_OF_RANGE';
+            /** @constant */
+            status?: 400;
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNAUTHORIZED",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Send Authorization: Basic base64(api_key:api_client) with valid credentials.",
+           *       "code": "UNAUTHORIZED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNAUTHORIZED';
+            /** @constant */
+            status?: 401;
+          };
+        };
+      };
+      /** @description `PAYMENT_LINK_NOT_FOUND`: Payment link not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYMENT_LINK_NOT_FOUND",
+           *       "title": "Payment link not found",
+           *       "status": 404,
+           *       "detail": "No payment link of yours has this id.",
+           *       "code": "PAYMENT_LINK_NOT_FOUND",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYMENT_LINK_NOT_FOUND';
+            /** @constant */
+            status?: 404;
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYLOAD_TOO_LARGE",
+           *       "title": "Payload too large",
+           *       "status": 413,
+           *       "detail": "The request body is too large.",
+           *       "code": "PAYLOAD_TOO_LARGE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+            /** @constant */
+            status?: 413;
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNSUPPORTED_MEDIA_TYPE",
+           *       "title": "Unsupported media type",
+           *       "status": 415,
+           *       "detail": "Send the body as application/json.",
+           *       "code": "UNSUPPORTED_MEDIA_TYPE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+            /** @constant */
+            status?: 415;
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#INTERNAL_ERROR",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "Server error; retry later.",
+           *       "code": "INTERNAL_ERROR",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+            /** @constant */
+            status?: 500;
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#SERVICE_UNAVAILABLE",
+           *       "title": "Service unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable; retry later.",
+           *       "code": "SERVICE_UNAVAILABLE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'SERVICE_UNAVAILABLE';
+            /** @constant */
+            status?: 503;
+          };
+        };
+      };
+    };
+  };
+  deactivatePaymentLink: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description Language of error titles and messages: en (default) or fr.
+         * @example fr
+         */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        /**
+         * @description A UUID naming this request: a retry with the same key and body never acts twice (24 h).
+         * @example 3f2b8c1e-9d4a-4e7b-8a61-0c5d2e9f7a14
+         */
+        'X-Idempotency-Key': components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /** @description The payment link id (pl_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The link, inactive */
+      200: {
+        headers: {
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "pl_0a1b2c3d4e5f60718293a4b5",
+           *       "slug": "7KfQ2mZp9XcR4tLwB1nV",
+           *       "url": "https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *       "title": "Pagne wax 6 yards",
+           *       "description": "Livraison à Abidjan sous 48 h",
+           *       "amount": {
+           *         "type": "fixed",
+           *         "value": 15000
+           *       },
+           *       "currency": "XOF",
+           *       "countries": [
+           *         "CI"
+           *       ],
+           *       "operators": [
+           *         "ORANGE",
+           *         "MTN",
+           *         "MOOV",
+           *         "WAVE"
+           *       ],
+           *       "usage": "reusable",
+           *       "expiresAt": null,
+           *       "cap": null,
+           *       "customerFields": {
+           *         "name": true,
+           *         "email": false,
+           *         "question": "Adresse de livraison ?"
+           *       },
+           *       "thankYouMessage": "Merci ! Nous vous appelons pour la livraison.",
+           *       "returnUrl": null,
+           *       "metadata": {},
+           *       "referencePrefix": "WAX",
+           *       "status": "inactive",
+           *       "share": {
+           *         "whatsapp": {
+           *           "en": "*Pagne wax 6 yards*\n15 000 XOF\nPay by Mobile Money here: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *           "fr": "*Pagne wax 6 yards*\n15 000 XOF\nPayez par Mobile Money ici : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
+           *         },
+           *         "sms": {
+           *           "en": "Pagne wax 6 yards - 15 000 XOF. Pay by Mobile Money: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *           "fr": "Pagne wax 6 yards - 15 000 XOF. Payez par Mobile Money : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
+           *         }
+           *       },
+           *       "stats": {
+           *         "opened": 12,
+           *         "attempted": 4,
+           *         "paid": 3,
+           *         "paidTotal": 45000
+           *       },
+           *       "livemode": false,
+           *       "createdAt": "2026-03-01T09:30:00.000Z",
+           *       "updatedAt": "2026-03-01T09:30:00.000Z",
+           *       "deactivatedAt": "2026-03-02T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['PaymentLink'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: Invalid request; `SANDBOX_ONLY_IN_TEST_MODE`: Sandbox feature in live mode; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#VALIDATION_ERROR",
+           *       "title": "Invalid request",
+           *       "status": 400,
+           *       "detail": "One or more fields are invalid.",
+           *       "code": "VALIDATION_ERROR",
+           *       "instance": "/v1/direct/payin",
+           *       "errors": [
+           *         {
+           *           "path": "payin.amount",
+           *           "message": "Must be greater than 0."
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?:
+              | 'VALIDATION_ERROR'
+              | 'SANDBOX_ONLY_IN_TEST_MODE'
+              | 'MALFORMED_JSON'
+              | 'IDEMPOTENCY_KEY_MISSING'
+              | 'IDEMPOTENCY_KEY_INVALID';
+            /** @constant */
+            status?: 400;
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNAUTHORIZED",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Send Authorization: Basic base64(api_key:api_client) with valid credentials.",
+           *       "code": "UNAUTHORIZED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNAUTHORIZED';
+            /** @constant */
+            status?: 401;
+          };
+        };
+      };
+      /** @description `PAYMENT_LINK_NOT_FOUND`: Payment link not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYMENT_LINK_NOT_FOUND",
+           *       "title": "Payment link not found",
+           *       "status": 404,
+           *       "detail": "No payment link of yours has this id.",
+           *       "code": "PAYMENT_LINK_NOT_FOUND",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYMENT_LINK_NOT_FOUND';
+            /** @constant */
+            status?: 404;
+          };
+        };
+      };
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
+           *       "status": 409,
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED';
+            /** @constant */
+            status?: 409;
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYLOAD_TOO_LARGE",
+           *       "title": "Payload too large",
+           *       "status": 413,
+           *       "detail": "The request body is too large.",
+           *       "code": "PAYLOAD_TOO_LARGE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+            /** @constant */
+            status?: 413;
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNSUPPORTED_MEDIA_TYPE",
+           *       "title": "Unsupported media type",
+           *       "status": 415,
+           *       "detail": "Send the body as application/json.",
+           *       "code": "UNSUPPORTED_MEDIA_TYPE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+            /** @constant */
+            status?: 415;
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#INTERNAL_ERROR",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "Server error; retry later.",
+           *       "code": "INTERNAL_ERROR",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+            /** @constant */
+            status?: 500;
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#SERVICE_UNAVAILABLE",
+           *       "title": "Service unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable; retry later.",
+           *       "code": "SERVICE_UNAVAILABLE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'SERVICE_UNAVAILABLE';
+            /** @constant */
+            status?: 503;
+          };
+        };
+      };
+    };
+  };
+  listPaymentLinkPayments: {
+    parameters: {
+      query?: {
+        cursor?: string;
+        limit?: number;
+      };
+      header?: {
+        /**
+         * @description Language of error titles and messages: en (default) or fr.
+         * @example fr
+         */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path: {
+        /** @description The payment link id (pl_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of payins */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "pr_0a1b2c3d4e5f60718293a4b5",
+           *           "type": "payin",
+           *           "reference": "6d1f7f0e-3f7a-4a4e-9c55-2f3b1a9e8c10",
+           *           "status": "processing",
+           *           "confirmationRequired": true,
+           *           "confirmationStatus": "none",
+           *           "paymentUrl": "https://pay.example/checkout/pr_0a1b2c3d4e5f60718293a4b5",
+           *           "customer": {
+           *             "name": "Awa Koné",
+           *             "phoneNumber": "+2250700000001"
+           *           },
+           *           "isDirect": false,
+           *           "payFee": true,
+           *           "createdAt": "2026-11-22T10:15:00.120Z",
+           *           "livemode": false,
+           *           "amount": 5000,
+           *           "fee": 75,
+           *           "chargedAmount": 5000,
+           *           "currency": "XOF",
+           *           "failure": null,
+           *           "metadata": {}
+           *         }
+           *       ],
+           *       "nextCursor": null
+           *     }
+           */
+          'application/json': components['schemas']['PaymentLinkPayments'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: Invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#VALIDATION_ERROR",
+           *       "title": "Invalid request",
+           *       "status": 400,
+           *       "detail": "One or more fields are invalid.",
+           *       "code": "VALIDATION_ERROR",
+           *       "instance": "/v1/direct/payin",
+           *       "errors": [
+           *         {
+           *           "path": "payin.amount",
+           *           "message": "Must be greater than 0."
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'VALIDATION_ERROR';
+            /** @constant */
+            status?: 400;
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNAUTHORIZED",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Send Authorization: Basic base64(api_key:api_client) with valid credentials.",
+           *       "code": "UNAUTHORIZED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNAUTHORIZED';
+            /** @constant */
+            status?: 401;
+          };
+        };
+      };
+      /** @description `PAYMENT_LINK_NOT_FOUND`: Payment link not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYMENT_LINK_NOT_FOUND",
+           *       "title": "Payment link not found",
+           *       "status": 404,
+           *       "detail": "No payment link of yours has this id.",
+           *       "code": "PAYMENT_LINK_NOT_FOUND",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYMENT_LINK_NOT_FOUND';
+            /** @constant */
+            status?: 404;
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#INTERNAL_ERROR",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "Server error; retry later.",
+           *       "code": "INTERNAL_ERROR",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+            /** @constant */
+            status?: 500;
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#SERVICE_UNAVAILABLE",
+           *       "title": "Service unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable; retry later.",
+           *       "code": "SERVICE_UNAVAILABLE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'SERVICE_UNAVAILABLE';
+            /** @constant */
+            status?: 503;
+          };
+        };
+      };
+    };
+  };
+  getPaymentLinkQr: {
+    parameters: {
+      query?: {
+        format?: 'svg' | 'png';
+      };
+      header?: {
+        /**
+         * @description Language of error titles and messages: en (default) or fr.
+         * @example fr
+         */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path: {
+        /** @description The payment link id (pl_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The QR code (image/svg+xml or image/png) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'image/svg+xml': string;
+        };
+      };
+      /** @description `VALIDATION_ERROR`: Invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#VALIDATION_ERROR",
+           *       "title": "Invalid request",
+           *       "status": 400,
+           *       "detail": "One or more fields are invalid.",
+           *       "code": "VALIDATION_ERROR",
+           *       "instance": "/v1/direct/payin",
+           *       "errors": [
+           *         {
+           *           "path": "payin.amount",
+           *           "message": "Must be greater than 0."
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'VALIDATION_ERROR';
+            /** @constant */
+            status?: 400;
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNAUTHORIZED",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Send Authorization: Basic base64(api_key:api_client) with valid credentials.",
+           *       "code": "UNAUTHORIZED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNAUTHORIZED';
+            /** @constant */
+            status?: 401;
+          };
+        };
+      };
+      /** @description `PAYMENT_LINK_NOT_FOUND`: Payment link not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYMENT_LINK_NOT_FOUND",
+           *       "title": "Payment link not found",
+           *       "status": 404,
+           *       "detail": "No payment link of yours has this id.",
+           *       "code": "PAYMENT_LINK_NOT_FOUND",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYMENT_LINK_NOT_FOUND';
+            /** @constant */
+            status?: 404;
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#INTERNAL_ERROR",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "Server error; retry later.",
+           *       "code": "INTERNAL_ERROR",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+            /** @constant */
+            status?: 500;
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#SERVICE_UNAVAILABLE",
+           *       "title": "Service unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable; retry later.",
+           *       "code": "SERVICE_UNAVAILABLE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'SERVICE_UNAVAILABLE';
             /** @constant */
             status?: 503;
           };

@@ -827,6 +827,112 @@ class SandboxRouteControlList(BaseModel):
     data: list[SandboxRouteControlListDatum]
 
 
+class PaymentLinkAmount(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    type: Literal['fixed']
+    value: Annotated[int, Field(gt=0, le=100000000)]
+
+
+class PaymentLinkAmount1(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    type: Literal['open']
+    min: Annotated[int | None, Field(gt=0, le=100000000)] = None
+    max: Annotated[int | None, Field(gt=0, le=100000000)] = None
+
+
+class PaymentLinkCap(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    maxPayments: Annotated[int | None, Field(ge=1, le=1000000)] = None
+    maxTotal: Annotated[int | None, Field(gt=0, le=100000000)] = None
+
+
+class PaymentLinkCustomerFields(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    name: bool
+    email: bool
+    question: str | None
+
+
+class PaymentLinkShareWhatsapp(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    en: str
+    fr: str
+
+
+class PaymentLinkShareSms(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    en: str
+    fr: str
+
+
+class PaymentLinkShare(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    whatsapp: PaymentLinkShareWhatsapp
+    sms: PaymentLinkShareSms
+
+
+class PaymentLinkStats(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    opened: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    attempted: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    paid: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    paidTotal: float
+
+
+class PaymentLink(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    id: Annotated[str, Field(pattern='^pl_.*')]
+    slug: str
+    url: str
+    title: str
+    description: str | None
+    amount: PaymentLinkAmount | PaymentLinkAmount1
+    currency: Literal['XOF', 'XAF']
+    countries: list[Literal['CI', 'CM']]
+    operators: list[Literal['ORANGE', 'MTN', 'MOOV', 'WAVE']]
+    usage: Literal['single', 'reusable']
+    expiresAt: str | None
+    cap: PaymentLinkCap | None
+    customerFields: PaymentLinkCustomerFields
+    thankYouMessage: str | None
+    returnUrl: str | None
+    metadata: dict[str, str]
+    referencePrefix: str
+    status: Literal['active', 'inactive', 'expired', 'spent']
+    share: PaymentLinkShare
+    stats: PaymentLinkStats
+    livemode: bool
+    createdAt: str
+    updatedAt: str
+    deactivatedAt: str | None
+
+
+class PaymentLinkPage(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    data: list[PaymentLink]
+    nextCursor: str | None
+
+
 class PayoutUpdatedEventDataTransaction(BaseModel):
     model_config = ConfigDict(
         extra='allow',
@@ -1615,6 +1721,119 @@ class SandboxRouteControlRequest(
     )
 
 
+class CreatePaymentLinkRequestAmount(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    type: Literal['fixed']
+    value: Annotated[int, Field(gt=0, le=100000000)]
+
+
+class CreatePaymentLinkRequestAmount1(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    type: Literal['open']
+    min: Annotated[int | None, Field(gt=0, le=100000000)] = None
+    max: Annotated[int | None, Field(gt=0, le=100000000)] = None
+
+
+class CreatePaymentLinkRequestCap(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    maxPayments: Annotated[int | None, Field(ge=1, le=1000000)] = None
+    maxTotal: Annotated[int | None, Field(gt=0, le=100000000)] = None
+
+
+class CreatePaymentLinkRequestCustomerFields(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    name: bool | None = True
+    email: bool | None = False
+    question: Annotated[str | None, Field(max_length=200, min_length=1)] = None
+
+
+CreatePaymentLinkRequestMetadataAdditionalProperty = TypeAliasType(
+    "CreatePaymentLinkRequestMetadataAdditionalProperty",
+    Annotated[str, Field(max_length=200)],
+)
+
+
+class CreatePaymentLinkRequest(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    title: Annotated[str, Field(max_length=100, min_length=1)]
+    description: Annotated[str | None, Field(max_length=1000)] = None
+    amount: CreatePaymentLinkRequestAmount | CreatePaymentLinkRequestAmount1
+    currency: Literal['XOF', 'XAF']
+    countries: Annotated[list[Literal['CI', 'CM']], Field(max_length=2, min_length=1)]
+    operators: Annotated[
+        list[Literal['ORANGE', 'MTN', 'MOOV', 'WAVE']] | None, Field(max_length=4)
+    ] = None
+    usage: Literal['single', 'reusable'] | None = 'reusable'
+    expiresAt: AwareDatetime | None = None
+    cap: CreatePaymentLinkRequestCap | None = None
+    customerFields: CreatePaymentLinkRequestCustomerFields | None = None
+    thankYouMessage: Annotated[str | None, Field(max_length=500)] = None
+    returnUrl: AnyUrl | None = None
+    metadata: (
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r'^[A-Za-z0-9_-]+$', min_length=1, max_length=40
+                ),
+            ],
+            CreatePaymentLinkRequestMetadataAdditionalProperty,
+        ]
+        | None
+    ) = None
+    referencePrefix: Annotated[
+        str | None, Field(max_length=40, min_length=1, pattern='^[A-Za-z0-9._:-]+$')
+    ] = 'link'
+
+
+class UpdatePaymentLinkRequestCap(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    maxPayments: Annotated[int | None, Field(ge=1, le=1000000)] = None
+    maxTotal: Annotated[int | None, Field(gt=0, le=100000000)] = None
+
+
+UpdatePaymentLinkRequestMetadataAdditionalProperty = TypeAliasType(
+    "UpdatePaymentLinkRequestMetadataAdditionalProperty",
+    Annotated[str, Field(max_length=200)],
+)
+
+
+class UpdatePaymentLinkRequest(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    title: Annotated[str | None, Field(max_length=100, min_length=1)] = None
+    description: Annotated[str | None, Field(max_length=1000)] = None
+    expiresAt: AwareDatetime | None = None
+    cap: UpdatePaymentLinkRequestCap | None = None
+    thankYouMessage: Annotated[str | None, Field(max_length=500)] = None
+    returnUrl: AnyUrl | None = None
+    metadata: (
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r'^[A-Za-z0-9_-]+$', min_length=1, max_length=40
+                ),
+            ],
+            UpdatePaymentLinkRequestMetadataAdditionalProperty,
+        ]
+        | None
+    ) = None
+
+
 class TransactionRecord(BaseModel):
     model_config = ConfigDict(
         extra='allow',
@@ -1676,6 +1895,14 @@ class TransactionPage(BaseModel):
         extra='allow',
     )
     data: list[TransactionRecord | TransactionPageData | RefundRecord]
+    nextCursor: str | None
+
+
+class PaymentLinkPayments(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    data: list[TransactionRecord]
     nextCursor: str | None
 
 

@@ -1,0 +1,200 @@
+import { PNG } from 'pngjs';
+import QRCode from 'qrcode';
+import { basic } from '../helpers/http';
+import { useStack } from '../helpers/use-stack';
+import { paymentLinkRecord } from '../../src/contract/schemas/payment-links';
+
+// Payment links' management API (docs/payment-links.md), over HTTP against the real stack.
+describe('payment links: the management API', () => {
+  const { stack, merchant, api } = useStack({ merchant: 'Boutique Wax' });
+
+  const fixed = {
+    title: 'Pagne wax',
+    amount: { type: 'fixed', value: 15000 },
+    currency: 'XOF',
+    countries: ['CI'],
+    referencePrefix: 'WAX',
+  };
+  const create = async (extra: Record<string, unknown> = {}) => {
+    const res = await api.post('/v1/payment-links', { ...fixed, ...extra });
+    expect(res.status).toBe(201);
+    return paymentLinkRecord.parse(res.body);
+  };
+  const fr = { 'accept-language': 'fr' };
+
+  it('creates a link: an unguessable slug, its url on the service, share texts in fr and en', async () => {
+    const link = await create({ description: 'Livraison 48 h', customerFields: { question: 'Taille ?' } });
+    expect(link.id).toMatch(/^pl_[0-9a-f]{24}$/);
+    expect(link.slug).toMatch(/^[0-9A-Za-z]{20}$/);
+    expect(link.url).toBe(`${stack.baseUrl}/l/${link.slug}`);
+    expect(link).toMatchObject({
+      title: 'Pagne wax',
+      description: 'Livraison 48 h',
+      amount: { type: 'fixed', value: 15000 },
+      operators: ['ORANGE', 'MTN', 'MOOV', 'WAVE'],
+      usage: 'reusable',
+      status: 'active',
+      customerFields: { name: true, email: false, question: 'Taille ?' },
+      referencePrefix: 'WAX',
+      livemode: false,
+      stats: { opened: 0, attempted: 0, paid: 0, paidTotal: 0 },
+    });
+    expect(link.share.whatsapp.fr).toContain(link.url);
+    expect(link.share.whatsapp.fr).toContain('Payez');
+    expect(link.share.sms.en).toContain('15\u00a0000\u00a0XOF');
+    expect(link.share.sms.en).toContain(link.url);
+    const other = await create();
+    expect(other.slug).not.toBe(link.slug);
+
+    const read = await api.get(`/v1/payment-links/${link.id}`);
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual(link);
+  });
+
+  it("refuses at creation what a provider would refuse, in the caller's language", async () => {
+    const currency = await api.post('/v1/payment-links', { ...fixed, countries: ['CM'] }, fr);
+    expect(currency.status).toBe(400);
+    expect(currency.body.errors).toEqual([
+      { path: 'countries.0', message: 'Les paiements en CM sont en XAF.' },
+    ]);
+
+    const operator = await api.post('/v1/payment-links', {
+      ...fixed,
+      operators: ['WAVE'],
+      countries: ['CI'],
+    });
+    expect(operator.status).toBe(201);
+    const notOffered = await api.post(
+      '/v1/payment-links',
+      { ...fixed, currency: 'XAF', countries: ['CM'], operators: ['WAVE'] },
+      fr,
+    );
+    expect(notOffered.status).toBe(400);
+    expect(notOffered.body.errors[0]).toMatchObject({ path: 'operators.0' });
+    expect(notOffered.body.errors[0].message).toContain("n'est pas proposé en CM");
+
+    const tooMuch = await api.post(
+      '/v1/payment-links',
+      { ...fixed, amount: { type: 'fixed', value: 2_000_000 } },
+      fr,
+    );
+    expect(tooMuch.status).toBe(400);
+    expect(tooMuch.body.code).toBe('AMOUNT_OUT_OF_RANGE');
+    expect(tooMuch.body.errors).toEqual([
+      { path: 'amount.value', message: 'Les opérateurs du lien acceptent de 100 à 1500000 XOF.' },
+    ]);
+
+    const minMax = await api.post('/v1/payment-links', {
+      ...fixed,
+      amount: { type: 'open', min: 5000, max: 1000 },
+    });
+    expect(minMax.status).toBe(400);
+    expect(minMax.body.errors).toEqual([{ path: 'amount.min', message: 'Must not be above max.' }]);
+
+    const past = await api.post('/v1/payment-links', { ...fixed, expiresAt: '2020-01-01T00:00:00Z' }, fr);
+    expect([past.status, past.body.errors]).toEqual([
+      400,
+      [{ path: 'expiresAt', message: 'Doit être dans le futur.' }],
+    ]);
+
+    const cap = await api.post('/v1/payment-links', { ...fixed, cap: { maxTotal: 1000 } });
+    expect([cap.status, cap.body.errors?.[0]?.path]).toEqual([400, 'cap.maxTotal']);
+
+    const badPrefix = await api.post('/v1/payment-links', { ...fixed, referencePrefix: 'a b' });
+    expect([badPrefix.status, badPrefix.body.errors?.[0]?.path]).toEqual([400, 'referencePrefix']);
+  });
+
+  it('an open amount within bounds; lists newest first by cursor; PATCH and deactivate', async () => {
+    const open = await create({ title: 'Don', amount: { type: 'open', min: 500 }, usage: 'single' });
+    expect(open.amount).toEqual({ type: 'open', min: 500 });
+    expect(open.share.whatsapp.fr).toContain('montant au choix');
+
+    const first = await api.get('/v1/payment-links?limit=2');
+    expect(first.status).toBe(200);
+    expect(first.body.data).toHaveLength(2);
+    expect(first.body.data[0].id).toBe(open.id);
+    expect(first.body.nextCursor).toEqual(expect.any(String));
+    const seen = [...first.body.data.map((l: { id: string }) => l.id)];
+    let cursor: string | null = first.body.nextCursor;
+    while (cursor) {
+      const page = await api.get(`/v1/payment-links?limit=2&cursor=${cursor}`);
+      expect(page.status).toBe(200);
+      seen.push(...page.body.data.map((l: { id: string }) => l.id));
+      cursor = page.body.nextCursor;
+    }
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen.length).toBeGreaterThanOrEqual(4);
+    expect((await api.get('/v1/payment-links?cursor=nope')).status).toBe(400);
+
+    const patched = await api.request('PATCH', `/v1/payment-links/${open.id}`, {
+      title: 'Don libre',
+      expiresAt: '2099-01-01T00:00:00Z',
+      thankYouMessage: 'Merci !',
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({
+      title: 'Don libre',
+      expiresAt: '2099-01-01T00:00:00.000Z',
+      thankYouMessage: 'Merci !',
+      amount: open.amount,
+    });
+    const cleared = await api.request('PATCH', `/v1/payment-links/${open.id}`, { expiresAt: null });
+    expect(cleared.body.expiresAt).toBeNull();
+    expect((await api.request('PATCH', `/v1/payment-links/${open.id}`, {})).status).toBe(400);
+    expect((await api.request('PATCH', `/v1/payment-links/${open.id}`, { amount: 5 })).status).toBe(400);
+
+    const off = await api.post(`/v1/payment-links/${open.id}/deactivate`, undefined);
+    expect(off.status).toBe(200);
+    expect(off.body).toMatchObject({ status: 'inactive', deactivatedAt: expect.any(String) });
+    const again = await api.post(`/v1/payment-links/${open.id}/deactivate`, undefined);
+    expect([again.status, again.body.deactivatedAt]).toEqual([200, off.body.deactivatedAt]);
+  });
+
+  it("another merchant's link, or none, is a 404 in the caller's language", async () => {
+    const link = await create();
+    const missing = await api.get('/v1/payment-links/pl_000000000000000000000000', fr);
+    expect(missing.status).toBe(404);
+    expect(missing.body).toMatchObject({
+      code: 'PAYMENT_LINK_NOT_FOUND',
+      title: 'Lien de paiement introuvable',
+    });
+    const { createTestMerchant } = await import('../helpers/merchants');
+    const other = await createTestMerchant(stack, 'Other shop');
+    const res = await fetch(`${stack.baseUrl}/v1/payment-links/${link.id}`, {
+      headers: { authorization: basic(other.credentials) },
+    });
+    expect(res.status).toBe(404);
+    void merchant;
+  });
+
+  it('the QR code (SVG and PNG) holds the link URL', async () => {
+    const link = await create();
+    const auth = { authorization: basic(merchant.credentials) };
+    const svg = await fetch(`${stack.baseUrl}/v1/payment-links/${link.id}/qr`, { headers: auth });
+    expect(svg.status).toBe(200);
+    expect(svg.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+    expect(await svg.text()).toMatch(/^<svg/);
+
+    const png = await fetch(`${stack.baseUrl}/v1/payment-links/${link.id}/qr?format=png`, { headers: auth });
+    expect(png.status).toBe(200);
+    expect(png.headers.get('content-type')).toBe('image/png');
+    const image = PNG.sync.read(Buffer.from(await png.arrayBuffer()));
+    // Reads the image's module grid back and compares it with the URL's own QR matrix (a decoder
+    // such as jsQR is not installed: this proves the image is the URL's code, module by module).
+    const expected = QRCode.create(link.url, { errorCorrectionLevel: 'M' }).modules;
+    const n = expected.size;
+    const moduleSize = image.width / (n + 4);
+    const dark = (x: number, y: number) => {
+      const px = Math.floor((x + 2 + 0.5) * moduleSize);
+      const py = Math.floor((y + 2 + 0.5) * moduleSize);
+      return image.data[(py * image.width + px) * 4]! < 128;
+    };
+    let mismatches = 0;
+    for (let y = 0; y < n; y++)
+      for (let x = 0; x < n; x++) if (dark(x, y) !== Boolean(expected.get(y, x))) mismatches++;
+    expect(mismatches).toBe(0);
+    expect(
+      (await fetch(`${stack.baseUrl}/v1/payment-links/${link.id}/qr?format=gif`, { headers: auth })).status,
+    ).toBe(400);
+  });
+});
