@@ -27,6 +27,7 @@ import { recipientRoutes, type RecipientRouteOptions } from './routes/recipient'
 import type { RecipientService } from '../services/recipient-service';
 import { webhookRoutes, type WebhookApiDeps } from './routes/webhooks';
 import { paymentLinkRoutes } from './routes/payment-links';
+import { paymentLinkPageRoutes, type LinkPageDeps } from './routes/payment-link-page';
 import type { PaymentLinkService } from '../services/payment-link-service';
 import { eventRoutes } from './routes/events';
 import { realtimeRoutes } from './routes/realtime';
@@ -100,6 +101,8 @@ export interface AppDeps {
   webhooks?: WebhookApiDeps;
   /** Payment links (/v1/payment-links, docs/payment-links.md); omitted, the routes are absent. */
   paymentLinks?: PaymentLinkService;
+  /** What a payment link's public page needs beside the links; omitted, the page is absent. */
+  paymentLinkPage?: Omit<LinkPageDeps, 'links'>;
   /** Browser tokens of the WebSocket stream (the stream itself is ws.ts, on the server). */
   wsTokens?: WsTokenStore;
   /** Keys request fingerprints (DATA_ENCRYPTION_KEYS), so bodies with phone numbers or OTPs can't be guessed from them. */
@@ -154,6 +157,11 @@ export function createApp(deps: AppDeps): Express {
   app.use(jsonBody());
   // Customers reach the hosted checkout page with the link alone: mounted before /v1 authentication.
   app.use(checkoutRoutes(deps.checkout, deps.checkoutLimits));
+  // A payment link's page, as public as the checkout's (the slug is the credential).
+  if (deps.paymentLinks && deps.paymentLinkPage)
+    app.use(
+      paymentLinkPageRoutes({ links: deps.paymentLinks, ...deps.paymentLinkPage }, deps.checkoutLimits),
+    );
 
   // An address that keeps failing to authenticate is refused before any credential lookup.
   if (deps.failedAuthPerAddressPerMinute) {

@@ -199,6 +199,15 @@ export const fieldMessages = {
       en: `The link's operators take ${min} to ${max} ${currency}.`,
       fr: `Les opérateurs du lien acceptent de ${min} à ${max} ${currency}.`,
     }),
+    tooLong: (max: number): Text => ({ en: `At most ${max} characters.`, fr: `Au plus ${max} caractères.` }),
+    email: {
+      en: 'Type your e-mail address, e.g. awa@example.com.',
+      fr: 'Saisissez votre adresse e-mail, par ex. awa@example.com.',
+    } satisfies Text,
+    reload: {
+      en: 'This page is out of date: reload it and try again.',
+      fr: 'Cette page n’est plus à jour : rechargez-la et réessayez.',
+    } satisfies Text,
     capBelowAmount: {
       en: 'Must be at least the fixed amount, or no payment could be taken.',
       fr: 'Doit être au moins égal au montant fixe, sinon aucun paiement ne serait possible.',

@@ -92,6 +92,8 @@ export interface Transaction {
   attention?: Attention | null;
   /** The merchant's own key/value pairs given at creation (src/domain/metadata.ts); absent: none. */
   metadata?: Metadata;
+  /** Payins only: the payment link (pl_…) whose page opened this session (docs/payment-links.md). */
+  paymentLinkId?: string;
   createdAt: Date;
   updatedAt: Date;
 }

@@ -205,6 +205,20 @@ export async function buildApi(opts: {
       requestLog,
     },
   };
+  const payins = new PayinService({
+    transactions,
+    starts,
+    temporal: opts.temporal,
+    taskQueue: opts.config.TEMPORAL_TASK_QUEUE,
+    ...payinTiming(opts.config, merchants),
+    operatorAnswerWaitMs: opts.config.OPERATOR_ANSWER_WAIT,
+    feeSchedule: resolveFeeSchedule(opts.config.FEE_SCHEDULE),
+    publicBaseUrl: opts.config.PUBLIC_BASE_URL,
+    otps,
+    providerHealth,
+    payFeeOf: payFeeOf(merchants),
+    rulesOf,
+  });
   const app = createApp({
     // The public API is mounted by both doors, as one composition (mountPublicApi of src/api/app.ts).
     dashboard: (mountPublicApi) => dashboardRouter(dashboard, mountPublicApi),
@@ -216,8 +230,10 @@ export async function buildApi(opts: {
     paymentLinks: new PaymentLinkService({
       links: paymentLinks,
       transactions,
+      payins,
       publicBaseUrl: opts.config.PUBLIC_BASE_URL,
     }),
+    paymentLinkPage: { merchantName: async (id) => (await merchants.getMerchant(id))?.name ?? null },
     wsTokens: eventApi.wsTokens,
     callbacks: new CallbackService({
       connectors: operators.connectors,
@@ -293,20 +309,7 @@ export async function buildApi(opts: {
       decisionWaitMs: opts.config.REFUND_DECISION_WAIT,
       rulesOf: refundRulesOf,
     }),
-    payins: new PayinService({
-      transactions,
-      starts,
-      temporal: opts.temporal,
-      taskQueue: opts.config.TEMPORAL_TASK_QUEUE,
-      ...payinTiming(opts.config, merchants),
-      operatorAnswerWaitMs: opts.config.OPERATOR_ANSWER_WAIT,
-      feeSchedule: resolveFeeSchedule(opts.config.FEE_SCHEDULE),
-      publicBaseUrl: opts.config.PUBLIC_BASE_URL,
-      otps,
-      providerHealth,
-      payFeeOf: payFeeOf(merchants),
-      rulesOf,
-    }),
+    payins,
     checkout: new CheckoutService({
       transactions,
       temporal: opts.temporal,

@@ -78,6 +78,9 @@ export interface LinkPayin {
   reference: string;
   /** Whole units. */
   amount: number;
+  /** What the page asked besides the payin's own fields (kept here, not in the payin's metadata). */
+  email: string | null;
+  answer: string | null;
   createdAt: Date;
 }
 const linkPayinSchema = new Schema<LinkPayin>(
@@ -87,6 +90,8 @@ const linkPayinSchema = new Schema<LinkPayin>(
     merchantId: { type: String, required: true },
     reference: { type: String, required: true },
     amount: { type: Number, required: true },
+    email: { type: String, default: null },
+    answer: { type: String, default: null },
     createdAt: { type: Date, required: true },
   },
   { versionKey: false, collection: 'payment_link_payins' },

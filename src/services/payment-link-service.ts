@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import {
   paymentLinkRecord,
   type CreatePaymentLinkRequest,
@@ -20,6 +20,10 @@ import {
   type PaymentLinkStore,
 } from '../persistence/payment-links';
 import type { TransactionStore } from '../persistence/transactions';
+import type { PayinService } from './payin-service';
+import { normalizeTypedMsisdn } from '../domain/msisdn';
+import { isFinal } from '../domain/final-status';
+import type { Country } from '../domain/operators';
 
 // Payment links: their rules, records and statistics (docs/payment-links.md). Paying through a
 // link goes through PayinService.createSession, the API's own session use case.
@@ -27,6 +31,8 @@ import type { TransactionStore } from '../persistence/transactions';
 export interface PaymentLinkServiceDeps {
   links: PaymentLinkStore;
   transactions: TransactionStore;
+  /** The API's own session use case: a link's payin meets every payin rule. */
+  payins: PayinService;
   /** PUBLIC_BASE_URL: where customers reach the link's page; unset, the request's own origin. */
   publicBaseUrl?: string | undefined;
 }
@@ -43,6 +49,20 @@ export interface LinkStats {
 const STATS_READ_MAX = 1_000;
 
 export type LinkState = 'active' | 'inactive' | 'expired' | 'spent';
+
+/** The link page's form, as posted (every field a string, or absent). */
+export interface LinkForm {
+  token?: string | undefined;
+  amount?: string | undefined;
+  country?: string | undefined;
+  msisdn?: string | undefined;
+  name?: string | undefined;
+  email?: string | undefined;
+  answer?: string | undefined;
+}
+
+/** A payin opened, or why the link takes none now (`busy`: a single-use link's payin is under way). */
+export type PayOutcome = { transaction: Transaction } | { refused: Exclude<LinkState, 'active'> | 'busy' };
 
 export class PaymentLinkService {
   constructor(private readonly deps: PaymentLinkServiceDeps) {}
@@ -231,9 +251,107 @@ export class PaymentLinkService {
     });
   }
 
-  /** A payin's own reference under the link: the merchant's prefix, then 12 random base-36 characters. */
-  static newReference(link: PaymentLink): string {
-    const random = BigInt(`0x${randomBytes(8).toString('hex')}`)
+  /** The link behind a page's slug, counted as opened when `view` (best effort). */
+  async bySlug(slug: string, view = false): Promise<PaymentLink | null> {
+    const link = await this.deps.links.bySlug(slug);
+    if (link && view) await this.deps.links.countOpened(link.id).catch(() => undefined);
+    return link;
+  }
+
+  /**
+   * A customer's submission on the link's page: the link still takes payments, the fields and the
+   * amount are within bounds (before any push), then a payin session through PayinService. The
+   * form's token makes a double tap the same payin: its reference and idempotency key derive from it.
+   */
+  async pay(link: PaymentLink, form: LinkForm, requestOrigin: string): Promise<PayOutcome> {
+    const state = PaymentLinkService.state(link, await this.stats(link));
+    if (state !== 'active') return { refused: state };
+    const errors: { path: string; message: Text }[] = [];
+    const country: Country | undefined =
+      link.countries.length === 1 ? link.countries[0] : link.countries.find((c) => c === form.country);
+    if (!country) errors.push({ path: 'country', message: fieldMessages.required });
+    const range = PaymentLinkService.amountRange(link);
+    const amount =
+      link.amount.type === 'fixed' ? link.amount.value : Number(form.amount?.replace(/[\s\u00a0.,]/g, ''));
+    if (!Number.isInteger(amount) || amount < range.min || amount > range.max)
+      errors.push({
+        path: 'amount',
+        message: fieldMessages.paymentLink.amountOutOfRange(range.min, range.max, link.currency),
+      });
+    const msisdn = country ? normalizeTypedMsisdn(form.msisdn ?? '', country) : null;
+    if (country && !msisdn) errors.push({ path: 'msisdn', message: fieldMessages.customer.typedNumber });
+    const name = form.name?.trim() ?? '';
+    if (link.customerFields.name && !name) errors.push({ path: 'name', message: fieldMessages.required });
+    if (name.length > 100) errors.push({ path: 'name', message: fieldMessages.paymentLink.tooLong(100) });
+    const email = form.email?.trim() ?? '';
+    if (link.customerFields.email && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email))
+      errors.push({ path: 'email', message: fieldMessages.paymentLink.email });
+    const answer = form.answer?.trim() ?? '';
+    if (link.customerFields.question && !answer)
+      errors.push({ path: 'answer', message: fieldMessages.required });
+    if (answer.length > 500) errors.push({ path: 'answer', message: fieldMessages.paymentLink.tooLong(500) });
+    if (!form.token || !/^[A-Za-z0-9_-]{16,64}$/.test(form.token))
+      errors.push({ path: 'token', message: fieldMessages.paymentLink.reload });
+    if (errors.length || !country || !msisdn) throw new ApiProblem('VALIDATION_ERROR', { errors });
+
+    const reference = PaymentLinkService.referenceOf(link, form.token!);
+    if (link.usage === 'single') {
+      const busy = await this.claimSingleUse(link, reference);
+      if (busy) return busy;
+    }
+    const base = (this.deps.publicBaseUrl ?? requestOrigin).replace(/\/+$/, '');
+    const page = `${base}/l/${link.slug}`;
+    const { transaction } = await this.deps.payins.createSession(
+      link.merchantId,
+      {
+        reference,
+        amount,
+        msisdn,
+        ...(name ? { customerName: name } : {}),
+        country,
+        action: { successUrl: link.returnUrl ?? `${page}/thanks`, failureUrl: page },
+        ...(Object.keys(link.metadata).length ? { metadata: link.metadata } : {}),
+      },
+      // The idempotency key names the link and the form: another link's form never collides.
+      { idempotencyKey: `link:${link.id}:${form.token}`, requestOrigin, paymentLinkId: link.id },
+    );
+    await this.deps.links.recordPayin({
+      _id: transaction.id,
+      linkId: link.id,
+      merchantId: link.merchantId,
+      reference,
+      amount,
+      email: email || null,
+      answer: answer || null,
+      createdAt: transaction.createdAt,
+    });
+    return { transaction };
+  }
+
+  /**
+   * A single-use link takes one payin at a time: the claim's unique `_id` decides between two
+   * customers (docs/decisions/payment-links/single-use-claim.md). A claim whose payin ended
+   * without success is released for the next customer; one that succeeded spends the link.
+   */
+  private async claimSingleUse(link: PaymentLink, reference: string): Promise<PayOutcome | null> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const claim = await this.deps.links.claim(link.id, reference);
+      if ('claimed' in claim || claim.heldBy === reference) return null;
+      const held = claim.heldBy
+        ? await this.deps.transactions.find(link.merchantId, 'payin', claim.heldBy)
+        : null;
+      if (held?.status === 'success') return { refused: 'spent' };
+      if (held && !isFinal('payin', held.status)) return { refused: 'busy' };
+      // Ended without success, or never stored (a crash between claim and payin): free it.
+      await this.deps.links.release(link.id, claim.heldBy);
+    }
+    return { refused: 'busy' };
+  }
+
+  /** The payin's reference for one form: the prefix and 12 base-36 characters of the form token's hash. */
+  static referenceOf(link: PaymentLink, token: string): string {
+    const digest = createHash('sha256').update(`${link.id}\u0000${token}`).digest();
+    const random = BigInt(`0x${digest.subarray(0, 8).toString('hex')}`)
       .toString(36)
       .padStart(12, '0')
       .slice(-12);

@@ -1,6 +1,6 @@
 import { PNG } from 'pngjs';
 import QRCode from 'qrcode';
-import { basic } from '../helpers/http';
+import { basic, eventually } from '../helpers/http';
 import { useStack } from '../helpers/use-stack';
 import { paymentLinkRecord } from '../../src/contract/schemas/payment-links';
 
@@ -196,5 +196,150 @@ describe('payment links: the management API', () => {
     expect(
       (await fetch(`${stack.baseUrl}/v1/payment-links/${link.id}/qr?format=gif`, { headers: auth })).status,
     ).toBe(400);
+  });
+
+  describe("the customer's page", () => {
+    const formHeaders = {
+      'content-type': 'application/x-www-form-urlencoded',
+      'sec-fetch-site': 'same-origin',
+    };
+    const submit = (link: { slug: string }, fields: Record<string, string>, lang = 'en') =>
+      fetch(`${stack.baseUrl}/l/${link.slug}?lang=${lang}`, {
+        method: 'POST',
+        headers: formHeaders,
+        body: new URLSearchParams(fields).toString(),
+        redirect: 'manual',
+      });
+    const page = (link: { slug: string }, headers: Record<string, string> = {}) =>
+      fetch(`${stack.baseUrl}/l/${link.slug}`, { headers: { accept: 'text/html', ...headers } });
+    const tokenOf = (html: string) => /name="token" value="([^"]+)"/.exec(html)![1]!;
+    const checkoutIdOf = (location: string | null) =>
+      /\/checkout\/(pr_[0-9a-f]{24})\?lang=/.exec(location ?? '')![1]!;
+
+    it("shows the title, the merchant, the amount field and test mode, in the customer's language", async () => {
+      const link = await create({
+        title: 'Don <libre>',
+        amount: { type: 'open', min: 500, max: 50000 },
+        customerFields: { name: true, email: true, question: 'Votre quartier ?' },
+      });
+      const res = await page(link, { 'accept-language': 'fr-CI,fr;q=0.9' });
+      expect(res.status).toBe(200);
+      const html = await res.text();
+      expect(html).toContain('<html lang="fr">');
+      expect(html).toContain('<h1>Don &lt;libre&gt;</h1>');
+      expect(html).toContain('Paiement à Boutique Wax');
+      expect(html).toContain('Mode test');
+      expect(html).toMatch(/<input[^>]*id="amount"/);
+      expect(html).toContain('Votre quartier ?');
+      expect(html).toMatch(/<input[^>]*id="email"/);
+      expect(tokenOf(html)).toMatch(/^[A-Za-z0-9_-]{24}$/);
+      expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+      const read = await api.get(`/v1/payment-links/${link.id}`);
+      expect(read.body.stats).toMatchObject({ opened: 1, attempted: 0 });
+    });
+
+    it('checks the amount and fields before any payin, then opens one session for a double tap', async () => {
+      const link = await create({ title: 'Don', amount: { type: 'open', min: 500, max: 50000 } });
+      const token = tokenOf(await (await page(link)).text());
+      const tooLow = await submit(
+        link,
+        { token, amount: '100', msisdn: '05 00 00 00 01', name: 'Awa' },
+        'fr',
+      );
+      expect(tooLow.status).toBe(400);
+      const html = await tooLow.text();
+      expect(html).toMatch(/<input aria-describedby="amount-error" aria-invalid="true"[^>]*value="100"/);
+      expect(html).toContain('Les opérateurs du lien acceptent de 500 à 50000 XOF.');
+      const badPhone = await submit(link, { token, amount: '2500', msisdn: '12', name: 'Awa' });
+      expect(badPhone.status).toBe(400);
+      expect((await api.get(`/v1/payment-links/${link.id}`)).body.stats.attempted).toBe(0);
+
+      const fields = { token, amount: '2 500', msisdn: '05 00 00 00 01', name: 'Awa Koné' };
+      const [first, second] = await Promise.all([submit(link, fields), submit(link, fields)]);
+      expect([first.status, second.status]).toEqual([303, 303]);
+      expect(first.headers.get('location')).toBe(second.headers.get('location'));
+      const id = checkoutIdOf(first.headers.get('location'));
+      expect(first.headers.get('location')).toBe(`${stack.baseUrl}/checkout/${id}?lang=en`);
+
+      const payments = await api.get(`/v1/payment-links/${link.id}/payments`);
+      expect(payments.status).toBe(200);
+      expect(payments.body.data).toHaveLength(1);
+      expect(payments.body.data[0]).toMatchObject({
+        id,
+        amount: 2500,
+        paymentLinkId: link.id,
+        customer: { name: 'Awa Koné', phoneNumber: '+2250500000001' },
+      });
+      expect(payments.body.data[0].reference).toMatch(/^WAX-[0-9a-z]{12}$/);
+      const checkout = await fetch(`${stack.baseUrl}/checkout/${id}`, { headers: { accept: 'text/html' } });
+      expect(checkout.status).toBe(200);
+    });
+
+    it('a single-use link takes one payin at a time and is spent once paid; a deactivated one says so', async () => {
+      const link = await create({ usage: 'single' });
+      const first = await submit(link, {
+        token: tokenOf(await (await page(link)).text()),
+        msisdn: '05 00 00 00 01',
+        name: 'Awa',
+      });
+      expect(first.status).toBe(303);
+      const id = checkoutIdOf(first.headers.get('location'));
+      // A second customer while the first payin is under way: told to wait, no second payin.
+      const busy = await submit(
+        link,
+        { token: 'another-form-token-0123', msisdn: '05 00 00 00 02', name: 'Yao' },
+        'fr',
+      );
+      expect(busy.status).toBe(409);
+      expect(await busy.text()).toContain('Un paiement est en cours sur ce lien.');
+
+      const confirm = await fetch(`${stack.baseUrl}/checkout/${id}/confirm`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ provider: 'MTN', msisdn: '05 00 00 00 01' }),
+      });
+      expect(confirm.status).toBe(200);
+      const paid = await eventually(
+        () => api.get(`/v1/payment-links/${link.id}`),
+        (r) => r.body.stats.paid === 1,
+      );
+      expect(paid.body).toMatchObject({
+        status: 'spent',
+        stats: { attempted: 1, paid: 1, paidTotal: 15000 },
+      });
+      const spent = await page(link, { 'accept-language': 'fr' });
+      expect(spent.status).toBe(410);
+      expect(await spent.text()).toContain('Ce lien a déjà été utilisé.');
+      const late = await submit(link, {
+        token: 'a-third-form-token-0123',
+        msisdn: '05 00 00 00 03',
+        name: 'Ama',
+      });
+      expect(late.status).toBe(410);
+
+      const other = await create();
+      await api.post(`/v1/payment-links/${other.id}/deactivate`, undefined);
+      const off = await fetch(`${stack.baseUrl}/l/${other.slug}?lang=en`);
+      expect(off.status).toBe(410);
+      expect(await off.text()).toContain('The merchant has deactivated this link.');
+      expect((await fetch(`${stack.baseUrl}/l/NoSuchSlug0000000000`)).status).toBe(404);
+      const thanks = await fetch(`${stack.baseUrl}/l/${other.slug}/thanks?lang=fr`);
+      expect([thanks.status, (await thanks.text()).includes('Votre paiement a bien été reçu.')]).toEqual([
+        200,
+        true,
+      ]);
+    });
+
+    it('refuses a form posted from another site', async () => {
+      const link = await create();
+      const res = await fetch(`${stack.baseUrl}/l/${link.slug}`, {
+        method: 'POST',
+        headers: { ...formHeaders, 'sec-fetch-site': 'cross-site' },
+        body: new URLSearchParams({ token: 'x'.repeat(24), msisdn: '05 00 00 00 01', name: 'A' }).toString(),
+        redirect: 'manual',
+      });
+      expect(res.status).toBe(403);
+      expect((await api.get(`/v1/payment-links/${link.id}`)).body.stats.attempted).toBe(0);
+    });
   });
 });

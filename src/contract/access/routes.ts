@@ -60,6 +60,10 @@ export const routeTable = {
   'GET /checkout/:id': pub,
   // The page's form posted back without JavaScript (an answer, like confirm and decline)
   'POST /checkout/:id': pub,
+  // A payment link's page: the slug is the credential (routes/payment-link-page.ts)
+  'GET /l/:slug': pub,
+  'POST /l/:slug': pub,
+  'GET /l/:slug/thanks': pub,
   'GET /checkout/:id/status': pub,
   'POST /checkout/:id/confirm': pub,
   'POST /checkout/:id/decline': pub,

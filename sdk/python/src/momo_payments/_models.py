@@ -1834,6 +1834,19 @@ class UpdatePaymentLinkRequest(BaseModel):
     ) = None
 
 
+class PaymentLinkForm(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    token: str
+    amount: str | None = None
+    country: str | None = None
+    msisdn: str
+    name: str | None = None
+    email: str | None = None
+    answer: str | None = None
+
+
 class TransactionRecord(BaseModel):
     model_config = ConfigDict(
         extra='allow',
@@ -1860,6 +1873,7 @@ class TransactionRecord(BaseModel):
     refundedAmount: float | None = None
     refunds: list[RefundRecord] | None = None
     metadata: dict[str, str]
+    paymentLinkId: str | None = None
 
 
 class StandardPayoutResult(

@@ -290,6 +290,7 @@ COMPONENT_SCHEMAS = (
     "SandboxRouteControlRequest",
     "CreatePaymentLinkRequest",
     "UpdatePaymentLinkRequest",
+    "PaymentLinkForm",
 )
 
 #: The events of the document's `webhooks`, told apart by `type`.

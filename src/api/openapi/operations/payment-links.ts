@@ -223,3 +223,91 @@ defineOperations(
     errors: ['PAYMENT_LINK_NOT_FOUND'],
   },
 );
+
+const slug = { slug: { description: "The link's slug, from its url" } };
+const html = (description: string) => ({ description, contentType: 'text/html', schema: z.string() });
+const lang = z.object({ lang: z.enum(['en', 'fr']).optional() });
+
+defineOperations(
+  {
+    method: 'get',
+    path: '/l/{slug}',
+    operationId: 'paymentLinkPage',
+    summary: "A payment link's page",
+    description:
+      'The HTML page a link opens (`?lang=en|fr`, else Accept-Language). No credentials: the slug is the ' +
+      'capability. Counted as opened. A deactivated, expired or spent link answers a page saying so (410). ' +
+      'Every /l call counts against CHECKOUT_REQUESTS_PER_MINUTE per client address.',
+    tag: 'Payment links',
+    auth: false,
+    pathParams: slug,
+    query: lang,
+    responses: {
+      200: html('The page'),
+      404: html('A page saying the link is not valid'),
+      410: html('A page saying the link no longer takes payments, and why'),
+    },
+    errors: ['RATE_LIMITED'],
+  },
+  {
+    method: 'post',
+    path: '/l/{slug}',
+    operationId: 'paymentLinkForm',
+    summary: "A payment link's form",
+    description:
+      "The page's form: the amount (open links), the mobile number, and the fields the link asks. Checked " +
+      "against the link's bounds and its operators' limits before any payin; taken, a payin session is opened " +
+      'under the link (its reference `<referencePrefix>-<random>`) and the answer is a 303 to its checkout page. ' +
+      "The form's `token` makes a double tap the same payin. A form another site posts is refused (403). " +
+      'Counts against CHECKOUT_ANSWERS_PER_MINUTE per link and client address.',
+    tag: 'Payment links',
+    auth: false,
+    pathParams: slug,
+    query: lang,
+    body: {
+      schemas: [
+        {
+          name: 'PaymentLinkForm',
+          schema: z.object({
+            token: z.string(),
+            amount: z.string().optional(),
+            country: z.string().optional(),
+            msisdn: z.string(),
+            name: z.string().optional(),
+            email: z.string().optional(),
+            answer: z.string().optional(),
+          }),
+        },
+      ],
+      contentType: 'application/x-www-form-urlencoded',
+      example: { token: 'q9Zx2Lr8TmW4vB7nK1pD3sFh', msisdn: '07 00 00 00 01', name: 'Awa Koné' },
+    },
+    responses: {
+      303: {
+        description: 'The payin session was opened: its checkout page is at `Location`',
+        headers: { Location: { description: 'The checkout page', schema: { type: 'string' } } },
+      },
+      400: html('The page again, the fields at fault marked'),
+      403: html('The page, refusing a form posted from another site'),
+      404: html('A page saying the link is not valid'),
+      409: html('A single-use link whose payment is under way'),
+      410: html('A page saying the link no longer takes payments, and why'),
+      503: html('The page: no provider can take the payment now'),
+    },
+    errors: ['RATE_LIMITED'],
+  },
+  {
+    method: 'get',
+    path: '/l/{slug}/thanks',
+    operationId: 'paymentLinkThanks',
+    summary: "A payment link's thank-you page",
+    description:
+      "Where a paid session's customer lands when the link names no `returnUrl`: the link's `thankYouMessage`.",
+    tag: 'Payment links',
+    auth: false,
+    pathParams: slug,
+    query: lang,
+    responses: { 200: html('The page'), 404: html('A page saying the link is not valid') },
+    errors: ['RATE_LIMITED'],
+  },
+);
