@@ -307,6 +307,16 @@ describe('payment links: the management API', () => {
         status: 'spent',
         stats: { attempted: 1, paid: 1, paidTotal: 15000 },
       });
+      // The link's own event, beside the payin's, carrying the payin record that names the link.
+      const [payin] = (await api.get(`/v1/payment-links/${link.id}/payments`)).body.data;
+      const events = await eventually(
+        () => api.get(`/v1/events?reference=${payin.reference}&limit=10`),
+        (r) => r.body.data.some((e: { type: string }) => e.type === 'payment_link.paid'),
+      );
+      const types = events.body.data.map((e: { type: string }) => e.type).sort();
+      expect(types).toEqual(['payin.completed', 'payment_link.paid']);
+      const linkEvent = events.body.data.find((e: { type: string }) => e.type === 'payment_link.paid');
+      expect(linkEvent.data).toMatchObject({ id, status: 'success', paymentLinkId: link.id });
       const spent = await page(link, { 'accept-language': 'fr' });
       expect(spent.status).toBe(410);
       expect(await spent.text()).toContain('Ce lien a déjà été utilisé.');

@@ -64,10 +64,12 @@ const eventData: Record<ReturnType<typeof subjectKindOf>, z.ZodType> = {
   refund: refundRecord,
   'payout.batch': payoutBatchRecord,
   statement: statementRecord,
+  // The payin that paid the link (its record names the link).
+  payment_link: transactionRecord,
 };
 const eventSchemaName = (t: EventType) =>
   `${t
-    .split('.')
+    .split(/[._]/)
     .map((s) => s[0]!.toUpperCase() + s.slice(1))
     .join('')}Event`;
 

@@ -64,8 +64,11 @@ export function paymentLinkPageRoutes(
     pageHeaders(res, nonce, lang);
     res.status(status).type('html').send(html(nonce));
   };
-  const notFound = (res: Response, lang: Language) =>
+  // A person following a dead link gets a page; a program asking for JSON gets the problem.
+  const notFound = (req: Request, res: Response, lang: Language) => {
+    if (req.accepts(['html', 'json']) !== 'html') throw new ApiProblem('PAYMENT_LINK_NOT_FOUND');
     send(res, lang, 404, (n) => renderNotFoundPage(lang, n));
+  };
   const view = async (link: PaymentLink): Promise<LinkPageView> => {
     const range = PaymentLinkService.amountRange(link);
     return {
@@ -93,7 +96,7 @@ export function paymentLinkPageRoutes(
   route(router, 'GET /l/:slug', async (req, res) => {
     const lang = checkoutLanguage(req);
     const link = await deps.links.bySlug(req.params.slug, true);
-    if (!link) return notFound(res, lang);
+    if (!link) return notFound(req, res, lang);
     const state = PaymentLinkService.state(link, await deps.links.stats(link));
     if (state !== 'active') return closed(res, lang, link, state);
     // A new token per page: the form's submissions (a double tap) are one payin.
@@ -112,7 +115,7 @@ export function paymentLinkPageRoutes(
       if (!req.is('application/x-www-form-urlencoded')) throw new ApiProblem('UNSUPPORTED_MEDIA_TYPE');
       const lang = checkoutLanguage(req);
       const link = await deps.links.bySlug(req.params.slug);
-      if (!link) return notFound(res, lang);
+      if (!link) return notFound(req, res, lang);
       const parsed = linkForm.safeParse(req.body ?? {});
       const posted = parsed.success ? parsed.data : {};
       const page = async (status: number, form: Omit<LinkForm, 'token'>) => {
@@ -148,7 +151,7 @@ export function paymentLinkPageRoutes(
   route(router, 'GET /l/:slug/thanks', async (req, res) => {
     const lang = checkoutLanguage(req);
     const link = await deps.links.bySlug(req.params.slug);
-    if (!link) return notFound(res, lang);
+    if (!link) return notFound(req, res, lang);
     send(res, lang, 200, (nonce) =>
       renderLinkThanksPage(link.thankYouMessage, { lang, nonce, title: link.title }),
     );

@@ -1271,6 +1271,23 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'payment_link.paid': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** payment_link.paid delivered to your endpoint */
+    post: operations['webhook_payment_link_paid'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   'payout.batch.completed': {
     parameters: {
       query?: never;
@@ -1535,6 +1552,7 @@ export interface components {
         | 'refund.failed'
         | 'payout.batch.completed'
         | 'statement.ready'
+        | 'payment_link.paid'
       )[];
       /** Format: uri */
       url: string;
@@ -1558,7 +1576,8 @@ export interface components {
           | 'refund.completed'
           | 'refund.failed'
           | 'payout.batch.completed'
-          | 'statement.ready';
+          | 'statement.ready'
+          | 'payment_link.paid';
         latencyMs: number;
         statusCode: number | null;
         succeeded: boolean;
@@ -1648,7 +1667,8 @@ export interface components {
         | 'refund.completed'
         | 'refund.failed'
         | 'payout.batch.completed'
-        | 'statement.ready';
+        | 'statement.ready'
+        | 'payment_link.paid';
     };
     EventPage: {
       data: components['schemas']['Event'][];
@@ -1794,6 +1814,14 @@ export interface components {
     PaymentLinkPage: {
       data: components['schemas']['PaymentLink'][];
       nextCursor: string | null;
+    };
+    PaymentLinkPaidEvent: {
+      createdAt: string;
+      data: components['schemas']['TransactionRecord'];
+      id: string;
+      livemode: boolean;
+      /** @constant */
+      type: 'payment_link.paid';
     };
     PaymentLinkPayments: {
       data: components['schemas']['TransactionRecord'][];
@@ -2158,6 +2186,7 @@ export interface components {
         | 'refund.failed'
         | 'payout.batch.completed'
         | 'statement.ready'
+        | 'payment_link.paid'
       )[];
       id: string;
       livemode: boolean;
@@ -2398,7 +2427,8 @@ export interface components {
         | 'refund.completed'
         | 'refund.failed'
         | 'payout.batch.completed'
-        | 'statement.ready';
+        | 'statement.ready'
+        | 'payment_link.paid';
     };
     TestWebhookResult: {
       durationMs: number;
@@ -2425,7 +2455,8 @@ export interface components {
           | 'refund.completed'
           | 'refund.failed'
           | 'payout.batch.completed'
-          | 'statement.ready';
+          | 'statement.ready'
+          | 'payment_link.paid';
       };
       statusCode: number | null;
       succeeded: boolean;
@@ -2546,6 +2577,7 @@ export interface components {
         | 'refund.failed'
         | 'payout.batch.completed'
         | 'statement.ready'
+        | 'payment_link.paid'
       )[];
       /** Format: uri */
       url?: string;
@@ -2566,6 +2598,7 @@ export interface components {
         | 'refund.failed'
         | 'payout.batch.completed'
         | 'statement.ready'
+        | 'payment_link.paid'
       )[];
       id: string;
       livemode: boolean;
@@ -2593,6 +2626,7 @@ export interface components {
         | 'refund.failed'
         | 'payout.batch.completed'
         | 'statement.ready'
+        | 'payment_link.paid'
       )[];
       health: {
         attempts: number;
@@ -2631,6 +2665,7 @@ export interface components {
         | 'refund.failed'
         | 'payout.batch.completed'
         | 'statement.ready'
+        | 'payment_link.paid'
       )[];
       id: string;
       livemode: boolean;
@@ -3965,12 +4000,28 @@ export interface operations {
           };
         };
       };
-      /** @description A page saying the link is not valid */
+      /** @description A page saying the link is not valid; or `PAYMENT_LINK_NOT_FOUND`: Payment link not found */
       404: {
         headers: {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYMENT_LINK_NOT_FOUND",
+           *       "title": "Payment link not found",
+           *       "status": 404,
+           *       "detail": "No payment link of yours has this id.",
+           *       "code": "PAYMENT_LINK_NOT_FOUND",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYMENT_LINK_NOT_FOUND';
+            /** @constant */
+            status?: 404;
+          };
           'text/html': string;
         };
       };
@@ -4135,12 +4186,28 @@ export interface operations {
           'text/html': string;
         };
       };
-      /** @description A page saying the link is not valid */
+      /** @description A page saying the link is not valid; or `PAYMENT_LINK_NOT_FOUND`: Payment link not found */
       404: {
         headers: {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYMENT_LINK_NOT_FOUND",
+           *       "title": "Payment link not found",
+           *       "status": 404,
+           *       "detail": "No payment link of yours has this id.",
+           *       "code": "PAYMENT_LINK_NOT_FOUND",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYMENT_LINK_NOT_FOUND';
+            /** @constant */
+            status?: 404;
+          };
           'text/html': string;
         };
       };
@@ -4344,12 +4411,28 @@ export interface operations {
           };
         };
       };
-      /** @description A page saying the link is not valid */
+      /** @description A page saying the link is not valid; or `PAYMENT_LINK_NOT_FOUND`: Payment link not found */
       404: {
         headers: {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYMENT_LINK_NOT_FOUND",
+           *       "title": "Payment link not found",
+           *       "status": 404,
+           *       "detail": "No payment link of yours has this id.",
+           *       "code": "PAYMENT_LINK_NOT_FOUND",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYMENT_LINK_NOT_FOUND';
+            /** @constant */
+            status?: 404;
+          };
           'text/html': string;
         };
       };
@@ -6904,7 +6987,8 @@ export interface operations {
           | 'refund.completed'
           | 'refund.failed'
           | 'payout.batch.completed'
-          | 'statement.ready';
+          | 'statement.ready'
+          | 'payment_link.paid';
       };
       header?: {
         /**
@@ -18293,6 +18377,42 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': components['schemas']['PayinFailedEvent'];
+      };
+    };
+    responses: {
+      /** @description Delivered. Anything else (or no answer within 10 s) is retried for about 3 days. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Gone: the endpoint is disabled, deliveries stop. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  webhook_payment_link_paid: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id, the same on every attempt: deduplicate on it. */
+        'webhook-id': components['parameters']['webhook-id'];
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, keyed with the endpoint secret. */
+        'webhook-signature': components['parameters']['webhook-signature'];
+        /** @description Unix seconds of this attempt; refuse one older than 5 minutes. */
+        'webhook-timestamp': components['parameters']['webhook-timestamp'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PaymentLinkPaidEvent'];
       };
     };
     responses: {

@@ -82,5 +82,6 @@ final class Operations
         'refund.failed' => Models\RefundFailedEvent::class,
         'payout.batch.completed' => Models\PayoutBatchCompletedEvent::class,
         'statement.ready' => Models\StatementReadyEvent::class,
+        'payment_link.paid' => Models\PaymentLinkPaidEvent::class,
     ];
 }

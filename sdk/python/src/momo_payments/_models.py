@@ -330,6 +330,7 @@ class WebhookEndpointWithSecret(BaseModel):
             'refund.failed',
             'payout.batch.completed',
             'statement.ready',
+            'payment_link.paid',
         ]
     ]
     description: str | None
@@ -385,6 +386,7 @@ class WebhookEndpointWithHealth(BaseModel):
             'refund.failed',
             'payout.batch.completed',
             'statement.ready',
+            'payment_link.paid',
         ]
     ]
     description: str | None
@@ -426,6 +428,7 @@ class TestWebhookResultEvent(BaseModel):
         'refund.failed',
         'payout.batch.completed',
         'statement.ready',
+        'payment_link.paid',
     ]
     createdAt: str
     livemode: bool
@@ -465,6 +468,7 @@ class WebhookEndpoint(BaseModel):
             'refund.failed',
             'payout.batch.completed',
             'statement.ready',
+            'payment_link.paid',
         ]
     ]
     description: str | None
@@ -494,6 +498,7 @@ class RotatedSecret(BaseModel):
             'refund.failed',
             'payout.batch.completed',
             'statement.ready',
+            'payment_link.paid',
         ]
     ]
     description: str | None
@@ -525,6 +530,7 @@ class DeliveryPageDatum(BaseModel):
         'refund.failed',
         'payout.batch.completed',
         'statement.ready',
+        'payment_link.paid',
     ]
     trigger: Literal['event', 'redelivery']
     url: str
@@ -560,6 +566,7 @@ class Event(BaseModel):
         'refund.failed',
         'payout.batch.completed',
         'statement.ready',
+        'payment_link.paid',
     ]
     createdAt: str
     livemode: bool
@@ -1370,10 +1377,11 @@ class CreateWebhookRequest(BaseModel):
                 'refund.failed',
                 'payout.batch.completed',
                 'statement.ready',
+                'payment_link.paid',
             ]
         ]
         | None,
-        Field(max_length=11),
+        Field(max_length=12),
     ] = None
     description: Annotated[str | None, Field(max_length=200)] = None
 
@@ -1405,6 +1413,7 @@ class TestWebhookRequest(BaseModel):
             'refund.failed',
             'payout.batch.completed',
             'statement.ready',
+            'payment_link.paid',
         ]
         | None
     ) = None
@@ -1429,10 +1438,11 @@ class UpdateWebhookRequest(BaseModel):
                 'refund.failed',
                 'payout.batch.completed',
                 'statement.ready',
+                'payment_link.paid',
             ]
         ]
         | None,
-        Field(max_length=11),
+        Field(max_length=12),
     ] = None
     description: Annotated[str | None, Field(max_length=200)] = None
 
@@ -1984,3 +1994,14 @@ class PayoutCompletedEvent(BaseModel):
     createdAt: str
     livemode: bool
     data: TransactionRecord | PayoutCompletedEventData
+
+
+class PaymentLinkPaidEvent(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    id: Annotated[str, Field(pattern='^evt_.*')]
+    type: Literal['payment_link.paid']
+    createdAt: str
+    livemode: bool
+    data: TransactionRecord

@@ -265,6 +265,7 @@ COMPONENT_SCHEMAS = (
     "RefundFailedEvent",
     "PayoutBatchCompletedEvent",
     "StatementReadyEvent",
+    "PaymentLinkPaidEvent",
     "DirectPayinRequest",
     "PayinSessionRequest",
     "DirectPayoutRequest",
@@ -307,6 +308,7 @@ TypedEvent = Annotated[
         _m.RefundFailedEvent,
         _m.PayoutBatchCompletedEvent,
         _m.StatementReadyEvent,
+        _m.PaymentLinkPaidEvent,
     ],
     Field(discriminator="type"),
 ]

@@ -707,6 +707,7 @@ class Events(SyncResource):
                 "refund.failed",
                 "payout.batch.completed",
                 "statement.ready",
+                "payment_link.paid",
             ]
             | None
         ) = None,
@@ -754,6 +755,7 @@ class Events(SyncResource):
                 "refund.failed",
                 "payout.batch.completed",
                 "statement.ready",
+                "payment_link.paid",
             ]
             | None
         ) = None,
@@ -2108,6 +2110,7 @@ class AsyncEvents(AsyncResource):
                 "refund.failed",
                 "payout.batch.completed",
                 "statement.ready",
+                "payment_link.paid",
             ]
             | None
         ) = None,
@@ -2155,6 +2158,7 @@ class AsyncEvents(AsyncResource):
                 "refund.failed",
                 "payout.batch.completed",
                 "statement.ready",
+                "payment_link.paid",
             ]
             | None
         ) = None,

@@ -247,7 +247,7 @@ defineOperations(
       404: html('A page saying the link is not valid'),
       410: html('A page saying the link no longer takes payments, and why'),
     },
-    errors: ['RATE_LIMITED'],
+    errors: ['PAYMENT_LINK_NOT_FOUND', 'RATE_LIMITED'],
   },
   {
     method: 'post',
@@ -294,7 +294,7 @@ defineOperations(
       410: html('A page saying the link no longer takes payments, and why'),
       503: html('The page: no provider can take the payment now'),
     },
-    errors: ['RATE_LIMITED'],
+    errors: ['PAYMENT_LINK_NOT_FOUND', 'RATE_LIMITED'],
   },
   {
     method: 'get',
@@ -308,6 +308,6 @@ defineOperations(
     pathParams: slug,
     query: lang,
     responses: { 200: html('The page'), 404: html('A page saying the link is not valid') },
-    errors: ['RATE_LIMITED'],
+    errors: ['PAYMENT_LINK_NOT_FOUND', 'RATE_LIMITED'],
   },
 );
