@@ -1,4 +1,4 @@
-import type { Country, ProviderName } from './operators';
+import type { Country, OperatorCode, ProviderName } from './operators';
 import type { Currency, MinorAmount } from './money';
 import type { Metadata } from './metadata';
 
@@ -94,6 +94,8 @@ export interface Transaction {
   metadata?: Metadata;
   /** Payins only: the payment link (pl_…) whose page opened this session (docs/payment-links.md). */
   paymentLinkId?: string;
+  /** Sessions only: the operators the checkout offers (a payment link's); absent: the country's. */
+  operators?: OperatorCode[];
   createdAt: Date;
   updatedAt: Date;
 }

@@ -47,6 +47,7 @@ const transactionSchema = new Schema<StoredTransaction>(
     refundableUntil: { type: Date, default: undefined },
     metadata: { type: Schema.Types.Mixed, default: undefined },
     paymentLinkId: { type: String, default: undefined },
+    operators: { type: [String], default: undefined },
     attention: { type: Schema.Types.Mixed, default: undefined },
     workflowId: { type: String, required: true },
     idempotencyKey: { type: String, default: null },

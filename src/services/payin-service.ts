@@ -192,6 +192,8 @@ export class PayinService {
       requestOrigin: string;
       /** The payment link whose page asks for this session (docs/payment-links.md). */
       paymentLinkId?: string | undefined;
+      /** The operators the checkout offers (a payment link's); omitted: every one of the country. */
+      operators?: OperatorCode[] | undefined;
     },
   ): Promise<{ created: boolean; transaction: Transaction }> {
     const phone = normalizeMsisdn(body.msisdn, body.country);
@@ -236,6 +238,7 @@ export class PayinService {
       action: { successUrl: body.action.successUrl, failureUrl: body.action.failureUrl },
       ...(body.metadata ? { metadata: body.metadata } : {}),
       ...(opts.paymentLinkId ? { paymentLinkId: opts.paymentLinkId } : {}),
+      ...(opts.operators ? { operators: opts.operators } : {}),
       workflowId: transactionWorkflowId('payin', merchantId, body.reference),
       idempotencyKey: opts.idempotencyKey ?? null,
       requestFingerprint: opts.requestFingerprint ?? null,

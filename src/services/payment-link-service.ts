@@ -313,7 +313,13 @@ export class PaymentLinkService {
         ...(Object.keys(link.metadata).length ? { metadata: link.metadata } : {}),
       },
       // The idempotency key names the link and the form: another link's form never collides.
-      { idempotencyKey: `link:${link.id}:${form.token}`, requestOrigin, paymentLinkId: link.id },
+      {
+        idempotencyKey: `link:${link.id}:${form.token}`,
+        requestOrigin,
+        paymentLinkId: link.id,
+        // The checkout offers the link's operators of this country only.
+        operators: link.operators.filter((o) => isOffered(o, country)),
+      },
     );
     await this.deps.links.recordPayin({
       _id: transaction.id,

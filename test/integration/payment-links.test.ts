@@ -340,6 +340,28 @@ describe('payment links: the management API', () => {
       ]);
     });
 
+    it("the checkout offers the link's operators only", async () => {
+      const link = await create({ operators: ['MTN', 'MOOV'] });
+      const token = tokenOf(await (await page(link)).text());
+      const res = await submit(link, { token, msisdn: '05 00 00 00 01', name: 'Awa' });
+      expect(res.status).toBe(303);
+      const id = checkoutIdOf(res.headers.get('location'));
+      const html = await (
+        await fetch(`${stack.baseUrl}/checkout/${id}`, { headers: { accept: 'text/html' } })
+      ).text();
+      expect(html).toContain('<option value="MTN"');
+      expect(html).toContain('<option value="MOOV"');
+      expect(html).not.toContain('<option value="ORANGE"');
+      expect(html).not.toContain('<option value="WAVE"');
+      const orange = await fetch(`${stack.baseUrl}/checkout/${id}/confirm`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ provider: 'ORANGE', msisdn: '07 00 00 00 01', otp: '1234' }),
+      });
+      expect(orange.status).toBe(400);
+      expect(((await orange.json()) as { errors: { path: string }[] }).errors[0]!.path).toBe('provider');
+    });
+
     it('refuses a form posted from another site', async () => {
       const link = await create();
       const res = await fetch(`${stack.baseUrl}/l/${link.slug}`, {
