@@ -185,11 +185,14 @@ export class PaymentLinkService {
   async payments(
     link: PaymentLink,
     opts: { limit: number; before?: { createdAt: Date; id: string } },
-  ): Promise<{ transactions: Transaction[]; next: LinkPayin | null }> {
+  ): Promise<{ payments: { transaction: Transaction; asked: LinkPayin }[]; next: LinkPayin | null }> {
     const { payins, more } = await this.deps.links.payinsOf(link.id, opts);
     const found = await Promise.all(payins.map((p) => this.deps.transactions.findById(p._id)));
     return {
-      transactions: found.filter((t): t is Transaction => t !== null && t.merchantId === link.merchantId),
+      payments: payins.flatMap((asked, i) => {
+        const transaction = found[i];
+        return transaction && transaction.merchantId === link.merchantId ? [{ transaction, asked }] : [];
+      }),
       next: more ? payins[payins.length - 1]! : null,
     };
   }

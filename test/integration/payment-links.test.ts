@@ -239,7 +239,11 @@ describe('payment links: the management API', () => {
     });
 
     it('checks the amount and fields before any payin, then opens one session for a double tap', async () => {
-      const link = await create({ title: 'Don', amount: { type: 'open', min: 500, max: 50000 } });
+      const link = await create({
+        title: 'Don',
+        amount: { type: 'open', min: 500, max: 50000 },
+        customerFields: { email: true, question: 'Votre quartier ?' },
+      });
       const token = tokenOf(await (await page(link)).text());
       const tooLow = await submit(
         link,
@@ -254,7 +258,16 @@ describe('payment links: the management API', () => {
       expect(badPhone.status).toBe(400);
       expect((await api.get(`/v1/payment-links/${link.id}`)).body.stats.attempted).toBe(0);
 
-      const fields = { token, amount: '2 500', msisdn: '05 00 00 00 01', name: 'Awa Koné' };
+      const noEmail = await submit(link, { token, amount: '2500', msisdn: '05 00 00 00 01', name: 'Awa' });
+      expect(noEmail.status).toBe(400);
+      const fields = {
+        token,
+        amount: '2 500',
+        msisdn: '05 00 00 00 01',
+        name: 'Awa Koné',
+        email: 'awa@example.com',
+        answer: 'Cocody',
+      };
       const [first, second] = await Promise.all([submit(link, fields), submit(link, fields)]);
       expect([first.status, second.status]).toEqual([303, 303]);
       expect(first.headers.get('location')).toBe(second.headers.get('location'));
@@ -269,6 +282,8 @@ describe('payment links: the management API', () => {
         amount: 2500,
         paymentLinkId: link.id,
         customer: { name: 'Awa Koné', phoneNumber: '+2250500000001' },
+        customerEmail: 'awa@example.com',
+        customerAnswer: 'Cocody',
       });
       expect(payments.body.data[0].reference).toMatch(/^WAX-[0-9a-z]{12}$/);
       const checkout = await fetch(`${stack.baseUrl}/checkout/${id}`, { headers: { accept: 'text/html' } });

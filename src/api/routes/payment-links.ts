@@ -79,9 +79,14 @@ export function paymentLinkRoutes(links: PaymentLinkService): Router {
   route(router, 'GET /v1/payment-links/:id/payments', async (req, res) => {
     const q = parseOr400(listPaymentLinkPaymentsQuery, req.query, req);
     const link = await links.get(req.merchantId!, req.params.id);
-    const { transactions, next } = await links.payments(link, { limit: q.limit, before: before(q.cursor) });
+    const { payments, next } = await links.payments(link, { limit: q.limit, before: before(q.cursor) });
     res.json({
-      data: transactions.map((t) => toTransactionRecord(t)),
+      // Each payin's record, with what the page asked beside it (kept apart from the payin).
+      data: payments.map(({ transaction, asked }) => ({
+        ...toTransactionRecord(transaction),
+        customerEmail: asked.email,
+        customerAnswer: asked.answer,
+      })),
       nextCursor: next ? encodeCursor({ t: next.createdAt.getTime(), i: next._id }) : null,
     });
   });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { matches } from '../zod-messages';
 import { fieldMessages } from '../field-messages';
 import { country, metadata, provider, wholeAmount } from './common';
+import { transactionRecord } from './transaction-record';
 
 // Payment links (docs/payment-links.md): a reusable way to open a payin session on the hosted
 // checkout. Rules the document cannot state (a currency per country, an operator's limits, min
@@ -148,3 +149,15 @@ export const paymentLinkPage = z.object({
 });
 
 export const paymentLinkQrQuery = z.strictObject({ format: z.enum(['svg', 'png']).default('svg') });
+
+/** A payin under a link: its record, and what the link's page asked beside it. */
+export const paymentLinkPayment = transactionRecord.extend({
+  /** The e-mail the customer typed, when the link asks it; else null. */
+  customerEmail: z.string().nullable(),
+  /** The answer to the link's question, when it asks one; else null. */
+  customerAnswer: z.string().nullable(),
+});
+export const paymentLinkPaymentPage = z.object({
+  data: z.array(paymentLinkPayment),
+  nextCursor: z.string().nullable(),
+});

@@ -571,7 +571,7 @@ export interface paths {
     };
     /**
      * List the payins opened under a payment link
-     * @description Newest first, each as `GET /v1/payin/{reference}` returns it; follow `nextCursor` until it is null.
+     * @description Newest first, each as `GET /v1/payin/{reference}` returns it, with `customerEmail` and `customerAnswer` (what the link's page asked, null when it did not); follow `nextCursor` until it is null.
      */
     get: operations['listPaymentLinkPayments'];
     put?: never;
@@ -1824,7 +1824,48 @@ export interface components {
       type: 'payment_link.paid';
     };
     PaymentLinkPayments: {
-      data: components['schemas']['TransactionRecord'][];
+      data: {
+        amount: number;
+        chargedAmount: number;
+        confirmationRequired: boolean;
+        /** @enum {string} */
+        confirmationStatus: 'none' | 'pending' | 'accepted' | 'declined';
+        createdAt: string;
+        currency: string;
+        customer: {
+          name: string;
+          phoneNumber: string;
+        };
+        customerAnswer: string | null;
+        customerEmail: string | null;
+        failure: {
+          code: string;
+          message: string;
+          provider: string | null;
+        } | null;
+        fee: number;
+        id: string;
+        isDirect: boolean;
+        livemode: boolean;
+        metadata: {
+          [key: string]: string;
+        };
+        mobileMoney?: {
+          provider: {
+            name: string;
+          };
+        };
+        payFee: boolean;
+        paymentLinkId?: string;
+        paymentUrl: string | null;
+        reference: string;
+        refundedAmount?: number;
+        refunds?: components['schemas']['RefundRecord'][];
+        status: string;
+        /** @enum {string} */
+        type: 'payin' | 'payout';
+        ussdCode?: string;
+      }[];
       nextCursor: string | null;
     };
     PayoutBatch: {
@@ -9933,7 +9974,7 @@ export interface operations {
            *         {
            *           "id": "pr_0a1b2c3d4e5f60718293a4b5",
            *           "type": "payin",
-           *           "reference": "6d1f7f0e-3f7a-4a4e-9c55-2f3b1a9e8c10",
+           *           "reference": "WAX-0k3j9x2m7q1z",
            *           "status": "processing",
            *           "confirmationRequired": true,
            *           "confirmationStatus": "none",
@@ -9951,7 +9992,10 @@ export interface operations {
            *           "chargedAmount": 5000,
            *           "currency": "XOF",
            *           "failure": null,
-           *           "metadata": {}
+           *           "metadata": {},
+           *           "paymentLinkId": "pl_0a1b2c3d4e5f60718293a4b5",
+           *           "customerEmail": null,
+           *           "customerAnswer": "Cocody, Riviera 3"
            *         }
            *       ],
            *       "nextCursor": null

@@ -66,7 +66,7 @@ final class Operations
         'updatePaymentLink' => ['method' => 'PATCH', 'path' => '/v1/payment-links/{id}', 'pathParams' => ['id'], 'query' => [], 'body' => true, 'response' => 'PaymentLink', 'item' => null, 'resource' => 'paymentLinks', 'sdkMethod' => 'update'],
         'deactivatePaymentLink' => ['method' => 'POST', 'path' => '/v1/payment-links/{id}/deactivate', 'pathParams' => ['id'], 'query' => [], 'body' => false, 'response' => 'PaymentLink', 'item' => null, 'resource' => 'paymentLinks', 'sdkMethod' => 'deactivate'],
         'getPaymentLinkQr' => ['method' => 'GET', 'path' => '/v1/payment-links/{id}/qr', 'pathParams' => ['id'], 'query' => ['format'], 'body' => false, 'response' => null, 'item' => null, 'resource' => 'paymentLinks', 'sdkMethod' => 'qrCode'],
-        'listPaymentLinkPayments' => ['method' => 'GET', 'path' => '/v1/payment-links/{id}/payments', 'pathParams' => ['id'], 'query' => ['limit', 'cursor'], 'body' => false, 'response' => 'PaymentLinkPayments', 'item' => 'TransactionRecord', 'resource' => 'paymentLinks', 'sdkMethod' => 'listPayments'],
+        'listPaymentLinkPayments' => ['method' => 'GET', 'path' => '/v1/payment-links/{id}/payments', 'pathParams' => ['id'], 'query' => ['limit', 'cursor'], 'body' => false, 'response' => 'PaymentLinkPayments', 'item' => null, 'resource' => 'paymentLinks', 'sdkMethod' => 'listPayments'],
     ];
 
     /** Event type => the typed event model webhook verification returns. */

@@ -15,7 +15,7 @@ final class PaymentLinkPayments extends Model
 {
     public function __construct(
         array $raw,
-        /** @var list<TransactionRecord>|null */
+        /** @var array|null */
         public readonly ?array $data = null,
         /** @var string|null */
         public readonly ?string $nextCursor = null,
@@ -28,7 +28,7 @@ final class PaymentLinkPayments extends Model
     {
         return new self(
             $data,
-            data: is_array($data['data'] ?? null) ? array_map(static fn ($item) => TransactionRecord::fromArray($item), $data['data'] ?? null) : null,
+            data: $data['data'] ?? null,
             nextCursor: $data['nextCursor'] ?? null,
         );
     }

@@ -10,7 +10,6 @@ use MomoPayments\Attributes\Operation;
 use MomoPayments\Models\PaymentLink;
 use MomoPayments\Models\PaymentLinkPage;
 use MomoPayments\Models\PaymentLinkPayments;
-use MomoPayments\Models\TransactionRecord;
 use MomoPayments\Resource;
 
 /** `$client->paymentLinks`: createPaymentLink, listPaymentLinks, getPaymentLink, updatePaymentLink, deactivatePaymentLink, getPaymentLinkQr, listPaymentLinkPayments. */
@@ -108,7 +107,7 @@ final class PaymentLinksResource extends Resource
      *
      * @param array<string, mixed> $params
      * @param array<string, mixed> $opts
-     * @return \Generator<int, TransactionRecord>
+     * @return \Generator<int, array>
      */
     public function paymentsAutoPagingIterator(string $id, array $params = [], array $opts = []): \Generator
     {

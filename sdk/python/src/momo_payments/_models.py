@@ -940,6 +940,76 @@ class PaymentLinkPage(BaseModel):
     nextCursor: str | None
 
 
+class PaymentLinkPaymentsDatumCustomer(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    name: str
+    phoneNumber: str
+
+
+class PaymentLinkPaymentsDatumMobileMoneyProvider(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    name: str
+
+
+class PaymentLinkPaymentsDatumMobileMoney(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    provider: PaymentLinkPaymentsDatumMobileMoneyProvider
+
+
+class PaymentLinkPaymentsDatumFailure(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    code: str
+    message: str
+    provider: str | None
+
+
+class PaymentLinkPaymentsDatum(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    id: Annotated[str, Field(pattern='^pr_.*')]
+    type: Literal['payin', 'payout']
+    reference: str
+    status: str
+    confirmationRequired: bool
+    confirmationStatus: Literal['none', 'pending', 'accepted', 'declined']
+    paymentUrl: str | None
+    customer: PaymentLinkPaymentsDatumCustomer
+    mobileMoney: PaymentLinkPaymentsDatumMobileMoney | None = None
+    isDirect: bool
+    payFee: bool
+    createdAt: str
+    livemode: bool
+    amount: float
+    fee: float
+    chargedAmount: float
+    currency: str
+    failure: PaymentLinkPaymentsDatumFailure | None
+    ussdCode: str | None = None
+    refundedAmount: float | None = None
+    refunds: list[RefundRecord] | None = None
+    metadata: dict[str, str]
+    paymentLinkId: str | None = None
+    customerEmail: str | None
+    customerAnswer: str | None
+
+
+class PaymentLinkPayments(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    data: list[PaymentLinkPaymentsDatum]
+    nextCursor: str | None
+
+
 class PayoutUpdatedEventDataTransaction(BaseModel):
     model_config = ConfigDict(
         extra='allow',
@@ -1919,14 +1989,6 @@ class TransactionPage(BaseModel):
         extra='allow',
     )
     data: list[TransactionRecord | TransactionPageData | RefundRecord]
-    nextCursor: str | None
-
-
-class PaymentLinkPayments(BaseModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    data: list[TransactionRecord]
     nextCursor: str | None
 
 

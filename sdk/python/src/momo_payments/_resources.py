@@ -1425,7 +1425,7 @@ class PaymentLinks(SyncResource):
         limit: int | None = None,
         accept_language: Language | None = None,
         timeout: float | None = None,
-    ) -> Iterator[_m.TransactionRecord]:
+    ) -> Iterator[_m.PaymentLinkPaymentsDatum]:
         """Every item of `list_payments`, page after page (follows nextCursor)."""
         cursor: str | None = None
         while True:
@@ -2828,7 +2828,7 @@ class AsyncPaymentLinks(AsyncResource):
         limit: int | None = None,
         accept_language: Language | None = None,
         timeout: float | None = None,
-    ) -> AsyncIterator[_m.TransactionRecord]:
+    ) -> AsyncIterator[_m.PaymentLinkPaymentsDatum]:
         """Every item of `list_payments`, page after page (follows nextCursor)."""
         cursor: str | None = None
         while True:

@@ -5,11 +5,11 @@ import {
   listPaymentLinkPaymentsQuery,
   listPaymentLinksQuery,
   paymentLinkPage,
+  paymentLinkPaymentPage,
   paymentLinkQrQuery,
   paymentLinkRecord,
   updatePaymentLinkRequest,
 } from '../../../contract/schemas/payment-links';
-import { transactionRecord } from '../../../contract/schemas/transaction-record';
 import * as ex from './examples';
 
 // Payment links (docs/payment-links.md): a reusable way to open a payin session on the hosted checkout.
@@ -207,7 +207,8 @@ defineOperations(
     operationId: 'listPaymentLinkPayments',
     summary: 'List the payins opened under a payment link',
     description:
-      'Newest first, each as `GET /v1/payin/{reference}` returns it; follow `nextCursor` until it is null.',
+      'Newest first, each as `GET /v1/payin/{reference}` returns it, with `customerEmail` and `customerAnswer` ' +
+      "(what the link's page asked, null when it did not); follow `nextCursor` until it is null.",
     tag: 'Payment links',
     auth: true,
     pathParams: linkId,
@@ -216,8 +217,19 @@ defineOperations(
       200: {
         description: 'A page of payins',
         name: 'PaymentLinkPayments',
-        schema: z.object({ data: z.array(transactionRecord), nextCursor: z.string().nullable() }),
-        example: { data: [ex.sessionRecordExample], nextCursor: null },
+        schema: paymentLinkPaymentPage,
+        example: {
+          data: [
+            {
+              ...ex.sessionRecordExample,
+              reference: 'WAX-0k3j9x2m7q1z',
+              paymentLinkId: paymentLinkExample.id,
+              customerEmail: null,
+              customerAnswer: 'Cocody, Riviera 3',
+            },
+          ],
+          nextCursor: null,
+        },
       },
     },
     errors: ['PAYMENT_LINK_NOT_FOUND'],
