@@ -82,13 +82,28 @@ export function createEventActivities(deps: EventActivityDeps) {
         tx,
         ofPayin ? { refunds: ofPayin, refunded: refundedTotal(ofPayin) } : undefined,
       );
-      return recordEvent({
+      const recorded = await recordEvent({
         merchantId: tx.merchantId,
         type,
         subjectId: tx.id,
         reference: tx.reference,
         data,
       });
+      // A payin opened from a payment link tells the link's merchant it was paid, from this very
+      // activity so no workflow changes (its own emission key: recorded once, like the payin's).
+      if (
+        tx.kind === 'payin' &&
+        tx.paymentLinkId &&
+        (type === 'payin.completed' || type === 'payin.corrected')
+      )
+        await recordEvent({
+          merchantId: tx.merchantId,
+          type: 'payment_link.paid',
+          subjectId: tx.id,
+          reference: tx.reference,
+          data,
+        });
+      return recorded;
     },
 
     /** One HTTP attempt, logged; an attempt already logged (activity retry) is not sent again. */

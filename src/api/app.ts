@@ -26,6 +26,9 @@ import {
 import { recipientRoutes, type RecipientRouteOptions } from './routes/recipient';
 import type { RecipientService } from '../services/recipient-service';
 import { webhookRoutes, type WebhookApiDeps } from './routes/webhooks';
+import { paymentLinkRoutes } from './routes/payment-links';
+import { paymentLinkPageRoutes, type LinkPageDeps } from './routes/payment-link-page';
+import type { PaymentLinkService } from '../services/payment-link-service';
 import { eventRoutes } from './routes/events';
 import { realtimeRoutes } from './routes/realtime';
 import type { WsTokenStore } from '../persistence/ws-tokens';
@@ -96,6 +99,10 @@ export interface AppDeps {
   metricsToken?: string;
   /** Webhook endpoints, their deliveries and events; omitted, the routes are absent. */
   webhooks?: WebhookApiDeps;
+  /** Payment links (/v1/payment-links, docs/payment-links.md); omitted, the routes are absent. */
+  paymentLinks?: PaymentLinkService;
+  /** What a payment link's public page needs beside the links; omitted, the page is absent. */
+  paymentLinkPage?: Omit<LinkPageDeps, 'links'>;
   /** Browser tokens of the WebSocket stream (the stream itself is ws.ts, on the server). */
   wsTokens?: WsTokenStore;
   /** Keys request fingerprints (DATA_ENCRYPTION_KEYS), so bodies with phone numbers or OTPs can't be guessed from them. */
@@ -150,6 +157,11 @@ export function createApp(deps: AppDeps): Express {
   app.use(jsonBody());
   // Customers reach the hosted checkout page with the link alone: mounted before /v1 authentication.
   app.use(checkoutRoutes(deps.checkout, deps.checkoutLimits));
+  // A payment link's page, as public as the checkout's (the slug is the credential).
+  if (deps.paymentLinks && deps.paymentLinkPage)
+    app.use(
+      paymentLinkPageRoutes({ links: deps.paymentLinks, ...deps.paymentLinkPage }, deps.checkoutLimits),
+    );
 
   // An address that keeps failing to authenticate is refused before any credential lookup.
   if (deps.failedAuthPerAddressPerMinute) {
@@ -202,6 +214,7 @@ export function mountPublicApi(app: Router, deps: AppDeps): void {
   if (deps.recipients) app.use(recipientRoutes(deps.recipients.service, deps.recipients));
   app.use(providerRoutes(deps.providerHealth, deps.providerConnectorOf, deps.providerRouteStates));
   if (deps.webhooks) app.use(webhookRoutes(deps.webhooks), eventRoutes(deps.webhooks));
+  if (deps.paymentLinks) app.use(paymentLinkRoutes(deps.paymentLinks));
   if (deps.wsTokens) app.use(realtimeRoutes(deps.wsTokens));
   if (deps.sandbox) app.use(sandboxRoutes(deps.sandbox));
 }

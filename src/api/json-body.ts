@@ -17,8 +17,8 @@ export const BULK_BODY_LIMIT = '512kb';
 const bulkPaths = new Set(['/v1/payouts/bulk']);
 /** The dashboard's spreadsheet upload (CSV or XLSX, src/dashboard/routes/uploads.ts): its own parser reads it. */
 const rawPaths = new Set(['/dashboard/api/payouts/bulk/preview']);
-/** The checkout page's form posted without JavaScript to the page's own address: its route reads the form. */
-const formPage = /^\/checkout\/[^/]+$/;
+/** The checkout page's and a payment link's forms posted to the page's own address: their routes read the form. */
+const formPage = /^\/(checkout|l)\/[^/]+$/;
 const formType = /^application\/x-www-form-urlencoded\s*(;|$)/i;
 
 /**

@@ -154,7 +154,7 @@ export class CheckoutService {
     const tx = await this.session(id);
     const merchantName = await this.deps.merchantName(tx.merchantId);
     const state = toCheckoutState(tx, storedState(tx, this.deps.publicBaseUrl));
-    const providers = providersOf(tx.country).filter((p) => p.available);
+    const providers = choosable(tx);
     const unavailable: OperatorCode[] = [];
     for (const p of providers) {
       const closed = await refuseClosedPayin(
@@ -209,10 +209,9 @@ export class CheckoutService {
   /** The customer's choice against the session's country and the provider's rules; the E.164 number. */
   private validate(tx: Transaction, answer: CheckoutConfirmRequest): string {
     const errors: FieldError[] = [];
-    const offered = providersOf(tx.country).find((p) => p.code === answer.provider && p.available);
+    const offered = choosable(tx).find((p) => p.code === answer.provider);
     if (!offered) {
-      const allowed = providersOf(tx.country)
-        .filter((p) => p.available)
+      const allowed = choosable(tx)
         .map((p) => p.code)
         .join(', ');
       errors.push({
@@ -282,4 +281,11 @@ export class CheckoutService {
       this.recent.delete(tx.id);
     }
   }
+}
+
+/** The providers the customer may choose: the country's, narrowed to a payment link's operators. */
+function choosable(tx: Transaction): ProviderInfo[] {
+  return providersOf(tx.country).filter(
+    (p) => p.available && (!tx.operators || tx.operators.includes(p.code)),
+  );
 }

@@ -187,6 +187,32 @@ export const fieldMessages = {
       fr: 'Saisissez votre numéro mobile, par ex. 07 00 00 00 01 ou +225 07 00 00 00 01.',
     } satisfies Text,
   },
+  /** Payment links (docs/payment-links.md): rules checked when a link is created. */
+  paymentLink: {
+    minAboveMax: { en: 'Must not be above max.', fr: 'Ne doit pas dépasser max.' } satisfies Text,
+    notInFuture: { en: 'Must be in the future.', fr: 'Doit être dans le futur.' } satisfies Text,
+    operatorNotOffered: (operator: string, countries: string, allowed: string): Text => ({
+      en: `${operator} is not offered in ${countries}; allowed: ${allowed}.`,
+      fr: `${operator} n'est pas proposé en ${countries} ; valeurs possibles : ${allowed}.`,
+    }),
+    amountOutOfRange: (min: number, max: number, currency: string): Text => ({
+      en: `The link's operators take ${min} to ${max} ${currency}.`,
+      fr: `Les opérateurs du lien acceptent de ${min} à ${max} ${currency}.`,
+    }),
+    tooLong: (max: number): Text => ({ en: `At most ${max} characters.`, fr: `Au plus ${max} caractères.` }),
+    email: {
+      en: 'Type your e-mail address, e.g. awa@example.com.',
+      fr: 'Saisissez votre adresse e-mail, par ex. awa@example.com.',
+    } satisfies Text,
+    reload: {
+      en: 'This page is out of date: reload it and try again.',
+      fr: 'Cette page n’est plus à jour : rechargez-la et réessayez.',
+    } satisfies Text,
+    capBelowAmount: {
+      en: 'Must be at least the fixed amount, or no payment could be taken.',
+      fr: 'Doit être au moins égal au montant fixe, sinon aucun paiement ne serait possible.',
+    } satisfies Text,
+  },
   /** The dashboard's bulk upload preview: a row repeats the reference of an earlier row. */
   duplicateRowReference: {
     en: 'This reference is already used by an earlier row of the file.',

@@ -545,6 +545,18 @@ export const problemCatalogue = {
       fr: 'Utilisez la référence que vous avez donnée au paiement, avec la clé du mode où il a été fait (un paiement de test est introuvable avec la clé réelle) ; GET /v1/transactions le retrouve par référence.',
     },
   },
+  PAYMENT_LINK_NOT_FOUND: {
+    status: 404,
+    title: { en: 'Payment link not found', fr: 'Lien de paiement introuvable' },
+    detail: {
+      en: 'No payment link of yours has this id.',
+      fr: "Aucun de vos liens de paiement n'a cet identifiant.",
+    },
+    help: {
+      en: 'List your links with GET /v1/payment-links and use one of their ids (pl_…), with the key of the same mode.',
+      fr: "Listez vos liens avec GET /v1/payment-links et utilisez l'un de leurs identifiants (pl_…), avec la clé du même mode.",
+    },
+  },
   REFUND_NOT_FOUND: {
     status: 404,
     title: { en: 'Refund not found', fr: 'Remboursement introuvable' },

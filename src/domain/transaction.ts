@@ -1,4 +1,4 @@
-import type { Country, ProviderName } from './operators';
+import type { Country, OperatorCode, ProviderName } from './operators';
 import type { Currency, MinorAmount } from './money';
 import type { Metadata } from './metadata';
 
@@ -92,6 +92,10 @@ export interface Transaction {
   attention?: Attention | null;
   /** The merchant's own key/value pairs given at creation (src/domain/metadata.ts); absent: none. */
   metadata?: Metadata;
+  /** Payins only: the payment link (pl_…) whose page opened this session (docs/payment-links.md). */
+  paymentLinkId?: string;
+  /** Sessions only: the operators the checkout offers (a payment link's); absent: the country's. */
+  operators?: OperatorCode[];
   createdAt: Date;
   updatedAt: Date;
 }

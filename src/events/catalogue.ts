@@ -16,6 +16,7 @@ export const eventTypes = [
   'refund.failed',
   'payout.batch.completed',
   'statement.ready',
+  'payment_link.paid',
 ] as const;
 export type EventType = (typeof eventTypes)[number];
 export const eventType = z.enum(eventTypes);
@@ -48,10 +49,14 @@ export const eventDescriptions: Record<EventType, { when: string; data: string }
     when: 'a statement was generated (docs/statements.md)',
     data: 'the statement record, without its download link',
   },
+  'payment_link.paid': {
+    when: 'a payin opened from a payment link reached `success` (docs/payment-links.md), beside its `payin.completed`',
+    data: 'the payin record, whose `paymentLinkId` names the link',
+  },
 };
 
 /** What kind of resource an event is about; `data` is that resource's public record. */
-export type EventSubjectKind = 'payin' | 'payout' | 'refund' | 'payout.batch' | 'statement';
+export type EventSubjectKind = 'payin' | 'payout' | 'refund' | 'payout.batch' | 'statement' | 'payment_link';
 
 /** Everything before the last dot: `payout.batch.completed` is about a payout batch. */
 export function subjectKindOf(type: EventType): EventSubjectKind {

@@ -27,6 +27,8 @@ import { CallbackService } from '../operators/callbacks';
 import { PayoutService } from '../services/payout-service';
 import { TransactionWorkflows } from '../services/transaction-workflows';
 import { CheckoutService } from '../checkout/service';
+import { PaymentLinkStore } from '../persistence/payment-links';
+import { PaymentLinkService } from '../services/payment-link-service';
 import { pingTemporal } from './temporal/connection';
 import {
   buildOperatorGateway,
@@ -136,6 +138,8 @@ export async function buildApi(opts: {
   await payoutBatches.init();
   const otps = OtpStore.on(opts.mongo, opts.config.DATA_ENCRYPTION_KEYS, opts.config.OTP_LIFETIME);
   await otps.init();
+  const paymentLinks = PaymentLinkStore.on(opts.mongo);
+  await paymentLinks.init();
   const callbackReceipts = CallbackReceiptStore.on(opts.mongo, (err) =>
     opts.logger.warn({ err }, 'operator callback receipts: prune failed'),
   );
@@ -210,6 +214,20 @@ export async function buildApi(opts: {
       exportMaxRows: opts.config.DASHBOARD_EXPORT_MAX_ROWS,
     },
   };
+  const payins = new PayinService({
+    transactions,
+    starts,
+    temporal: opts.temporal,
+    taskQueue: opts.config.TEMPORAL_TASK_QUEUE,
+    ...payinTiming(opts.config, merchants),
+    operatorAnswerWaitMs: opts.config.OPERATOR_ANSWER_WAIT,
+    feeSchedule: resolveFeeSchedule(opts.config.FEE_SCHEDULE),
+    publicBaseUrl: opts.config.PUBLIC_BASE_URL,
+    otps,
+    providerHealth,
+    payFeeOf: payFeeOf(merchants),
+    rulesOf,
+  });
   const app = createApp({
     // The public API is mounted by both doors, as one composition (mountPublicApi of src/api/app.ts).
     dashboard: (mountPublicApi) => dashboardRouter(dashboard, mountPublicApi),
@@ -218,6 +236,13 @@ export async function buildApi(opts: {
       onError: (err) => opts.logger.warn({ err }, 'request log: write failed'),
     },
     webhooks: eventApi.webhooks,
+    paymentLinks: new PaymentLinkService({
+      links: paymentLinks,
+      transactions,
+      payins,
+      publicBaseUrl: opts.config.PUBLIC_BASE_URL,
+    }),
+    paymentLinkPage: { merchantName: async (id) => (await merchants.getMerchant(id))?.name ?? null },
     wsTokens: eventApi.wsTokens,
     callbacks: new CallbackService({
       connectors: operators.connectors,
@@ -293,20 +318,7 @@ export async function buildApi(opts: {
       decisionWaitMs: opts.config.REFUND_DECISION_WAIT,
       rulesOf: refundRulesOf,
     }),
-    payins: new PayinService({
-      transactions,
-      starts,
-      temporal: opts.temporal,
-      taskQueue: opts.config.TEMPORAL_TASK_QUEUE,
-      ...payinTiming(opts.config, merchants),
-      operatorAnswerWaitMs: opts.config.OPERATOR_ANSWER_WAIT,
-      feeSchedule: resolveFeeSchedule(opts.config.FEE_SCHEDULE),
-      publicBaseUrl: opts.config.PUBLIC_BASE_URL,
-      otps,
-      providerHealth,
-      payFeeOf: payFeeOf(merchants),
-      rulesOf,
-    }),
+    payins,
     checkout: new CheckoutService({
       transactions,
       temporal: opts.temporal,

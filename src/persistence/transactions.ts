@@ -46,6 +46,8 @@ const transactionSchema = new Schema<StoredTransaction>(
     refundIds: { type: [String], default: undefined },
     refundableUntil: { type: Date, default: undefined },
     metadata: { type: Schema.Types.Mixed, default: undefined },
+    paymentLinkId: { type: String, default: undefined },
+    operators: { type: [String], default: undefined },
     attention: { type: Schema.Types.Mixed, default: undefined },
     workflowId: { type: String, required: true },
     idempotencyKey: { type: String, default: null },

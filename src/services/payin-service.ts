@@ -190,6 +190,10 @@ export class PayinService {
       idempotencyKey?: string | undefined;
       requestFingerprint?: string | undefined;
       requestOrigin: string;
+      /** The payment link whose page asks for this session (docs/payment-links.md). */
+      paymentLinkId?: string | undefined;
+      /** The operators the checkout offers (a payment link's); omitted: every one of the country. */
+      operators?: OperatorCode[] | undefined;
     },
   ): Promise<{ created: boolean; transaction: Transaction }> {
     const phone = normalizeMsisdn(body.msisdn, body.country);
@@ -233,6 +237,8 @@ export class PayinService {
       failure: null,
       action: { successUrl: body.action.successUrl, failureUrl: body.action.failureUrl },
       ...(body.metadata ? { metadata: body.metadata } : {}),
+      ...(opts.paymentLinkId ? { paymentLinkId: opts.paymentLinkId } : {}),
+      ...(opts.operators ? { operators: opts.operators } : {}),
       workflowId: transactionWorkflowId('payin', merchantId, body.reference),
       idempotencyKey: opts.idempotencyKey ?? null,
       requestFingerprint: opts.requestFingerprint ?? null,

@@ -127,6 +127,8 @@ function dataOf(type: EventType, livemode: boolean, at: string): Record<string, 
     case 'payin.completed':
     case 'payin.corrected':
       return transaction('payin', 'success', livemode, at);
+    case 'payment_link.paid':
+      return { ...transaction('payin', 'success', livemode, at), paymentLinkId: `pl_${hex(12)}` };
     case 'payin.failed':
       return transaction('payin', 'failed', livemode, at);
     case 'payin.expired':

@@ -73,6 +73,13 @@ describe('tenant isolation of the public API', () => {
     expect(statement.status).toBe(202);
     const webhook = await bApi.post('/v1/webhooks', { url: 'https://bee.example/hook' });
     expect(webhook.status).toBe(201);
+    const link = await bApi.post('/v1/payment-links', {
+      title: 'B link',
+      amount: { type: 'fixed', value: 1000 },
+      currency: 'XOF',
+      countries: ['CI'],
+    });
+    expect(link.status).toBe(201);
     const events = await eventually(
       () => bApi.get(`/v1/events?reference=${payinRef}&limit=10`),
       (r) => r.body.data.length > 0,
@@ -87,6 +94,7 @@ describe('tenant isolation of the public API', () => {
       account: accountId,
       statement: statement.body.id as string,
       webhook: webhook.body.id as string,
+      link: link.body.id as string,
       event: (events.body.data as { id: string }[])[0]!.id,
     };
     const idFor = (path: string): string => {
@@ -99,6 +107,7 @@ describe('tenant isolation of the public API', () => {
       if (path.startsWith('/v1/statements/')) return b_.statement;
       if (path.startsWith('/v1/webhooks/')) return b_.webhook;
       if (path.startsWith('/v1/events/')) return b_.event;
+      if (path.startsWith('/v1/payment-links/')) return b_.link;
       throw new Error(`no object of merchant B for ${path}: add one to this test`);
     };
 
@@ -119,6 +128,7 @@ describe('tenant isolation of the public API', () => {
       if (/^\/v1\/sandbox\/.*\/settle$/.test(pattern)) return { outcome: 'failed' };
       // A change names at least one field (PATCH /v1/webhooks/:id).
       if (pattern === '/v1/webhooks/:id') return { description: 'not yours' };
+      if (pattern === '/v1/payment-links/:id') return { title: 'not yours' };
       return {};
     };
     const leaks: string[] = [];

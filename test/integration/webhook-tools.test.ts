@@ -127,7 +127,7 @@ describe('webhook tools for a merchant developer', () => {
         {
           path: 'type',
           message: expect.stringMatching(
-            /^Unknown event type "payin.done"; one of: payin.completed, payin.failed, .*statement.ready\.$/,
+            /^Unknown event type "payin.done"; one of: payin.completed, payin.failed, .*statement.ready, payment_link.paid\.$/,
           ),
         },
       ]);

@@ -16,6 +16,7 @@ const dataOf: Record<EventSubjectKind, z.ZodType> = {
   refund: refundRecord.strict(),
   'payout.batch': payoutBatchRecord.strict(),
   statement: statementRecord.strict(),
+  payment_link: transactionRecord.strict(),
 };
 
 describe('webhook test events', () => {

@@ -31,6 +31,7 @@ const eventTypes: EventType[] = [
   'refund.failed',
   'payout.batch.completed',
   'statement.ready',
+  'payment_link.paid',
 ];
 
 const blank = { url: '', description: '' };

@@ -55,7 +55,12 @@ NAMES, ALIASES = load_manifest()
 # SDK fixes; when the API's version changes, start again from it (the generation fails until then).
 SDK_VERSION = "1.0.2"
 # The auto-paging iterator beside each cursor-paged list.
-ITERATORS = {"list": "iter", "list_entries": "iter_entries", "list_deliveries": "iter_deliveries"}
+ITERATORS = {
+    "list": "iter",
+    "list_entries": "iter_entries",
+    "list_deliveries": "iter_deliveries",
+    "list_payments": "iter_payments",
+}
 HTTP_METHODS = ("get", "post", "put", "patch", "delete")
 
 

@@ -16,6 +16,7 @@ import './operations/transactions';
 import './operations/statements';
 import './operations/payout-batches';
 import './operations/sandbox';
+import './operations/payment-links';
 import { statementRecord } from '../../contract/schemas/statements';
 
 // Assembles the OpenAPI 3.1 document from the declared operations and their zod schemas. JSON
@@ -63,10 +64,12 @@ const eventData: Record<ReturnType<typeof subjectKindOf>, z.ZodType> = {
   refund: refundRecord,
   'payout.batch': payoutBatchRecord,
   statement: statementRecord,
+  // The payin that paid the link (its record names the link).
+  payment_link: transactionRecord,
 };
 const eventSchemaName = (t: EventType) =>
   `${t
-    .split('.')
+    .split(/[._]/)
     .map((s) => s[0]!.toUpperCase() + s.slice(1))
     .join('')}Event`;
 
@@ -300,6 +303,7 @@ export function buildOpenApiDocument(): Json {
       'Statements',
       'Accounts',
       'Providers',
+      'Payment links',
       'Webhooks',
       'Events',
       'Realtime',

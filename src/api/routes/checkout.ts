@@ -27,7 +27,7 @@ import { mount, newRouter, route } from '../routing';
 // The hosted checkout page and its three JSON calls. No merchant credentials here: the customer
 // holds only the link, whose unguessable transaction id is the capability.
 
-function pageHeaders(res: Response, nonce: string, lang: string): void {
+export function pageHeaders(res: Response, nonce: string, lang: string): void {
   res.set({
     'Content-Security-Policy': [
       "default-src 'none'",
@@ -80,7 +80,7 @@ export const defaultCheckoutLimits: CheckoutLimits = { perAddressPerMinute: 300,
  * else in this process's memory. The client address is req.ip, which names a proxy's client only for proxies TRUST_PROXY trusts;
  * IPv6 addresses count per /56 (ipKeyGenerator), as one customer's network may hand out many.
  */
-function perMinute(
+export function perMinute(
   limit: number,
   name: string,
   shared: SharedLimits | undefined,

@@ -60,6 +60,10 @@ export const routeTable = {
   'GET /checkout/:id': pub,
   // The page's form posted back without JavaScript (an answer, like confirm and decline)
   'POST /checkout/:id': pub,
+  // A payment link's page: the slug is the credential (routes/payment-link-page.ts)
+  'GET /l/:slug': pub,
+  'POST /l/:slug': pub,
+  'GET /l/:slug/thanks': pub,
   'GET /checkout/:id/status': pub,
   'POST /checkout/:id/confirm': pub,
   'POST /checkout/:id/decline': pub,
@@ -100,6 +104,14 @@ export const routeTable = {
   'POST /v1/webhooks/:id/enable': money('developer'),
   'POST /v1/webhooks/:id/disable': money('developer'),
   'GET /v1/webhooks/:id/deliveries': api('developer'),
+  // Payment links (routes/payment-links.ts): a link opens payins, not payouts; no live money leaves.
+  'POST /v1/payment-links': api('developer'),
+  'GET /v1/payment-links': api('read'),
+  'GET /v1/payment-links/:id': api('read'),
+  'PATCH /v1/payment-links/:id': api('developer'),
+  'POST /v1/payment-links/:id/deactivate': api('developer'),
+  'GET /v1/payment-links/:id/qr': api('read'),
+  'GET /v1/payment-links/:id/payments': api('read'),
   'GET /v1/events': api('read'),
   'GET /v1/events/:eventId': api('read'),
   'POST /v1/events/:eventId/redeliver': money('developer'),

@@ -43,5 +43,6 @@ export function toTransactionRecord(
         }
       : {}),
     metadata: tx.metadata ?? {},
+    ...(tx.paymentLinkId ? { paymentLinkId: tx.paymentLinkId } : {}),
   };
 }

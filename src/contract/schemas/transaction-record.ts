@@ -31,5 +31,7 @@ export const transactionRecord = z.object({
   refunds: z.array(refundRecord).optional(),
   /** The merchant's pairs given at creation; {} when none. */
   metadata: z.record(z.string(), z.string()),
+  /** A payin opened from a payment link's page: the link (pl_…). Absent otherwise. */
+  paymentLinkId: z.string().optional(),
 });
 export type TransactionRecord = z.infer<typeof transactionRecord>;

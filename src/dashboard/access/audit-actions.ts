@@ -111,6 +111,9 @@ export const auditActions: Readonly<Record<string, ActionRow>> = {
   // The route's own parameter name (src/contract/access/routes.ts): `:id` here never matched.
   'POST /v1/events/:eventId/redeliver': { kind: 'webhook-redelivery' },
   'POST /v1/webhooks/:id/test': { kind: 'webhook-test' },
+  'POST /v1/payment-links': { kind: 'payment-link-created' },
+  'PATCH /v1/payment-links/:id': { kind: 'payment-link-changed' },
+  'POST /v1/payment-links/:id/deactivate': { kind: 'payment-link-deactivated' },
   'POST /v1/statements': { kind: 'statement-requested' },
   'POST /payouts/bulk/preview': { kind: 'bulk-payout-checked' },
   'POST /v1/direct/payin': { kind: 'payin' },

@@ -121,6 +121,50 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/l/{slug}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A payment link's page
+     * @description The HTML page a link opens (`?lang=en|fr`, else Accept-Language). No credentials: the slug is the capability. Counted as opened. A deactivated, expired or spent link answers a page saying so (410). Every /l call counts against CHECKOUT_REQUESTS_PER_MINUTE per client address.
+     */
+    get: operations['paymentLinkPage'];
+    put?: never;
+    /**
+     * A payment link's form
+     * @description The page's form: the amount (open links), the mobile number, and the fields the link asks. Checked against the link's bounds and its operators' limits before any payin; taken, a payin session is opened under the link (its reference `<referencePrefix>-<random>`) and the answer is a 303 to its checkout page. The form's `token` makes a double tap the same payin. A form another site posts is refused (403). Counts against CHECKOUT_ANSWERS_PER_MINUTE per link and client address.
+     */
+    post: operations['paymentLinkForm'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/l/{slug}/thanks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A payment link's thank-you page
+     * @description Where a paid session's customer lands when the link names no `returnUrl`: the link's `thankYouMessage`.
+     */
+    get: operations['paymentLinkThanks'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/metrics': {
     parameters: {
       query?: never;
@@ -444,6 +488,114 @@ export interface paths {
      * @description Creates a payment intent; nothing is debited until the customer confirms on the hosted checkout page that `paymentUrl` opens. Amounts are whole units.
      */
     post: operations['createPayinSession'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/payment-links': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List payment links
+     * @description Newest first; follow `nextCursor` until it is null.
+     */
+    get: operations['listPaymentLinks'];
+    put?: never;
+    /**
+     * Create a payment link
+     * @description A reusable page (`url`, on PUBLIC_BASE_URL) where customers pay by mobile money without an API call: each payment is a payin session under the link, with its own reference `<referencePrefix>-<random>`. The amount is fixed or the customer's choice within `min`/`max`. Rules answered now: every country pays in `currency` (CI: XOF, CM: XAF), every operator is offered in a country of the link, the amounts are within the operators' limits (AMOUNT_OUT_OF_RANGE), `min` is not above `max`, `expiresAt` is in the future, and `cap.maxTotal` is at least a fixed amount.
+     */
+    post: operations['createPaymentLink'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/payment-links/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Read a payment link and its statistics
+     * @description `stats`: page views (best effort), payins opened under the link, those paid and their total (from the link's newest 1,000 payins). `status` says whether it still takes payments.
+     */
+    get: operations['getPaymentLink'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change a payment link
+     * @description The fields sent change, the others stay; `null` clears an optional one. The amount, currency, countries, operators and usage are fixed at creation: a customer who opened the page pays what it showed.
+     */
+    patch: operations['updatePaymentLink'];
+    trace?: never;
+  };
+  '/v1/payment-links/{id}/deactivate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Deactivate a payment link
+     * @description For good: its page answers 410 to customers. Payins already opened under it go on. Deactivating twice answers the link.
+     */
+    post: operations['deactivatePaymentLink'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/payment-links/{id}/payments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the payins opened under a payment link
+     * @description Newest first, each as `GET /v1/payin/{reference}` returns it, with `customerEmail` and `customerAnswer` (what the link's page asked, null when it did not); follow `nextCursor` until it is null.
+     */
+    get: operations['listPaymentLinkPayments'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/payment-links/{id}/qr': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The QR code of a payment link's URL
+     * @description SVG (default) or a 512-pixel PNG, error correction M, for a counter or a poster.
+     */
+    get: operations['getPaymentLinkQr'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -1119,6 +1271,23 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'payment_link.paid': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** payment_link.paid delivered to your endpoint */
+    post: operations['webhook_payment_link_paid'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   'payout.batch.completed': {
     parameters: {
       query?: never;
@@ -1308,6 +1477,52 @@ export interface components {
         'pending' | 'processing' | 'processed' | 'success' | 'completed' | 'failed' | 'reversed' | 'expired';
       ussdCode: string | null;
     };
+    CreatePaymentLinkRequest: {
+      amount:
+        | {
+            /** @constant */
+            type: 'fixed';
+            value: number;
+          }
+        | {
+            max?: number;
+            min?: number;
+            /** @constant */
+            type: 'open';
+          };
+      cap?: {
+        maxPayments?: number;
+        maxTotal?: number;
+      };
+      countries: ('CI' | 'CM')[];
+      /** @enum {string} */
+      currency: 'XOF' | 'XAF';
+      customerFields?: {
+        /** @default false */
+        email?: boolean;
+        /** @default true */
+        name?: boolean;
+        question?: string;
+      };
+      description?: string;
+      /** Format: date-time */
+      expiresAt?: string;
+      metadata?: {
+        [key: string]: string;
+      };
+      operators?: ('ORANGE' | 'MTN' | 'MOOV' | 'WAVE')[];
+      /** @default link */
+      referencePrefix?: string;
+      /** Format: uri */
+      returnUrl?: string;
+      thankYouMessage?: string;
+      title: string;
+      /**
+       * @default reusable
+       * @enum {string}
+       */
+      usage?: 'single' | 'reusable';
+    };
     CreatePayoutBatchRequest: {
       atomic?: boolean;
       items: (
@@ -1337,6 +1552,7 @@ export interface components {
         | 'refund.failed'
         | 'payout.batch.completed'
         | 'statement.ready'
+        | 'payment_link.paid'
       )[];
       /** Format: uri */
       url: string;
@@ -1360,7 +1576,8 @@ export interface components {
           | 'refund.completed'
           | 'refund.failed'
           | 'payout.batch.completed'
-          | 'statement.ready';
+          | 'statement.ready'
+          | 'payment_link.paid';
         latencyMs: number;
         statusCode: number | null;
         succeeded: boolean;
@@ -1450,7 +1667,8 @@ export interface components {
         | 'refund.completed'
         | 'refund.failed'
         | 'payout.batch.completed'
-        | 'statement.ready';
+        | 'statement.ready'
+        | 'payment_link.paid';
     };
     EventPage: {
       data: components['schemas']['Event'][];
@@ -1520,6 +1738,135 @@ export interface components {
       reference: string;
       /** @enum {string} */
       sandboxScenario?: 'completed' | 'failed' | 'pending';
+    };
+    PaymentLink: {
+      amount:
+        | {
+            /** @constant */
+            type: 'fixed';
+            value: number;
+          }
+        | {
+            max?: number;
+            min?: number;
+            /** @constant */
+            type: 'open';
+          };
+      cap: {
+        maxPayments?: number;
+        maxTotal?: number;
+      } | null;
+      countries: ('CI' | 'CM')[];
+      createdAt: string;
+      /** @enum {string} */
+      currency: 'XOF' | 'XAF';
+      customerFields: {
+        email: boolean;
+        name: boolean;
+        question: string | null;
+      };
+      deactivatedAt: string | null;
+      description: string | null;
+      expiresAt: string | null;
+      id: string;
+      livemode: boolean;
+      metadata: {
+        [key: string]: string;
+      };
+      operators: ('ORANGE' | 'MTN' | 'MOOV' | 'WAVE')[];
+      referencePrefix: string;
+      returnUrl: string | null;
+      share: {
+        sms: {
+          en: string;
+          fr: string;
+        };
+        whatsapp: {
+          en: string;
+          fr: string;
+        };
+      };
+      slug: string;
+      stats: {
+        attempted: number;
+        opened: number;
+        paid: number;
+        paidTotal: number;
+      };
+      /** @enum {string} */
+      status: 'active' | 'inactive' | 'expired' | 'spent';
+      thankYouMessage: string | null;
+      title: string;
+      updatedAt: string;
+      url: string;
+      /** @enum {string} */
+      usage: 'single' | 'reusable';
+    };
+    PaymentLinkForm: {
+      amount?: string;
+      answer?: string;
+      country?: string;
+      email?: string;
+      msisdn: string;
+      name?: string;
+      token: string;
+    };
+    PaymentLinkPage: {
+      data: components['schemas']['PaymentLink'][];
+      nextCursor: string | null;
+    };
+    PaymentLinkPaidEvent: {
+      createdAt: string;
+      data: components['schemas']['TransactionRecord'];
+      id: string;
+      livemode: boolean;
+      /** @constant */
+      type: 'payment_link.paid';
+    };
+    PaymentLinkPayments: {
+      data: {
+        amount: number;
+        chargedAmount: number;
+        confirmationRequired: boolean;
+        /** @enum {string} */
+        confirmationStatus: 'none' | 'pending' | 'accepted' | 'declined';
+        createdAt: string;
+        currency: string;
+        customer: {
+          name: string;
+          phoneNumber: string;
+        };
+        customerAnswer: string | null;
+        customerEmail: string | null;
+        failure: {
+          code: string;
+          message: string;
+          provider: string | null;
+        } | null;
+        fee: number;
+        id: string;
+        isDirect: boolean;
+        livemode: boolean;
+        metadata: {
+          [key: string]: string;
+        };
+        mobileMoney?: {
+          provider: {
+            name: string;
+          };
+        };
+        payFee: boolean;
+        paymentLinkId?: string;
+        paymentUrl: string | null;
+        reference: string;
+        refundedAmount?: number;
+        refunds?: components['schemas']['RefundRecord'][];
+        status: string;
+        /** @enum {string} */
+        type: 'payin' | 'payout';
+        ussdCode?: string;
+      }[];
+      nextCursor: string | null;
     };
     PayoutBatch: {
       atomic: boolean;
@@ -1880,6 +2227,7 @@ export interface components {
         | 'refund.failed'
         | 'payout.batch.completed'
         | 'statement.ready'
+        | 'payment_link.paid'
       )[];
       id: string;
       livemode: boolean;
@@ -2120,7 +2468,8 @@ export interface components {
         | 'refund.completed'
         | 'refund.failed'
         | 'payout.batch.completed'
-        | 'statement.ready';
+        | 'statement.ready'
+        | 'payment_link.paid';
     };
     TestWebhookResult: {
       durationMs: number;
@@ -2147,7 +2496,8 @@ export interface components {
           | 'refund.completed'
           | 'refund.failed'
           | 'payout.batch.completed'
-          | 'statement.ready';
+          | 'statement.ready'
+          | 'payment_link.paid';
       };
       statusCode: number | null;
       succeeded: boolean;
@@ -2230,6 +2580,7 @@ export interface components {
         };
       };
       payFee: boolean;
+      paymentLinkId?: string;
       paymentUrl: string | null;
       reference: string;
       refundedAmount?: number;
@@ -2238,6 +2589,20 @@ export interface components {
       /** @enum {string} */
       type: 'payin' | 'payout';
       ussdCode?: string;
+    };
+    UpdatePaymentLinkRequest: {
+      cap?: {
+        maxPayments?: number;
+        maxTotal?: number;
+      } | null;
+      description?: string | null;
+      expiresAt?: string | null;
+      metadata?: {
+        [key: string]: string;
+      };
+      returnUrl?: string | null;
+      thankYouMessage?: string | null;
+      title?: string;
     };
     UpdateWebhookRequest: {
       description?: string | null;
@@ -2253,6 +2618,7 @@ export interface components {
         | 'refund.failed'
         | 'payout.batch.completed'
         | 'statement.ready'
+        | 'payment_link.paid'
       )[];
       /** Format: uri */
       url?: string;
@@ -2273,6 +2639,7 @@ export interface components {
         | 'refund.failed'
         | 'payout.batch.completed'
         | 'statement.ready'
+        | 'payment_link.paid'
       )[];
       id: string;
       livemode: boolean;
@@ -2300,6 +2667,7 @@ export interface components {
         | 'refund.failed'
         | 'payout.batch.completed'
         | 'statement.ready'
+        | 'payment_link.paid'
       )[];
       health: {
         attempts: number;
@@ -2338,6 +2706,7 @@ export interface components {
         | 'refund.failed'
         | 'payout.batch.completed'
         | 'statement.ready'
+        | 'payment_link.paid'
       )[];
       id: string;
       livemode: boolean;
@@ -3609,6 +3978,575 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['Readiness'];
+        };
+      };
+    };
+  };
+  paymentLinkPage: {
+    parameters: {
+      query?: {
+        lang?: 'en' | 'fr';
+      };
+      header?: {
+        /**
+         * @description Language of error titles and messages: en (default) or fr.
+         * @example fr
+         */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path: {
+        /** @description The link's slug, from its url */
+        slug: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description `VALIDATION_ERROR`: Invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#VALIDATION_ERROR",
+           *       "title": "Invalid request",
+           *       "status": 400,
+           *       "detail": "One or more fields are invalid.",
+           *       "code": "VALIDATION_ERROR",
+           *       "instance": "/v1/direct/payin",
+           *       "errors": [
+           *         {
+           *           "path": "payin.amount",
+           *           "message": "Must be greater than 0."
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'VALIDATION_ERROR';
+            /** @constant */
+            status?: 400;
+          };
+        };
+      };
+      /** @description A page saying the link is not valid; or `PAYMENT_LINK_NOT_FOUND`: Payment link not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYMENT_LINK_NOT_FOUND",
+           *       "title": "Payment link not found",
+           *       "status": 404,
+           *       "detail": "No payment link of yours has this id.",
+           *       "code": "PAYMENT_LINK_NOT_FOUND",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYMENT_LINK_NOT_FOUND';
+            /** @constant */
+            status?: 404;
+          };
+          'text/html': string;
+        };
+      };
+      /** @description A page saying the link no longer takes payments, and why */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#INTERNAL_ERROR",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "Server error; retry later.",
+           *       "code": "INTERNAL_ERROR",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+            /** @constant */
+            status?: 500;
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#SERVICE_UNAVAILABLE",
+           *       "title": "Service unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable; retry later.",
+           *       "code": "SERVICE_UNAVAILABLE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'SERVICE_UNAVAILABLE';
+            /** @constant */
+            status?: 503;
+          };
+        };
+      };
+    };
+  };
+  paymentLinkForm: {
+    parameters: {
+      query?: {
+        lang?: 'en' | 'fr';
+      };
+      header?: {
+        /**
+         * @description Language of error titles and messages: en (default) or fr.
+         * @example fr
+         */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path: {
+        /** @description The link's slug, from its url */
+        slug: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "token": "q9Zx2Lr8TmW4vB7nK1pD3sFh",
+         *       "msisdn": "07 00 00 00 01",
+         *       "name": "Awa Koné"
+         *     }
+         */
+        'application/x-www-form-urlencoded': components['schemas']['PaymentLinkForm'];
+      };
+    };
+    responses: {
+      /** @description The payin session was opened: its checkout page is at `Location` */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The page again, the fields at fault marked; or `VALIDATION_ERROR`: Invalid request; `MALFORMED_JSON`: Malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#VALIDATION_ERROR",
+           *       "title": "Invalid request",
+           *       "status": 400,
+           *       "detail": "One or more fields are invalid.",
+           *       "code": "VALIDATION_ERROR",
+           *       "instance": "/v1/direct/payin",
+           *       "errors": [
+           *         {
+           *           "path": "payin.amount",
+           *           "message": "Must be greater than 0."
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'VALIDATION_ERROR' | 'MALFORMED_JSON';
+            /** @constant */
+            status?: 400;
+          };
+          'text/html': string;
+        };
+      };
+      /** @description The page, refusing a form posted from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description A page saying the link is not valid; or `PAYMENT_LINK_NOT_FOUND`: Payment link not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYMENT_LINK_NOT_FOUND",
+           *       "title": "Payment link not found",
+           *       "status": 404,
+           *       "detail": "No payment link of yours has this id.",
+           *       "code": "PAYMENT_LINK_NOT_FOUND",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYMENT_LINK_NOT_FOUND';
+            /** @constant */
+            status?: 404;
+          };
+          'text/html': string;
+        };
+      };
+      /** @description A single-use link whose payment is under way */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description A page saying the link no longer takes payments, and why */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYLOAD_TOO_LARGE",
+           *       "title": "Payload too large",
+           *       "status": 413,
+           *       "detail": "The request body is too large.",
+           *       "code": "PAYLOAD_TOO_LARGE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+            /** @constant */
+            status?: 413;
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNSUPPORTED_MEDIA_TYPE",
+           *       "title": "Unsupported media type",
+           *       "status": 415,
+           *       "detail": "Send the body as application/json.",
+           *       "code": "UNSUPPORTED_MEDIA_TYPE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+            /** @constant */
+            status?: 415;
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#INTERNAL_ERROR",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "Server error; retry later.",
+           *       "code": "INTERNAL_ERROR",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+            /** @constant */
+            status?: 500;
+          };
+        };
+      };
+      /** @description The page: no provider can take the payment now; or `SERVICE_UNAVAILABLE`: Service unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#SERVICE_UNAVAILABLE",
+           *       "title": "Service unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable; retry later.",
+           *       "code": "SERVICE_UNAVAILABLE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'SERVICE_UNAVAILABLE';
+            /** @constant */
+            status?: 503;
+          };
+          'text/html': string;
+        };
+      };
+    };
+  };
+  paymentLinkThanks: {
+    parameters: {
+      query?: {
+        lang?: 'en' | 'fr';
+      };
+      header?: {
+        /**
+         * @description Language of error titles and messages: en (default) or fr.
+         * @example fr
+         */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path: {
+        /** @description The link's slug, from its url */
+        slug: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description `VALIDATION_ERROR`: Invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#VALIDATION_ERROR",
+           *       "title": "Invalid request",
+           *       "status": 400,
+           *       "detail": "One or more fields are invalid.",
+           *       "code": "VALIDATION_ERROR",
+           *       "instance": "/v1/direct/payin",
+           *       "errors": [
+           *         {
+           *           "path": "payin.amount",
+           *           "message": "Must be greater than 0."
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'VALIDATION_ERROR';
+            /** @constant */
+            status?: 400;
+          };
+        };
+      };
+      /** @description A page saying the link is not valid; or `PAYMENT_LINK_NOT_FOUND`: Payment link not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYMENT_LINK_NOT_FOUND",
+           *       "title": "Payment link not found",
+           *       "status": 404,
+           *       "detail": "No payment link of yours has this id.",
+           *       "code": "PAYMENT_LINK_NOT_FOUND",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYMENT_LINK_NOT_FOUND';
+            /** @constant */
+            status?: 404;
+          };
+          'text/html': string;
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#INTERNAL_ERROR",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "Server error; retry later.",
+           *       "code": "INTERNAL_ERROR",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+            /** @constant */
+            status?: 500;
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#SERVICE_UNAVAILABLE",
+           *       "title": "Service unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable; retry later.",
+           *       "code": "SERVICE_UNAVAILABLE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'SERVICE_UNAVAILABLE';
+            /** @constant */
+            status?: 503;
+          };
         };
       };
     };
@@ -6090,7 +7028,8 @@ export interface operations {
           | 'refund.completed'
           | 'refund.failed'
           | 'payout.batch.completed'
-          | 'statement.ready';
+          | 'statement.ready'
+          | 'payment_link.paid';
       };
       header?: {
         /**
@@ -7615,6 +8554,1782 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
             code?: 'SERVICE_UNAVAILABLE' | 'PROVIDER_UNAVAILABLE';
+            /** @constant */
+            status?: 503;
+          };
+        };
+      };
+    };
+  };
+  listPaymentLinks: {
+    parameters: {
+      query?: {
+        cursor?: string;
+        limit?: number;
+      };
+      header?: {
+        /**
+         * @description Language of error titles and messages: en (default) or fr.
+         * @example fr
+         */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of links */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "pl_0a1b2c3d4e5f60718293a4b5",
+           *           "slug": "7KfQ2mZp9XcR4tLwB1nV",
+           *           "url": "https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *           "title": "Pagne wax 6 yards",
+           *           "description": "Livraison à Abidjan sous 48 h",
+           *           "amount": {
+           *             "type": "fixed",
+           *             "value": 15000
+           *           },
+           *           "currency": "XOF",
+           *           "countries": [
+           *             "CI"
+           *           ],
+           *           "operators": [
+           *             "ORANGE",
+           *             "MTN",
+           *             "MOOV",
+           *             "WAVE"
+           *           ],
+           *           "usage": "reusable",
+           *           "expiresAt": null,
+           *           "cap": null,
+           *           "customerFields": {
+           *             "name": true,
+           *             "email": false,
+           *             "question": "Adresse de livraison ?"
+           *           },
+           *           "thankYouMessage": "Merci ! Nous vous appelons pour la livraison.",
+           *           "returnUrl": null,
+           *           "metadata": {},
+           *           "referencePrefix": "WAX",
+           *           "status": "active",
+           *           "share": {
+           *             "whatsapp": {
+           *               "en": "*Pagne wax 6 yards*\n15 000 XOF\nPay by Mobile Money here: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *               "fr": "*Pagne wax 6 yards*\n15 000 XOF\nPayez par Mobile Money ici : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
+           *             },
+           *             "sms": {
+           *               "en": "Pagne wax 6 yards - 15 000 XOF. Pay by Mobile Money: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *               "fr": "Pagne wax 6 yards - 15 000 XOF. Payez par Mobile Money : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
+           *             }
+           *           },
+           *           "stats": {
+           *             "opened": 12,
+           *             "attempted": 4,
+           *             "paid": 3,
+           *             "paidTotal": 45000
+           *           },
+           *           "livemode": false,
+           *           "createdAt": "2026-03-01T09:30:00.000Z",
+           *           "updatedAt": "2026-03-01T09:30:00.000Z",
+           *           "deactivatedAt": null
+           *         }
+           *       ],
+           *       "nextCursor": null
+           *     }
+           */
+          'application/json': components['schemas']['PaymentLinkPage'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: Invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#VALIDATION_ERROR",
+           *       "title": "Invalid request",
+           *       "status": 400,
+           *       "detail": "One or more fields are invalid.",
+           *       "code": "VALIDATION_ERROR",
+           *       "instance": "/v1/direct/payin",
+           *       "errors": [
+           *         {
+           *           "path": "payin.amount",
+           *           "message": "Must be greater than 0."
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'VALIDATION_ERROR';
+            /** @constant */
+            status?: 400;
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNAUTHORIZED",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Send Authorization: Basic base64(api_key:api_client) with valid credentials.",
+           *       "code": "UNAUTHORIZED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNAUTHORIZED';
+            /** @constant */
+            status?: 401;
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#INTERNAL_ERROR",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "Server error; retry later.",
+           *       "code": "INTERNAL_ERROR",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+            /** @constant */
+            status?: 500;
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#SERVICE_UNAVAILABLE",
+           *       "title": "Service unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable; retry later.",
+           *       "code": "SERVICE_UNAVAILABLE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'SERVICE_UNAVAILABLE';
+            /** @constant */
+            status?: 503;
+          };
+        };
+      };
+    };
+  };
+  createPaymentLink: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description Language of error titles and messages: en (default) or fr.
+         * @example fr
+         */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        /**
+         * @description A UUID naming this request: a retry with the same key and body never acts twice (24 h).
+         * @example 3f2b8c1e-9d4a-4e7b-8a61-0c5d2e9f7a14
+         */
+        'X-Idempotency-Key': components['parameters']['IdempotencyKey'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "title": "Pagne wax 6 yards",
+         *       "description": "Livraison à Abidjan sous 48 h",
+         *       "amount": {
+         *         "type": "fixed",
+         *         "value": 15000
+         *       },
+         *       "currency": "XOF",
+         *       "countries": [
+         *         "CI"
+         *       ],
+         *       "usage": "reusable",
+         *       "customerFields": {
+         *         "name": true,
+         *         "email": false,
+         *         "question": "Adresse de livraison ?"
+         *       },
+         *       "thankYouMessage": "Merci ! Nous vous appelons pour la livraison.",
+         *       "referencePrefix": "WAX"
+         *     }
+         */
+        'application/json': components['schemas']['CreatePaymentLinkRequest'];
+      };
+    };
+    responses: {
+      /** @description The link */
+      201: {
+        headers: {
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "pl_0a1b2c3d4e5f60718293a4b5",
+           *       "slug": "7KfQ2mZp9XcR4tLwB1nV",
+           *       "url": "https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *       "title": "Pagne wax 6 yards",
+           *       "description": "Livraison à Abidjan sous 48 h",
+           *       "amount": {
+           *         "type": "fixed",
+           *         "value": 15000
+           *       },
+           *       "currency": "XOF",
+           *       "countries": [
+           *         "CI"
+           *       ],
+           *       "operators": [
+           *         "ORANGE",
+           *         "MTN",
+           *         "MOOV",
+           *         "WAVE"
+           *       ],
+           *       "usage": "reusable",
+           *       "expiresAt": null,
+           *       "cap": null,
+           *       "customerFields": {
+           *         "name": true,
+           *         "email": false,
+           *         "question": "Adresse de livraison ?"
+           *       },
+           *       "thankYouMessage": "Merci ! Nous vous appelons pour la livraison.",
+           *       "returnUrl": null,
+           *       "metadata": {},
+           *       "referencePrefix": "WAX",
+           *       "status": "active",
+           *       "share": {
+           *         "whatsapp": {
+           *           "en": "*Pagne wax 6 yards*\n15 000 XOF\nPay by Mobile Money here: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *           "fr": "*Pagne wax 6 yards*\n15 000 XOF\nPayez par Mobile Money ici : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
+           *         },
+           *         "sms": {
+           *           "en": "Pagne wax 6 yards - 15 000 XOF. Pay by Mobile Money: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *           "fr": "Pagne wax 6 yards - 15 000 XOF. Payez par Mobile Money : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
+           *         }
+           *       },
+           *       "stats": {
+           *         "opened": 12,
+           *         "attempted": 4,
+           *         "paid": 3,
+           *         "paidTotal": 45000
+           *       },
+           *       "livemode": false,
+           *       "createdAt": "2026-03-01T09:30:00.000Z",
+           *       "updatedAt": "2026-03-01T09:30:00.000Z",
+           *       "deactivatedAt": null
+           *     }
+           */
+          'application/json': components['schemas']['PaymentLink'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: Invalid request; `SANDBOX_ONLY_IN_TEST_MODE`: Sandbox feature in live mode; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key; `AMOUNT_OUT_OF_RANGE`: Amount out of range */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#VALIDATION_ERROR",
+           *       "title": "Invalid request",
+           *       "status": 400,
+           *       "detail": "One or more fields are invalid.",
+           *       "code": "VALIDATION_ERROR",
+           *       "instance": "/v1/direct/payin",
+           *       "errors": [
+           *         {
+           *           "path": "payin.amount",
+           *           "message": "Must be greater than 0."
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?:
+              | 'VALIDATION_ERROR'
+              | 'SANDBOX_ONLY_IN_TEST_MODE'
+              | 'MALFORMED_JSON'
+              | 'IDEMPOTENCY_KEY_MISSING'
+              | 'IDEMPOTENCY_KEY_INVALID'
+              | 'AMOUNT_OUT_OF_RANGE';
+            /** @constant */
+            status?: 400;
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNAUTHORIZED",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Send Authorization: Basic base64(api_key:api_client) with valid credentials.",
+           *       "code": "UNAUTHORIZED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNAUTHORIZED';
+            /** @constant */
+            status?: 401;
+          };
+        };
+      };
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
+           *       "status": 409,
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED';
+            /** @constant */
+            status?: 409;
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYLOAD_TOO_LARGE",
+           *       "title": "Payload too large",
+           *       "status": 413,
+           *       "detail": "The request body is too large.",
+           *       "code": "PAYLOAD_TOO_LARGE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+            /** @constant */
+            status?: 413;
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNSUPPORTED_MEDIA_TYPE",
+           *       "title": "Unsupported media type",
+           *       "status": 415,
+           *       "detail": "Send the body as application/json.",
+           *       "code": "UNSUPPORTED_MEDIA_TYPE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+            /** @constant */
+            status?: 415;
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#INTERNAL_ERROR",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "Server error; retry later.",
+           *       "code": "INTERNAL_ERROR",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+            /** @constant */
+            status?: 500;
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#SERVICE_UNAVAILABLE",
+           *       "title": "Service unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable; retry later.",
+           *       "code": "SERVICE_UNAVAILABLE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'SERVICE_UNAVAILABLE';
+            /** @constant */
+            status?: 503;
+          };
+        };
+      };
+    };
+  };
+  getPaymentLink: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Language of error titles and messages: en (default) or fr.
+         * @example fr
+         */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path: {
+        /** @description The payment link id (pl_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The link */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "pl_0a1b2c3d4e5f60718293a4b5",
+           *       "slug": "7KfQ2mZp9XcR4tLwB1nV",
+           *       "url": "https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *       "title": "Pagne wax 6 yards",
+           *       "description": "Livraison à Abidjan sous 48 h",
+           *       "amount": {
+           *         "type": "fixed",
+           *         "value": 15000
+           *       },
+           *       "currency": "XOF",
+           *       "countries": [
+           *         "CI"
+           *       ],
+           *       "operators": [
+           *         "ORANGE",
+           *         "MTN",
+           *         "MOOV",
+           *         "WAVE"
+           *       ],
+           *       "usage": "reusable",
+           *       "expiresAt": null,
+           *       "cap": null,
+           *       "customerFields": {
+           *         "name": true,
+           *         "email": false,
+           *         "question": "Adresse de livraison ?"
+           *       },
+           *       "thankYouMessage": "Merci ! Nous vous appelons pour la livraison.",
+           *       "returnUrl": null,
+           *       "metadata": {},
+           *       "referencePrefix": "WAX",
+           *       "status": "active",
+           *       "share": {
+           *         "whatsapp": {
+           *           "en": "*Pagne wax 6 yards*\n15 000 XOF\nPay by Mobile Money here: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *           "fr": "*Pagne wax 6 yards*\n15 000 XOF\nPayez par Mobile Money ici : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
+           *         },
+           *         "sms": {
+           *           "en": "Pagne wax 6 yards - 15 000 XOF. Pay by Mobile Money: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *           "fr": "Pagne wax 6 yards - 15 000 XOF. Payez par Mobile Money : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
+           *         }
+           *       },
+           *       "stats": {
+           *         "opened": 12,
+           *         "attempted": 4,
+           *         "paid": 3,
+           *         "paidTotal": 45000
+           *       },
+           *       "livemode": false,
+           *       "createdAt": "2026-03-01T09:30:00.000Z",
+           *       "updatedAt": "2026-03-01T09:30:00.000Z",
+           *       "deactivatedAt": null
+           *     }
+           */
+          'application/json': components['schemas']['PaymentLink'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: Invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#VALIDATION_ERROR",
+           *       "title": "Invalid request",
+           *       "status": 400,
+           *       "detail": "One or more fields are invalid.",
+           *       "code": "VALIDATION_ERROR",
+           *       "instance": "/v1/direct/payin",
+           *       "errors": [
+           *         {
+           *           "path": "payin.amount",
+           *           "message": "Must be greater than 0."
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'VALIDATION_ERROR';
+            /** @constant */
+            status?: 400;
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNAUTHORIZED",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Send Authorization: Basic base64(api_key:api_client) with valid credentials.",
+           *       "code": "UNAUTHORIZED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNAUTHORIZED';
+            /** @constant */
+            status?: 401;
+          };
+        };
+      };
+      /** @description `PAYMENT_LINK_NOT_FOUND`: Payment link not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYMENT_LINK_NOT_FOUND",
+           *       "title": "Payment link not found",
+           *       "status": 404,
+           *       "detail": "No payment link of yours has this id.",
+           *       "code": "PAYMENT_LINK_NOT_FOUND",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYMENT_LINK_NOT_FOUND';
+            /** @constant */
+            status?: 404;
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#INTERNAL_ERROR",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "Server error; retry later.",
+           *       "code": "INTERNAL_ERROR",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+            /** @constant */
+            status?: 500;
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#SERVICE_UNAVAILABLE",
+           *       "title": "Service unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable; retry later.",
+           *       "code": "SERVICE_UNAVAILABLE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'SERVICE_UNAVAILABLE';
+            /** @constant */
+            status?: 503;
+          };
+        };
+      };
+    };
+  };
+  updatePaymentLink: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Language of error titles and messages: en (default) or fr.
+         * @example fr
+         */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path: {
+        /** @description The payment link id (pl_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "title": "Pagne wax 6 yards (soldes)",
+         *       "expiresAt": "2026-12-31T23:59:59Z"
+         *     }
+         */
+        'application/json': components['schemas']['UpdatePaymentLinkRequest'];
+      };
+    };
+    responses: {
+      /** @description The link */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "pl_0a1b2c3d4e5f60718293a4b5",
+           *       "slug": "7KfQ2mZp9XcR4tLwB1nV",
+           *       "url": "https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *       "title": "Pagne wax 6 yards",
+           *       "description": "Livraison à Abidjan sous 48 h",
+           *       "amount": {
+           *         "type": "fixed",
+           *         "value": 15000
+           *       },
+           *       "currency": "XOF",
+           *       "countries": [
+           *         "CI"
+           *       ],
+           *       "operators": [
+           *         "ORANGE",
+           *         "MTN",
+           *         "MOOV",
+           *         "WAVE"
+           *       ],
+           *       "usage": "reusable",
+           *       "expiresAt": null,
+           *       "cap": null,
+           *       "customerFields": {
+           *         "name": true,
+           *         "email": false,
+           *         "question": "Adresse de livraison ?"
+           *       },
+           *       "thankYouMessage": "Merci ! Nous vous appelons pour la livraison.",
+           *       "returnUrl": null,
+           *       "metadata": {},
+           *       "referencePrefix": "WAX",
+           *       "status": "active",
+           *       "share": {
+           *         "whatsapp": {
+           *           "en": "*Pagne wax 6 yards*\n15 000 XOF\nPay by Mobile Money here: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *           "fr": "*Pagne wax 6 yards*\n15 000 XOF\nPayez par Mobile Money ici : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
+           *         },
+           *         "sms": {
+           *           "en": "Pagne wax 6 yards - 15 000 XOF. Pay by Mobile Money: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *           "fr": "Pagne wax 6 yards - 15 000 XOF. Payez par Mobile Money : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
+           *         }
+           *       },
+           *       "stats": {
+           *         "opened": 12,
+           *         "attempted": 4,
+           *         "paid": 3,
+           *         "paidTotal": 45000
+           *       },
+           *       "livemode": false,
+           *       "createdAt": "2026-03-01T09:30:00.000Z",
+           *       "updatedAt": "2026-03-01T09:30:00.000Z",
+           *       "deactivatedAt": null
+           *     }
+           */
+          'application/json': components['schemas']['PaymentLink'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: Invalid request; `MALFORMED_JSON`: Malformed JSON; `AMOUNT_OUT_OF_RANGE`: Amount out of range */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#VALIDATION_ERROR",
+           *       "title": "Invalid request",
+           *       "status": 400,
+           *       "detail": "One or more fields are invalid.",
+           *       "code": "VALIDATION_ERROR",
+           *       "instance": "/v1/direct/payin",
+           *       "errors": [
+           *         {
+           *           "path": "payin.amount",
+           *           "message": "Must be greater than 0."
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'VALIDATION_ERROR' | 'MALFORMED_JSON' | 'AMOUNT_OUT_OF_RANGE';
+            /** @constant */
+            status?: 400;
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNAUTHORIZED",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Send Authorization: Basic base64(api_key:api_client) with valid credentials.",
+           *       "code": "UNAUTHORIZED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNAUTHORIZED';
+            /** @constant */
+            status?: 401;
+          };
+        };
+      };
+      /** @description `PAYMENT_LINK_NOT_FOUND`: Payment link not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYMENT_LINK_NOT_FOUND",
+           *       "title": "Payment link not found",
+           *       "status": 404,
+           *       "detail": "No payment link of yours has this id.",
+           *       "code": "PAYMENT_LINK_NOT_FOUND",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYMENT_LINK_NOT_FOUND';
+            /** @constant */
+            status?: 404;
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYLOAD_TOO_LARGE",
+           *       "title": "Payload too large",
+           *       "status": 413,
+           *       "detail": "The request body is too large.",
+           *       "code": "PAYLOAD_TOO_LARGE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+            /** @constant */
+            status?: 413;
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNSUPPORTED_MEDIA_TYPE",
+           *       "title": "Unsupported media type",
+           *       "status": 415,
+           *       "detail": "Send the body as application/json.",
+           *       "code": "UNSUPPORTED_MEDIA_TYPE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+            /** @constant */
+            status?: 415;
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#INTERNAL_ERROR",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "Server error; retry later.",
+           *       "code": "INTERNAL_ERROR",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+            /** @constant */
+            status?: 500;
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#SERVICE_UNAVAILABLE",
+           *       "title": "Service unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable; retry later.",
+           *       "code": "SERVICE_UNAVAILABLE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'SERVICE_UNAVAILABLE';
+            /** @constant */
+            status?: 503;
+          };
+        };
+      };
+    };
+  };
+  deactivatePaymentLink: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description Language of error titles and messages: en (default) or fr.
+         * @example fr
+         */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        /**
+         * @description A UUID naming this request: a retry with the same key and body never acts twice (24 h).
+         * @example 3f2b8c1e-9d4a-4e7b-8a61-0c5d2e9f7a14
+         */
+        'X-Idempotency-Key': components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /** @description The payment link id (pl_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The link, inactive */
+      200: {
+        headers: {
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "pl_0a1b2c3d4e5f60718293a4b5",
+           *       "slug": "7KfQ2mZp9XcR4tLwB1nV",
+           *       "url": "https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *       "title": "Pagne wax 6 yards",
+           *       "description": "Livraison à Abidjan sous 48 h",
+           *       "amount": {
+           *         "type": "fixed",
+           *         "value": 15000
+           *       },
+           *       "currency": "XOF",
+           *       "countries": [
+           *         "CI"
+           *       ],
+           *       "operators": [
+           *         "ORANGE",
+           *         "MTN",
+           *         "MOOV",
+           *         "WAVE"
+           *       ],
+           *       "usage": "reusable",
+           *       "expiresAt": null,
+           *       "cap": null,
+           *       "customerFields": {
+           *         "name": true,
+           *         "email": false,
+           *         "question": "Adresse de livraison ?"
+           *       },
+           *       "thankYouMessage": "Merci ! Nous vous appelons pour la livraison.",
+           *       "returnUrl": null,
+           *       "metadata": {},
+           *       "referencePrefix": "WAX",
+           *       "status": "inactive",
+           *       "share": {
+           *         "whatsapp": {
+           *           "en": "*Pagne wax 6 yards*\n15 000 XOF\nPay by Mobile Money here: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *           "fr": "*Pagne wax 6 yards*\n15 000 XOF\nPayez par Mobile Money ici : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
+           *         },
+           *         "sms": {
+           *           "en": "Pagne wax 6 yards - 15 000 XOF. Pay by Mobile Money: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *           "fr": "Pagne wax 6 yards - 15 000 XOF. Payez par Mobile Money : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
+           *         }
+           *       },
+           *       "stats": {
+           *         "opened": 12,
+           *         "attempted": 4,
+           *         "paid": 3,
+           *         "paidTotal": 45000
+           *       },
+           *       "livemode": false,
+           *       "createdAt": "2026-03-01T09:30:00.000Z",
+           *       "updatedAt": "2026-03-01T09:30:00.000Z",
+           *       "deactivatedAt": "2026-03-02T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['PaymentLink'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: Invalid request; `SANDBOX_ONLY_IN_TEST_MODE`: Sandbox feature in live mode; `MALFORMED_JSON`: Malformed JSON; `IDEMPOTENCY_KEY_MISSING`: Idempotency key missing; `IDEMPOTENCY_KEY_INVALID`: Invalid idempotency key */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#VALIDATION_ERROR",
+           *       "title": "Invalid request",
+           *       "status": 400,
+           *       "detail": "One or more fields are invalid.",
+           *       "code": "VALIDATION_ERROR",
+           *       "instance": "/v1/direct/payin",
+           *       "errors": [
+           *         {
+           *           "path": "payin.amount",
+           *           "message": "Must be greater than 0."
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?:
+              | 'VALIDATION_ERROR'
+              | 'SANDBOX_ONLY_IN_TEST_MODE'
+              | 'MALFORMED_JSON'
+              | 'IDEMPOTENCY_KEY_MISSING'
+              | 'IDEMPOTENCY_KEY_INVALID';
+            /** @constant */
+            status?: 400;
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNAUTHORIZED",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Send Authorization: Basic base64(api_key:api_client) with valid credentials.",
+           *       "code": "UNAUTHORIZED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNAUTHORIZED';
+            /** @constant */
+            status?: 401;
+          };
+        };
+      };
+      /** @description `PAYMENT_LINK_NOT_FOUND`: Payment link not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYMENT_LINK_NOT_FOUND",
+           *       "title": "Payment link not found",
+           *       "status": 404,
+           *       "detail": "No payment link of yours has this id.",
+           *       "code": "PAYMENT_LINK_NOT_FOUND",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYMENT_LINK_NOT_FOUND';
+            /** @constant */
+            status?: 404;
+          };
+        };
+      };
+      /** @description `REQUEST_IN_PROGRESS`: Request in progress; `IDEMPOTENCY_KEY_REUSED`: Idempotency key reused */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#REQUEST_IN_PROGRESS",
+           *       "title": "Request in progress",
+           *       "status": 409,
+           *       "detail": "A request with this X-Idempotency-Key is still being processed; retry shortly.",
+           *       "code": "REQUEST_IN_PROGRESS",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'REQUEST_IN_PROGRESS' | 'IDEMPOTENCY_KEY_REUSED';
+            /** @constant */
+            status?: 409;
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYLOAD_TOO_LARGE",
+           *       "title": "Payload too large",
+           *       "status": 413,
+           *       "detail": "The request body is too large.",
+           *       "code": "PAYLOAD_TOO_LARGE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+            /** @constant */
+            status?: 413;
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNSUPPORTED_MEDIA_TYPE",
+           *       "title": "Unsupported media type",
+           *       "status": 415,
+           *       "detail": "Send the body as application/json.",
+           *       "code": "UNSUPPORTED_MEDIA_TYPE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+            /** @constant */
+            status?: 415;
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#INTERNAL_ERROR",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "Server error; retry later.",
+           *       "code": "INTERNAL_ERROR",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+            /** @constant */
+            status?: 500;
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#SERVICE_UNAVAILABLE",
+           *       "title": "Service unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable; retry later.",
+           *       "code": "SERVICE_UNAVAILABLE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'SERVICE_UNAVAILABLE';
+            /** @constant */
+            status?: 503;
+          };
+        };
+      };
+    };
+  };
+  listPaymentLinkPayments: {
+    parameters: {
+      query?: {
+        cursor?: string;
+        limit?: number;
+      };
+      header?: {
+        /**
+         * @description Language of error titles and messages: en (default) or fr.
+         * @example fr
+         */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path: {
+        /** @description The payment link id (pl_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of payins */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "pr_0a1b2c3d4e5f60718293a4b5",
+           *           "type": "payin",
+           *           "reference": "WAX-0k3j9x2m7q1z",
+           *           "status": "processing",
+           *           "confirmationRequired": true,
+           *           "confirmationStatus": "none",
+           *           "paymentUrl": "https://pay.example/checkout/pr_0a1b2c3d4e5f60718293a4b5",
+           *           "customer": {
+           *             "name": "Awa Koné",
+           *             "phoneNumber": "+2250700000001"
+           *           },
+           *           "isDirect": false,
+           *           "payFee": true,
+           *           "createdAt": "2026-11-22T10:15:00.120Z",
+           *           "livemode": false,
+           *           "amount": 5000,
+           *           "fee": 75,
+           *           "chargedAmount": 5000,
+           *           "currency": "XOF",
+           *           "failure": null,
+           *           "metadata": {},
+           *           "paymentLinkId": "pl_0a1b2c3d4e5f60718293a4b5",
+           *           "customerEmail": null,
+           *           "customerAnswer": "Cocody, Riviera 3"
+           *         }
+           *       ],
+           *       "nextCursor": null
+           *     }
+           */
+          'application/json': components['schemas']['PaymentLinkPayments'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: Invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#VALIDATION_ERROR",
+           *       "title": "Invalid request",
+           *       "status": 400,
+           *       "detail": "One or more fields are invalid.",
+           *       "code": "VALIDATION_ERROR",
+           *       "instance": "/v1/direct/payin",
+           *       "errors": [
+           *         {
+           *           "path": "payin.amount",
+           *           "message": "Must be greater than 0."
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'VALIDATION_ERROR';
+            /** @constant */
+            status?: 400;
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNAUTHORIZED",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Send Authorization: Basic base64(api_key:api_client) with valid credentials.",
+           *       "code": "UNAUTHORIZED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNAUTHORIZED';
+            /** @constant */
+            status?: 401;
+          };
+        };
+      };
+      /** @description `PAYMENT_LINK_NOT_FOUND`: Payment link not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYMENT_LINK_NOT_FOUND",
+           *       "title": "Payment link not found",
+           *       "status": 404,
+           *       "detail": "No payment link of yours has this id.",
+           *       "code": "PAYMENT_LINK_NOT_FOUND",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYMENT_LINK_NOT_FOUND';
+            /** @constant */
+            status?: 404;
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#INTERNAL_ERROR",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "Server error; retry later.",
+           *       "code": "INTERNAL_ERROR",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+            /** @constant */
+            status?: 500;
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#SERVICE_UNAVAILABLE",
+           *       "title": "Service unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable; retry later.",
+           *       "code": "SERVICE_UNAVAILABLE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'SERVICE_UNAVAILABLE';
+            /** @constant */
+            status?: 503;
+          };
+        };
+      };
+    };
+  };
+  getPaymentLinkQr: {
+    parameters: {
+      query?: {
+        format?: 'svg' | 'png';
+      };
+      header?: {
+        /**
+         * @description Language of error titles and messages: en (default) or fr.
+         * @example fr
+         */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path: {
+        /** @description The payment link id (pl_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The QR code (image/svg+xml or image/png) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'image/svg+xml': string;
+        };
+      };
+      /** @description `VALIDATION_ERROR`: Invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#VALIDATION_ERROR",
+           *       "title": "Invalid request",
+           *       "status": 400,
+           *       "detail": "One or more fields are invalid.",
+           *       "code": "VALIDATION_ERROR",
+           *       "instance": "/v1/direct/payin",
+           *       "errors": [
+           *         {
+           *           "path": "payin.amount",
+           *           "message": "Must be greater than 0."
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'VALIDATION_ERROR';
+            /** @constant */
+            status?: 400;
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNAUTHORIZED",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Send Authorization: Basic base64(api_key:api_client) with valid credentials.",
+           *       "code": "UNAUTHORIZED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNAUTHORIZED';
+            /** @constant */
+            status?: 401;
+          };
+        };
+      };
+      /** @description `PAYMENT_LINK_NOT_FOUND`: Payment link not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#PAYMENT_LINK_NOT_FOUND",
+           *       "title": "Payment link not found",
+           *       "status": 404,
+           *       "detail": "No payment link of yours has this id.",
+           *       "code": "PAYMENT_LINK_NOT_FOUND",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'PAYMENT_LINK_NOT_FOUND';
+            /** @constant */
+            status?: 404;
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#INTERNAL_ERROR",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "Server error; retry later.",
+           *       "code": "INTERNAL_ERROR",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+            /** @constant */
+            status?: 500;
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#SERVICE_UNAVAILABLE",
+           *       "title": "Service unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable; retry later.",
+           *       "code": "SERVICE_UNAVAILABLE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'SERVICE_UNAVAILABLE';
             /** @constant */
             status?: 503;
           };
@@ -15706,6 +18421,42 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': components['schemas']['PayinFailedEvent'];
+      };
+    };
+    responses: {
+      /** @description Delivered. Anything else (or no answer within 10 s) is retried for about 3 days. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Gone: the endpoint is disabled, deliveries stop. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  webhook_payment_link_paid: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id, the same on every attempt: deduplicate on it. */
+        'webhook-id': components['parameters']['webhook-id'];
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, keyed with the endpoint secret. */
+        'webhook-signature': components['parameters']['webhook-signature'];
+        /** @description Unix seconds of this attempt; refuse one older than 5 minutes. */
+        'webhook-timestamp': components['parameters']['webhook-timestamp'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PaymentLinkPaidEvent'];
       };
     };
     responses: {

@@ -29,6 +29,10 @@ export const apiOperations = {
     method: 'POST',
     path: '/v1/payin/sessions',
   },
+  createPaymentLink: {
+    method: 'POST',
+    path: '/v1/payment-links',
+  },
   createPayout: {
     method: 'POST',
     path: '/v1/payout',
@@ -48,6 +52,10 @@ export const apiOperations = {
   createWsToken: {
     method: 'POST',
     path: '/v1/ws/tokens',
+  },
+  deactivatePaymentLink: {
+    method: 'POST',
+    path: '/v1/payment-links/{id}/deactivate',
   },
   deleteWebhookEndpoint: {
     method: 'DELETE',
@@ -81,6 +89,14 @@ export const apiOperations = {
     method: 'GET',
     path: '/v1/payin/{reference}',
   },
+  getPaymentLink: {
+    method: 'GET',
+    path: '/v1/payment-links/{id}',
+  },
+  getPaymentLinkQr: {
+    method: 'GET',
+    path: '/v1/payment-links/{id}/qr',
+  },
   getPayout: {
     method: 'GET',
     path: '/v1/payout/{reference}',
@@ -112,6 +128,14 @@ export const apiOperations = {
   listEvents: {
     method: 'GET',
     path: '/v1/events',
+  },
+  listPaymentLinkPayments: {
+    method: 'GET',
+    path: '/v1/payment-links/{id}/payments',
+  },
+  listPaymentLinks: {
+    method: 'GET',
+    path: '/v1/payment-links',
   },
   listProviders: {
     method: 'GET',
@@ -180,6 +204,10 @@ export const apiOperations = {
   sendTestWebhookEvent: {
     method: 'POST',
     path: '/v1/webhooks/{id}/test',
+  },
+  updatePaymentLink: {
+    method: 'PATCH',
+    path: '/v1/payment-links/{id}',
   },
   updateWebhookEndpoint: {
     method: 'PATCH',

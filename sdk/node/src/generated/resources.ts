@@ -384,6 +384,53 @@ export class Sandbox extends Resource {
   }
 }
 
+/** `momo.paymentLinks` */
+export class PaymentLinks extends Resource {
+  /** List payment links (GET /v1/payment-links). */
+  list(query?: QueryParams<'listPaymentLinks'>, opts?: RequestOptions) {
+    return this.paged('listPaymentLinks', undefined, query, opts);
+  }
+  /** Create a payment link (POST /v1/payment-links). */
+  create(
+    body: RequestBody<'createPaymentLink'>,
+    opts?: RequestOptions,
+  ): Promise<ResponseBody<'createPaymentLink'>> {
+    return this.core.call<ResponseBody<'createPaymentLink'>>('createPaymentLink', { body }, opts);
+  }
+  /** Read a payment link and its statistics (GET /v1/payment-links/{id}). */
+  get(id: string, opts?: RequestOptions): Promise<ResponseBody<'getPaymentLink'>> {
+    return this.core.call<ResponseBody<'getPaymentLink'>>('getPaymentLink', { path: { id } }, opts);
+  }
+  /** Change a payment link (PATCH /v1/payment-links/{id}). */
+  update(
+    id: string,
+    body: RequestBody<'updatePaymentLink'>,
+    opts?: RequestOptions,
+  ): Promise<ResponseBody<'updatePaymentLink'>> {
+    return this.core.call<ResponseBody<'updatePaymentLink'>>(
+      'updatePaymentLink',
+      { path: { id }, body },
+      opts,
+    );
+  }
+  /** Deactivate a payment link (POST /v1/payment-links/{id}/deactivate). */
+  deactivate(id: string, opts?: RequestOptions): Promise<ResponseBody<'deactivatePaymentLink'>> {
+    return this.core.call<ResponseBody<'deactivatePaymentLink'>>(
+      'deactivatePaymentLink',
+      { path: { id } },
+      opts,
+    );
+  }
+  /** The QR code of a payment link's URL (GET /v1/payment-links/{id}/qr). */
+  qr(id: string, query?: QueryParams<'getPaymentLinkQr'>, opts?: RequestOptions): Promise<void> {
+    return this.core.call<void>('getPaymentLinkQr', { path: { id }, query }, opts);
+  }
+  /** List the payins opened under a payment link (GET /v1/payment-links/{id}/payments). */
+  listPayments(id: string, query?: QueryParams<'listPaymentLinkPayments'>, opts?: RequestOptions) {
+    return this.paged('listPaymentLinkPayments', { id }, query, opts);
+  }
+}
+
 /**
  * The SDK's method for each operation of the API under /v1/, as `resource.method` on a MomoPayments
  * client. manifest.sh reads this table and proves each entry by calling the method and watching
@@ -420,6 +467,13 @@ export const sdkMethods = {
   updateWebhookEndpoint: 'webhookEndpoints.update',
   disableWebhookEndpoint: 'webhookEndpoints.disable',
   listWebhookDeliveries: 'webhookEndpoints.listDeliveries',
+  createPaymentLink: 'paymentLinks.create',
+  listPaymentLinks: 'paymentLinks.list',
+  getPaymentLink: 'paymentLinks.get',
+  updatePaymentLink: 'paymentLinks.update',
+  deactivatePaymentLink: 'paymentLinks.deactivate',
+  getPaymentLinkQr: 'paymentLinks.qr',
+  listPaymentLinkPayments: 'paymentLinks.listPayments',
   listEvents: 'events.list',
   getEvent: 'events.get',
   redeliverEvent: 'events.redeliver',

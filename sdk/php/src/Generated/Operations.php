@@ -60,6 +60,13 @@ final class Operations
         'sandboxSettleRefund' => ['method' => 'POST', 'path' => '/v1/sandbox/refunds/{reference}/settle', 'pathParams' => ['reference'], 'query' => [], 'body' => true, 'response' => 'RefundRecord', 'item' => null, 'resource' => 'sandbox', 'sdkMethod' => 'settleRefund'],
         'sandboxControlRoute' => ['method' => 'POST', 'path' => '/v1/sandbox/routes', 'pathParams' => [], 'query' => [], 'body' => true, 'response' => 'SandboxRouteControlList', 'item' => null, 'resource' => 'sandbox', 'sdkMethod' => 'controlRoute'],
         'sandboxListRouteControls' => ['method' => 'GET', 'path' => '/v1/sandbox/routes', 'pathParams' => [], 'query' => [], 'body' => false, 'response' => 'SandboxRouteControlList', 'item' => null, 'resource' => 'sandbox', 'sdkMethod' => 'listRouteControls'],
+        'createPaymentLink' => ['method' => 'POST', 'path' => '/v1/payment-links', 'pathParams' => [], 'query' => [], 'body' => true, 'response' => 'PaymentLink', 'item' => null, 'resource' => 'paymentLinks', 'sdkMethod' => 'create'],
+        'listPaymentLinks' => ['method' => 'GET', 'path' => '/v1/payment-links', 'pathParams' => [], 'query' => ['limit', 'cursor'], 'body' => false, 'response' => 'PaymentLinkPage', 'item' => 'PaymentLink', 'resource' => 'paymentLinks', 'sdkMethod' => 'list'],
+        'getPaymentLink' => ['method' => 'GET', 'path' => '/v1/payment-links/{id}', 'pathParams' => ['id'], 'query' => [], 'body' => false, 'response' => 'PaymentLink', 'item' => null, 'resource' => 'paymentLinks', 'sdkMethod' => 'retrieve'],
+        'updatePaymentLink' => ['method' => 'PATCH', 'path' => '/v1/payment-links/{id}', 'pathParams' => ['id'], 'query' => [], 'body' => true, 'response' => 'PaymentLink', 'item' => null, 'resource' => 'paymentLinks', 'sdkMethod' => 'update'],
+        'deactivatePaymentLink' => ['method' => 'POST', 'path' => '/v1/payment-links/{id}/deactivate', 'pathParams' => ['id'], 'query' => [], 'body' => false, 'response' => 'PaymentLink', 'item' => null, 'resource' => 'paymentLinks', 'sdkMethod' => 'deactivate'],
+        'getPaymentLinkQr' => ['method' => 'GET', 'path' => '/v1/payment-links/{id}/qr', 'pathParams' => ['id'], 'query' => ['format'], 'body' => false, 'response' => null, 'item' => null, 'resource' => 'paymentLinks', 'sdkMethod' => 'qrCode'],
+        'listPaymentLinkPayments' => ['method' => 'GET', 'path' => '/v1/payment-links/{id}/payments', 'pathParams' => ['id'], 'query' => ['limit', 'cursor'], 'body' => false, 'response' => 'PaymentLinkPayments', 'item' => null, 'resource' => 'paymentLinks', 'sdkMethod' => 'listPayments'],
     ];
 
     /** Event type => the typed event model webhook verification returns. */
@@ -75,5 +82,6 @@ final class Operations
         'refund.failed' => Models\RefundFailedEvent::class,
         'payout.batch.completed' => Models\PayoutBatchCompletedEvent::class,
         'statement.ready' => Models\StatementReadyEvent::class,
+        'payment_link.paid' => Models\PaymentLinkPaidEvent::class,
     ];
 }

@@ -21,6 +21,7 @@ final class ResourceMap
         'statements' => \MomoPayments\Resources\StatementsResource::class,
         'payoutBatches' => \MomoPayments\Resources\PayoutBatchesResource::class,
         'sandbox' => \MomoPayments\Resources\SandboxResource::class,
+        'paymentLinks' => \MomoPayments\Resources\PaymentLinksResource::class,
     ];
 
     /**

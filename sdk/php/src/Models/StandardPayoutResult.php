@@ -60,6 +60,8 @@ final class StandardPayoutResult extends Model
         /** @var array|null */
         public readonly ?array $metadata = null,
         /** @var string|null */
+        public readonly ?string $paymentLinkId = null,
+        /** @var string|null */
         public readonly ?string $phoneNumber = null,
         /** @var string|null */
         public readonly ?string $customerName = null,
@@ -98,6 +100,7 @@ final class StandardPayoutResult extends Model
             refundedAmount: $data['refundedAmount'] ?? null,
             refunds: is_array($data['refunds'] ?? null) ? array_map(static fn ($item) => RefundRecord::fromArray($item), $data['refunds'] ?? null) : null,
             metadata: $data['metadata'] ?? null,
+            paymentLinkId: $data['paymentLinkId'] ?? null,
             phoneNumber: $data['phoneNumber'] ?? null,
             customerName: $data['customerName'] ?? null,
             customerReference: $data['customerReference'] ?? null,

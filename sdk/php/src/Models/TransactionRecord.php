@@ -59,6 +59,8 @@ final class TransactionRecord extends Model
         public readonly ?array $refunds = null,
         /** @var array|null */
         public readonly ?array $metadata = null,
+        /** @var string|null */
+        public readonly ?string $paymentLinkId = null,
     ) {
         parent::__construct($raw);
     }
@@ -90,6 +92,7 @@ final class TransactionRecord extends Model
             refundedAmount: $data['refundedAmount'] ?? null,
             refunds: is_array($data['refunds'] ?? null) ? array_map(static fn ($item) => RefundRecord::fromArray($item), $data['refunds'] ?? null) : null,
             metadata: $data['metadata'] ?? null,
+            paymentLinkId: $data['paymentLinkId'] ?? null,
         );
     }
 }

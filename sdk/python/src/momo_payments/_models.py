@@ -330,6 +330,7 @@ class WebhookEndpointWithSecret(BaseModel):
             'refund.failed',
             'payout.batch.completed',
             'statement.ready',
+            'payment_link.paid',
         ]
     ]
     description: str | None
@@ -385,6 +386,7 @@ class WebhookEndpointWithHealth(BaseModel):
             'refund.failed',
             'payout.batch.completed',
             'statement.ready',
+            'payment_link.paid',
         ]
     ]
     description: str | None
@@ -426,6 +428,7 @@ class TestWebhookResultEvent(BaseModel):
         'refund.failed',
         'payout.batch.completed',
         'statement.ready',
+        'payment_link.paid',
     ]
     createdAt: str
     livemode: bool
@@ -465,6 +468,7 @@ class WebhookEndpoint(BaseModel):
             'refund.failed',
             'payout.batch.completed',
             'statement.ready',
+            'payment_link.paid',
         ]
     ]
     description: str | None
@@ -494,6 +498,7 @@ class RotatedSecret(BaseModel):
             'refund.failed',
             'payout.batch.completed',
             'statement.ready',
+            'payment_link.paid',
         ]
     ]
     description: str | None
@@ -525,6 +530,7 @@ class DeliveryPageDatum(BaseModel):
         'refund.failed',
         'payout.batch.completed',
         'statement.ready',
+        'payment_link.paid',
     ]
     trigger: Literal['event', 'redelivery']
     url: str
@@ -560,6 +566,7 @@ class Event(BaseModel):
         'refund.failed',
         'payout.batch.completed',
         'statement.ready',
+        'payment_link.paid',
     ]
     createdAt: str
     livemode: bool
@@ -825,6 +832,182 @@ class SandboxRouteControlList(BaseModel):
         extra='allow',
     )
     data: list[SandboxRouteControlListDatum]
+
+
+class PaymentLinkAmount(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    type: Literal['fixed']
+    value: Annotated[int, Field(gt=0, le=100000000)]
+
+
+class PaymentLinkAmount1(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    type: Literal['open']
+    min: Annotated[int | None, Field(gt=0, le=100000000)] = None
+    max: Annotated[int | None, Field(gt=0, le=100000000)] = None
+
+
+class PaymentLinkCap(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    maxPayments: Annotated[int | None, Field(ge=1, le=1000000)] = None
+    maxTotal: Annotated[int | None, Field(gt=0, le=100000000)] = None
+
+
+class PaymentLinkCustomerFields(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    name: bool
+    email: bool
+    question: str | None
+
+
+class PaymentLinkShareWhatsapp(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    en: str
+    fr: str
+
+
+class PaymentLinkShareSms(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    en: str
+    fr: str
+
+
+class PaymentLinkShare(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    whatsapp: PaymentLinkShareWhatsapp
+    sms: PaymentLinkShareSms
+
+
+class PaymentLinkStats(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    opened: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    attempted: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    paid: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    paidTotal: float
+
+
+class PaymentLink(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    id: Annotated[str, Field(pattern='^pl_.*')]
+    slug: str
+    url: str
+    title: str
+    description: str | None
+    amount: PaymentLinkAmount | PaymentLinkAmount1
+    currency: Literal['XOF', 'XAF']
+    countries: list[Literal['CI', 'CM']]
+    operators: list[Literal['ORANGE', 'MTN', 'MOOV', 'WAVE']]
+    usage: Literal['single', 'reusable']
+    expiresAt: str | None
+    cap: PaymentLinkCap | None
+    customerFields: PaymentLinkCustomerFields
+    thankYouMessage: str | None
+    returnUrl: str | None
+    metadata: dict[str, str]
+    referencePrefix: str
+    status: Literal['active', 'inactive', 'expired', 'spent']
+    share: PaymentLinkShare
+    stats: PaymentLinkStats
+    livemode: bool
+    createdAt: str
+    updatedAt: str
+    deactivatedAt: str | None
+
+
+class PaymentLinkPage(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    data: list[PaymentLink]
+    nextCursor: str | None
+
+
+class PaymentLinkPaymentsDatumCustomer(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    name: str
+    phoneNumber: str
+
+
+class PaymentLinkPaymentsDatumMobileMoneyProvider(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    name: str
+
+
+class PaymentLinkPaymentsDatumMobileMoney(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    provider: PaymentLinkPaymentsDatumMobileMoneyProvider
+
+
+class PaymentLinkPaymentsDatumFailure(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    code: str
+    message: str
+    provider: str | None
+
+
+class PaymentLinkPaymentsDatum(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    id: Annotated[str, Field(pattern='^pr_.*')]
+    type: Literal['payin', 'payout']
+    reference: str
+    status: str
+    confirmationRequired: bool
+    confirmationStatus: Literal['none', 'pending', 'accepted', 'declined']
+    paymentUrl: str | None
+    customer: PaymentLinkPaymentsDatumCustomer
+    mobileMoney: PaymentLinkPaymentsDatumMobileMoney | None = None
+    isDirect: bool
+    payFee: bool
+    createdAt: str
+    livemode: bool
+    amount: float
+    fee: float
+    chargedAmount: float
+    currency: str
+    failure: PaymentLinkPaymentsDatumFailure | None
+    ussdCode: str | None = None
+    refundedAmount: float | None = None
+    refunds: list[RefundRecord] | None = None
+    metadata: dict[str, str]
+    paymentLinkId: str | None = None
+    customerEmail: str | None
+    customerAnswer: str | None
+
+
+class PaymentLinkPayments(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    data: list[PaymentLinkPaymentsDatum]
+    nextCursor: str | None
 
 
 class PayoutUpdatedEventDataTransaction(BaseModel):
@@ -1264,10 +1447,11 @@ class CreateWebhookRequest(BaseModel):
                 'refund.failed',
                 'payout.batch.completed',
                 'statement.ready',
+                'payment_link.paid',
             ]
         ]
         | None,
-        Field(max_length=11),
+        Field(max_length=12),
     ] = None
     description: Annotated[str | None, Field(max_length=200)] = None
 
@@ -1299,6 +1483,7 @@ class TestWebhookRequest(BaseModel):
             'refund.failed',
             'payout.batch.completed',
             'statement.ready',
+            'payment_link.paid',
         ]
         | None
     ) = None
@@ -1323,10 +1508,11 @@ class UpdateWebhookRequest(BaseModel):
                 'refund.failed',
                 'payout.batch.completed',
                 'statement.ready',
+                'payment_link.paid',
             ]
         ]
         | None,
-        Field(max_length=11),
+        Field(max_length=12),
     ] = None
     description: Annotated[str | None, Field(max_length=200)] = None
 
@@ -1615,6 +1801,132 @@ class SandboxRouteControlRequest(
     )
 
 
+class CreatePaymentLinkRequestAmount(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    type: Literal['fixed']
+    value: Annotated[int, Field(gt=0, le=100000000)]
+
+
+class CreatePaymentLinkRequestAmount1(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    type: Literal['open']
+    min: Annotated[int | None, Field(gt=0, le=100000000)] = None
+    max: Annotated[int | None, Field(gt=0, le=100000000)] = None
+
+
+class CreatePaymentLinkRequestCap(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    maxPayments: Annotated[int | None, Field(ge=1, le=1000000)] = None
+    maxTotal: Annotated[int | None, Field(gt=0, le=100000000)] = None
+
+
+class CreatePaymentLinkRequestCustomerFields(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    name: bool | None = True
+    email: bool | None = False
+    question: Annotated[str | None, Field(max_length=200, min_length=1)] = None
+
+
+CreatePaymentLinkRequestMetadataAdditionalProperty = TypeAliasType(
+    "CreatePaymentLinkRequestMetadataAdditionalProperty",
+    Annotated[str, Field(max_length=200)],
+)
+
+
+class CreatePaymentLinkRequest(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    title: Annotated[str, Field(max_length=100, min_length=1)]
+    description: Annotated[str | None, Field(max_length=1000)] = None
+    amount: CreatePaymentLinkRequestAmount | CreatePaymentLinkRequestAmount1
+    currency: Literal['XOF', 'XAF']
+    countries: Annotated[list[Literal['CI', 'CM']], Field(max_length=2, min_length=1)]
+    operators: Annotated[
+        list[Literal['ORANGE', 'MTN', 'MOOV', 'WAVE']] | None, Field(max_length=4)
+    ] = None
+    usage: Literal['single', 'reusable'] | None = 'reusable'
+    expiresAt: AwareDatetime | None = None
+    cap: CreatePaymentLinkRequestCap | None = None
+    customerFields: CreatePaymentLinkRequestCustomerFields | None = None
+    thankYouMessage: Annotated[str | None, Field(max_length=500)] = None
+    returnUrl: AnyUrl | None = None
+    metadata: (
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r'^[A-Za-z0-9_-]+$', min_length=1, max_length=40
+                ),
+            ],
+            CreatePaymentLinkRequestMetadataAdditionalProperty,
+        ]
+        | None
+    ) = None
+    referencePrefix: Annotated[
+        str | None, Field(max_length=40, min_length=1, pattern='^[A-Za-z0-9._:-]+$')
+    ] = 'link'
+
+
+class UpdatePaymentLinkRequestCap(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    maxPayments: Annotated[int | None, Field(ge=1, le=1000000)] = None
+    maxTotal: Annotated[int | None, Field(gt=0, le=100000000)] = None
+
+
+UpdatePaymentLinkRequestMetadataAdditionalProperty = TypeAliasType(
+    "UpdatePaymentLinkRequestMetadataAdditionalProperty",
+    Annotated[str, Field(max_length=200)],
+)
+
+
+class UpdatePaymentLinkRequest(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    title: Annotated[str | None, Field(max_length=100, min_length=1)] = None
+    description: Annotated[str | None, Field(max_length=1000)] = None
+    expiresAt: AwareDatetime | None = None
+    cap: UpdatePaymentLinkRequestCap | None = None
+    thankYouMessage: Annotated[str | None, Field(max_length=500)] = None
+    returnUrl: AnyUrl | None = None
+    metadata: (
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r'^[A-Za-z0-9_-]+$', min_length=1, max_length=40
+                ),
+            ],
+            UpdatePaymentLinkRequestMetadataAdditionalProperty,
+        ]
+        | None
+    ) = None
+
+
+class PaymentLinkForm(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    token: str
+    amount: str | None = None
+    country: str | None = None
+    msisdn: str
+    name: str | None = None
+    email: str | None = None
+    answer: str | None = None
+
+
 class TransactionRecord(BaseModel):
     model_config = ConfigDict(
         extra='allow',
@@ -1641,6 +1953,7 @@ class TransactionRecord(BaseModel):
     refundedAmount: float | None = None
     refunds: list[RefundRecord] | None = None
     metadata: dict[str, str]
+    paymentLinkId: str | None = None
 
 
 class StandardPayoutResult(
@@ -1743,3 +2056,14 @@ class PayoutCompletedEvent(BaseModel):
     createdAt: str
     livemode: bool
     data: TransactionRecord | PayoutCompletedEventData
+
+
+class PaymentLinkPaidEvent(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    id: Annotated[str, Field(pattern='^evt_.*')]
+    type: Literal['payment_link.paid']
+    createdAt: str
+    livemode: bool
+    data: TransactionRecord

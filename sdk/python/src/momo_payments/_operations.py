@@ -193,6 +193,30 @@ OPERATIONS: dict[str, Operation] = {
     "sandboxControlRoute": Operation(
         "sandboxControlRoute", "POST", "/v1/sandbox/routes", (), (), True
     ),
+    "listPaymentLinks": Operation(
+        "listPaymentLinks", "GET", "/v1/payment-links", (), ("limit", "cursor"), False
+    ),
+    "createPaymentLink": Operation("createPaymentLink", "POST", "/v1/payment-links", (), (), True),
+    "getPaymentLink": Operation(
+        "getPaymentLink", "GET", "/v1/payment-links/{id}", ("id",), (), False
+    ),
+    "updatePaymentLink": Operation(
+        "updatePaymentLink", "PATCH", "/v1/payment-links/{id}", ("id",), (), True
+    ),
+    "deactivatePaymentLink": Operation(
+        "deactivatePaymentLink", "POST", "/v1/payment-links/{id}/deactivate", ("id",), (), False
+    ),
+    "getPaymentLinkQr": Operation(
+        "getPaymentLinkQr", "GET", "/v1/payment-links/{id}/qr", ("id",), ("format",), False
+    ),
+    "listPaymentLinkPayments": Operation(
+        "listPaymentLinkPayments",
+        "GET",
+        "/v1/payment-links/{id}/payments",
+        ("id",),
+        ("limit", "cursor"),
+        False,
+    ),
 }
 
 #: The document's components.schemas, each a class of _models.
@@ -227,6 +251,9 @@ COMPONENT_SCHEMAS = (
     "Statement",
     "PayoutBatch",
     "SandboxRouteControlList",
+    "PaymentLink",
+    "PaymentLinkPage",
+    "PaymentLinkPayments",
     "PayinCompletedEvent",
     "PayinFailedEvent",
     "PayinExpiredEvent",
@@ -238,6 +265,7 @@ COMPONENT_SCHEMAS = (
     "RefundFailedEvent",
     "PayoutBatchCompletedEvent",
     "StatementReadyEvent",
+    "PaymentLinkPaidEvent",
     "DirectPayinRequest",
     "PayinSessionRequest",
     "DirectPayoutRequest",
@@ -261,6 +289,9 @@ COMPONENT_SCHEMAS = (
     "SandboxCollectedRequest",
     "SandboxSettleRequest",
     "SandboxRouteControlRequest",
+    "CreatePaymentLinkRequest",
+    "UpdatePaymentLinkRequest",
+    "PaymentLinkForm",
 )
 
 #: The events of the document's `webhooks`, told apart by `type`.
@@ -277,6 +308,7 @@ TypedEvent = Annotated[
         _m.RefundFailedEvent,
         _m.PayoutBatchCompletedEvent,
         _m.StatementReadyEvent,
+        _m.PaymentLinkPaidEvent,
     ],
     Field(discriminator="type"),
 ]

@@ -38,6 +38,8 @@ __all__ = [
     "AsyncPayoutBatches",
     "Sandbox",
     "AsyncSandbox",
+    "PaymentLinks",
+    "AsyncPaymentLinks",
 ]
 
 
@@ -705,6 +707,7 @@ class Events(SyncResource):
                 "refund.failed",
                 "payout.batch.completed",
                 "statement.ready",
+                "payment_link.paid",
             ]
             | None
         ) = None,
@@ -752,6 +755,7 @@ class Events(SyncResource):
                 "refund.failed",
                 "payout.batch.completed",
                 "statement.ready",
+                "payment_link.paid",
             ]
             | None
         ) = None,
@@ -1241,6 +1245,205 @@ class Sandbox(SyncResource):
             accept_language=accept_language,
             timeout=timeout,
         )
+
+
+class PaymentLinks(SyncResource):
+    """Payment links."""
+
+    @operation("listPaymentLinks")
+    def list(
+        self,
+        *,
+        limit: int | None = None,
+        cursor: str | None = None,
+        accept_language: Language | None = None,
+        timeout: float | None = None,
+    ) -> _m.PaymentLinkPage:
+        """GET /v1/payment-links: List payment links"""
+        return self._t.model(
+            OPERATIONS["listPaymentLinks"],
+            _m.PaymentLinkPage,
+            path={},
+            query={"limit": limit, "cursor": cursor},
+            body=None,
+            idempotency_key=None,
+            accept_language=accept_language,
+            timeout=timeout,
+        )
+
+    def iter(
+        self,
+        *,
+        limit: int | None = None,
+        accept_language: Language | None = None,
+        timeout: float | None = None,
+    ) -> Iterator[_m.PaymentLink]:
+        """Every item of `list`, page after page (follows nextCursor)."""
+        cursor: str | None = None
+        while True:
+            page = self._t.model(
+                OPERATIONS["listPaymentLinks"],
+                _m.PaymentLinkPage,
+                path={},
+                query={"limit": limit, "cursor": cursor},
+                body=None,
+                idempotency_key=None,
+                accept_language=accept_language,
+                timeout=timeout,
+            )
+            for item in page.data:
+                yield item
+            if not page.nextCursor:
+                return
+            cursor = page.nextCursor
+
+    @operation("createPaymentLink")
+    def create(
+        self,
+        body: _m.CreatePaymentLinkRequest | Mapping[str, Any],
+        *,
+        idempotency_key: str | None = None,
+        accept_language: Language | None = None,
+        timeout: float | None = None,
+    ) -> _m.PaymentLink:
+        """POST /v1/payment-links: Create a payment link"""
+        return self._t.model(
+            OPERATIONS["createPaymentLink"],
+            _m.PaymentLink,
+            path={},
+            query={},
+            body=body,
+            idempotency_key=idempotency_key,
+            accept_language=accept_language,
+            timeout=timeout,
+        )
+
+    @operation("getPaymentLink")
+    def get(
+        self, id: str, *, accept_language: Language | None = None, timeout: float | None = None
+    ) -> _m.PaymentLink:
+        """GET /v1/payment-links/{id}: Read a payment link and its statistics"""
+        return self._t.model(
+            OPERATIONS["getPaymentLink"],
+            _m.PaymentLink,
+            path={"id": id},
+            query={},
+            body=None,
+            idempotency_key=None,
+            accept_language=accept_language,
+            timeout=timeout,
+        )
+
+    @operation("updatePaymentLink")
+    def update(
+        self,
+        id: str,
+        body: _m.UpdatePaymentLinkRequest | Mapping[str, Any],
+        *,
+        accept_language: Language | None = None,
+        timeout: float | None = None,
+    ) -> _m.PaymentLink:
+        """PATCH /v1/payment-links/{id}: Change a payment link"""
+        return self._t.model(
+            OPERATIONS["updatePaymentLink"],
+            _m.PaymentLink,
+            path={"id": id},
+            query={},
+            body=body,
+            idempotency_key=None,
+            accept_language=accept_language,
+            timeout=timeout,
+        )
+
+    @operation("deactivatePaymentLink")
+    def deactivate(
+        self,
+        id: str,
+        *,
+        idempotency_key: str | None = None,
+        accept_language: Language | None = None,
+        timeout: float | None = None,
+    ) -> _m.PaymentLink:
+        """POST /v1/payment-links/{id}/deactivate: Deactivate a payment link"""
+        return self._t.model(
+            OPERATIONS["deactivatePaymentLink"],
+            _m.PaymentLink,
+            path={"id": id},
+            query={},
+            body=None,
+            idempotency_key=idempotency_key,
+            accept_language=accept_language,
+            timeout=timeout,
+        )
+
+    @operation("getPaymentLinkQr")
+    def qr(
+        self,
+        id: str,
+        *,
+        format: Literal["svg", "png"] | None = None,
+        accept_language: Language | None = None,
+        timeout: float | None = None,
+    ) -> bytes:
+        """GET /v1/payment-links/{id}/qr: The QR code of a payment link's URL"""
+        return self._t.bytes(
+            OPERATIONS["getPaymentLinkQr"],
+            path={"id": id},
+            query={"format": format},
+            body=None,
+            idempotency_key=None,
+            accept_language=accept_language,
+            timeout=timeout,
+        )
+
+    @operation("listPaymentLinkPayments")
+    def list_payments(
+        self,
+        id: str,
+        *,
+        limit: int | None = None,
+        cursor: str | None = None,
+        accept_language: Language | None = None,
+        timeout: float | None = None,
+    ) -> _m.PaymentLinkPayments:
+        """GET /v1/payment-links/{id}/payments: List the payins opened under a payment link"""
+        return self._t.model(
+            OPERATIONS["listPaymentLinkPayments"],
+            _m.PaymentLinkPayments,
+            path={"id": id},
+            query={"limit": limit, "cursor": cursor},
+            body=None,
+            idempotency_key=None,
+            accept_language=accept_language,
+            timeout=timeout,
+        )
+
+    def iter_payments(
+        self,
+        id: str,
+        *,
+        limit: int | None = None,
+        accept_language: Language | None = None,
+        timeout: float | None = None,
+    ) -> Iterator[_m.PaymentLinkPaymentsDatum]:
+        """Every item of `list_payments`, page after page (follows nextCursor)."""
+        cursor: str | None = None
+        while True:
+            page = self._t.model(
+                OPERATIONS["listPaymentLinkPayments"],
+                _m.PaymentLinkPayments,
+                path={"id": id},
+                query={"limit": limit, "cursor": cursor},
+                body=None,
+                idempotency_key=None,
+                accept_language=accept_language,
+                timeout=timeout,
+            )
+            for item in page.data:
+                yield item
+            if not page.nextCursor:
+                return
+            cursor = page.nextCursor
 
 
 class AsyncPayins(AsyncResource):
@@ -1907,6 +2110,7 @@ class AsyncEvents(AsyncResource):
                 "refund.failed",
                 "payout.batch.completed",
                 "statement.ready",
+                "payment_link.paid",
             ]
             | None
         ) = None,
@@ -1954,6 +2158,7 @@ class AsyncEvents(AsyncResource):
                 "refund.failed",
                 "payout.batch.completed",
                 "statement.ready",
+                "payment_link.paid",
             ]
             | None
         ) = None,
@@ -2445,6 +2650,205 @@ class AsyncSandbox(AsyncResource):
         )
 
 
+class AsyncPaymentLinks(AsyncResource):
+    """Payment links."""
+
+    @operation("listPaymentLinks")
+    async def list(
+        self,
+        *,
+        limit: int | None = None,
+        cursor: str | None = None,
+        accept_language: Language | None = None,
+        timeout: float | None = None,
+    ) -> _m.PaymentLinkPage:
+        """GET /v1/payment-links: List payment links"""
+        return await self._t.model(
+            OPERATIONS["listPaymentLinks"],
+            _m.PaymentLinkPage,
+            path={},
+            query={"limit": limit, "cursor": cursor},
+            body=None,
+            idempotency_key=None,
+            accept_language=accept_language,
+            timeout=timeout,
+        )
+
+    async def iter(
+        self,
+        *,
+        limit: int | None = None,
+        accept_language: Language | None = None,
+        timeout: float | None = None,
+    ) -> AsyncIterator[_m.PaymentLink]:
+        """Every item of `list`, page after page (follows nextCursor)."""
+        cursor: str | None = None
+        while True:
+            page = await self._t.model(
+                OPERATIONS["listPaymentLinks"],
+                _m.PaymentLinkPage,
+                path={},
+                query={"limit": limit, "cursor": cursor},
+                body=None,
+                idempotency_key=None,
+                accept_language=accept_language,
+                timeout=timeout,
+            )
+            for item in page.data:
+                yield item
+            if not page.nextCursor:
+                return
+            cursor = page.nextCursor
+
+    @operation("createPaymentLink")
+    async def create(
+        self,
+        body: _m.CreatePaymentLinkRequest | Mapping[str, Any],
+        *,
+        idempotency_key: str | None = None,
+        accept_language: Language | None = None,
+        timeout: float | None = None,
+    ) -> _m.PaymentLink:
+        """POST /v1/payment-links: Create a payment link"""
+        return await self._t.model(
+            OPERATIONS["createPaymentLink"],
+            _m.PaymentLink,
+            path={},
+            query={},
+            body=body,
+            idempotency_key=idempotency_key,
+            accept_language=accept_language,
+            timeout=timeout,
+        )
+
+    @operation("getPaymentLink")
+    async def get(
+        self, id: str, *, accept_language: Language | None = None, timeout: float | None = None
+    ) -> _m.PaymentLink:
+        """GET /v1/payment-links/{id}: Read a payment link and its statistics"""
+        return await self._t.model(
+            OPERATIONS["getPaymentLink"],
+            _m.PaymentLink,
+            path={"id": id},
+            query={},
+            body=None,
+            idempotency_key=None,
+            accept_language=accept_language,
+            timeout=timeout,
+        )
+
+    @operation("updatePaymentLink")
+    async def update(
+        self,
+        id: str,
+        body: _m.UpdatePaymentLinkRequest | Mapping[str, Any],
+        *,
+        accept_language: Language | None = None,
+        timeout: float | None = None,
+    ) -> _m.PaymentLink:
+        """PATCH /v1/payment-links/{id}: Change a payment link"""
+        return await self._t.model(
+            OPERATIONS["updatePaymentLink"],
+            _m.PaymentLink,
+            path={"id": id},
+            query={},
+            body=body,
+            idempotency_key=None,
+            accept_language=accept_language,
+            timeout=timeout,
+        )
+
+    @operation("deactivatePaymentLink")
+    async def deactivate(
+        self,
+        id: str,
+        *,
+        idempotency_key: str | None = None,
+        accept_language: Language | None = None,
+        timeout: float | None = None,
+    ) -> _m.PaymentLink:
+        """POST /v1/payment-links/{id}/deactivate: Deactivate a payment link"""
+        return await self._t.model(
+            OPERATIONS["deactivatePaymentLink"],
+            _m.PaymentLink,
+            path={"id": id},
+            query={},
+            body=None,
+            idempotency_key=idempotency_key,
+            accept_language=accept_language,
+            timeout=timeout,
+        )
+
+    @operation("getPaymentLinkQr")
+    async def qr(
+        self,
+        id: str,
+        *,
+        format: Literal["svg", "png"] | None = None,
+        accept_language: Language | None = None,
+        timeout: float | None = None,
+    ) -> bytes:
+        """GET /v1/payment-links/{id}/qr: The QR code of a payment link's URL"""
+        return await self._t.bytes(
+            OPERATIONS["getPaymentLinkQr"],
+            path={"id": id},
+            query={"format": format},
+            body=None,
+            idempotency_key=None,
+            accept_language=accept_language,
+            timeout=timeout,
+        )
+
+    @operation("listPaymentLinkPayments")
+    async def list_payments(
+        self,
+        id: str,
+        *,
+        limit: int | None = None,
+        cursor: str | None = None,
+        accept_language: Language | None = None,
+        timeout: float | None = None,
+    ) -> _m.PaymentLinkPayments:
+        """GET /v1/payment-links/{id}/payments: List the payins opened under a payment link"""
+        return await self._t.model(
+            OPERATIONS["listPaymentLinkPayments"],
+            _m.PaymentLinkPayments,
+            path={"id": id},
+            query={"limit": limit, "cursor": cursor},
+            body=None,
+            idempotency_key=None,
+            accept_language=accept_language,
+            timeout=timeout,
+        )
+
+    async def iter_payments(
+        self,
+        id: str,
+        *,
+        limit: int | None = None,
+        accept_language: Language | None = None,
+        timeout: float | None = None,
+    ) -> AsyncIterator[_m.PaymentLinkPaymentsDatum]:
+        """Every item of `list_payments`, page after page (follows nextCursor)."""
+        cursor: str | None = None
+        while True:
+            page = await self._t.model(
+                OPERATIONS["listPaymentLinkPayments"],
+                _m.PaymentLinkPayments,
+                path={"id": id},
+                query={"limit": limit, "cursor": cursor},
+                body=None,
+                idempotency_key=None,
+                accept_language=accept_language,
+                timeout=timeout,
+            )
+            for item in page.data:
+                yield item
+            if not page.nextCursor:
+                return
+            cursor = page.nextCursor
+
+
 class _Resources:
     """The resources of the sync client."""
 
@@ -2459,6 +2863,7 @@ class _Resources:
     statements: Statements
     payout_batches: PayoutBatches
     sandbox: Sandbox
+    payment_links: PaymentLinks
 
     def _bind(self, transport: SyncTransport) -> None:
         self.payins = Payins(transport)
@@ -2472,6 +2877,7 @@ class _Resources:
         self.statements = Statements(transport)
         self.payout_batches = PayoutBatches(transport)
         self.sandbox = Sandbox(transport)
+        self.payment_links = PaymentLinks(transport)
 
     @property
     def bulk_payouts(self) -> PayoutBatches:
@@ -2498,6 +2904,7 @@ class _AsyncResources:
     statements: AsyncStatements
     payout_batches: AsyncPayoutBatches
     sandbox: AsyncSandbox
+    payment_links: AsyncPaymentLinks
 
     def _bind(self, transport: AsyncTransport) -> None:
         self.payins = AsyncPayins(transport)
@@ -2511,6 +2918,7 @@ class _AsyncResources:
         self.statements = AsyncStatements(transport)
         self.payout_batches = AsyncPayoutBatches(transport)
         self.sandbox = AsyncSandbox(transport)
+        self.payment_links = AsyncPaymentLinks(transport)
 
     @property
     def bulk_payouts(self) -> AsyncPayoutBatches:
