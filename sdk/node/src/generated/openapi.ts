@@ -8623,12 +8623,12 @@ export interface operations {
            *           "status": "active",
            *           "share": {
            *             "whatsapp": {
-           *               "en": "*Pagne wax 6 yards*\n15 000 XOF\nPay by Mobile Money here: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
-           *               "fr": "*Pagne wax 6 yards*\n15 000 XOF\nPayez par Mobile Money ici : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
+           *               "en": "*Pagne wax 6 yards*\n15 000 XOF\nPay by Mobile Money here: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *               "fr": "*Pagne wax 6 yards*\n15 000 XOF\nPayez par Mobile Money ici : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
            *             },
            *             "sms": {
-           *               "en": "Pagne wax 6 yards - 15 000 XOF. Pay by Mobile Money: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
-           *               "fr": "Pagne wax 6 yards - 15 000 XOF. Payez par Mobile Money : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
+           *               "en": "Pagne wax 6 yards - 15 000 XOF. Pay by Mobile Money: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *               "fr": "Pagne wax 6 yards - 15 000 XOF. Payez par Mobile Money : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
            *             }
            *           },
            *           "stats": {
@@ -8866,12 +8866,12 @@ export interface operations {
            *       "status": "active",
            *       "share": {
            *         "whatsapp": {
-           *           "en": "*Pagne wax 6 yards*\n15 000 XOF\nPay by Mobile Money here: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
-           *           "fr": "*Pagne wax 6 yards*\n15 000 XOF\nPayez par Mobile Money ici : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
+           *           "en": "*Pagne wax 6 yards*\n15 000 XOF\nPay by Mobile Money here: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *           "fr": "*Pagne wax 6 yards*\n15 000 XOF\nPayez par Mobile Money ici : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
            *         },
            *         "sms": {
-           *           "en": "Pagne wax 6 yards - 15 000 XOF. Pay by Mobile Money: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
-           *           "fr": "Pagne wax 6 yards - 15 000 XOF. Payez par Mobile Money : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
+           *           "en": "Pagne wax 6 yards - 15 000 XOF. Pay by Mobile Money: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *           "fr": "Pagne wax 6 yards - 15 000 XOF. Payez par Mobile Money : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
            *         }
            *       },
            *       "stats": {
@@ -9155,12 +9155,12 @@ export interface operations {
            *       "status": "active",
            *       "share": {
            *         "whatsapp": {
-           *           "en": "*Pagne wax 6 yards*\n15 000 XOF\nPay by Mobile Money here: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
-           *           "fr": "*Pagne wax 6 yards*\n15 000 XOF\nPayez par Mobile Money ici : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
+           *           "en": "*Pagne wax 6 yards*\n15 000 XOF\nPay by Mobile Money here: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *           "fr": "*Pagne wax 6 yards*\n15 000 XOF\nPayez par Mobile Money ici : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
            *         },
            *         "sms": {
-           *           "en": "Pagne wax 6 yards - 15 000 XOF. Pay by Mobile Money: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
-           *           "fr": "Pagne wax 6 yards - 15 000 XOF. Payez par Mobile Money : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
+           *           "en": "Pagne wax 6 yards - 15 000 XOF. Pay by Mobile Money: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *           "fr": "Pagne wax 6 yards - 15 000 XOF. Payez par Mobile Money : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
            *         }
            *       },
            *       "stats": {
@@ -9400,12 +9400,12 @@ export interface operations {
            *       "status": "active",
            *       "share": {
            *         "whatsapp": {
-           *           "en": "*Pagne wax 6 yards*\n15 000 XOF\nPay by Mobile Money here: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
-           *           "fr": "*Pagne wax 6 yards*\n15 000 XOF\nPayez par Mobile Money ici : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
+           *           "en": "*Pagne wax 6 yards*\n15 000 XOF\nPay by Mobile Money here: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *           "fr": "*Pagne wax 6 yards*\n15 000 XOF\nPayez par Mobile Money ici : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
            *         },
            *         "sms": {
-           *           "en": "Pagne wax 6 yards - 15 000 XOF. Pay by Mobile Money: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
-           *           "fr": "Pagne wax 6 yards - 15 000 XOF. Payez par Mobile Money : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
+           *           "en": "Pagne wax 6 yards - 15 000 XOF. Pay by Mobile Money: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *           "fr": "Pagne wax 6 yards - 15 000 XOF. Payez par Mobile Money : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
            *         }
            *       },
            *       "stats": {
@@ -9689,12 +9689,12 @@ export interface operations {
            *       "status": "inactive",
            *       "share": {
            *         "whatsapp": {
-           *           "en": "*Pagne wax 6 yards*\n15 000 XOF\nPay by Mobile Money here: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
-           *           "fr": "*Pagne wax 6 yards*\n15 000 XOF\nPayez par Mobile Money ici : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
+           *           "en": "*Pagne wax 6 yards*\n15 000 XOF\nPay by Mobile Money here: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *           "fr": "*Pagne wax 6 yards*\n15 000 XOF\nPayez par Mobile Money ici : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
            *         },
            *         "sms": {
-           *           "en": "Pagne wax 6 yards - 15 000 XOF. Pay by Mobile Money: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
-           *           "fr": "Pagne wax 6 yards - 15 000 XOF. Payez par Mobile Money : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
+           *           "en": "Pagne wax 6 yards - 15 000 XOF. Pay by Mobile Money: https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV",
+           *           "fr": "Pagne wax 6 yards - 15 000 XOF. Payez par Mobile Money : https://pay.example/l/7KfQ2mZp9XcR4tLwB1nV"
            *         }
            *       },
            *       "stats": {

@@ -50,12 +50,12 @@ export const paymentLinkExample = {
   status: 'active',
   share: {
     whatsapp: {
-      en: `*Pagne wax 6 yards*\n15\u00a0000\u00a0XOF\nPay by Mobile Money here: ${url}`,
-      fr: `*Pagne wax 6 yards*\n15\u00a0000\u00a0XOF\nPayez par Mobile Money ici : ${url}`,
+      en: `*Pagne wax 6 yards*\n15 000 XOF\nPay by Mobile Money here: ${url}`,
+      fr: `*Pagne wax 6 yards*\n15 000 XOF\nPayez par Mobile Money ici : ${url}`,
     },
     sms: {
-      en: `Pagne wax 6 yards - 15\u00a0000\u00a0XOF. Pay by Mobile Money: ${url}`,
-      fr: `Pagne wax 6 yards - 15\u00a0000\u00a0XOF. Payez par Mobile Money : ${url}`,
+      en: `Pagne wax 6 yards - 15 000 XOF. Pay by Mobile Money: ${url}`,
+      fr: `Pagne wax 6 yards - 15 000 XOF. Payez par Mobile Money : ${url}`,
     },
   },
   stats: { opened: 12, attempted: 4, paid: 3, paidTotal: 45000 },
