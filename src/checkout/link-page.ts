@@ -2,6 +2,7 @@ import type { Language } from '../contract/i18n';
 import type { Country } from '../domain/operators';
 import { esc, formatAmount } from './page';
 import { checkoutTexts } from './i18n';
+import { frameStyles } from './page-frame-styles';
 
 // The page of a payment link (GET /l/:slug): server-rendered, no script, mobile first, like the
 // hosted checkout (docs/decisions/checkout/works-without-javascript.md). Its form posts back to
@@ -77,14 +78,7 @@ const texts = {
 
 export type LinkClosedReason = keyof (typeof texts)['en']['closed'];
 
-const styles = `
-*{box-sizing:border-box}
-html{-webkit-text-size-adjust:100%}
-body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1a1a1a;background:#f3f4f6}
-main{max-width:28rem;margin:0 auto;padding:1rem;background:#fff;min-height:100vh}
-@media (min-width:32rem){main{margin:2rem auto;min-height:0;border-radius:12px;box-shadow:0 1px 4px rgba(0,0,0,.15);padding:1.5rem}}
-nav{text-align:right;font-size:.9rem}
-a{color:#0a4f96}
+const styles = `${frameStyles}
 h1{font-size:1.25rem;margin:.25rem 0 .5rem}
 .merchant{color:#4a4a4a;margin:0 0 .5rem}
 .amount{font-size:2rem;font-weight:700;margin:0 0 1rem}

@@ -3,6 +3,7 @@ import { toMajor } from '../domain/money';
 import type { CheckoutView } from './service';
 import { checkoutTexts, type CheckoutTexts } from './i18n';
 import { checkoutScriptUrl } from './script-asset';
+import { frameStyles } from './page-frame-styles';
 
 // The hosted checkout page: one server-rendered HTML document with inline CSS and one same-origin
 // script (assets/checkout.js), mobile first. Every interpolated value goes through `esc` or
@@ -32,14 +33,7 @@ export function formatAmount(minor: number, currency: string, locale: string): s
   }
 }
 
-const styles = `
-*{box-sizing:border-box}
-html{-webkit-text-size-adjust:100%}
-body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1a1a1a;background:#f3f4f6}
-main{max-width:28rem;margin:0 auto;padding:1rem;background:#fff;min-height:100vh}
-@media (min-width:32rem){main{margin:2rem auto;min-height:0;border-radius:12px;box-shadow:0 1px 4px rgba(0,0,0,.15);padding:1.5rem}}
-nav{text-align:right;font-size:.9rem}
-a{color:#0a4f96}
+const styles = `${frameStyles}
 h1{font-size:1.15rem;margin:.25rem 0 .5rem}
 .amount-label{color:#4a4a4a;font-size:.9rem;margin:.5rem 0 0}
 .amount{font-size:2rem;font-weight:700;margin:0 0 .25rem}
