@@ -2,6 +2,7 @@ import { HttpCore, type ClientOptions } from './core.js';
 import {
   Accounts,
   Events,
+  PaymentLinks,
   Payins,
   PayoutBatches,
   Payouts,
@@ -59,6 +60,7 @@ export class MomoPayments {
   readonly events: Events;
   readonly transactions: Transactions;
   readonly statements: Statements;
+  readonly paymentLinks: PaymentLinks;
   /** Test helpers of the sandbox (test keys only). */
   readonly sandbox: Sandbox;
   /** @internal */
@@ -76,6 +78,7 @@ export class MomoPayments {
     this.events = new Events(this.core);
     this.transactions = new Transactions(this.core);
     this.statements = new Statements(this.core);
+    this.paymentLinks = new PaymentLinks(this.core);
     this.sandbox = new Sandbox(this.core);
   }
 

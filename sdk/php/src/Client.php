@@ -18,6 +18,7 @@ use MomoPayments\Http\Transport;
  * @property-read Resources\AccountsResource $accounts
  * @property-read Resources\EventsResource $events
  * @property-read Resources\PayinsResource $payins
+ * @property-read Resources\PaymentLinksResource $paymentLinks
  * @property-read Resources\PayoutBatchesResource $payoutBatches
  * @property-read Resources\PayoutsResource $payouts
  * @property-read Resources\ProvidersResource $providers
