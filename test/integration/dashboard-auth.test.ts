@@ -26,7 +26,7 @@ describe('dashboard sign-in', () => {
       member: { email, name: 'A support' },
       merchant: { id: merchantOfScope(merchant.merchantId), name: 'Test merchant' },
       role: 'support',
-      permissions: ['read', 'refund', 'statement'],
+      permissions: ['read', 'refund', 'statement', 'note'],
       mode: 'test',
       totpEnabled: false,
       totpRequiredForLive: false,
