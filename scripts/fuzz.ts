@@ -98,12 +98,12 @@ const positiveDataExceptions: { method: string; path: string; also: number[]; wh
     also: [400],
     why: 'a rule no schema can state, a documented 400: a new expiry is in the future',
   },
-  {
-    method: 'POST',
-    path: '/v1/webhooks',
+  ...['POST /v1/webhooks', 'PATCH /v1/webhooks/{id}'].map((name) => ({
+    method: name.split(' ')[0]!,
+    path: name.split(' ')[1]!,
     also: [400],
     why: 'a rule no schema can state, a documented 400 (WEBHOOK_URL_NOT_ALLOWED): the URL must reach a public address (SSRF guard); links the API itself returns point to it',
-  },
+  })),
   {
     method: 'GET',
     path: '/v1/ws',

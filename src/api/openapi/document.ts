@@ -218,6 +218,7 @@ export function buildOpenApiDocument(): Json {
                   schema,
                   ...(r.example !== undefined ? { example: plain(r.example) } : {}),
                 },
+                ...Object.fromEntries((r.alsoContentTypes ?? []).map((type) => [type, { schema }])),
               },
             }
           : {}),

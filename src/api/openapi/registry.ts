@@ -12,6 +12,8 @@ export interface ResponseSpec {
   schema?: z.ZodType;
   name?: string;
   contentType?: string;
+  /** Other media types the same body may come as (a QR code's `?format=png`). */
+  alsoContentTypes?: string[];
   headers?: Record<string, { description: string; schema: Record<string, unknown> }>;
   example?: unknown;
 }

@@ -3985,7 +3985,7 @@ export interface operations {
   paymentLinkPage: {
     parameters: {
       query?: {
-        lang?: 'en' | 'fr';
+        lang?: string;
       };
       header?: {
         /**
@@ -4152,7 +4152,7 @@ export interface operations {
   paymentLinkForm: {
     parameters: {
       query?: {
-        lang?: 'en' | 'fr';
+        lang?: string;
       };
       header?: {
         /**
@@ -4396,7 +4396,7 @@ export interface operations {
   paymentLinkThanks: {
     parameters: {
       query?: {
-        lang?: 'en' | 'fr';
+        lang?: string;
       };
       header?: {
         /**
@@ -10182,6 +10182,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          'image/png': string;
           'image/svg+xml': string;
         };
       };

@@ -196,6 +196,7 @@ defineOperations(
       200: {
         description: 'The QR code (image/svg+xml or image/png)',
         contentType: 'image/svg+xml',
+        alsoContentTypes: ['image/png'],
         schema: z.string(),
       },
     },
@@ -238,7 +239,15 @@ defineOperations(
 
 const slug = { slug: { description: "The link's slug, from its url" } };
 const html = (description: string) => ({ description, contentType: 'text/html', schema: z.string() });
-const lang = z.object({ lang: z.enum(['en', 'fr']).optional() });
+// A customer's page takes any `lang`: `en` or `fr` chooses, anything else falls back to
+// Accept-Language (a page is never refused for a link's stray parameter).
+const lang = z.object({
+  lang: z
+    .string()
+    .max(35)
+    .optional()
+    .meta({ description: '`en` or `fr`; another value falls back to Accept-Language' }),
+});
 
 defineOperations(
   {
