@@ -244,7 +244,6 @@ const html = (description: string) => ({ description, contentType: 'text/html', 
 const lang = z.object({
   lang: z
     .string()
-    .max(35)
     .optional()
     .meta({ description: '`en` or `fr`; another value falls back to Accept-Language' }),
 });
