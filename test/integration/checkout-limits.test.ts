@@ -58,6 +58,15 @@ describe('checkout page: limits per session and client address, reads without Te
   const badConfirm = { provider: 'MTN', msisdn: 'not a number' };
   const confirmFrom = (client: ApiClient, page: string, address?: string) =>
     client.request('POST', `${page}/confirm`, badConfirm, address ? { 'x-forwarded-for': address } : {});
+  /**
+   * The limits count in windows aligned on the minute (src/persistence/shared-limits.ts): a test that
+   * fills one and expects the next call refused starts at least 40 s before the window ends, or
+   * waits for the next, so a loaded machine's slow calls never straddle two windows.
+   */
+  const freshWindow = async () => {
+    const left = 60_000 - (Date.now() % 60_000);
+    if (left < 40_000) await new Promise((r) => setTimeout(r, left + 50));
+  };
   /** Sends `n` answers and returns their statuses. */
   async function answers(client: ApiClient, page: string, n: number, address?: (i: number) => string) {
     const statuses: number[] = [];
@@ -70,6 +79,7 @@ describe('checkout page: limits per session and client address, reads without Te
     const [one, two] = [await createSession(), await createSession()];
     const limit = stack.config.CHECKOUT_ANSWERS_PER_MINUTE;
     expect(limit).toBe(20);
+    await freshWindow();
     expect(await answers(customer, one, limit, () => '203.0.113.1')).toEqual(Array(limit).fill(400));
     const refused = await confirmFrom(customer, one, '203.0.113.1');
     expect(refused.status).toBe(429);
@@ -90,7 +100,7 @@ describe('checkout page: limits per session and client address, reads without Te
     // Nothing reached the workflows: both sessions still await their customer.
     for (const page of [one, two])
       expect((await customer.get(`${page}/status`)).body).toMatchObject({ awaitingCustomer: true });
-  });
+  }, 120_000);
 
   it('ignores a forged X-Forwarded-For when TRUST_PROXY is false: one bucket for the peer', async () => {
     const { port } = await anotherApi({ TRUST_PROXY: false });
@@ -98,12 +108,13 @@ describe('checkout page: limits per session and client address, reads without Te
     const page = await createSession();
     const limit = stack.config.CHECKOUT_ANSWERS_PER_MINUTE;
     // Every answer claims another address: all of them are the peer's own.
+    await freshWindow();
     expect(await answers(customer, page, limit, (i) => `198.51.100.${i + 1}`)).toEqual(
       Array(limit).fill(400),
     );
     expect((await confirmFrom(customer, page, '198.51.100.200')).status).toBe(429);
     expect((await confirmFrom(customer, page)).status).toBe(429);
-  });
+  }, 120_000);
 
   // The default (loopback) trusts only a proxy on this host: a peer reaching the API over the
   // network cannot name itself another client. Needs an address of this host other than loopback.
@@ -118,17 +129,20 @@ describe('checkout page: limits per session and client address, reads without Te
       const customer = new ApiClient(`http://${external}:${port}`, null);
       const page = await createSession();
       const limit = stack.config.CHECKOUT_ANSWERS_PER_MINUTE;
+      await freshWindow();
       expect(await answers(customer, page, limit, (i) => `198.51.100.${i + 1}`)).toEqual(
         Array(limit).fill(400),
       );
       expect((await confirmFrom(customer, page, '198.51.100.200')).status).toBe(429);
     },
+    120_000,
   );
 
   it('bounds every checkout call per client address (CHECKOUT_REQUESTS_PER_MINUTE)', async () => {
     const customer = new ApiClient(stack.baseUrl, null);
     const page = await createSession();
     const from = (address: string) => ({ 'x-forwarded-for': address, accept: 'application/json' });
+    await freshWindow();
     const statuses: number[] = [];
     for (let i = 0; i < 60; i++)
       statuses.push((await customer.get(`${page}/status`, from('203.0.113.50'))).status);
@@ -146,7 +160,7 @@ describe('checkout page: limits per session and client address, reads without Te
     ).toBe(429);
     // Another address is served.
     expect((await customer.get(`${page}/status`, from('203.0.113.51'))).status).toBe(200);
-  });
+  }, 120_000);
 
   it('serves the page and its polls from the stored record, without a Temporal Query, and follows a confirm', async () => {
     // The API's own Temporal client, counting every Query it sends.
