@@ -70,6 +70,11 @@ function forMerchants(doc: Json): Json {
     }
     if (Object.keys(item).length === 0) delete copy.paths[path];
   }
+  // A form's fields are faked from their schema (its example unused): an enum's first value, fixed.
+  const schemas = ((copy.components as Json | undefined)?.schemas ?? {}) as Record<string, Json>;
+  for (const schema of Object.values(schemas))
+    for (const property of Object.values((schema.properties ?? {}) as Record<string, Json>))
+      if (Array.isArray(property.enum) && property.example === undefined) property.example = property.enum[0];
   return copy;
 }
 
