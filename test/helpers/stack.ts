@@ -68,6 +68,15 @@ export interface TestStack {
   stop(): Promise<void>;
 }
 
+/**
+ * The workflow bundle of a stack's workers: the time-skipping twin (its timers never cancelled,
+ * test/helpers/uncancelled-timers.ts) when the run built one, else the plain bundle (scripts that
+ * record golden histories or fuzz set only that one).
+ */
+function timeSkippingBundle(): string {
+  return process.env.TEST_TIME_SKIPPING_BUNDLE ?? process.env.TEST_WORKFLOW_BUNDLE!;
+}
+
 /** The test server's client seals payloads with `payloadKeys` (default: the configuration's default ring). */
 export async function startTimeSkippingEnv(
   payloadKeys: KeyRing = configSchema.parse({}).PAYLOAD_CODEC_KEYS,
@@ -143,7 +152,7 @@ export async function startStack(
     taskQueue,
     deps: await buildActivityDeps({ mongo, config }),
     payloadKeys: config.PAYLOAD_CODEC_KEYS,
-    workflowBundlePath: process.env.TEST_WORKFLOW_BUNDLE!,
+    workflowBundlePath: timeSkippingBundle(),
     ...(opts.worker ? { options: opts.worker } : {}),
   });
   const running = worker.run();
@@ -208,7 +217,7 @@ export async function replacementWorker(
     taskQueue: stack.taskQueue,
     deps: deps ?? (await buildActivityDeps({ mongo: stack.mongo, config: stack.config })),
     payloadKeys: stack.config.PAYLOAD_CODEC_KEYS,
-    workflowBundlePath: process.env.TEST_WORKFLOW_BUNDLE!,
+    workflowBundlePath: timeSkippingBundle(),
     options: { maxCachedWorkflows: 0 },
   });
 }
