@@ -195,7 +195,12 @@ function methodSource(document: Document, verb: string, path: string, op: Operat
   );
   if (query.some((q) => q.name === 'cursor') && json)
     return `${doc}  ${name}(${args.join(', ')}) {\n    return this.paged('${id}', ${pathArg}, query, opts);\n  }`;
-  const type = json ? `ResponseBody<'${id}'>` : 'void';
+  // An image answer (a QR code) comes back as its bytes, as the Python SDK's `bytes`.
+  const image = Object.entries(op.responses ?? {}).some(
+    ([code, r]) => code.startsWith('2') && Object.keys(r.content ?? {}).some((t) => t.startsWith('image/')),
+  );
+  if (image) input.push('bytes: true');
+  const type = json ? `ResponseBody<'${id}'>` : image ? 'Uint8Array' : 'void';
   return `${doc}  ${name}(${args.join(', ')}): Promise<${type}> {\n    return this.core.call<${type}>('${id}', { ${input.join(', ')} }, opts);\n  }`;
 }
 

@@ -14,7 +14,7 @@ import { ConfirmModal } from '../components/Modal';
 import { ProblemAlert } from '../components/ProblemAlert';
 import { Section } from '../components/Section';
 import { Table } from '../components/Table';
-import { useFormat } from '../format';
+import { maskPhone, useFormat } from '../format';
 import { useFields } from '../hooks/useFields';
 import { useSession } from '../session';
 import { countries, toRow, type TransactionRow } from './transactions-model';
@@ -224,7 +224,8 @@ function BulkPayouts() {
           header: () => t('fields.phone'),
           cell: (c) => {
             const item = c.row.original.item;
-            return item && 'msisdn' in item ? item.msisdn : (c.row.original.cells?.msisdn ?? '—');
+            // A row read as a payout shows its number masked, as everywhere; a row in error, as written.
+            return item && 'msisdn' in item ? maskPhone(item.msisdn) : (c.row.original.cells?.msisdn ?? '—');
           },
         }),
         previewHelper.display({
@@ -419,7 +420,7 @@ function HeldPayouts() {
               <Link to={`/transactions/payout/${encodeURIComponent(r.reference)}`}>{r.reference}</Link>
             </th>
             <td>{f.amount(r.amount, r.currency)}</td>
-            <td>{r.phone ?? '—'}</td>
+            <td>{maskPhone(r.phone)}</td>
             <td>{f.dateTime(r.createdAt)}</td>
             <td>
               <button type="button" className="button-danger" onClick={() => setCancelling(r)}>

@@ -41,6 +41,8 @@ export interface CallInput {
   path?: Record<string, string>;
   query?: object | undefined;
   body?: unknown;
+  /** The answer's body as bytes (an image), not as JSON or text. */
+  bytes?: boolean;
 }
 
 const retryableStatuses = new Set([429, 503]);
@@ -136,7 +138,9 @@ export class HttpCore {
     const url = this.url(operationId, input);
     const headers: Record<string, string> = {
       Authorization: this.authorization,
-      Accept: 'application/json, application/problem+json, text/csv;q=0.9',
+      Accept: input.bytes
+        ? 'image/svg+xml, image/png, application/problem+json;q=0.9'
+        : 'application/json, application/problem+json, text/csv;q=0.9',
       'Accept-Language': opts.acceptLanguage ?? this.options.acceptLanguage ?? 'en',
       'User-Agent': `momo-payments-node/${sdkVersion} node/${process.versions.node}`,
     };
@@ -179,7 +183,7 @@ export class HttpCore {
       }
       const requestId = response.headers.get('x-request-id') ?? undefined;
       const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
-      if (response.ok) return (await this.parse(response)) as T;
+      if (response.ok) return (await this.parse(response, input.bytes)) as T;
       const problem = await this.parse(response).catch(() => undefined);
       if (
         isRetryableAnswer(response.status, problem) &&
@@ -199,8 +203,9 @@ export class HttpCore {
     }
   }
 
-  private async parse(response: Response): Promise<unknown> {
+  private async parse(response: Response, bytes = false): Promise<unknown> {
     if (response.status === 204) return undefined;
+    if (bytes) return new Uint8Array(await response.arrayBuffer());
     const text = await response.text();
     const type = response.headers.get('content-type') ?? '';
     if (/json/.test(type) && text !== '') return JSON.parse(text) as unknown;

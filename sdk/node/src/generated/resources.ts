@@ -422,8 +422,8 @@ export class PaymentLinks extends Resource {
     );
   }
   /** The QR code of a payment link's URL (GET /v1/payment-links/{id}/qr). */
-  qr(id: string, query?: QueryParams<'getPaymentLinkQr'>, opts?: RequestOptions): Promise<void> {
-    return this.core.call<void>('getPaymentLinkQr', { path: { id }, query }, opts);
+  qr(id: string, query?: QueryParams<'getPaymentLinkQr'>, opts?: RequestOptions): Promise<Uint8Array> {
+    return this.core.call<Uint8Array>('getPaymentLinkQr', { path: { id }, query, bytes: true }, opts);
   }
   /** List the payins opened under a payment link (GET /v1/payment-links/{id}/payments). */
   listPayments(id: string, query?: QueryParams<'listPaymentLinkPayments'>, opts?: RequestOptions) {
