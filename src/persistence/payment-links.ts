@@ -247,8 +247,11 @@ export class PaymentLinkStore {
     return this.payins.find({ linkId }).sort({ createdAt: -1 }).limit(max).lean<LinkPayin[]>();
   }
 
-  /** Claims a single-use link for the payin `reference`; else the reference holding it. */
-  async claim(linkId: string, reference: string): Promise<{ claimed: true } | { heldBy: string }> {
+  /** Claims a single-use link for the payin `reference`; else the reference holding it, and since when. */
+  async claim(
+    linkId: string,
+    reference: string,
+  ): Promise<{ claimed: true } | { heldBy: string; claimedAt: Date | null }> {
     try {
       await this.claims.collection.insertOne({ _id: linkId, reference, claimedAt: new Date() } as never);
       return { claimed: true };
@@ -256,7 +259,7 @@ export class PaymentLinkStore {
       if (!isDuplicateKey(err)) throw err;
       const held = await this.claims.findOne({ _id: linkId }).lean<SingleUseClaim>();
       // Released between the insert and the read: the caller tries again.
-      return { heldBy: held?.reference ?? '' };
+      return { heldBy: held?.reference ?? '', claimedAt: held?.claimedAt ?? null };
     }
   }
 

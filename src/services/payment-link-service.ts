@@ -351,7 +351,11 @@ export class PaymentLinkService {
         : null;
       if (held?.status === 'success') return { refused: 'spent' };
       if (held && !isFinal('payin', held.status)) return { refused: 'busy' };
-      // Ended without success, or never stored (a crash between claim and payin): free it.
+      // Not stored yet: its customer may be between the claim and the payin. Only a claim older
+      // than any submission takes is one a crash left behind.
+      if (!held && claim.claimedAt && Date.now() - claim.claimedAt.getTime() < ABANDONED_CLAIM_MS)
+        return { refused: 'busy' };
+      // Ended without success, or never stored and abandoned: free it.
       await this.deps.links.release(link.id, claim.heldBy);
     }
     return { refused: 'busy' };
@@ -367,6 +371,12 @@ export class PaymentLinkService {
     return `${link.referencePrefix}-${random}`;
   }
 }
+
+/**
+ * A single-use claim without its payin this long after it was taken was left by a submission that
+ * crashed between the two: a submission stores its payin seconds after its claim.
+ */
+export const ABANDONED_CLAIM_MS = 120_000;
 
 /** "5 000 XOF", as people in CI and CM write amounts (a space between thousands). */
 export function formatAmount(amount: number, currency: string): string {
