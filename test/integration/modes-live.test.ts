@@ -153,6 +153,7 @@ describe('modes: live refusals, the stream per mode, the CLI', () => {
     }
   });
 
+  // Five CLI processes, each loading the application: seconds of CPU each on a busy 2-core machine.
   it('the CLI: both pairs at creation, rotation per mode, funding in test mode only', async () => {
     const env = { MONGODB_URI: `${process.env.TEST_MONGODB_URL}/${stack.mongo.name}`, NODE_ENV: 'test' };
     const created = await cli(['merchants', 'create', '--name', 'Two modes', '--json'], env);
@@ -214,7 +215,7 @@ describe('modes: live refusals, the stream per mode, the CLI', () => {
       ).find((a) => a.kind === 'main' && a.currency === 'XOF')?.available ?? 0;
     expect(await available(testApi)).toBe(700);
     expect(await available(liveApi)).toBe(0);
-  });
+  }, 180_000);
 });
 
 describe('modes: rate limits are per mode', () => {
