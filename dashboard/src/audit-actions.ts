@@ -35,6 +35,10 @@ export function auditActionText(
   if (typeof p.phone === 'string') parts.push(t('auditActions.to', { phone: p.phone }));
   if (typeof p.reference === 'string') parts.push(t('auditActions.on', { reference: p.reference }));
   if (typeof p.items === 'number') parts.push(t('auditActions.items', { count: p.items }));
-  const qualifier = [p.mode, p.role].filter((v): v is string => typeof v === 'string');
+  // An export: which list, in which format ("List exported (refunds, CSV)").
+  const list =
+    typeof p.list === 'string' ? t(`auditActions.lists.${p.list}`, { defaultValue: p.list }) : undefined;
+  const format = typeof p.format === 'string' ? p.format.toUpperCase() : undefined;
+  const qualifier = [list, format, p.mode, p.role].filter((v): v is string => typeof v === 'string');
   return parts.join(' ') + (qualifier.length ? ` (${qualifier.join(', ')})` : '');
 }

@@ -5,6 +5,12 @@ import { eventually } from '../helpers/http';
 import { signedInMember, type DashboardBrowser } from '../helpers/dashboard';
 import { createTestMerchant } from '../helpers/merchants';
 import { seedHistory } from '../helpers/seed-history';
+import { AuditLog } from '../../src/dashboard/access/audit-log';
+import { merchantOfScope } from '../../src/domain/modes';
+import { auditActionText } from '../../dashboard/src/audit-actions';
+import { createInstance } from 'i18next';
+import { en } from '../../dashboard/src/locales/en';
+import { fr } from '../../dashboard/src/locales/fr';
 
 // The lists' exports (issue 44 §2) over the real servers: a viewer's session downloads the
 // transactions, refunds and payouts lists as CSV and XLSX with the filters shown, columns in the
@@ -15,6 +21,7 @@ import { seedHistory } from '../helpers/seed-history';
 const { stack, api, merchant } = useStack({ fund: 1_000_000, config: { DASHBOARD_EXPORT_MAX_ROWS: '250' } });
 const tag = randomUUID().slice(0, 6);
 let viewer: DashboardBrowser;
+let viewerEmail: string;
 
 async function download(browser: DashboardBrowser, query: string, lang = 'en') {
   const res = await fetch(`${stack.baseUrl}/dashboard/api/transactions/export?${query}`, {
@@ -57,7 +64,7 @@ beforeAll(async () => {
     customerName: 'Kofi Yao',
   });
   expect(payout.status).toBe(201);
-  ({ browser: viewer } = await signedInMember(stack, merchant.merchantId, 'viewer'));
+  ({ browser: viewer, email: viewerEmail } = await signedInMember(stack, merchant.merchantId, 'viewer'));
 });
 
 it('exports the payins of the filters as CSV, columns in English, phones masked, amounts integers', async () => {
@@ -94,6 +101,32 @@ it('exports the refunds in French (`;`, French columns) and quotes a cell a spre
   const ours = lines.filter((l) => l.includes(`exp-${tag}-1`));
   expect(ours).toHaveLength(1);
   expect(ours[0]).toMatch(new RegExp(`^rf_[^;]+;exp-${tag}-1;5000;XOF;\\d+;'=cmd\\|returned;`));
+});
+
+it('writes each export to the audit log: who took which list, in which format; a plain read is not', async () => {
+  const audit = AuditLog.on(stack.mongo);
+  const exports = async () =>
+    (await audit.list(merchantOfScope(merchant.merchantId), { limit: 100 })).entries.filter(
+      (e) => e.route === 'GET /transactions/export',
+    );
+  const before = (await exports()).length;
+  expect((await download(viewer, 'list=refunds&format=xlsx', 'fr')).res.status).toBe(200);
+  const entries = await eventually(exports, (e) => e.length > before);
+  expect(entries[0]).toMatchObject({
+    email: viewerEmail,
+    action: 'GET /dashboard/api/transactions/export',
+    outcome: 'allowed',
+    described: { kind: 'list-exported', params: { list: 'refunds', format: 'xlsx' } },
+  });
+  const i18n = createInstance();
+  await i18n.init({ lng: 'fr', resources: { en: { translation: en }, fr: { translation: fr } } });
+  expect(auditActionText(entries[0]!.described, i18n.t, 'fr')).toBe('Liste exportée (remboursements, XLSX)');
+  // The search behind the list is a read like any other: not in the log.
+  await fetch(`${stack.baseUrl}/dashboard/api/transactions/search?q=exp`, {
+    headers: { cookie: `dashboard_session=${viewer.cookie}`, 'x-forwarded-for': viewer.address },
+  });
+  const all = (await audit.list(merchantOfScope(merchant.merchantId), { limit: 100 })).entries;
+  expect(all.some((e) => e.target.endsWith('/transactions/search'))).toBe(false);
 });
 
 it('exports the payouts as XLSX, read back by a spreadsheet library', async () => {

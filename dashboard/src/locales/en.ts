@@ -531,6 +531,7 @@ export const en = {
     pages: 'Audit log pages',
   },
   auditActions: {
+    lists: { transactions: 'transactions', refunds: 'refunds', payouts: 'payouts' },
     of: 'of {{amount}}',
     to: 'to {{phone}}',
     on: 'on {{reference}}',
@@ -566,6 +567,7 @@ export const en = {
       'webhook-redelivery': 'Webhook event sent again',
       'webhook-test': 'Test event sent to a webhook endpoint',
       'statement-requested': 'Statement requested',
+      'list-exported': 'List exported',
       'bulk-payout-checked': 'Bulk payout file checked',
       payin: 'Payment requested',
       'payin-session': 'Payment page created',

@@ -552,6 +552,7 @@ export const fr: typeof en = {
     pages: "Pages du journal d'audit",
   },
   auditActions: {
+    lists: { transactions: 'transactions', refunds: 'remboursements', payouts: 'décaissements' },
     of: 'de {{amount}}',
     to: 'au {{phone}}',
     on: 'sur {{reference}}',
@@ -587,6 +588,7 @@ export const fr: typeof en = {
       'webhook-redelivery': 'Événement webhook renvoyé',
       'webhook-test': 'Événement de test envoyé à un point de terminaison webhook',
       'statement-requested': 'Relevé demandé',
+      'list-exported': 'Liste exportée',
       'bulk-payout-checked': 'Fichier de décaissement groupé vérifié',
       payin: 'Paiement demandé',
       'payin-session': 'Page de paiement créée',

@@ -23,8 +23,11 @@ export type RouteRule =
    * member whose role grants `dashboard`; 'forbidden': 403 there; 'absent': not mounted there (404).
    */
   | { access: 'merchant'; dashboard: Permission | 'forbidden' | 'absent'; liveMoney?: true }
-  /** A dashboard route: 'member' is any signed-in member; else the permission the role must grant. */
-  | { access: 'member' | Permission; liveMoney?: true };
+  /**
+   * A dashboard route: 'member' is any signed-in member; else the permission the role must grant.
+   * `audited`: a read written to the audit log as changes are (it takes customers' data away).
+   */
+  | { access: 'member' | Permission; liveMoney?: true; audited?: true };
 
 // liveMoney: moves live money or the means to (refunds, payouts, API keys, webhook endpoints). In
 // live mode a member needs TOTP set up, whatever the role. Live API keys need more (step-up):
@@ -158,7 +161,7 @@ export const routeTable = {
   'GET /dashboard/api/home': { access: 'read' },
   'GET /dashboard/api/transactions/search': { access: 'read' },
   // The lists as CSV or XLSX, for the filters shown: whoever reads the list may take it away (export.ts).
-  'GET /dashboard/api/transactions/export': { access: 'read' },
+  'GET /dashboard/api/transactions/export': { access: 'read', audited: true },
   'GET /dashboard/api/transactions/:id/timeline': { access: 'read' },
   // A note on a transaction, shown in its timeline: inserted, never changed (timeline.ts).
   'POST /dashboard/api/transactions/:id/notes': { access: 'note' },

@@ -19,6 +19,8 @@ export interface DescribeInput {
   params: Record<string, string>;
   body: Record<string, unknown>;
   answer: Record<string, unknown> | null;
+  /** The query of an audited read (an export's list and format). */
+  query?: Record<string, unknown>;
 }
 
 interface ActionRow {
@@ -115,6 +117,12 @@ export const auditActions: Readonly<Record<string, ActionRow>> = {
   'PATCH /v1/payment-links/:id': { kind: 'payment-link-changed' },
   'POST /v1/payment-links/:id/deactivate': { kind: 'payment-link-deactivated' },
   'POST /v1/statements': { kind: 'statement-requested' },
+  // An audited read (the route table's `audited`): which list left, in which format; never the filters.
+  'GET /transactions/export': {
+    kind: 'list-exported',
+    describe: ({ query }) =>
+      kept({ list: text(query?.list) ?? 'transactions', format: text(query?.format) ?? 'csv' }),
+  },
   'POST /payouts/bulk/preview': { kind: 'bulk-payout-checked' },
   'POST /v1/direct/payin': { kind: 'payin' },
   'POST /v1/payin/sessions': { kind: 'payin-session' },

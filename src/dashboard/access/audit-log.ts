@@ -5,6 +5,7 @@ import { ReadChains } from '../../persistence/read-chains';
 import { redactLinkTokens } from '../../infra/log-masking';
 import type { Mode } from '../../domain/modes';
 import { describeAction, routeOf, type AuditAction } from './audit-actions';
+import { routeTable, type RouteKey, type RouteRule } from '../../contract/access/routes';
 
 // What every member did (docs/dashboard.md): each change under /dashboard/api, and sign-in,
 // failed sign-in and sign-out. One read chain per merchant (src/persistence/read-chains.ts), so the
@@ -92,8 +93,15 @@ export class AuditLog {
   }
 }
 
+/** A read the route table marks `audited` (an export: customers' data leaving the service). */
+const auditedRead = (key: RouteKey): boolean => {
+  const rule = routeTable[key] as RouteRule;
+  return 'audited' in rule && rule.audited === true;
+};
+
 /**
- * Records a request once it is answered ('finish'): every non-GET request of a signed-in member,
+ * Records a request once it is answered ('finish'): every non-GET request (and every read the
+ * route table marks `audited`) of a signed-in member,
  * under /dashboard/api and /dashboard/api/v1, allowed or refused (mounted before CSRF and the
  * guards), with its status, its problem's code, the route that matched (`req.baseUrl +
  * req.route.path` under `mount`, else the route table's row it matched) and what it did
@@ -106,7 +114,8 @@ export function auditChanges(
   mount = '/dashboard/api',
 ): RequestHandler {
   return (req, res, next) => {
-    if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return next();
+    // A read is known to be audited only once its route matched (by 'finish').
+    const read = req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS';
     const target = redactLinkTokens(req.originalUrl.split('?')[0]!);
     let answer: unknown;
     const send = res.send.bind(res);
@@ -118,6 +127,7 @@ export function auditChanges(
     res.on('finish', () => {
       // Sign-in and sign-out write their own entries (the member is known only after, or before).
       if (!req.member || req.auditedByRoute) return;
+      if (read && !(req.routeKey && auditedRead(req.routeKey))) return;
       const status = res.statusCode;
       const json = jsonOf(answer);
       const base = req.baseUrl.startsWith(mount) ? req.baseUrl.slice(mount.length) : req.baseUrl;
@@ -135,6 +145,7 @@ export function auditChanges(
       const path = req.originalUrl.split('?')[0]!.slice(mount.length) || '/';
       const route = routeOf(req.method, path, matched);
       const body = req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {};
+      const query = req.query as Record<string, unknown>;
       log
         .record(req.member.merchantId, {
           at: new Date(),
@@ -153,6 +164,7 @@ export function auditChanges(
             ? describeAction(route.pattern, {
                 params: route.params,
                 body,
+                query,
                 answer: status < 400 ? json : null,
               })
             : null,
