@@ -398,10 +398,12 @@ describe('refunds', () => {
     };
     const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => ask(i)));
     // A server fault (5xx, e.g. Temporal pushing back under load) is allowed, never anything else.
-    const unexpected = answers.filter((a) => ![201, 400, 403].includes(a.status) && a.status < 500);
+    // 200: the refund this key asked for, made by its first request's queued decision (a loaded
+    // machine answers more of them DECISION_PENDING first); it counts as that key's refund.
+    const unexpected = answers.filter((a) => ![200, 201, 400, 403].includes(a.status) && a.status < 500);
     expect(unexpected.map((a) => [a.status, a.body])).toEqual([]);
     const faults = answers.filter((a) => a.status >= 500);
-    const accepted = answers.filter((a) => a.status === 201);
+    const accepted = answers.filter((a) => a.status === 201 || a.status === 200);
     // 14 × 700 = 9,800 fits in 10,000; a 15th would not.
     if (faults.length === 0) expect(accepted).toHaveLength(14);
     expect(accepted.length).toBeLessThanOrEqual(14);
