@@ -133,7 +133,6 @@ export class PaymentLinkService {
       referencePrefix: body.referencePrefix,
       active: true,
       deactivatedAt: null,
-      opened: 0,
       createdAt: now,
       updatedAt: now,
     });
@@ -197,13 +196,32 @@ export class PaymentLinkService {
     };
   }
 
+  /** How many payins were opened under the link (an export counts them before it starts). */
+  async paymentCount(link: PaymentLink): Promise<number> {
+    return this.deps.links.payinCount(link.id);
+  }
+
+  /** Every payin under the link, newest first, read a page at a time (an export): one page held. */
+  async *walkPayments(link: PaymentLink, pageSize = 100): AsyncGenerator<Transaction> {
+    let before: { createdAt: Date; id: string } | undefined;
+    for (;;) {
+      const page = await this.payments(link, { limit: pageSize, ...(before ? { before } : {}) });
+      for (const { transaction } of page.payments) yield transaction;
+      if (!page.next) return;
+      before = { createdAt: page.next.createdAt, id: page.next._id };
+    }
+  }
+
   /** Opened, attempted and paid, from the link's newest STATS_READ_MAX payins. */
   async stats(link: PaymentLink): Promise<LinkStats> {
-    const payins = await this.deps.links.allPayinsOf(link.id, STATS_READ_MAX);
+    const [payins, opened] = await Promise.all([
+      this.deps.links.allPayinsOf(link.id, STATS_READ_MAX),
+      this.deps.links.openedCount(link.id),
+    ]);
     const txs = await Promise.all(payins.map((p) => this.deps.transactions.findById(p._id)));
     const paid = txs.filter((t): t is Transaction => t?.status === 'success');
     return {
-      opened: link.opened,
+      opened,
       attempted: payins.length,
       paid: paid.length,
       paidTotal: paid.reduce((sum, t) => sum + toMajor(t.amount, t.currency), 0),
