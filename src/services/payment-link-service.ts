@@ -7,7 +7,7 @@ import {
 } from '../contract/schemas/payment-links';
 import { ApiProblem } from '../contract/problems';
 import { fieldMessages, problemAt } from '../contract/field-messages';
-import type { Text } from '../contract/i18n';
+import type { Language, Text } from '../contract/i18n';
 import { currencyByCountry, isOffered, operatorsByCountry, type OperatorCode } from '../domain/operators';
 import { providerInfo } from '../domain/providers';
 import { isLiveScope } from '../domain/modes';
@@ -284,7 +284,12 @@ export class PaymentLinkService {
    * amount are within bounds (before any push), then a payin session through PayinService. The
    * form's token makes a double tap the same payin: its reference and idempotency key derive from it.
    */
-  async pay(link: PaymentLink, form: LinkForm, requestOrigin: string): Promise<PayOutcome> {
+  async pay(
+    link: PaymentLink,
+    form: LinkForm,
+    requestOrigin: string,
+    lang: Language = 'en',
+  ): Promise<PayOutcome> {
     const state = PaymentLinkService.state(link, await this.stats(link));
     if (state !== 'active') return { refused: state };
     const errors: { path: string; message: Text }[] = [];
@@ -330,7 +335,12 @@ export class PaymentLinkService {
         msisdn,
         ...(name ? { customerName: name } : {}),
         country,
-        action: { successUrl: link.returnUrl ?? `${page}/thanks`, failureUrl: page },
+        // The link's own pages stay in the language the customer chose on it (a merchant's
+        // returnUrl is left as given).
+        action: {
+          successUrl: link.returnUrl ?? `${page}/thanks?lang=${lang}`,
+          failureUrl: `${page}?lang=${lang}`,
+        },
         ...(Object.keys(link.metadata).length ? { metadata: link.metadata } : {}),
       },
       // The idempotency key names the link and the form: another link's form never collides.
