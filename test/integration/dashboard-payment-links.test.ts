@@ -1,5 +1,6 @@
 import { useStack } from '../helpers/use-stack';
-import { eventually } from '../helpers/http';
+import { ApiClient, eventually } from '../helpers/http';
+import { createTestMerchant } from '../helpers/merchants';
 import { signedInMember, type DashboardBrowser } from '../helpers/dashboard';
 
 // The dashboard's payment links page over the real servers (issue 46): its calls through the
@@ -200,5 +201,16 @@ describe('the dashboard: payment links', () => {
     const own = await live.post(links, openLink);
     expect([own.status, own.body.livemode]).toEqual([201, true]);
     expect((await developer.get(`${links}/${own.body.id}`)).status).toBe(404);
+  });
+
+  it("another merchant's link is not found, by the door nor by the export", async () => {
+    const other = await createTestMerchant(stack, 'Autre boutique');
+    const theirs = await new ApiClient(stack.baseUrl, other.credentials).post('/v1/payment-links', openLink);
+    expect(theirs.status).toBe(201);
+    const id = theirs.body.id as string;
+    expect((await viewer.get(`${links}/${id}`)).status).toBe(404);
+    expect((await viewer.get(`${links}/${id}/payments`)).status).toBe(404);
+    expect((await viewer.get(`/dashboard/api/payment-links/${id}/export`)).status).toBe(404);
+    expect((await developer.post(`${links}/${id}/deactivate`)).status).toBe(404);
   });
 });
