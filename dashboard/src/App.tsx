@@ -34,6 +34,8 @@ const Transaction = screen(() => import('./pages/Transaction'), 'Transaction');
 const Refunds = screen(() => import('./pages/Lists'), 'Refunds');
 const PayoutList = screen(() => import('./pages/Lists'), 'PayoutList');
 const Payouts = screen(() => import('./pages/Payouts'), 'Payouts');
+const PaymentLinks = screen(() => import('./pages/PaymentLinks'), 'PaymentLinks');
+const PaymentLinkDetail = screen(() => import('./pages/PaymentLinks'), 'PaymentLinkDetail');
 const Statements = screen(() => import('./pages/Statements'), 'Statements');
 const Developers = screen(() => import('./pages/Developers'), 'Developers');
 const Keys = screen(() => import('./pages/Developers'), 'Keys');
@@ -76,6 +78,8 @@ const screens: RouteObject[] = [
   { path: 'transactions/:type/:reference', element: <Transaction /> },
   { path: 'refunds', element: <Refunds /> },
   { path: 'sent-payouts', element: <PayoutList /> },
+  { path: 'payment-links', element: <PaymentLinks /> },
+  { path: 'payment-links/:id', element: <PaymentLinkDetail /> },
   {
     path: 'payouts',
     element: (

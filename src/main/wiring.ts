@@ -182,6 +182,27 @@ export async function buildApi(opts: {
   await dashboardNotes.init();
   const dashboardSavedFilters = SavedFilterStore.on(opts.mongo);
   await dashboardSavedFilters.init();
+  const payins = new PayinService({
+    transactions,
+    starts,
+    temporal: opts.temporal,
+    taskQueue: opts.config.TEMPORAL_TASK_QUEUE,
+    ...payinTiming(opts.config, merchants),
+    operatorAnswerWaitMs: opts.config.OPERATOR_ANSWER_WAIT,
+    feeSchedule: resolveFeeSchedule(opts.config.FEE_SCHEDULE),
+    publicBaseUrl: opts.config.PUBLIC_BASE_URL,
+    otps,
+    providerHealth,
+    payFeeOf: payFeeOf(merchants),
+    rulesOf,
+  });
+  // One use case for both doors: the public API's routes and the dashboard's export of a link.
+  const paymentLinkService = new PaymentLinkService({
+    links: paymentLinks,
+    transactions,
+    payins,
+    publicBaseUrl: opts.config.PUBLIC_BASE_URL,
+  });
   const dashboard: DashboardDeps = {
     identity: dashboardIdentity,
     merchantName: async (id) => (await merchants.getMerchant(id))?.name ?? null,
@@ -212,22 +233,9 @@ export async function buildApi(opts: {
       notes: dashboardNotes,
       savedFilters: dashboardSavedFilters,
       exportMaxRows: opts.config.DASHBOARD_EXPORT_MAX_ROWS,
+      paymentLinks: paymentLinkService,
     },
   };
-  const payins = new PayinService({
-    transactions,
-    starts,
-    temporal: opts.temporal,
-    taskQueue: opts.config.TEMPORAL_TASK_QUEUE,
-    ...payinTiming(opts.config, merchants),
-    operatorAnswerWaitMs: opts.config.OPERATOR_ANSWER_WAIT,
-    feeSchedule: resolveFeeSchedule(opts.config.FEE_SCHEDULE),
-    publicBaseUrl: opts.config.PUBLIC_BASE_URL,
-    otps,
-    providerHealth,
-    payFeeOf: payFeeOf(merchants),
-    rulesOf,
-  });
   const app = createApp({
     // The public API is mounted by both doors, as one composition (mountPublicApi of src/api/app.ts).
     dashboard: (mountPublicApi) => dashboardRouter(dashboard, mountPublicApi),
@@ -236,12 +244,7 @@ export async function buildApi(opts: {
       onError: (err) => opts.logger.warn({ err }, 'request log: write failed'),
     },
     webhooks: eventApi.webhooks,
-    paymentLinks: new PaymentLinkService({
-      links: paymentLinks,
-      transactions,
-      payins,
-      publicBaseUrl: opts.config.PUBLIC_BASE_URL,
-    }),
+    paymentLinks: paymentLinkService,
     paymentLinkPage: { merchantName: async (id) => (await merchants.getMerchant(id))?.name ?? null },
     wsTokens: eventApi.wsTokens,
     callbacks: new CallbackService({

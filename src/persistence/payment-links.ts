@@ -6,8 +6,9 @@ import { isDuplicateKey } from './insert-once';
 
 // Payment links (docs/payment-links.md). FerretDB has no transactions and applies an update as a
 // read-then-replace, so nothing here counts with $inc under concurrency: each payin opened under a
-// link is its own document (`payment_link_payins`, `_id` the payin id), and the single-use claim is
-// a document whose unique `_id` decides between two concurrent customers
+// link is its own document (`payment_link_payins`, `_id` the payin id), so is each page served
+// (`payment_link_opens`, docs/decisions/payment-links/opened-is-one-record-per-page-served.md), and
+// the single-use claim is a document whose unique `_id` decides between two concurrent customers
 // (docs/decisions/payment-links/single-use-claim.md).
 
 export interface PaymentLink {
@@ -30,8 +31,6 @@ export interface PaymentLink {
   referencePrefix: string;
   active: boolean;
   deactivatedAt: Date | null;
-  /** Page views: a best-effort count (a lost increment under concurrency only undercounts). */
-  opened: number;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -60,7 +59,6 @@ const linkSchema = new Schema<LinkDoc>(
     referencePrefix: { type: String, required: true },
     active: { type: Boolean, required: true },
     deactivatedAt: { type: Date, default: null },
-    opened: { type: Number, default: 0 },
     createdAt: { type: Date, required: true },
     updatedAt: { type: Date, required: true },
   },
@@ -97,6 +95,22 @@ const linkPayinSchema = new Schema<LinkPayin>(
   { versionKey: false, collection: 'payment_link_payins' },
 );
 linkPayinSchema.index({ linkId: 1, createdAt: -1, _id: -1 });
+
+/** One page of the link served to a customer (GET /l/{slug}): inserted, never changed. */
+interface LinkOpen {
+  _id: string;
+  linkId: string;
+  at: Date;
+}
+const linkOpenSchema = new Schema<LinkOpen>(
+  {
+    _id: { type: String, required: true },
+    linkId: { type: String, required: true },
+    at: { type: Date, required: true },
+  },
+  { versionKey: false, collection: 'payment_link_opens' },
+);
+linkOpenSchema.index({ linkId: 1 });
 
 /**
  * A single-use link's claim: `_id` the link id, held by the payin in flight (its reference). A
@@ -146,6 +160,7 @@ export class PaymentLinkStore {
     private readonly links: Model<LinkDoc>,
     private readonly payins: Model<LinkPayin>,
     private readonly claims: Model<SingleUseClaim>,
+    private readonly opens: Model<LinkOpen>,
   ) {}
 
   static on(conn: Connection): PaymentLinkStore {
@@ -155,11 +170,12 @@ export class PaymentLinkStore {
       model('PaymentLink', linkSchema),
       model('PaymentLinkPayin', linkPayinSchema),
       model('PaymentLinkClaim', claimSchema),
+      model('PaymentLinkOpen', linkOpenSchema),
     );
   }
 
   async init(): Promise<void> {
-    await Promise.all([this.links.createIndexes(), this.payins.createIndexes()]);
+    await Promise.all([this.links.createIndexes(), this.payins.createIndexes(), this.opens.createIndexes()]);
   }
 
   /** Stores a new link; a slug taken by another link (vanishingly rare) is drawn again. */
@@ -209,9 +225,27 @@ export class PaymentLinkStore {
     await this.links.collection.replaceOne({ _id: link.id } as never, { _id: link.id, ...link });
   }
 
-  /** Counts a page view; best effort (a lost increment under concurrency only undercounts). */
+  /**
+   * Records a page served: a document of its own, never an update of the link, so concurrent views
+   * are all counted and none can write back a link a merchant changed meanwhile (FerretDB's $inc is a
+   * read-then-replace).
+   */
   async countOpened(id: string): Promise<void> {
-    await this.links.updateOne({ _id: id }, { $inc: { opened: 1 } });
+    await this.opens.collection.insertOne({
+      _id: randomBytes(12).toString('hex'),
+      linkId: id,
+      at: new Date(),
+    } as never);
+  }
+
+  /** How many times the link's page was served. */
+  async openedCount(linkId: string): Promise<number> {
+    return this.opens.countDocuments({ linkId });
+  }
+
+  /** How many payins were opened under the link (an export's size, counted before it starts). */
+  async payinCount(linkId: string): Promise<number> {
+    return this.payins.countDocuments({ linkId });
   }
 
   async recordPayin(payin: LinkPayin): Promise<void> {

@@ -7,7 +7,7 @@ import {
 } from '../contract/schemas/payment-links';
 import { ApiProblem } from '../contract/problems';
 import { fieldMessages, problemAt } from '../contract/field-messages';
-import type { Text } from '../contract/i18n';
+import type { Language, Text } from '../contract/i18n';
 import { currencyByCountry, isOffered, operatorsByCountry, type OperatorCode } from '../domain/operators';
 import { providerInfo } from '../domain/providers';
 import { isLiveScope } from '../domain/modes';
@@ -133,7 +133,6 @@ export class PaymentLinkService {
       referencePrefix: body.referencePrefix,
       active: true,
       deactivatedAt: null,
-      opened: 0,
       createdAt: now,
       updatedAt: now,
     });
@@ -197,13 +196,32 @@ export class PaymentLinkService {
     };
   }
 
+  /** How many payins were opened under the link (an export counts them before it starts). */
+  async paymentCount(link: PaymentLink): Promise<number> {
+    return this.deps.links.payinCount(link.id);
+  }
+
+  /** Every payin under the link, newest first, read a page at a time (an export): one page held. */
+  async *walkPayments(link: PaymentLink, pageSize = 100): AsyncGenerator<Transaction> {
+    let before: { createdAt: Date; id: string } | undefined;
+    for (;;) {
+      const page = await this.payments(link, { limit: pageSize, ...(before ? { before } : {}) });
+      for (const { transaction } of page.payments) yield transaction;
+      if (!page.next) return;
+      before = { createdAt: page.next.createdAt, id: page.next._id };
+    }
+  }
+
   /** Opened, attempted and paid, from the link's newest STATS_READ_MAX payins. */
   async stats(link: PaymentLink): Promise<LinkStats> {
-    const payins = await this.deps.links.allPayinsOf(link.id, STATS_READ_MAX);
+    const [payins, opened] = await Promise.all([
+      this.deps.links.allPayinsOf(link.id, STATS_READ_MAX),
+      this.deps.links.openedCount(link.id),
+    ]);
     const txs = await Promise.all(payins.map((p) => this.deps.transactions.findById(p._id)));
     const paid = txs.filter((t): t is Transaction => t?.status === 'success');
     return {
-      opened: link.opened,
+      opened,
       attempted: payins.length,
       paid: paid.length,
       paidTotal: paid.reduce((sum, t) => sum + toMajor(t.amount, t.currency), 0),
@@ -266,7 +284,12 @@ export class PaymentLinkService {
    * amount are within bounds (before any push), then a payin session through PayinService. The
    * form's token makes a double tap the same payin: its reference and idempotency key derive from it.
    */
-  async pay(link: PaymentLink, form: LinkForm, requestOrigin: string): Promise<PayOutcome> {
+  async pay(
+    link: PaymentLink,
+    form: LinkForm,
+    requestOrigin: string,
+    lang: Language = 'en',
+  ): Promise<PayOutcome> {
     const state = PaymentLinkService.state(link, await this.stats(link));
     if (state !== 'active') return { refused: state };
     const errors: { path: string; message: Text }[] = [];
@@ -312,7 +335,12 @@ export class PaymentLinkService {
         msisdn,
         ...(name ? { customerName: name } : {}),
         country,
-        action: { successUrl: link.returnUrl ?? `${page}/thanks`, failureUrl: page },
+        // The link's own pages stay in the language the customer chose on it (a merchant's
+        // returnUrl is left as given).
+        action: {
+          successUrl: link.returnUrl ?? `${page}/thanks?lang=${lang}`,
+          failureUrl: `${page}?lang=${lang}`,
+        },
         ...(Object.keys(link.metadata).length ? { metadata: link.metadata } : {}),
       },
       // The idempotency key names the link and the form: another link's form never collides.

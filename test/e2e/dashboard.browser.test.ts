@@ -883,4 +883,90 @@ describe('merchant dashboard in a real browser', () => {
     expect((await api.get(`/v1/webhooks/${id}`)).status).toBe(404);
     await page.getByLabel('Langue').selectOption('en');
   });
+  it('at phone width, a developer makes an open-amount payment link, a customer pays it in French, and the payment shows under the link (issue 46)', async () => {
+    const title = `Cotisation ${randomUUID().slice(0, 6)}`;
+    const customer = await browser.context.newPage();
+    try {
+      await browser.context.clearCookies();
+      const developer = `links-${randomUUID().slice(0, 8)}@example.test`;
+      const token = await invite(stack, merchant.merchantId, developer, 'developer');
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.goto(`${dash}/invitations/${token}`);
+      await page.getByLabel('Full name').fill('Mariam Diallo');
+      await page.getByLabel('New password').fill(password);
+      await page.getByRole('button', { name: 'Create my account' }).click();
+      await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
+
+      // Made from the form: the customer chooses between 1,000 and 20,000 XOF.
+      await nav('Payment links').click();
+      await page.getByRole('heading', { name: 'Payment links', level: 1 }).waitFor();
+      await page.getByLabel('Title').fill(title);
+      await page.getByLabel('Amount', { exact: true }).selectOption('open');
+      await page.getByLabel('Smallest amount (XOF)').fill('1000');
+      await page.getByLabel('Largest amount (XOF)').fill('20 000');
+      await page.getByRole('button', { name: 'Create the link' }).click();
+      await page.getByRole('heading', { name: title, level: 1 }).waitFor();
+      await page
+        .getByText(/1,000 to .*20,000/)
+        .first()
+        .waitFor();
+      await page.getByRole('img', { name: 'QR code of the payment link' }).waitFor();
+      const url = (await page.locator('code', { hasText: '/l/' }).first().textContent())!.trim();
+      expect(url).toMatch(new RegExp(`^${stack.baseUrl}/l/[0-9A-Za-z]{20}$`));
+      await page.getByText(`Pay by Mobile Money here: ${url}`).waitFor();
+      const wide = await page.evaluate<number>(
+        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      );
+      expect(wide).toBeLessThanOrEqual(1);
+      await check('payment-link-phone');
+
+      // The customer, in French: an amount within the bounds, the number, then the checkout.
+      await customer.setViewportSize({ width: 390, height: 844 });
+      await customer.setExtraHTTPHeaders({ 'accept-language': 'fr' });
+      await customer.goto(`${url}?lang=fr`);
+      await customer.getByText('Mode test', { exact: false }).first().waitFor();
+      await customer.locator('#amount').fill('7 500');
+      await customer.getByTestId('msisdn').fill('05 00 00 12 34');
+      await customer.locator('#name').fill('Awa Koné');
+      await customer.getByTestId('pay').click();
+      await customer.waitForURL(/\/checkout\/pr_[0-9a-f]{24}/);
+      await expect(customer.getByTestId('provider').inputValue()).resolves.toBe('MTN');
+      await customer.getByTestId('confirm').click();
+      await customer.waitForURL(/\/l\/[0-9A-Za-z]{20}\/thanks/, { timeout: 30_000 });
+      await customer.screenshot({
+        path: join(screenshotDir, 'payment-link-thanks-fr-phone.png'),
+        fullPage: true,
+      });
+      await expect(customer.getByTestId('thanks').textContent()).resolves.toBe(
+        'Votre paiement a bien été reçu.',
+      );
+
+      // Back in the dashboard: the payment under the link, its total among the figures.
+      const payments = page.getByRole('table', { name: 'Payments made through this link, newest first' });
+      for (let i = 0; ; i++) {
+        await page.reload();
+        await page.getByRole('heading', { name: title, level: 1 }).waitFor();
+        if ((await payments.getByText('Success', { exact: true }).count()) > 0) break;
+        if (i >= 20) throw new Error('the payment never showed as Success under the link');
+        await page.waitForTimeout(1_000);
+      }
+      const row = payments.getByRole('row').filter({ hasText: 'Success' });
+      await row.getByText('7,500', { exact: false }).waitFor();
+      await row.getByText('•• •• 12 34', { exact: false }).waitFor();
+      const figures = page.getByRole('region', { name: 'Figures' });
+      await figures.getByText('7,500', { exact: false }).waitFor();
+      const reference = (await row.getByRole('link').textContent())!.trim();
+      expect(reference).toMatch(/^link-[0-9a-z]{12}$/);
+      await check('payment-link-paid-phone');
+      await nav('Payment links').click();
+      const listed = page.getByRole('row').filter({ hasText: title });
+      await listed.getByText('7,500', { exact: false }).waitFor();
+      await listed.getByRole('link', { name: title }).click();
+      await payments.getByRole('link', { name: reference }).click();
+      await page.getByRole('heading', { name: 'Timeline' }).waitFor();
+    } finally {
+      await customer.close();
+      await backToDesktopInEnglish();
+    }
+  });
 });

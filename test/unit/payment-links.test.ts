@@ -23,7 +23,6 @@ const link = (extra: Partial<PaymentLink> = {}): PaymentLink => ({
   referencePrefix: 'WAX',
   active: true,
   deactivatedAt: null,
-  opened: 0,
   createdAt: new Date('2026-01-01T00:00:00Z'),
   updatedAt: new Date('2026-01-01T00:00:00Z'),
   ...extra,

@@ -1,5 +1,6 @@
 // Export of a list (GET /dashboard/api/transactions/export): the format chosen, the filters the
-// list shows. The file is fetched, so a refusal (too many rows) is said here, in the page's language.
+// list shows; or of another export route (`path`: a payment link's payments), the format only. The
+// file is fetched, so a refusal (too many rows) is said here, in the page's language.
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { download, type RequestOptions } from '../api/http';
@@ -9,7 +10,9 @@ import { ProblemAlert } from './ProblemAlert';
 export type ExportList = 'transactions' | 'refunds' | 'payouts';
 type Format = 'csv' | 'xlsx';
 
-export function ExportButton(props: { list: ExportList; filters?: RequestOptions['query'] }) {
+type Target = { list: ExportList; filters?: RequestOptions['query'] } | { path: string };
+
+export function ExportButton(props: Target) {
   const { t } = useTranslation();
   const [format, setFormat] = useState<Format>('csv');
   const [busy, setBusy] = useState(false);
@@ -18,7 +21,8 @@ export function ExportButton(props: { list: ExportList; filters?: RequestOptions
     setBusy(true);
     setError(null);
     try {
-      await download('/transactions/export', { ...props.filters, list: props.list, format });
+      if ('path' in props) await download(props.path, { format });
+      else await download('/transactions/export', { ...props.filters, list: props.list, format });
     } catch (e) {
       setError(e);
     } finally {

@@ -17,10 +17,8 @@ import { Table } from '../components/Table';
 import { maskPhone, useFormat } from '../format';
 import { useFields } from '../hooks/useFields';
 import { useSession } from '../session';
-import { countries, toRow, type TransactionRow } from './transactions-model';
+import { countries, currencyOf, toRow, type Country, type TransactionRow } from './transactions-model';
 
-type Country = (typeof countries)[number];
-const currencyOf: Record<Country, string> = { CI: 'XOF', CM: 'XAF' };
 /** POST /v1/payouts/bulk takes at most 100 items (docs/bulk-payouts.md). */
 export const chunkSize = 100;
 const ended = new Set(['completed', 'failed', 'reversed', 'expired']);

@@ -56,6 +56,9 @@ export const providers = [
   'MTN_CM',
 ] as const;
 export const countries = ['CI', 'CM'] as const;
+export type Country = (typeof countries)[number];
+/** Each country pays in one currency (the server refuses another). */
+export const currencyOf: Record<Country, 'XOF' | 'XAF'> = { CI: 'XOF', CM: 'XAF' };
 export const types = ['payin', 'payout', 'refund'] as const;
 
 /** A day chosen in a date input, as the instant its local midnight is (`to` adds a day: exclusive). */

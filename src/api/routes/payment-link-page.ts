@@ -132,7 +132,7 @@ export function paymentLinkPageRoutes(
         Object.entries(posted).filter(([k, v]) => k !== 'token' && typeof v === 'string'),
       ) as Record<string, string>;
       try {
-        const outcome = await deps.links.pay(link, posted, originOf(req));
+        const outcome = await deps.links.pay(link, posted, originOf(req), lang);
         if ('refused' in outcome) return closed(res, lang, link, outcome.refused);
         const to = `${outcome.transaction.paymentUrl ?? ''}?lang=${lang}`;
         res.set('Cache-Control', 'no-store').redirect(303, to);

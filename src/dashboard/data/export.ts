@@ -92,6 +92,21 @@ export const exportColumns: Readonly<Record<ExportList, readonly Column[]>> = {
   ],
 };
 
+/**
+ * A payment link's payments (GET /dashboard/api/payment-links/{id}/export): the transactions list's
+ * columns but the type, every row being a payin.
+ */
+export const linkPaymentColumns: readonly Column[] = exportColumns.transactions.filter(
+  (c) => c.key !== 'type',
+);
+export const linkExportQuery = z.strictObject({ format: z.enum(['csv', 'xlsx']).default('csv') });
+
+/** `payment-link-pl_…-2026-11-28.csv`, or `lien-de-paiement-…` in French. */
+export function linkFileName(linkId: string, lang: Language, format: 'csv' | 'xlsx', now = new Date()) {
+  const name = lang === 'fr' ? 'lien-de-paiement' : 'payment-link';
+  return `${name}-${linkId}-${now.toISOString().slice(0, 10)}.${format}`;
+}
+
 export type ExportRow = Record<string, string | number>;
 
 /** A record of GET /v1/transactions, read loosely: the three kinds share most of their fields. */
@@ -190,8 +205,8 @@ export async function exceeds(
   return false;
 }
 
-export const headerOf = (list: ExportList, lang: Language) =>
-  exportColumns[list].map((c) => ({ key: c.key, header: c.title[lang] }));
+export const headerOf = (columns: readonly Column[], lang: Language) =>
+  columns.map((c) => ({ key: c.key, header: c.title[lang] }));
 
 /** `transactions-2026-11-28.csv`, or `remboursements-…` in French. */
 export function fileName(list: ExportList, lang: Language, format: 'csv' | 'xlsx', now = new Date()): string {

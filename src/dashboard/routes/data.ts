@@ -20,6 +20,8 @@ import { keyRoutes } from './keys';
 import { uploadRoutes } from './uploads';
 import { searchRoutes } from './search';
 import { exportRoutes } from './export';
+import { paymentLinkRoutes } from './payment-links';
+import type { PaymentLinkService } from '../../services/payment-link-service';
 import { DashboardSearch } from '../data/search';
 import { TransactionSearch } from '../../services/transaction-search';
 import { newRouter } from '../../api/routing';
@@ -44,6 +46,8 @@ export interface DashboardDataDeps {
   savedFilters?: SavedFilterStore;
   /** Rows an export holds at most (DASHBOARD_EXPORT_MAX_ROWS); omitted, EXPORT_MAX_ROWS. */
   exportMaxRows?: number;
+  /** The API's payment links use case (a link's payments exported); omitted, no such route. */
+  paymentLinks?: PaymentLinkService;
 }
 
 export function dashboardDataRoutes(deps: DashboardDataDeps): Router {
@@ -73,5 +77,6 @@ export function dashboardDataRoutes(deps: DashboardDataDeps): Router {
     keyRoutes(deps.merchants),
     uploadRoutes(),
   );
+  if (deps.paymentLinks) router.use(paymentLinkRoutes(deps.paymentLinks, deps.exportMaxRows));
   return router;
 }

@@ -19,7 +19,7 @@ import {
   headerOf,
   searchOf,
   walkExport,
-  type ExportList,
+  type Column,
 } from '../data/export';
 
 /**
@@ -41,8 +41,15 @@ export function exportRoutes(search: TransactionSearch, maxRows = EXPORT_MAX_ROW
     };
     res.attachment(fileName(q.list, lang, q.format)).setHeader('Cache-Control', 'no-store');
     try {
-      if (q.format === 'csv') await csv(res, q.list, lang, rows());
-      else await xlsx(res, q.list, lang, rows());
+      if (q.format === 'csv') await csv(res, exportColumns[q.list], lang, rows());
+      else
+        await xlsx(
+          res,
+          exportColumns[q.list],
+          fileName(q.list, lang, 'xlsx').replace(/-.*$/, ''),
+          lang,
+          rows(),
+        );
     } catch (err) {
       // Once bytes are sent a problem cannot follow: the connection is cut, so the file is visibly incomplete.
       if (!res.headersSent) throw err;
@@ -53,7 +60,7 @@ export function exportRoutes(search: TransactionSearch, maxRows = EXPORT_MAX_ROW
 }
 
 /** The maximum named in the member's language, and what to do. */
-function tooLarge(max: number): ApiProblem {
+export function tooLarge(max: number): ApiProblem {
   const n = (lang: Language) => new Intl.NumberFormat(lang).format(max);
   return new ApiProblem('EXPORT_TOO_LARGE', {
     detail: {
@@ -67,7 +74,12 @@ function tooLarge(max: number): ApiProblem {
  * UTF-8 with a byte-order mark, so spreadsheets read accents and masks; `;`-separated in French, the
  * list separator of French spreadsheet settings (a comma there would put each row in one cell).
  */
-async function csv(res: Response, list: ExportList, lang: Language, rows: AsyncIterable<object>) {
+export async function csv(
+  res: Response,
+  columns: readonly Column[],
+  lang: Language,
+  rows: AsyncIterable<object>,
+) {
   res.type('text/csv; charset=utf-8');
   await pipeline(
     Readable.from(rows),
@@ -75,22 +87,28 @@ async function csv(res: Response, list: ExportList, lang: Language, rows: AsyncI
       header: true,
       bom: true,
       delimiter: lang === 'fr' ? ';' : ',',
-      columns: headerOf(list, lang),
+      columns: headerOf(columns, lang),
     }),
     res,
   );
 }
 
 /** The streaming writer: each row is committed (written out) as it comes, none kept. */
-async function xlsx(res: Response, list: ExportList, lang: Language, rows: AsyncIterable<object>) {
+export async function xlsx(
+  res: Response,
+  columns: readonly Column[],
+  sheetName: string,
+  lang: Language,
+  rows: AsyncIterable<object>,
+) {
   res.type('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
   const book = new ExcelJS.stream.xlsx.WorkbookWriter({
     stream: res,
     useStyles: true,
     useSharedStrings: false,
   });
-  const sheet = book.addWorksheet(fileName(list, lang, 'xlsx').replace(/-.*$/, ''));
-  sheet.columns = exportColumns[list].map((c) => ({
+  const sheet = book.addWorksheet(sheetName);
+  sheet.columns = columns.map((c) => ({
     key: c.key,
     header: c.title[lang],
     width: c.numeric ? 14 : 22,
