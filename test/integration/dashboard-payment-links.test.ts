@@ -163,6 +163,10 @@ describe('the dashboard: payment links', () => {
 
   it('writes who created and deactivated a link to the audit log, with the mode', async () => {
     const link = await created({ title: 'Audit' });
+    // Its payins taken away as a file: an audited read.
+    expect((await developer.get(`/dashboard/api/payment-links/${link.id}/export?format=csv`)).status).toBe(
+      200,
+    );
     expect((await developer.post(`${links}/${link.id}/deactivate`)).status).toBe(200);
     const entries = await eventually(
       () => owner.get('/dashboard/api/audit?limit=100'),
@@ -176,6 +180,7 @@ describe('the dashboard: payment links', () => {
     const ours = (entries.body.data as Entry[]).filter((e) => e.target.includes(link.id));
     expect(ours.map((e) => [e.described?.kind, e.mode, e.outcome])).toEqual([
       ['payment-link-deactivated', 'test', 'allowed'],
+      ['list-exported', 'test', 'allowed'],
     ]);
     const made = (entries.body.data as Entry[]).filter(
       (e) => e.described?.kind === 'payment-link-created' && e.outcome === 'allowed',

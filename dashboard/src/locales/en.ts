@@ -591,7 +591,12 @@ export const en = {
     pages: 'Audit log pages',
   },
   auditActions: {
-    lists: { transactions: 'transactions', refunds: 'refunds', payouts: 'payouts' },
+    lists: {
+      transactions: 'transactions',
+      refunds: 'refunds',
+      payouts: 'payouts',
+      'payment-link-payments': 'payments under a payment link',
+    },
     of: 'of {{amount}}',
     to: 'to {{phone}}',
     on: 'on {{reference}}',

@@ -612,7 +612,12 @@ export const fr: typeof en = {
     pages: "Pages du journal d'audit",
   },
   auditActions: {
-    lists: { transactions: 'transactions', refunds: 'remboursements', payouts: 'décaissements' },
+    lists: {
+      transactions: 'transactions',
+      refunds: 'remboursements',
+      payouts: 'décaissements',
+      'payment-link-payments': 'paiements d’un lien de paiement',
+    },
     of: 'de {{amount}}',
     to: 'au {{phone}}',
     on: 'sur {{reference}}',

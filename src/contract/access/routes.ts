@@ -177,7 +177,7 @@ export const routeTable = {
   'POST /dashboard/api/payouts/bulk/preview': { access: 'payout' },
   // A payment link's payments as CSV or XLSX: whoever reads the link may take them away
   // (routes/payment-links.ts; the links themselves go through /dashboard/api/v1/payment-links).
-  'GET /dashboard/api/payment-links/:id/export': { access: 'read' },
+  'GET /dashboard/api/payment-links/:id/export': { access: 'read', audited: true },
 
   // The page itself (built files, then index.html for the page's own routes)
   'GET /dashboard': { access: 'public', mount: true },

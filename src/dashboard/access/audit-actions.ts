@@ -118,6 +118,10 @@ export const auditActions: Readonly<Record<string, ActionRow>> = {
   'POST /v1/payment-links/:id/deactivate': { kind: 'payment-link-deactivated' },
   'POST /v1/statements': { kind: 'statement-requested' },
   // An audited read (the route table's `audited`): which list left, in which format; never the filters.
+  'GET /payment-links/:id/export': {
+    kind: 'list-exported',
+    describe: ({ query }) => kept({ list: 'payment-link-payments', format: text(query?.format) ?? 'csv' }),
+  },
   'GET /transactions/export': {
     kind: 'list-exported',
     describe: ({ query }) =>
