@@ -20,6 +20,7 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/serve
 import type { SimulatorOptions } from '../../src/simulator/app';
 import { startFaultProxy, type FaultProxy } from './fault-proxy';
 import { dataConverter } from '../../src/temporal/codec';
+import { stackBundle } from './workflow-bundles';
 import type { KeyRing } from '../../src/security/key-ring';
 
 // The real stack for one test file: FerretDB (own database), a time-skipping Temporal test
@@ -66,15 +67,6 @@ export interface TestStack {
   /** With `operatorProxy`: the fault proxy between the worker's gateway and the simulator. */
   proxy: FaultProxy | null;
   stop(): Promise<void>;
-}
-
-/**
- * The workflow bundle of a stack's workers: the time-skipping twin (its timers never cancelled,
- * test/helpers/uncancelled-timers.ts) when the run built one, else the plain bundle (scripts that
- * record golden histories or fuzz set only that one).
- */
-function timeSkippingBundle(): string {
-  return process.env.TEST_TIME_SKIPPING_BUNDLE ?? process.env.TEST_WORKFLOW_BUNDLE!;
 }
 
 /** The test server's client seals payloads with `payloadKeys` (default: the configuration's default ring). */
@@ -152,7 +144,7 @@ export async function startStack(
     taskQueue,
     deps: await buildActivityDeps({ mongo, config }),
     payloadKeys: config.PAYLOAD_CODEC_KEYS,
-    workflowBundlePath: timeSkippingBundle(),
+    workflowBundlePath: stackBundle(),
     ...(opts.worker ? { options: opts.worker } : {}),
   });
   const running = worker.run();
@@ -217,7 +209,7 @@ export async function replacementWorker(
     taskQueue: stack.taskQueue,
     deps: deps ?? (await buildActivityDeps({ mongo: stack.mongo, config: stack.config })),
     payloadKeys: stack.config.PAYLOAD_CODEC_KEYS,
-    workflowBundlePath: timeSkippingBundle(),
+    workflowBundlePath: stackBundle(),
     options: { maxCachedWorkflows: 0 },
   });
 }

@@ -38,7 +38,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   // The worker runs the bundle's traced twin, which `npm run build` writes beside it.
-  await tracedTestBundle();
+  await tracedTestBundle('stack');
   const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/v1/traces`;
   startTracing(
     { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: url },

@@ -5,8 +5,7 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { freePort, startFerretDB, type LocalServer } from '../../src/infra/local-servers';
 import { repoRoot } from '../../src/infra/tools';
 import { failureConverterPath } from '../../src/temporal/codec';
-
-const uncancelledTimers = join(__dirname, '../helpers/uncancelled-timers.ts');
+import { uncancelledTimers } from '../helpers/workflow-bundles';
 
 // Once per jest run: one FerretDB (each test file uses its own database) and one workflow bundle
 // (bundling per test costs seconds). Each integration file spawns its own time-skipping server.
