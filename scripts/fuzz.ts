@@ -104,6 +104,20 @@ const positiveDataExceptions: { method: string; path: string; also: number[]; wh
     also: [400],
     why: 'a rule no schema can state, a documented 400 (WEBHOOK_URL_NOT_ALLOWED): the URL must reach a public address (SSRF guard); links the API itself returns point to it',
   })),
+  // A link deactivated, expired or spent (an SDK suite on the same stack deactivates one) answers
+  // its page saying so; the form's fields are checked against the link and the operators.
+  {
+    method: 'GET',
+    path: '/l/{slug}',
+    also: [410],
+    why: 'a state of the link, not of the request: a deactivated, expired or spent link answers a page saying so (documented 410)',
+  },
+  {
+    method: 'POST',
+    path: '/l/{slug}',
+    also: [400, 410],
+    why: "the link's state (documented 410) and rules across the form and the link, a documented 400 page: the number valid in the chosen country, the amount within the link's bounds and its operators' limits",
+  },
   {
     method: 'GET',
     path: '/v1/ws',
