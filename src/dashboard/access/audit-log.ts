@@ -114,8 +114,10 @@ export function auditChanges(
   mount = '/dashboard/api',
 ): RequestHandler {
   return (req, res, next) => {
-    // A read is known to be audited only once its route matched (by 'finish').
+    // The route table's row is known here (src/api/routing.ts, unknownRoutes runs first): a read not
+    // marked `audited` goes on untouched.
     const read = req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS';
+    if (read && !(req.routeKey && auditedRead(req.routeKey))) return next();
     const target = redactLinkTokens(req.originalUrl.split('?')[0]!);
     let answer: unknown;
     const send = res.send.bind(res);
@@ -127,7 +129,6 @@ export function auditChanges(
     res.on('finish', () => {
       // Sign-in and sign-out write their own entries (the member is known only after, or before).
       if (!req.member || req.auditedByRoute) return;
-      if (read && !(req.routeKey && auditedRead(req.routeKey))) return;
       const status = res.statusCode;
       const json = jsonOf(answer);
       const base = req.baseUrl.startsWith(mount) ? req.baseUrl.slice(mount.length) : req.baseUrl;
