@@ -80,6 +80,7 @@ const positiveDataExceptions: { method: string; path: string; also: number[]; wh
     '/v1/transactions',
     '/v1/payment-links',
     '/v1/payment-links/{id}/payments',
+    '/v1/statements',
   ].map((path) => ({
     method: 'GET',
     path,

@@ -65,6 +65,13 @@ export class StatementService {
     return stored;
   }
 
+  list(
+    merchantId: string,
+    opts: { limit: number; accountId?: string; before?: { createdAt: Date; id: string } },
+  ): Promise<{ statements: Statement[]; more: boolean }> {
+    return this.deps.statements.list(merchantId, opts);
+  }
+
   async get(merchantId: string, id: string): Promise<Statement> {
     const st = await this.deps.statements.find(merchantId, id);
     if (!st) throw new ApiProblem('STATEMENT_NOT_FOUND');

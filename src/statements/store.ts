@@ -69,6 +69,8 @@ const statementSchema = new Schema<StatementDoc>(
   },
   { versionKey: false, minimize: false, collection: 'statements' },
 );
+// The list of a merchant's statements, newest first (GET /v1/statements).
+statementSchema.index({ merchantId: 1, createdAt: -1, _id: -1 });
 const decisionSchema = new Schema<DecisionDoc>(
   { _id: { type: String, required: true }, decision: { type: Schema.Types.Mixed, required: true } },
   { versionKey: false, collection: 'statement_decisions' },
@@ -121,6 +123,27 @@ export class StatementStore {
   async find(merchantId: string, id: string): Promise<Statement | null> {
     const st = await this.findById(id);
     return st?.merchantId === merchantId ? st : null;
+  }
+
+  /** Newest first; `before` the position of the last one of the previous page. */
+  async list(
+    merchantId: string,
+    opts: { limit: number; accountId?: string; before?: { createdAt: Date; id: string } },
+  ): Promise<{ statements: Statement[]; more: boolean }> {
+    const filter: Record<string, unknown> = { merchantId };
+    if (opts.accountId) filter.accountId = opts.accountId;
+    if (opts.before)
+      filter.$or = [
+        { createdAt: { $lt: opts.before.createdAt } },
+        { createdAt: opts.before.createdAt, _id: { $lt: opts.before.id } },
+      ];
+    const docs = await this.statements
+      .find(filter, { _id: 0 })
+      .sort({ createdAt: -1, _id: -1 })
+      .limit(opts.limit + 1)
+      .lean<Statement[]>()
+      .exec();
+    return { statements: docs.slice(0, opts.limit), more: docs.length > opts.limit };
   }
 
   /** Writes one generation's content in chunks (a retry of it replaces them with the same bytes). */

@@ -202,4 +202,42 @@ describe('statements', () => {
     );
     expect(expired.status).toBe(403);
   });
+
+  it("lists the merchant's statements newest first, page by page and per account; never another merchant's", async () => {
+    await fund(100);
+    const acc = await account();
+    const ids: string[] = [];
+    for (const format of ['csv', 'json', 'csv']) {
+      const started = await start({ accountId: acc.id, ...period(), format });
+      expect(started.status).toBe(202);
+      ids.push(started.body.id);
+    }
+    await ready(ids[0]!);
+
+    const first = await api.get('/v1/statements?limit=2');
+    expect(first.status).toBe(200);
+    expect(first.body.data).toHaveLength(2);
+    expect(first.body.nextCursor).toEqual(expect.any(String));
+    const second = await api.get(`/v1/statements?limit=2&cursor=${first.body.nextCursor}`);
+    expect(second.body.data).toHaveLength(1);
+    expect(second.body.nextCursor).toBeNull();
+    const listed = [...first.body.data, ...second.body.data].map((r: unknown) => statementRecord.parse(r));
+    expect(listed.map((r) => r.id).sort()).toEqual([...ids].sort());
+    const created = listed.map((r) => Date.parse(r.createdAt));
+    expect(created).toEqual([...created].sort((a, b) => b - a));
+    // Each item as its own read shows it: the ready one with a fresh link.
+    const firstReady = listed.find((r) => r.id === ids[0])!;
+    expect(firstReady.status).toBe('ready');
+    expect(firstReady.download?.url).toContain(`/v1/statements/${ids[0]}/download?`);
+
+    expect((await api.get(`/v1/statements?accountId=${acc.id}`)).body.data).toHaveLength(3);
+    expect((await api.get('/v1/statements?accountId=acc_other')).body.data).toEqual([]);
+    const badCursor = await api.get('/v1/statements?cursor=not-a-cursor');
+    expect(badCursor.status).toBe(400);
+    expect(badCursor.body.errors).toEqual([expect.objectContaining({ path: 'cursor' })]);
+
+    const other = await createTestMerchant(stack);
+    const otherApi = new ApiClient(stack.baseUrl, other.credentials);
+    expect((await otherApi.get('/v1/statements')).body).toEqual({ data: [], nextCursor: null });
+  });
 });

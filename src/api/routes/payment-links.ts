@@ -1,6 +1,5 @@
 import type { Request, Router } from 'express';
 import QRCode from 'qrcode';
-import { z } from 'zod';
 import {
   createPaymentLinkRequest,
   listPaymentLinkPaymentsQuery,
@@ -10,20 +9,12 @@ import {
 } from '../../contract/schemas/payment-links';
 import { toTransactionRecord } from '../../contract/records/transaction-record';
 import type { PaymentLinkService } from '../../services/payment-link-service';
-import { decodeCursor, encodeCursor } from '../cursor';
+import { decodeNewestFirst as before, encodeNewestFirst } from '../cursor';
 import { parseOr400 } from '../validate';
 import { newRouter, route } from '../routing';
 
 // The merchant's payment links (docs/payment-links.md): create, list, read, change, deactivate,
 // the QR code of a link and the payins opened under it.
-
-/** A position in a newest-first list: the last item's creation time and id. */
-const position = z.object({ t: z.number().int(), i: z.string().max(100) });
-const before = (cursor: string | undefined) => {
-  if (!cursor) return undefined;
-  const p = decodeCursor(position, cursor);
-  return { createdAt: new Date(p.t), id: p.i };
-};
 
 const originOf = (req: Request) => `${req.protocol}://${req.get('host')}`;
 
@@ -42,7 +33,7 @@ export function paymentLinkRoutes(links: PaymentLinkService): Router {
     const last = page.links[page.links.length - 1];
     res.json({
       data: await Promise.all(page.links.map((l) => links.record(l, originOf(req)))),
-      nextCursor: page.more && last ? encodeCursor({ t: last.createdAt.getTime(), i: last.id }) : null,
+      nextCursor: page.more && last ? encodeNewestFirst(last) : null,
     });
   });
 
@@ -87,7 +78,7 @@ export function paymentLinkRoutes(links: PaymentLinkService): Router {
         customerEmail: asked.email,
         customerAnswer: asked.answer,
       })),
-      nextCursor: next ? encodeCursor({ t: next.createdAt.getTime(), i: next._id }) : null,
+      nextCursor: next ? encodeNewestFirst({ createdAt: next.createdAt, id: next._id }) : null,
     });
   });
 

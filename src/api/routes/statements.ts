@@ -1,15 +1,20 @@
 import type { Router } from 'express';
-import { createStatementRequest, statementDownloadQuery } from '../../contract/schemas/statements';
+import {
+  createStatementRequest,
+  listStatementsQuery,
+  statementDownloadQuery,
+} from '../../contract/schemas/statements';
 import { toStatementRecord } from '../../contract/records/statement-record';
 import type { StatementService } from '../../services/statement-service';
 import type { Statement } from '../../statements/store';
 import { parseOr400 } from '../validate';
 import { newRouter, route } from '../routing';
+import { decodeNewestFirst, encodeNewestFirst } from '../cursor';
 
 const originOf = (req: { protocol: string; get(name: string): string | undefined }) =>
   `${req.protocol}://${req.get('host')}`;
 
-/** POST /v1/statements and GET /v1/statements/{id}: the merchant's (docs/statements.md). */
+/** POST /v1/statements, their list and GET /v1/statements/{id}: the merchant's (docs/statements.md). */
 export function statementRoutes(statements: StatementService): Router {
   const router = newRouter();
   const record = (st: Statement, origin: string) =>
@@ -19,6 +24,21 @@ export function statementRoutes(statements: StatementService): Router {
     const body = parseOr400(createStatementRequest, req.body, req);
     const { created, statement } = await statements.create(req.merchantId!, body, req.idempotencyKey);
     res.status(created ? 202 : 200).json(record(statement, originOf(req)));
+  });
+
+  // Every statement of the merchant, whoever asked for it: a team shares them.
+  route(router, 'GET /v1/statements', async (req, res) => {
+    const q = parseOr400(listStatementsQuery, req.query, req);
+    const page = await statements.list(req.merchantId!, {
+      limit: q.limit,
+      ...(q.accountId ? { accountId: q.accountId } : {}),
+      ...(q.cursor ? { before: decodeNewestFirst(q.cursor)! } : {}),
+    });
+    const last = page.statements[page.statements.length - 1];
+    res.json({
+      data: page.statements.map((st) => record(st, originOf(req))),
+      nextCursor: page.more && last ? encodeNewestFirst(last) : null,
+    });
   });
 
   route(router, 'GET /v1/statements/:id', async (req, res) => {

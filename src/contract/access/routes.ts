@@ -90,6 +90,7 @@ export const routeTable = {
   'GET /v1/accounts/:id/entries': api('read'),
   'GET /v1/transactions': api('read'),
   'POST /v1/statements': api('statement'),
+  'GET /v1/statements': api('read'),
   'GET /v1/statements/:id': api('read'),
   // A signed, short-lived link is its own credential (accounting tools fetch it without a key).
   'GET /v1/statements/:id/download': { access: 'public' },

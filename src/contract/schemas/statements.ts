@@ -3,7 +3,7 @@ import { fieldMessages } from '../field-messages';
 import { matches } from '../zod-messages';
 import { periodOfAtMost } from './period';
 
-// POST /v1/statements and its reads (docs/statements.md).
+// POST /v1/statements, its list and its reads (docs/statements.md).
 
 /** The longest period one statement covers. */
 export const STATEMENT_MAX_DAYS = 31;
@@ -41,6 +41,14 @@ export const statementRecord = z.object({
   download: z.object({ url: z.string(), expiresAt: z.string() }).nullable(),
 });
 export type StatementRecord = z.infer<typeof statementRecord>;
+
+/** GET /v1/statements: the merchant's statements, newest first, any member's (one account's with `accountId`). */
+export const listStatementsQuery = z.strictObject({
+  accountId: z.string().trim().min(1).max(100).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().max(500).optional(),
+});
+export const statementPage = z.object({ data: z.array(statementRecord), nextCursor: z.string().nullable() });
 
 export const statementDownloadQuery = z.strictObject({
   expires: z.coerce.number().int().positive(),

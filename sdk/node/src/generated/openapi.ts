@@ -922,7 +922,11 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    get?: never;
+    /**
+     * List statements
+     * @description Every statement of the merchant in the key's mode, whoever started it (a team shares them), newest first; only one account's with `accountId`. Each as `GET /v1/statements/{id}` reads it, with a fresh `download` link once ready. Follow `nextCursor` until it is null.
+     */
+    get: operations['listStatements'];
     put?: never;
     /**
      * Start a statement of an account
@@ -2445,6 +2449,10 @@ export interface components {
       /** @enum {string} */
       status: 'pending' | 'ready' | 'failed';
       to: string;
+    };
+    StatementPage: {
+      data: components['schemas']['Statement'][];
+      nextCursor: string | null;
     };
     StatementReadyEvent: {
       createdAt: string;
@@ -14127,6 +14135,188 @@ export interface operations {
             code?: 'UNSUPPORTED_MEDIA_TYPE';
             /** @constant */
             status?: 415;
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#RATE_LIMITED",
+           *       "title": "Too many requests",
+           *       "status": 429,
+           *       "detail": "Request rate limit reached; retry after the delay in Retry-After.",
+           *       "code": "RATE_LIMITED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+            /** @constant */
+            status?: 429;
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#INTERNAL_ERROR",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "Server error; retry later.",
+           *       "code": "INTERNAL_ERROR",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+            /** @constant */
+            status?: 500;
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: Service unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#SERVICE_UNAVAILABLE",
+           *       "title": "Service unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable; retry later.",
+           *       "code": "SERVICE_UNAVAILABLE",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'SERVICE_UNAVAILABLE';
+            /** @constant */
+            status?: 503;
+          };
+        };
+      };
+    };
+  };
+  listStatements: {
+    parameters: {
+      query?: {
+        accountId?: string;
+        cursor?: string;
+        limit?: number;
+      };
+      header?: {
+        /**
+         * @description Language of error titles and messages: en (default) or fr.
+         * @example fr
+         */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of statements */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "st_4e5f60718293a4b5c6d7e8f9",
+           *           "status": "ready",
+           *           "accountId": "acc_5f0c9e1d2a3b4c5d6e7f8091",
+           *           "currency": "XOF",
+           *           "from": "2026-11-01T00:00:00.000Z",
+           *           "to": "2026-12-01T00:00:00.000Z",
+           *           "format": "csv",
+           *           "createdAt": "2026-11-22T10:15:00.120Z",
+           *           "livemode": false,
+           *           "entryCount": 2,
+           *           "openingBalance": 10000,
+           *           "closingBalance": 14825,
+           *           "readyAt": "2026-11-22T10:15:03.480Z",
+           *           "download": {
+           *             "url": "https://pay.example/v1/statements/st_4e5f60718293a4b5c6d7e8f9/download?expires=1795349403&signature=3f1c…",
+           *             "expiresAt": "2026-11-22T10:30:03.000Z"
+           *           }
+           *         }
+           *       ],
+           *       "nextCursor": null
+           *     }
+           */
+          'application/json': components['schemas']['StatementPage'];
+        };
+      };
+      /** @description `VALIDATION_ERROR`: Invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#VALIDATION_ERROR",
+           *       "title": "Invalid request",
+           *       "status": 400,
+           *       "detail": "One or more fields are invalid.",
+           *       "code": "VALIDATION_ERROR",
+           *       "instance": "/v1/direct/payin",
+           *       "errors": [
+           *         {
+           *           "path": "payin.amount",
+           *           "message": "Must be greater than 0."
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'VALIDATION_ERROR';
+            /** @constant */
+            status?: 400;
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/docs/errors#UNAUTHORIZED",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Send Authorization: Basic base64(api_key:api_client) with valid credentials.",
+           *       "code": "UNAUTHORIZED",
+           *       "instance": "/v1/direct/payin"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'UNAUTHORIZED';
+            /** @constant */
+            status?: 401;
           };
         };
       };

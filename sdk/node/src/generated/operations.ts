@@ -141,6 +141,10 @@ export const apiOperations = {
     method: 'GET',
     path: '/v1/providers',
   },
+  listStatements: {
+    method: 'GET',
+    path: '/v1/statements',
+  },
   listTransactions: {
     method: 'GET',
     path: '/v1/transactions',

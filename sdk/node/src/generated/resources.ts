@@ -271,6 +271,10 @@ export class Transactions extends Resource {
 
 /** `momo.statements` */
 export class Statements extends Resource {
+  /** List statements (GET /v1/statements). */
+  list(query?: QueryParams<'listStatements'>, opts?: RequestOptions) {
+    return this.paged('listStatements', undefined, query, opts);
+  }
   /** Start a statement of an account (POST /v1/statements). */
   create(
     body: RequestBody<'createStatement'>,
@@ -481,6 +485,7 @@ export const sdkMethods = {
   openEventStream: 'events.stream',
   listTransactions: 'transactions.list',
   createStatement: 'statements.create',
+  listStatements: 'statements.list',
   getStatement: 'statements.get',
   downloadStatement: 'statements.download',
   sandboxSettlePayin: 'sandbox.settlePayin',

@@ -8,9 +8,10 @@ namespace MomoPayments\Resources;
 
 use MomoPayments\Attributes\Operation;
 use MomoPayments\Models\Statement;
+use MomoPayments\Models\StatementPage;
 use MomoPayments\Resource;
 
-/** `$client->statements`: createStatement, getStatement, downloadStatement. */
+/** `$client->statements`: createStatement, listStatements, getStatement, downloadStatement. */
 final class StatementsResource extends Resource
 {
     /**
@@ -22,6 +23,29 @@ final class StatementsResource extends Resource
     public function create(array $params, array $opts = []): Statement
     {
         return Statement::fromArray($this->request('createStatement', [], $params, $opts));
+    }
+
+    /**
+     * List statements: GET /v1/statements
+     * @param array<string, mixed> $params query: accountId, limit, cursor
+     * @param array<string, mixed> $opts 'idempotencyKey', 'acceptLanguage', 'timeout', 'maxRetries'
+     */
+    #[Operation('listStatements')]
+    public function list(array $params = [], array $opts = []): StatementPage
+    {
+        return StatementPage::fromArray($this->request('listStatements', [], $params, $opts));
+    }
+
+    /**
+     * Every item of list(), page after page (following nextCursor), fetched as the loop goes.
+     *
+     * @param array<string, mixed> $params
+     * @param array<string, mixed> $opts
+     * @return \Generator<int, Statement>
+     */
+    public function autoPagingIterator(array $params = [], array $opts = []): \Generator
+    {
+        return $this->paginate('listStatements', [], $params, $opts);
     }
 
     /**

@@ -759,6 +759,14 @@ class Statement(BaseModel):
     download: StatementDownload | None
 
 
+class StatementPage(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    data: list[Statement]
+    nextCursor: str | None
+
+
 PayoutBatchSummaryByStatusAdditionalProperty = TypeAliasType(
     "PayoutBatchSummaryByStatusAdditionalProperty",
     Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],

@@ -141,6 +141,9 @@ OPERATIONS: dict[str, Operation] = {
         ),
         False,
     ),
+    "listStatements": Operation(
+        "listStatements", "GET", "/v1/statements", (), ("accountId", "limit", "cursor"), False
+    ),
     "createStatement": Operation("createStatement", "POST", "/v1/statements", (), (), True),
     "getStatement": Operation("getStatement", "GET", "/v1/statements/{id}", ("id",), (), False),
     "downloadStatement": Operation(
@@ -249,6 +252,7 @@ COMPONENT_SCHEMAS = (
     "RecipientCheck",
     "TransactionPage",
     "Statement",
+    "StatementPage",
     "PayoutBatch",
     "SandboxRouteControlList",
     "PaymentLink",

@@ -1017,6 +1017,55 @@ class Transactions(SyncResource):
 class Statements(SyncResource):
     """Statements."""
 
+    @operation("listStatements")
+    def list(
+        self,
+        *,
+        account_id: str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+        accept_language: Language | None = None,
+        timeout: float | None = None,
+    ) -> _m.StatementPage:
+        """GET /v1/statements: List statements"""
+        return self._t.model(
+            OPERATIONS["listStatements"],
+            _m.StatementPage,
+            path={},
+            query={"accountId": account_id, "limit": limit, "cursor": cursor},
+            body=None,
+            idempotency_key=None,
+            accept_language=accept_language,
+            timeout=timeout,
+        )
+
+    def iter(
+        self,
+        *,
+        account_id: str | None = None,
+        limit: int | None = None,
+        accept_language: Language | None = None,
+        timeout: float | None = None,
+    ) -> Iterator[_m.Statement]:
+        """Every item of `list`, page after page (follows nextCursor)."""
+        cursor: str | None = None
+        while True:
+            page = self._t.model(
+                OPERATIONS["listStatements"],
+                _m.StatementPage,
+                path={},
+                query={"accountId": account_id, "limit": limit, "cursor": cursor},
+                body=None,
+                idempotency_key=None,
+                accept_language=accept_language,
+                timeout=timeout,
+            )
+            for item in page.data:
+                yield item
+            if not page.nextCursor:
+                return
+            cursor = page.nextCursor
+
     @operation("createStatement")
     def create(
         self,
@@ -2419,6 +2468,55 @@ class AsyncTransactions(AsyncResource):
 
 class AsyncStatements(AsyncResource):
     """Statements."""
+
+    @operation("listStatements")
+    async def list(
+        self,
+        *,
+        account_id: str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+        accept_language: Language | None = None,
+        timeout: float | None = None,
+    ) -> _m.StatementPage:
+        """GET /v1/statements: List statements"""
+        return await self._t.model(
+            OPERATIONS["listStatements"],
+            _m.StatementPage,
+            path={},
+            query={"accountId": account_id, "limit": limit, "cursor": cursor},
+            body=None,
+            idempotency_key=None,
+            accept_language=accept_language,
+            timeout=timeout,
+        )
+
+    async def iter(
+        self,
+        *,
+        account_id: str | None = None,
+        limit: int | None = None,
+        accept_language: Language | None = None,
+        timeout: float | None = None,
+    ) -> AsyncIterator[_m.Statement]:
+        """Every item of `list`, page after page (follows nextCursor)."""
+        cursor: str | None = None
+        while True:
+            page = await self._t.model(
+                OPERATIONS["listStatements"],
+                _m.StatementPage,
+                path={},
+                query={"accountId": account_id, "limit": limit, "cursor": cursor},
+                body=None,
+                idempotency_key=None,
+                accept_language=accept_language,
+                timeout=timeout,
+            )
+            for item in page.data:
+                yield item
+            if not page.nextCursor:
+                return
+            cursor = page.nextCursor
 
     @operation("createStatement")
     async def create(

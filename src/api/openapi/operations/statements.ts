@@ -2,12 +2,14 @@ import { z } from 'zod';
 import { defineOperations } from '../registry';
 import {
   createStatementRequest,
+  listStatementsQuery,
   statementDownloadQuery,
+  statementPage,
   statementRecord,
 } from '../../../contract/schemas/statements';
 import * as ex from './examples';
 
-// Statements of an account: POST /v1/statements, its read, its signed download (docs/statements.md).
+// Statements of an account: POST /v1/statements, their list, a read, the signed download (docs/statements.md).
 
 const statementId = { id: { description: 'The statement id (st_…)' } };
 
@@ -45,6 +47,27 @@ defineOperations(
       },
     },
     errors: ['ACCOUNT_NOT_FOUND'],
+  },
+  {
+    method: 'get',
+    path: '/v1/statements',
+    operationId: 'listStatements',
+    summary: 'List statements',
+    description:
+      "Every statement of the merchant in the key's mode, whoever started it (a team shares them), newest " +
+      "first; only one account's with `accountId`. Each as `GET /v1/statements/{id}` reads it, with a fresh " +
+      '`download` link once ready. Follow `nextCursor` until it is null.',
+    tag: 'Statements',
+    auth: true,
+    query: listStatementsQuery,
+    responses: {
+      200: {
+        description: 'A page of statements',
+        name: 'StatementPage',
+        schema: statementPage,
+        example: { data: [ex.readyStatementExample], nextCursor: null },
+      },
+    },
   },
   {
     method: 'get',
