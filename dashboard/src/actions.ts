@@ -37,16 +37,21 @@ export function useCursorPages() {
 
 export type CursorPages = ReturnType<typeof useCursorPages>;
 
-/** A list read page by page: the page shown stays on screen while the next one loads. */
+/**
+ * A list read page by page: the page shown stays on screen while the next one loads. `refetchEvery`
+ * reads the page again after the milliseconds it gives for what the page shows (false: not again).
+ */
 export function useCursorQuery<T>(
   queryKey: readonly unknown[],
   fetchPage: (cursor: string | undefined) => Promise<T>,
+  refetchEvery?: (data: T | undefined) => number | false,
 ) {
   const pages = useCursorPages();
   const query = useQuery({
     queryKey: [...queryKey, pages.cursor],
     placeholderData: keepPreviousData,
     queryFn: () => fetchPage(pages.cursor),
+    ...(refetchEvery ? { refetchInterval: (q: { state: { data?: T } }) => refetchEvery(q.state.data) } : {}),
   });
   return { query, pages };
 }

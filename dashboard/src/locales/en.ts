@@ -376,7 +376,8 @@ export const en = {
     intro: 'A statement covers at most 31 days of one account. It is ready within moments.',
     submit: 'Request',
     list: 'Your statements',
-    caption: 'Statements requested from this browser',
+    caption: "Your team's statements, newest first",
+    pages: 'Pages of statements',
     none: 'No statement requested yet.',
     period: 'Period',
     entries: 'Entries',
@@ -469,6 +470,13 @@ export const en = {
     copyWhatsapp: 'Copy the WhatsApp message',
     sms: 'SMS',
     copySms: 'Copy the SMS',
+    edit: 'Edit',
+    editTitle: 'Change the link',
+    editHint:
+      'The amount, currency, countries and use stay as created: a customer who opened the page pays what it showed.',
+    editSubmit: 'Save the changes',
+    thankYou: 'Thank-you message',
+    thankYouHint: 'Optional: shown to customers once they have paid.',
     deactivate: 'Deactivate',
     deactivateTitle: 'Deactivate this link?',
     deactivateConfirm:

@@ -392,7 +392,8 @@ export const fr: typeof en = {
     intro: "Un relevé couvre au plus 31 jours d'un compte. Il est prêt en quelques instants.",
     submit: 'Demander',
     list: 'Vos relevés',
-    caption: 'Relevés demandés depuis ce navigateur',
+    caption: 'Les relevés de votre équipe, du plus récent au plus ancien',
+    pages: 'Pages de relevés',
     none: 'Aucun relevé demandé pour le moment.',
     period: 'Période',
     entries: 'Écritures',
@@ -489,6 +490,13 @@ export const fr: typeof en = {
     copyWhatsapp: 'Copier le message WhatsApp',
     sms: 'SMS',
     copySms: 'Copier le SMS',
+    edit: 'Modifier',
+    editTitle: 'Modifier le lien',
+    editHint:
+      "Le montant, la devise, les pays et l'usage restent ceux de la création : un client qui a ouvert la page paie ce qu'elle affichait.",
+    editSubmit: 'Enregistrer les modifications',
+    thankYou: 'Message de remerciement',
+    thankYouHint: 'Facultatif : montré aux clients une fois le paiement fait.',
     deactivate: 'Désactiver',
     deactivateTitle: 'Désactiver ce lien ?',
     deactivateConfirm:

@@ -9,7 +9,7 @@ import { CopyButton } from '../components/CopyButton';
 import { ExportButton } from '../components/ExportButton';
 import { SelectField, TextField } from '../components/Field';
 import { Form } from '../components/Form';
-import { ConfirmModal } from '../components/Modal';
+import { ConfirmModal, Modal } from '../components/Modal';
 import { Pager } from '../components/Pager';
 import { ProblemAlert } from '../components/ProblemAlert';
 import { Section } from '../components/Section';
@@ -312,6 +312,100 @@ function LinkPayments(props: { link: PaymentLink }) {
 }
 
 /** Asked first, like every change that cannot be undone. */
+/** An instant as a datetime-local field shows it: the browser's local time, to the minute. */
+function localInput(iso: string | null | undefined): string {
+  if (!iso) return '';
+  const d = new Date(iso);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+/**
+ * What a link's owner may change after sharing it (PATCH /v1/payment-links/{id}): the words and the
+ * expiry. Only the fields changed are sent, an emptied one as null (cleared).
+ */
+function EditLink(props: { link: PaymentLink }) {
+  const { t } = useTranslation();
+  const client = useQueryClient();
+  const [open, setOpen] = useState(false);
+  const { link } = props;
+  const initial = {
+    title: link.title,
+    description: link.description ?? '',
+    thankYouMessage: link.thankYouMessage ?? '',
+    expiresAt: localInput(link.expiresAt),
+  };
+  const save = useAction(
+    (body: Schemas['UpdatePaymentLinkRequest'], _key: string) =>
+      unwrap(api.PATCH('/v1/payment-links/{id}', { params: { path: { id: link.id } }, body })),
+    (changed) => {
+      client.setQueryData(['payment-link', link.id], changed);
+      void client.invalidateQueries({ queryKey: ['payment-links'] });
+      setOpen(false);
+    },
+  );
+  const form = useFields(initial, save.error);
+  const v = form.values;
+  /** A text field's change: undefined when unchanged, null when emptied (cleared). */
+  const changed = (now: string, before: string) => (now.trim() === before ? undefined : now.trim() || null);
+  const description = changed(v.description, initial.description);
+  const thankYouMessage = changed(v.thankYouMessage, initial.thankYouMessage);
+  const changes: Schemas['UpdatePaymentLinkRequest'] = {
+    ...(v.title.trim() !== initial.title ? { title: v.title.trim() } : {}),
+    ...(description !== undefined ? { description } : {}),
+    ...(thankYouMessage !== undefined ? { thankYouMessage } : {}),
+    ...(v.expiresAt !== initial.expiresAt
+      ? { expiresAt: v.expiresAt ? new Date(v.expiresAt).toISOString() : null }
+      : {}),
+  };
+  return (
+    <>
+      <button
+        type="button"
+        onClick={() => {
+          form.reset(initial);
+          save.reset();
+          setOpen(true);
+        }}
+      >
+        {t('paymentLinks.edit')}
+      </button>
+      <Modal open={open} onClose={() => setOpen(false)} title={t('paymentLinks.editTitle')}>
+        <p className="hint">{t('paymentLinks.editHint')}</p>
+        <Form
+          onSubmit={() => save.run(changes)}
+          submit={t('paymentLinks.editSubmit')}
+          disabled={!v.title.trim() || Object.keys(changes).length === 0 || save.isPending}
+        >
+          <TextField label={t('paymentLinks.titleField')} required maxLength={100} {...form.bind('title')} />
+          <TextField
+            label={t('paymentLinks.description')}
+            hint={t('paymentLinks.descriptionHint')}
+            maxLength={1000}
+            {...form.bind('description')}
+          />
+          <TextField
+            label={t('paymentLinks.thankYou')}
+            hint={t('paymentLinks.thankYouHint')}
+            maxLength={500}
+            {...form.bind('thankYouMessage')}
+          />
+          <TextField
+            label={t('paymentLinks.expiresAt')}
+            hint={t('paymentLinks.expiresHint')}
+            type="datetime-local"
+            {...form.bind('expiresAt')}
+          />
+          <ProblemAlert
+            error={save.error}
+            shownFields={['title', 'description', 'thankYouMessage', 'expiresAt']}
+          />
+        </Form>
+      </Modal>
+    </>
+  );
+}
+
 function Deactivate(props: { link: PaymentLink }) {
   const { t } = useTranslation();
   const client = useQueryClient();
@@ -400,7 +494,12 @@ export function PaymentLinkDetail() {
               </>
             )}
           </dl>
-          {can('developer') && link.status !== 'inactive' && <Deactivate link={link} />}
+          {can('developer') && link.status !== 'inactive' && (
+            <p className="actions">
+              <EditLink link={link} />
+              <Deactivate link={link} />
+            </p>
+          )}
 
           <Section title={t('paymentLinks.figures')}>
             <dl className="summary">

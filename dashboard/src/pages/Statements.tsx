@@ -1,11 +1,11 @@
-import { useQueries, useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { type Schemas } from '../api/dashboard';
 import { api, unwrap } from '../api/http';
-import { useAction } from '../actions';
+import { useAction, useCursorQuery } from '../actions';
 import { SelectField } from '../components/Field';
 import { Form } from '../components/Form';
+import { Pager } from '../components/Pager';
 import { PeriodFields } from '../components/PeriodFields';
 import { ProblemAlert } from '../components/ProblemAlert';
 import { Section } from '../components/Section';
@@ -15,31 +15,16 @@ import { useFields } from '../hooks/useFields';
 import { useSession } from '../session';
 import { dayStart } from './transactions-model';
 
-// The public API has no list of statements: the page lists those requested from this browser, per
-// merchant and mode (docs/decisions/dashboard/statements-listed-per-browser.md).
-function storageKey(merchantId: string, mode: string): string {
-  return `dashboard.statements.${merchantId}.${mode}`;
-}
 const formats = [
   { value: 'csv', label: 'CSV' },
   { value: 'json', label: 'JSON' },
 ] as const;
 
-function readIds(key: string): string[] {
-  try {
-    const ids: unknown = JSON.parse(localStorage.getItem(key) ?? '[]');
-    return Array.isArray(ids) ? ids.filter((x): x is string => typeof x === 'string') : [];
-  } catch {
-    return [];
-  }
-}
-
 export function Statements() {
   const { t } = useTranslation();
   const f = useFormat();
   const session = useSession();
-  const key = storageKey(session.merchant.id, session.mode);
-  const [ids, setIds] = useState<string[]>(() => readIds(key));
+  const client = useQueryClient();
 
   const accounts = useQuery({
     queryKey: ['accounts', session.mode],
@@ -50,20 +35,20 @@ export function Statements() {
       unwrap(
         api.POST('/v1/statements', { params: { header: { 'X-Idempotency-Key': idempotencyKey } }, body }),
       ),
-    (statement) => {
-      const next = [statement.id, ...ids.filter((id) => id !== statement.id)].slice(0, 50);
-      localStorage.setItem(key, JSON.stringify(next));
-      setIds(next);
+    () => {
+      pages.reset();
+      void client.invalidateQueries({ queryKey: ['statements', session.mode] });
     },
   );
-  const statements = useQueries({
-    queries: ids.map((id) => ({
-      queryKey: ['statement', session.mode, id],
-      queryFn: () => unwrap(api.GET('/v1/statements/{id}', { params: { path: { id } } })),
-      refetchInterval: (q: { state: { data?: Schemas['Statement'] } }) =>
-        q.state.data && q.state.data.status !== 'pending' ? false : 3000,
-    })),
-  });
+  // The team's statements, whoever asked for them (GET /v1/statements), read again while one is
+  // being prepared.
+  const { query: list, pages } = useCursorQuery(
+    ['statements', session.mode],
+    (cursor) =>
+      unwrap(api.GET('/v1/statements', { params: { query: { limit: 20, ...(cursor ? { cursor } : {}) } } })),
+    (data) => (data?.data.some((s) => s.status === 'pending') ? 3000 : false),
+  );
+  const statements = list.data?.data ?? [];
   const form = useFields({ accountId: '', from: '', to: '', format: 'csv' as 'csv' | 'json' }, create.error);
   const { from, to, format } = form.values;
   const account = form.values.accountId || accounts.data?.data[0]?.id || '';
@@ -107,39 +92,31 @@ export function Statements() {
             t('statements.entries'),
             t('statements.download'),
           ]}
-          empty={ids.length === 0 && t('statements.none')}
+          empty={list.isSuccess && statements.length === 0 && t('statements.none')}
         >
-          {statements.map((q, i) => {
-            const s = q.data;
-            const id = ids[i] ?? '';
-            if (!s)
-              return (
-                <tr key={id}>
-                  <td colSpan={6}>{q.isError ? q.error.message : t('common.loading')}</td>
-                </tr>
-              );
-            return (
-              <tr key={id}>
-                <td>{f.period(s.from, s.to)}</td>
-                <td>{s.currency}</td>
-                <td>{s.format.toUpperCase()}</td>
-                <td>
-                  <span className={`status status-${s.status}`}>{t(`statements.status.${s.status}`)}</span>
-                </td>
-                <td>{s.entryCount === null ? '—' : f.number(s.entryCount)}</td>
-                <td>
-                  {s.status === 'ready' && s.download ? (
-                    <a href={s.download.url} download>
-                      {t('statements.downloadLink', { format: s.format.toUpperCase() })}
-                    </a>
-                  ) : (
-                    '—'
-                  )}
-                </td>
-              </tr>
-            );
-          })}
+          {statements.map((s) => (
+            <tr key={s.id}>
+              <td>{f.period(s.from, s.to)}</td>
+              <td>{s.currency}</td>
+              <td>{s.format.toUpperCase()}</td>
+              <td>
+                <span className={`status status-${s.status}`}>{t(`statements.status.${s.status}`)}</span>
+              </td>
+              <td>{s.entryCount === null ? '—' : f.number(s.entryCount)}</td>
+              <td>
+                {s.status === 'ready' && s.download ? (
+                  <a href={s.download.url} download>
+                    {t('statements.downloadLink', { format: s.format.toUpperCase() })}
+                  </a>
+                ) : (
+                  '—'
+                )}
+              </td>
+            </tr>
+          ))}
         </Table>
+        <ProblemAlert error={list.error} />
+        <Pager label={t('statements.pages')} pages={pages} nextCursor={list.data?.nextCursor} />
       </Section>
     </>
   );
