@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import compression from 'compression';
 import express, { type RequestHandler, type Router } from 'express';
 import helmet from 'helmet';
 import { ApiProblem } from '../contract/problems';
@@ -203,16 +204,31 @@ export function dashboardRouter(deps: DashboardDeps, mountPublicApi: (router: Ro
 
   const dir = resolve(deps.staticDir ?? join(process.cwd(), 'dist', 'dashboard'));
   // The built files, then for the page's own routes (/dashboard/transactions/…) its index.html.
-  mount(router, 'GET /dashboard', express.static(dir, { index: false, maxAge: '1h' }), (req, res) => {
-    const index = join(dir, 'index.html');
-    if (existsSync(index)) return res.setHeader('Cache-Control', 'no-cache').sendFile(index);
-    const lang = negotiateLanguage(req);
-    res
-      .status(503)
-      .type('html')
-      .send(
-        `<!doctype html><html lang="${lang}"><meta charset="utf-8"><title>Dashboard</title><p>${notBuilt[lang]}</p></html>`,
-      );
-  });
+  // Compressed (gzip or brotli, as the browser accepts): on a phone's 1.6 Mbps the scripts are a
+  // fifth of their size (issue 44 §3). Vite names assets by their content, so those never change.
+  mount(
+    router,
+    'GET /dashboard',
+    compression(),
+    express.static(dir, {
+      index: false,
+      maxAge: '1h',
+      setHeaders: (res, path) => {
+        if (path.startsWith(join(dir, 'assets')))
+          res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
+      },
+    }),
+    (req, res) => {
+      const index = join(dir, 'index.html');
+      if (existsSync(index)) return res.setHeader('Cache-Control', 'no-cache').sendFile(index);
+      const lang = negotiateLanguage(req);
+      res
+        .status(503)
+        .type('html')
+        .send(
+          `<!doctype html><html lang="${lang}"><meta charset="utf-8"><title>Dashboard</title><p>${notBuilt[lang]}</p></html>`,
+        );
+    },
+  );
   return router;
 }

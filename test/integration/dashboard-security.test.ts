@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Router } from 'express';
 import { useStack } from '../helpers/use-stack';
 import { createTestMerchant } from '../helpers/merchants';
@@ -36,8 +39,21 @@ const reachableByMembers = (key: string): boolean => {
   return rule?.access === 'merchant' && rule.dashboard !== 'forbidden' && rule.dashboard !== 'absent';
 };
 
+/** A built page as Vite leaves it: index.html and a content-named script (big enough to compress). */
+const script = 'console.log("the dashboard");\n'.repeat(2_000);
+function builtPage(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'dashboard-built-'));
+  mkdirSync(join(dir, 'assets'));
+  writeFileSync(
+    join(dir, 'index.html'),
+    '<!doctype html><title>Dashboard</title><script src="assets/index-Fx1.js"></script>',
+  );
+  writeFileSync(join(dir, 'assets', 'index-Fx1.js'), script);
+  return dir;
+}
+
 describe('dashboard security', () => {
-  const { stack, merchant, api } = useStack();
+  const { stack, merchant, api } = useStack({ dashboardStaticDir: builtPage() });
 
   it('refuses a change without the CSRF token, with a wrong one, or from another origin', async () => {
     const { browser } = await signedInMember(stack, merchant.merchantId, 'owner');
@@ -316,5 +332,20 @@ describe('dashboard security', () => {
     expect(csp).toContain("object-src 'none'");
     expect(csp).not.toContain('unsafe-inline');
     if (res.status === 503) expect(await res.text()).toContain('npm run build');
+  });
+
+  it('serves the built page compressed, its content-named assets cached for good, index.html never', async () => {
+    for (const encoding of ['gzip', 'br']) {
+      const asset = await fetch(`${stack.baseUrl}/dashboard/assets/index-Fx1.js`, {
+        headers: { 'accept-encoding': encoding },
+      });
+      expect(asset.status).toBe(200);
+      expect(asset.headers.get('content-encoding')).toBe(encoding);
+      expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      expect(await asset.text()).toBe(script);
+    }
+    const page = await fetch(`${stack.baseUrl}/dashboard/transactions`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('cache-control')).toBe('no-cache');
   });
 });
