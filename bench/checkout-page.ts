@@ -1,15 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CDPSession, Page } from 'playwright-core';
-import { MerchantService } from '../src/merchants';
-import { waitForPort, type LocalServer } from '../src/infra/local-servers';
-import { launchBrowser } from '../test/helpers/browser';
-import { ApiClient } from '../test/helpers/http';
 import { resultsDir, round } from './common';
-import { nodeProcess, stopProcess, waitForPoller } from './processes';
-import { benchService, embeddedServers } from './servers';
+import { startPageStack } from './page-stack';
+import { mediansByLanguage, meter, phonePage, slowMobileNetwork as network } from './phone-browser';
 
 // The hosted checkout page on a customer's phone on a slow mobile network (issue 45): Chromium at
 // 390 × 844 with the network emulated at 1.6 Mbps down, 750 kbps up, 150 ms latency and the CPU
@@ -19,12 +14,6 @@ import { benchService, embeddedServers } from './servers';
 // times; not a timed test (the machine is noisy). `npx tsx bench/checkout-page.ts` (BENCH_CHECKOUT_RUNS).
 
 const runs = Number(process.env.BENCH_CHECKOUT_RUNS ?? 3);
-const network = {
-  offline: false,
-  latency: 150,
-  downloadThroughput: (1.6e6 / 8) | 0,
-  uploadThroughput: (750e3 / 8) | 0,
-};
 const CPU_SLOWDOWN = 4;
 
 interface Visit {
@@ -36,15 +25,6 @@ interface Visit {
   confirmedMs: number;
   totalBytes: number;
   totalRequests: number;
-}
-
-/** Bytes on the wire (headers included) and requests, as Chromium's network panel counts them. */
-function meter(cdp: CDPSession) {
-  let bytes = 0;
-  let requests = 0;
-  cdp.on('Network.requestWillBeSent', () => requests++);
-  cdp.on('Network.loadingFinished', (e: { encodedDataLength: number }) => (bytes += e.encodedDataLength));
-  return { read: () => ({ bytes, requests }) };
 }
 
 async function visit(page: Page, cdp: CDPSession, url: string, lang: 'en' | 'fr', okUrl: string) {
@@ -75,29 +55,9 @@ async function visit(page: Page, cdp: CDPSession, url: string, lang: 'en' | 'fr'
 }
 
 async function main(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-checkout-'));
-  const servers: LocalServer[] = [];
-  const children: ReturnType<typeof nodeProcess>[] = [];
+  const { api, stop } = await startPageStack('checkout');
   let merchantSite: Server | undefined;
   try {
-    const embedded = await embeddedServers(dir);
-    servers.push(...embedded.servers);
-    const stack = await benchService({
-      mongoUri: embedded.mongoUri,
-      temporalAddress: embedded.temporalAddress,
-      queue: 'checkout',
-      logLevel: 'warn',
-    });
-    children.push(nodeProcess('src/main/worker.ts', stack.env, 'worker'));
-    children.push(
-      nodeProcess('src/main/api.ts', { ...stack.env, PORT: String(stack.apiPort), HOST: '127.0.0.1' }, 'api'),
-    );
-    await waitForPort(stack.apiPort, 60_000);
-    await waitForPoller(stack.client, stack.taskQueue);
-    const merchants = MerchantService.on(stack.mongo);
-    await merchants.init();
-    const merchant = await merchants.createMerchant('Boutique Akwaba');
-    const api = new ApiClient(stack.apiUrl, { apiKey: merchant.apiKey, apiClient: merchant.apiClient });
     merchantSite = await new Promise<Server>((res) => {
       const s = createServer((_req, out) => {
         out.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
@@ -122,18 +82,8 @@ async function main(): Promise<void> {
         });
         if (created.status !== 201) throw new Error(`session: ${created.status}`);
         // A fresh profile each visit: a customer's first visit, nothing cached.
-        const browser = await launchBrowser({
-          viewport: { width: 390, height: 844 },
-          isMobile: true,
-          hasTouch: true,
-          locale: lang === 'fr' ? 'fr-CI' : 'en-GB',
-        });
+        const { browser, page, cdp } = await phonePage(lang, { width: 390, height: 844 }, CPU_SLOWDOWN);
         try {
-          const page = await browser.context.newPage();
-          const cdp = await browser.context.newCDPSession(page);
-          await cdp.send('Network.enable');
-          await cdp.send('Network.emulateNetworkConditions', network);
-          await cdp.send('Emulation.setCPUThrottlingRate', { rate: CPU_SLOWDOWN });
           const { paymentUrl } = created.body as { paymentUrl: string };
           visits.push(await visit(page, cdp, paymentUrl, lang, `${merchantUrl}/ok`));
         } finally {
@@ -141,21 +91,20 @@ async function main(): Promise<void> {
         }
       }
     }
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const medians = mediansByLanguage(visits);
     const summary = Object.fromEntries(
       (['en', 'fr'] as const).map((lang) => {
-        const mine = visits.filter((v) => v.lang === lang);
-        const of = (k: keyof Omit<Visit, 'lang'>) => median(mine.map((v) => v[k]));
+        const m = medians[lang];
         return [
           lang,
           {
-            usableMs: of('usableMs'),
-            firstContentfulPaintMs: of('firstContentfulPaintMs'),
-            usableKB: round(of('usableBytes') / 1000),
-            usableRequests: of('usableRequests'),
-            confirmedMs: of('confirmedMs'),
-            totalKB: round(of('totalBytes') / 1000),
-            totalRequests: of('totalRequests'),
+            usableMs: m.usableMs,
+            firstContentfulPaintMs: m.firstContentfulPaintMs,
+            usableKB: round(m.usableBytes / 1000),
+            usableRequests: m.usableRequests,
+            confirmedMs: m.confirmedMs,
+            totalKB: round(m.totalBytes / 1000),
+            totalRequests: m.totalRequests,
           },
         ];
       }),
@@ -172,14 +121,9 @@ async function main(): Promise<void> {
     mkdirSync(resultsDir, { recursive: true });
     writeFileSync(file, JSON.stringify({ network, cpuSlowdown: CPU_SLOWDOWN, summary, visits }, null, 2));
     console.log(`written: ${file}`);
-    await stack.simulator.stop();
-    await stack.mongo.close();
-    await stack.temporalConn.close();
   } finally {
     await new Promise((r) => (merchantSite ? merchantSite.close(r) : r(undefined)));
-    for (const child of children) await stopProcess(child);
-    for (const server of servers.reverse()) await server.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await stop();
   }
 }
 

@@ -1,17 +1,13 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CDPSession, Page } from 'playwright-core';
-import { MerchantService } from '../src/merchants';
 import { DashboardIdentity } from '../src/dashboard/identity';
 import { configSchema } from '../src/config';
-import { waitForPort, type LocalServer } from '../src/infra/local-servers';
-import { launchBrowser } from '../test/helpers/browser';
 import { DashboardBrowser, PASSWORD } from '../test/helpers/dashboard';
-import { ApiClient, eventually } from '../test/helpers/http';
+import { eventually } from '../test/helpers/http';
 import { resultsDir, round } from './common';
-import { nodeProcess, stopProcess, waitForPoller } from './processes';
-import { benchService, embeddedServers } from './servers';
+import { startPageStack } from './page-stack';
+import { mediansByLanguage, meter, phonePage, slowMobileNetwork as network } from './phone-browser';
 
 // The merchant dashboard on a staff member's phone on a slow mobile network (issue 44): Chromium
 // at 360 × 740 with the network emulated at 1.6 Mbps down, 750 kbps up and 150 ms latency, the
@@ -26,12 +22,6 @@ import { benchService, embeddedServers } from './servers';
 // (BENCH_DASHBOARD_RUNS, 3 visits per language by default).
 
 const runs = Number(process.env.BENCH_DASHBOARD_RUNS ?? 3);
-const network = {
-  offline: false,
-  latency: 150,
-  downloadThroughput: (1.6e6 / 8) | 0,
-  uploadThroughput: (750e3 / 8) | 0,
-};
 const SIGN_IN = { en: 'Sign in', fr: 'Se connecter' } as const;
 const EMAIL = { en: 'Email address', fr: 'Adresse e-mail' } as const;
 const PASSWORD_LABEL = { en: 'Password', fr: 'Mot de passe' } as const;
@@ -47,21 +37,6 @@ interface Visit {
   homeColdMs: number;
   homeColdBytes: number;
   homeColdRequests: number;
-}
-
-/** Bytes on the wire (headers included) and requests since the last `reset`, as DevTools counts them. */
-function meter(cdp: CDPSession) {
-  let bytes = 0;
-  let requests = 0;
-  cdp.on('Network.requestWillBeSent', () => requests++);
-  cdp.on('Network.loadingFinished', (e: { encodedDataLength: number }) => (bytes += e.encodedDataLength));
-  return {
-    reset: () => {
-      bytes = 0;
-      requests = 0;
-    },
-    read: () => ({ bytes, requests }),
-  };
 }
 
 /** Home's figures: a balance figure and the chart's drawn lines (recharts, loaded on its own). */
@@ -118,28 +93,8 @@ async function visit(
 }
 
 async function main(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-dashboard-'));
-  const servers: LocalServer[] = [];
-  const children: ReturnType<typeof nodeProcess>[] = [];
+  const { stack, merchant, api, stop } = await startPageStack('dashboard');
   try {
-    const embedded = await embeddedServers(dir);
-    servers.push(...embedded.servers);
-    const stack = await benchService({
-      mongoUri: embedded.mongoUri,
-      temporalAddress: embedded.temporalAddress,
-      queue: 'dashboard',
-      logLevel: 'warn',
-    });
-    children.push(nodeProcess('src/main/worker.ts', stack.env, 'worker'));
-    children.push(
-      nodeProcess('src/main/api.ts', { ...stack.env, PORT: String(stack.apiPort), HOST: '127.0.0.1' }, 'api'),
-    );
-    await waitForPort(stack.apiPort, 60_000);
-    await waitForPoller(stack.client, stack.taskQueue);
-    const merchants = MerchantService.on(stack.mongo);
-    await merchants.init();
-    const merchant = await merchants.createMerchant('Boutique Akwaba');
-    const api = new ApiClient(stack.apiUrl, { apiKey: merchant.apiKey, apiClient: merchant.apiClient });
     // A few paid payins, so Home has a balance, volumes and a line to draw.
     const references: string[] = [];
     for (let i = 0; i < 5; i++) {
@@ -186,40 +141,30 @@ async function main(): Promise<void> {
     const visits: Visit[] = [];
     for (let i = 0; i < runs; i++) {
       for (const lang of ['en', 'fr'] as const) {
-        const browser = await launchBrowser({
-          viewport: { width: 360, height: 740 },
-          isMobile: true,
-          hasTouch: true,
-          locale: lang === 'fr' ? 'fr-CI' : 'en-GB',
-        });
+        const { browser, page, cdp } = await phonePage(lang, { width: 360, height: 740 });
         try {
-          const page = await browser.context.newPage();
-          const cdp = await browser.context.newCDPSession(page);
-          await cdp.send('Network.enable');
-          await cdp.send('Network.emulateNetworkConditions', network);
           visits.push(await visit(page, cdp, `${stack.apiUrl}/dashboard/`, lang, members[lang]));
         } finally {
           await browser.close();
         }
       }
     }
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const medians = mediansByLanguage(visits);
     const summary = Object.fromEntries(
       (['en', 'fr'] as const).map((lang) => {
-        const mine = visits.filter((v) => v.lang === lang);
-        const of = (k: keyof Omit<Visit, 'lang'>) => median(mine.map((v) => v[k]));
+        const m = medians[lang];
         return [
           lang,
           {
-            signInMs: of('signInMs'),
-            signInKB: round(of('signInBytes') / 1000),
-            signInRequests: of('signInRequests'),
-            homeMs: of('homeMs'),
-            homeKB: round(of('homeBytes') / 1000),
-            homeRequests: of('homeRequests'),
-            homeColdMs: of('homeColdMs'),
-            homeColdKB: round(of('homeColdBytes') / 1000),
-            homeColdRequests: of('homeColdRequests'),
+            signInMs: m.signInMs,
+            signInKB: round(m.signInBytes / 1000),
+            signInRequests: m.signInRequests,
+            homeMs: m.homeMs,
+            homeKB: round(m.homeBytes / 1000),
+            homeRequests: m.homeRequests,
+            homeColdMs: m.homeColdMs,
+            homeColdKB: round(m.homeColdBytes / 1000),
+            homeColdRequests: m.homeColdRequests,
           },
         ];
       }),
@@ -237,13 +182,8 @@ async function main(): Promise<void> {
     mkdirSync(resultsDir, { recursive: true });
     writeFileSync(file, JSON.stringify({ network, summary, visits }, null, 2));
     console.log(`written: ${file}`);
-    await stack.simulator.stop();
-    await stack.mongo.close();
-    await stack.temporalConn.close();
   } finally {
-    for (const child of children) await stopProcess(child);
-    for (const server of servers.reverse()) await server.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await stop();
   }
 }
 
