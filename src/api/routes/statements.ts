@@ -29,10 +29,11 @@ export function statementRoutes(statements: StatementService): Router {
   // Every statement of the merchant, whoever asked for it: a team shares them.
   route(router, 'GET /v1/statements', async (req, res) => {
     const q = parseOr400(listStatementsQuery, req.query, req);
+    const before = decodeNewestFirst(q.cursor);
     const page = await statements.list(req.merchantId!, {
       limit: q.limit,
       ...(q.accountId ? { accountId: q.accountId } : {}),
-      ...(q.cursor ? { before: decodeNewestFirst(q.cursor)! } : {}),
+      ...(before ? { before } : {}),
     });
     const last = page.statements[page.statements.length - 1];
     res.json({

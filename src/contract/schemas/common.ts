@@ -40,6 +40,9 @@ export const wholeAmount: z.ZodType<MajorAmount, number> = z.number().int().posi
 const redirectUrl = z.url({ protocol: /^https?$/ });
 export const action = z.strictObject({ successUrl: redirectUrl, failureUrl: redirectUrl });
 export const customerName = z.string().trim().min(1).max(100);
+/** A list's page: how many items (20 unless asked, at most 100) and the cursor the previous page gave. */
+export const pageLimit = z.coerce.number().int().min(1).max(100).default(20);
+export const pageCursor = z.string().max(500).optional();
 /** Why a transaction or a refund failed, as its public record shows it (null while none did). */
 export const failureRecord = z.object({
   code: z.string(),

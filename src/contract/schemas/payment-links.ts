@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { matches } from '../zod-messages';
 import { fieldMessages } from '../field-messages';
-import { country, metadata, provider, wholeAmount } from './common';
+import { country, metadata, provider, wholeAmount, pageCursor, pageLimit } from './common';
 import { transactionRecord } from './transaction-record';
 
 // Payment links (docs/payment-links.md): a reusable way to open a payin session on the hosted
@@ -91,12 +91,9 @@ export const updatePaymentLinkRequest = z
   .meta({ minProperties: 1 });
 export type UpdatePaymentLinkRequest = z.infer<typeof updatePaymentLinkRequest>;
 
-const limit = z.coerce.number().int().min(1).max(100).default(20);
-const cursor = z.string().max(500).optional();
-
 export const paymentLinkStatuses = ['active', 'inactive', 'expired', 'spent'] as const;
-export const listPaymentLinksQuery = z.strictObject({ limit, cursor });
-export const listPaymentLinkPaymentsQuery = z.strictObject({ limit, cursor });
+export const listPaymentLinksQuery = z.strictObject({ limit: pageLimit, cursor: pageCursor });
+export const listPaymentLinkPaymentsQuery = z.strictObject({ limit: pageLimit, cursor: pageCursor });
 
 const shareText = z.object({ en: z.string(), fr: z.string() });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageCursor, pageLimit } from './common';
 import { fieldMessages } from '../field-messages';
 import { matches } from '../zod-messages';
 import { periodOfAtMost } from './period';
@@ -45,8 +46,8 @@ export type StatementRecord = z.infer<typeof statementRecord>;
 /** GET /v1/statements: the merchant's statements, newest first, any member's (one account's with `accountId`). */
 export const listStatementsQuery = z.strictObject({
   accountId: z.string().trim().min(1).max(100).optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().max(500).optional(),
+  limit: pageLimit,
+  cursor: pageCursor,
 });
 export const statementPage = z.object({ data: z.array(statementRecord), nextCursor: z.string().nullable() });
 

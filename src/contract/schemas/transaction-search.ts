@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageCursor, pageLimit } from './common';
 import { fieldMessages } from '../field-messages';
 import { countries, operatorCodes, operatorsByCountry } from '../../domain/operators';
 import { METADATA_KEY_MAX, METADATA_VALUE_MAX } from '../../domain/metadata';
@@ -24,8 +25,8 @@ const statuses = [
 ] as const;
 
 export const transactionSearchQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().max(500).optional(),
+  limit: pageLimit,
+  cursor: pageCursor,
   type: z.enum(['payin', 'payout', 'refund']).optional(),
   status: z.enum(statuses).optional(),
   /**

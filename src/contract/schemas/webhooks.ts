@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageCursor, pageLimit } from './common';
 import { periodOfAtMost } from './period';
 import { fieldMessages } from '../field-messages';
 import { eventType, publicEvent } from '../../events/catalogue';
@@ -106,10 +107,11 @@ export const webhookEndpointWithSecret = webhookEndpointRecord.extend({
   secret: z.string().startsWith('whsec_'),
 });
 
-const limit = z.coerce.number().int().min(1).max(100).default(20);
-const cursor = z.string().max(500).optional();
-
-export const listDeliveriesQuery = z.strictObject({ limit, cursor, eventId: z.string().max(100).optional() });
+export const listDeliveriesQuery = z.strictObject({
+  limit: pageLimit,
+  cursor: pageCursor,
+  eventId: z.string().max(100).optional(),
+});
 
 export const deliveryAttemptRecord = z.object({
   deliveryId: z.string(),
@@ -126,8 +128,8 @@ export const deliveryAttemptRecord = z.object({
 });
 
 export const listEventsQuery = z.strictObject({
-  limit,
-  cursor,
+  limit: pageLimit,
+  cursor: pageCursor,
   type: eventType.optional(),
   reference: z.string().max(100).optional(),
   from: z.iso.datetime({ offset: true }).optional(),
