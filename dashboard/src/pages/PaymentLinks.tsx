@@ -91,8 +91,27 @@ const amountOf = (typed: string): number | undefined => {
   return s === '' ? undefined : Number(s);
 };
 
+/** The fields a link's create and edit forms share, bounded as the API's contract bounds them. */
+function useLinkFields() {
+  const { t } = useTranslation();
+  return {
+    title: { label: t('paymentLinks.titleField'), required: true, maxLength: 100 },
+    description: {
+      label: t('paymentLinks.description'),
+      hint: t('paymentLinks.descriptionHint'),
+      maxLength: 1000,
+    },
+    expiresAt: {
+      label: t('paymentLinks.expiresAt'),
+      hint: t('paymentLinks.expiresHint'),
+      type: 'datetime-local',
+    },
+  };
+}
+
 function CreateLink() {
   const { t } = useTranslation();
+  const fields = useLinkFields();
   const navigate = useNavigate();
   const client = useQueryClient();
   const create = useAction(
@@ -135,13 +154,8 @@ function CreateLink() {
         submit={t('paymentLinks.createSubmit')}
         disabled={!v.title.trim() || create.isPending}
       >
-        <TextField label={t('paymentLinks.titleField')} required maxLength={100} {...form.bind('title')} />
-        <TextField
-          label={t('paymentLinks.description')}
-          hint={t('paymentLinks.descriptionHint')}
-          maxLength={1000}
-          {...form.bind('description')}
-        />
+        <TextField {...fields.title} {...form.bind('title')} />
+        <TextField {...fields.description} {...form.bind('description')} />
         <SelectField
           label={t('fields.country')}
           hint={t('paymentLinks.currencyHint', { currency })}
@@ -191,12 +205,7 @@ function CreateLink() {
           ]}
           {...form.bind('usage')}
         />
-        <TextField
-          label={t('paymentLinks.expiresAt')}
-          hint={t('paymentLinks.expiresHint')}
-          type="datetime-local"
-          {...form.bind('expiresAt')}
-        />
+        <TextField {...fields.expiresAt} {...form.bind('expiresAt')} />
       </Form>
       <ProblemAlert
         error={create.error}
@@ -326,6 +335,7 @@ function localInput(iso: string | null | undefined): string {
  */
 function EditLink(props: { link: PaymentLink }) {
   const { t } = useTranslation();
+  const fields = useLinkFields();
   const client = useQueryClient();
   const [open, setOpen] = useState(false);
   const { link } = props;
@@ -377,25 +387,15 @@ function EditLink(props: { link: PaymentLink }) {
           submit={t('paymentLinks.editSubmit')}
           disabled={!v.title.trim() || Object.keys(changes).length === 0 || save.isPending}
         >
-          <TextField label={t('paymentLinks.titleField')} required maxLength={100} {...form.bind('title')} />
-          <TextField
-            label={t('paymentLinks.description')}
-            hint={t('paymentLinks.descriptionHint')}
-            maxLength={1000}
-            {...form.bind('description')}
-          />
+          <TextField {...fields.title} {...form.bind('title')} />
+          <TextField {...fields.description} {...form.bind('description')} />
           <TextField
             label={t('paymentLinks.thankYou')}
             hint={t('paymentLinks.thankYouHint')}
             maxLength={500}
             {...form.bind('thankYouMessage')}
           />
-          <TextField
-            label={t('paymentLinks.expiresAt')}
-            hint={t('paymentLinks.expiresHint')}
-            type="datetime-local"
-            {...form.bind('expiresAt')}
-          />
+          <TextField {...fields.expiresAt} {...form.bind('expiresAt')} />
           <ProblemAlert
             error={save.error}
             shownFields={['title', 'description', 'thankYouMessage', 'expiresAt']}
