@@ -81,6 +81,9 @@ describe('live mode through each connector', () => {
       WAVE_BASE_URL: wave.url,
       WAVE_API_KEY: 'live-wave-key',
       WAVE_WEBHOOK_SECRET: 'live-wave-webhook-secret',
+      // The stack is plain http: a session's Wave customer comes back to these (Wave takes https only).
+      WAVE_SUCCESS_URL: 'https://shop.example/wave/ok',
+      WAVE_ERROR_URL: 'https://shop.example/wave/ko',
       HUB2_BASE_URL: hub2.url,
       HUB2_API_KEY: 'live-hub2-key',
       HUB2_MERCHANT_ID: 'live-hub2-merchant',
@@ -165,6 +168,95 @@ describe('live mode through each connector', () => {
       expect((await test.get(`/v1/direct/payout/${payoutRef}`)).status).toBe(404);
     },
   );
+
+  // Issue 46: a live payment link's payins go through the connectors' session flows: the link's
+  // page, the checkout's confirmation, then the provider (Wave: its own payment page).
+  it.each(routes)('$connector: a live payment link is paid through the checkout and counted', async (r) => {
+    const made = await live.post('/v1/payment-links', {
+      title: `Pagne ${r.connector}`,
+      amount: { type: 'fixed', value: 5_000 },
+      currency: 'XOF',
+      countries: ['CI'],
+      operators: [r.provider],
+      customerFields: { name: true },
+      referencePrefix: 'LIVE',
+    });
+    expect([made.status, made.body.livemode]).toEqual([201, true]);
+    const page = `${stack.baseUrl}/l/${made.body.slug as string}`;
+    const html = await (await fetch(`${page}?lang=fr`)).text();
+    expect(html).not.toContain('data-testid="test-mode"');
+    const posted = await fetch(`${page}?lang=fr`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' },
+      body: new URLSearchParams({
+        token: /name="token" value="([^"]+)"/.exec(html)![1]!,
+        msisdn: r.msisdn,
+        name: 'Awa Koné',
+      }).toString(),
+      redirect: 'manual',
+    });
+    expect(posted.status).toBe(303);
+    const id = /\/checkout\/(pr_[0-9a-f]{24})/.exec(posted.headers.get('location') ?? '')![1]!;
+    const confirmed = await fetch(`${stack.baseUrl}/checkout/${id}/confirm`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        provider: r.provider,
+        msisdn: r.msisdn,
+        ...(r.provider === 'ORANGE' ? { otp: '482913' } : {}),
+      }),
+    });
+    expect(confirmed.status).toBe(200);
+    // The page polls its status; a provider with its own page (Wave) hands out where to go.
+    const sentTo = new Set<unknown>();
+    const final = await eventually(
+      async () => {
+        const st = (await (await fetch(`${stack.baseUrl}/checkout/${id}/status`)).json()) as Record<
+          string,
+          unknown
+        >;
+        sentTo.add(st.paymentUrl);
+        return st;
+      },
+      (st) => st.status !== 'pending' && st.status !== 'processing',
+      30_000,
+    );
+    // Only Wave sends its customer to its own page; the others push to the phone.
+    expect([...sentTo].filter(Boolean)).toEqual(
+      r.connector === 'wave' ? [expect.stringMatching(/^https:\/\/pay\.wave\.com\/c\//)] : [],
+    );
+    expect([final.status, final.failure]).toEqual(['success', null]);
+    // Wave's session is the payin's own (its client_reference).
+    if (r.connector === 'wave') {
+      const sessions = (await (await fetch(`${fakeUrls.wave}/__fake/state`)).json()) as {
+        sessions: Array<{ client_reference: string | null; wave_launch_url: string }>;
+      };
+      expect(sessions.sessions.some((x) => x.client_reference === id)).toBe(true);
+    }
+    const payments = await eventually(
+      () => live.get(`/v1/payment-links/${made.body.id as string}`),
+      (x) => x.body.stats.paid === 1,
+    );
+    expect(payments.body).toMatchObject({
+      status: 'active',
+      stats: { attempted: 1, paid: 1, paidTotal: 5_000 },
+    });
+    const listed = await live.get(`/v1/payment-links/${made.body.id as string}/payments`);
+    expect(listed.body.data).toHaveLength(1);
+    expect(listed.body.data[0]).toMatchObject({
+      livemode: true,
+      status: 'success',
+      paymentLinkId: made.body.id,
+      customer: { name: 'Awa Koné' },
+    });
+    expect(listed.body.data[0].reference).toMatch(/^LIVE-/);
+    // The link's own event, beside the payin's.
+    const events = await eventually(
+      () => live.get('/v1/events?type=payment_link.paid&limit=100'),
+      (x) => x.body.data.some((e: { data: { id: string } }) => e.data.id === id),
+    );
+    expect(events.status).toBe(200);
+  });
 
   it("hub2: a refund its transfer cannot make is refused when asked, in the caller's language, never after a 201", async () => {
     const hub2 = routes.find((r) => r.connector === 'hub2')!;

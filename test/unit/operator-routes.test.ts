@@ -1,3 +1,4 @@
+import { WaveConnector } from '../../src/operators/connectors/wave/connector';
 import { configSchema } from '../../src/config';
 import { operatorRoutesJson, routeOf, routeRefusals, routesOf } from '../../src/operators/connectors/routes';
 import { ModeGateway, modeOfIdFromRecords, RoutedGateway } from '../../src/operators/connectors/routing';
@@ -81,6 +82,39 @@ describe('operator routes (OPERATOR_ROUTES)', () => {
       ]),
     );
     expect(routeRefusals(table, configured, false).some((r) => r.includes('simulator'))).toBe(false);
+  });
+
+  it("refuses payins routed to a connector whose sessions' customers could not come back (Wave without https)", () => {
+    const table = operatorRoutesJson.parse('{"WAVE_CI":"wave"}');
+    const refusal = "a payin session's customer must come back from Wave's page to an https address";
+    const wave = { ...stubConnector('wave'), sessionRefusal: refusal };
+    expect(routeRefusals(table, new Map([['wave', wave]] as const), false)).toEqual([
+      `OPERATOR_ROUTES: WAVE_CI payin is routed to wave, but ${refusal}`,
+    ]);
+    const returning = { ...stubConnector('wave'), sessionRefusal: null };
+    expect(routeRefusals(table, new Map([['wave', returning]] as const), false)).toEqual([]);
+
+    // Wave's own connector: back to our https checkout page, or to both configured defaults.
+    const refusalOf = (o: Partial<ConstructorParameters<typeof WaveConnector>[0]>) =>
+      new WaveConnector({
+        baseUrl: 'https://api.wave.com',
+        checkoutApiKey: 'k',
+        payoutApiKey: 'k',
+        webhookSecret: null,
+        successUrl: null,
+        errorUrl: null,
+        timeoutMs: 1_000,
+        refundOrigin: null,
+        checkoutPage: null,
+        webhookToleranceSeconds: 300,
+        ...o,
+      }).sessionRefusal;
+    expect(refusalOf({})).toMatch(/https PUBLIC_BASE_URL, or WAVE_SUCCESS_URL and WAVE_ERROR_URL/);
+    expect(refusalOf({ successUrl: 'https://shop.example/ok' })).not.toBeNull();
+    expect(
+      refusalOf({ successUrl: 'https://shop.example/ok', errorUrl: 'https://shop.example/ko' }),
+    ).toBeNull();
+    expect(refusalOf({ checkoutPage: (id) => `https://pay.example/checkout/${id}` })).toBeNull();
   });
 
   it('refuses refunds routed away from the connector that collected the payins', () => {

@@ -108,6 +108,11 @@ export interface Connector extends OperatorGateway {
   /** The operator × country pairs this connector can serve (checked against the routes at start). */
   readonly serves: ReadonlyArray<{ operator: OperatorCode; country: Country }>;
   /**
+   * Why a payin session (a payment link's, a hosted checkout's) cannot go through it as configured,
+   * checked against the routes at start; absent or null: it can.
+   */
+  readonly sessionRefusal?: string | null;
+  /**
    * Checks a callback's authenticity as the provider documents it (signature, digest, freshness) and
    * answers what it is about and what was signed, or null when it is forged, stale or not ours.
    * Replays are the callback door's (src/operators/callbacks.ts): it keeps receipts shared by every

@@ -132,7 +132,7 @@ export function routeRefusals(
   table: RouteTable,
   configured: ReadonlyMap<
     ConnectorName,
-    { serves: ReadonlyArray<{ operator: OperatorCode; country: Country }> }
+    { serves: ReadonlyArray<{ operator: OperatorCode; country: Country }>; sessionRefusal?: string | null }
   >,
   production: boolean,
 ): string[] {
@@ -150,6 +150,8 @@ export function routeRefusals(
     }
     if (!c.serves.some((s) => s.operator === operator && s.country === country))
       refusals.add(`OPERATOR_ROUTES: ${name} does not serve ${providerName(operator, country)} (${where})`);
+    else if (operation === 'payin' && c.sessionRefusal)
+      refusals.add(`OPERATOR_ROUTES: ${where} is routed to ${name}, but ${c.sessionRefusal}`);
   }
   // A refund names the payment it reverses by the provider's own reference: it goes through the
   // connector that collected the payin, which must therefore be one of the pair's refund routes.

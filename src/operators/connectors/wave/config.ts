@@ -32,7 +32,7 @@ export const waveConfigShape = {
   WAVE_SUCCESS_URL: httpsUrl.optional().register(configDocs, {
     group: 'wave',
     description:
-      'Where Wave sends the customer after paying, when the payin names no URL of its own and there is no https `PUBLIC_BASE_URL` (https only: the process refuses to start otherwise, as Wave refuses others).',
+      'Where Wave sends the customer after paying, when the payin names no URL of its own and there is no https `PUBLIC_BASE_URL` (https only: the process refuses to start otherwise, as Wave refuses others). With Wave routed for payins, an https `PUBLIC_BASE_URL` or both this and `WAVE_ERROR_URL` are needed: payin sessions (payment links) name no URL, and the process refuses to start without one.',
   }),
   WAVE_ERROR_URL: httpsUrl.optional().register(configDocs, {
     group: 'wave',

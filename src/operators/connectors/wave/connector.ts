@@ -109,10 +109,17 @@ export class WaveConnector implements Connector {
    * refund returns the whole payment (no amount): both are refused when the request arrives.
    */
   readonly rules: ConnectorRules = { httpsReturnUrls: true, fullRefundsOnly: true };
+  readonly sessionRefusal: string | null;
   private readonly baseUrl: string;
 
   constructor(private readonly opts: WaveConnectorOptions) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
+    // A session names no URL of its own: without an https place to return to, Wave would refuse
+    // every one after its customer confirmed.
+    this.sessionRefusal =
+      opts.checkoutPage || (opts.successUrl && opts.errorUrl)
+        ? null
+        : "a payin session's customer must come back from Wave's page to an https address: set an https PUBLIC_BASE_URL, or WAVE_SUCCESS_URL and WAVE_ERROR_URL";
   }
 
   // ---- payins: checkout sessions ----
