@@ -15,8 +15,11 @@ export const BODY_LIMIT = '32kb';
  */
 export const BULK_BODY_LIMIT = '512kb';
 const bulkPaths = new Set(['/v1/payouts/bulk']);
-/** The dashboard's spreadsheet upload (CSV or XLSX, src/dashboard/routes/uploads.ts): its own parser reads it. */
-const rawPaths = new Set(['/dashboard/api/payouts/bulk/preview']);
+/**
+ * The dashboard's spreadsheet upload (CSV or XLSX, src/dashboard/routes/uploads.ts) and the
+ * merchant's logo (an image, routes/branding.ts): their own parsers read them.
+ */
+const rawPaths = new Set(['/dashboard/api/payouts/bulk/preview', '/dashboard/api/team/logo']);
 /** The checkout page's and a payment link's forms posted to the page's own address: their routes read the form. */
 const formPage = /^\/(checkout|l)\/[^/]+$/;
 const formType = /^application\/x-www-form-urlencoded\s*(;|$)/i;

@@ -13,6 +13,8 @@ export interface LinkPageView {
   title: string;
   description: string | null;
   merchantName: string | null;
+  /** The merchant's logo, relative to the page; null: none set. */
+  merchantLogo: string | null;
   livemode: boolean;
   currency: string;
   amount: { type: 'fixed'; value: number } | { type: 'open'; min: number; max: number };
@@ -81,6 +83,7 @@ export type LinkClosedReason = keyof (typeof texts)['en']['closed'];
 const styles = `${frameStyles}
 h1{font-size:1.25rem;margin:.25rem 0 .5rem}
 .merchant{color:#4a4a4a;margin:0 0 .5rem}
+.logo{display:block;max-height:56px;max-width:180px;width:auto;height:auto;margin:0 0 .5rem}
 .amount{font-size:2rem;font-weight:700;margin:0 0 1rem}
 .test{background:#fff4d6;border:2px solid #e07b00;border-radius:8px;padding:.5rem .75rem;font-weight:600}
 .field{margin:0 0 1rem}
@@ -156,6 +159,7 @@ ${input.replace('<input', `<input aria-describedby="${name}-error"${invalid}`).r
         )
       : '';
   const body = `${view.livemode ? '' : `<p class="test" data-testid="test-mode">${esc(t.testMode)}</p>`}
+${view.merchantLogo ? `<img class="logo" src="${esc(view.merchantLogo)}" alt="" height="56" data-testid="merchant-logo">` : ''}
 <h1>${esc(view.title)}</h1>
 ${view.merchantName ? `<p class="merchant">${esc(t.by(view.merchantName))}</p>` : ''}
 ${view.description ? `<p>${esc(view.description)}</p>` : ''}

@@ -437,6 +437,19 @@ export const problemCatalogue = {
       fr: "Envoyez un fichier CSV (UTF-8, séparé par des virgules ou des points-virgules, avec une ligne d'en-tête) ou XLSX d'au plus 1 Mo et 1 000 lignes, avec les colonnes de docs/bulk-payouts.md.",
     },
   },
+  LOGO_INVALID: {
+    dashboardOnly: true,
+    status: 400,
+    title: { en: 'Logo not accepted', fr: 'Logo refusé' },
+    detail: {
+      en: 'The logo must be a PNG, JPEG or WebP image of at most 100 kB.',
+      fr: 'Le logo doit être une image PNG, JPEG ou WebP de 100 Ko au plus.',
+    },
+    help: {
+      en: 'Export the logo as PNG, JPEG or WebP (not SVG), about 360 × 120 pixels, and upload it again.',
+      fr: "Exportez le logo en PNG, JPEG ou WebP (pas en SVG), d'environ 360 × 120 pixels, puis envoyez-le à nouveau.",
+    },
+  },
   NOT_FOUND: {
     status: 404,
     title: { en: 'Not found', fr: 'Introuvable' },

@@ -17,6 +17,7 @@ import { memberView } from './identity';
 import { authRoutes } from './routes/auth';
 import { sessionRoutes } from './routes/session';
 import { accountRoutes, teamSettingsRoutes } from './routes/account';
+import { brandingRoutes } from './routes/branding';
 import { teamRoutes } from './routes/team';
 import { auditRoutes } from './routes/audit';
 import { dashboardDataRoutes } from './routes/data';
@@ -192,6 +193,7 @@ export function dashboardRouter(deps: DashboardDeps, mountPublicApi: (router: Ro
     sessionRoutes(deps),
     accountRoutes(deps),
     teamSettingsRoutes(deps),
+    brandingRoutes(deps),
     teamRoutes(deps),
     auditRoutes(deps),
   );

@@ -8,12 +8,15 @@ import { permissionsOf, liveNeedsTotp } from './access/roles';
 import { redactLinkTokens } from '../infra/log-masking';
 import type { DashboardDataDeps } from './routes/data';
 import type { SharedLimits } from '../persistence/shared-limits';
+import type { MerchantLogoStore } from '../merchants/logos';
 
 /** What the dashboard's server side needs, wired in src/main/wiring.ts. */
 export interface DashboardDeps {
   identity: DashboardIdentity;
   /** A merchant's name (shown by GET /session and in invitations), null when unknown. */
   merchantName(merchantId: string): Promise<string | null>;
+  /** The merchant's logo, set on the team's page, shown on its payment links' pages. */
+  logos: MerchantLogoStore;
   /** Whether the merchant may act (not suspended; cached like API key checks); omitted, always. */
   merchantActive?(merchantId: string): Promise<boolean>;
   /** Links in mail (invitations, resets); unset, they follow the request's Host. */

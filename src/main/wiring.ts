@@ -8,6 +8,7 @@ import type { Logger } from '../infra/logger';
 import { createApp } from '../api/app';
 import { dashboardRouter, type DashboardDeps } from '../dashboard/app';
 import { MerchantService } from '../merchants';
+import { MerchantLogoStore } from '../merchants/logos';
 import { Ledger } from '../ledger';
 import { RequestLogStore } from '../request-log/store';
 import { resolveFeeSchedule } from '../domain/fees';
@@ -203,9 +204,12 @@ export async function buildApi(opts: {
     payins,
     publicBaseUrl: opts.config.PUBLIC_BASE_URL,
   });
+  const merchantName = async (id: string) => (await merchants.getMerchant(id))?.name ?? null;
+  const logos = MerchantLogoStore.on(opts.mongo);
   const dashboard: DashboardDeps = {
     identity: dashboardIdentity,
-    merchantName: async (id) => (await merchants.getMerchant(id))?.name ?? null,
+    merchantName,
+    logos,
     merchantActive: async (id) =>
       (await merchants.stillAllowed(id, null, opts.config.AUTH_CACHE_TTL)) === 'allowed',
     publicBaseUrl: opts.config.PUBLIC_BASE_URL,
@@ -245,7 +249,7 @@ export async function buildApi(opts: {
     },
     webhooks: eventApi.webhooks,
     paymentLinks: paymentLinkService,
-    paymentLinkPage: { merchantName: async (id) => (await merchants.getMerchant(id))?.name ?? null },
+    paymentLinkPage: { merchantName, logos },
     wsTokens: eventApi.wsTokens,
     callbacks: new CallbackService({
       connectors: operators.connectors,

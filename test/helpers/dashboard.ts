@@ -74,6 +74,30 @@ export class DashboardBrowser {
     return out;
   }
 
+  /** A file as the body (an upload), with the session's cookie and CSRF token. */
+  async upload<T = any>(
+    method: string,
+    path: string,
+    bytes: Buffer,
+    contentType: string,
+    headers: Record<string, string> = {},
+  ): Promise<DashResponse<T>> {
+    const res = await fetch(`${this.baseUrl}${path}`, {
+      method,
+      headers: {
+        'x-forwarded-for': this.address,
+        origin: this.baseUrl,
+        'content-type': contentType,
+        ...(this.cookie ? { cookie: `dashboard_session=${this.cookie}` } : {}),
+        ...(this.csrf ? { 'x-csrf-token': this.csrf } : {}),
+        ...headers,
+      },
+      body: new Uint8Array(bytes),
+    });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : undefined) as T };
+  }
+
   get<T = any>(path: string, headers?: Record<string, string>) {
     return this.request<T>('GET', path, undefined, headers);
   }

@@ -219,3 +219,99 @@ describe('the dashboard: payment links', () => {
     expect((await developer.post(`${links}/${id}/deactivate`)).status).toBe(404);
   });
 });
+
+// The merchant's logo on its links' pages (issue 46): set on the team's page, checked by its bytes.
+describe("the dashboard: the merchant's logo", () => {
+  // A 2 × 1 PNG, the brand's two colours.
+  const png = Buffer.from(
+    'iVBORw0KGgoAAAANSUhEUgAAAAIAAAABCAIAAAB7QOjdAAAAD0lEQVR4nGPg8p/2oJoBAAe8AktvQruNAAAAAElFTkSuQmCC',
+    'base64',
+  );
+  const logo = '/dashboard/api/team/logo';
+  const page = async (slug: string) => (await fetch(`${stack.baseUrl}/l/${slug}?lang=fr`)).text();
+  const logoSrc = (html: string) => /<img class="logo" src="([^"]+)"/.exec(html)?.[1] ?? null;
+
+  afterAll(async () => {
+    await owner.request('DELETE', logo);
+  });
+
+  it('an owner uploads a PNG; the link pages of both modes show it, served from our origin and cached for good', async () => {
+    const link = await created({ title: 'Avec logo' });
+    expect(logoSrc(await page(link.slug))).toBeNull();
+
+    const set = await owner.upload('PUT', logo, png, 'image/png');
+    expect(set.status).toBe(200);
+    expect(set.body.logo).toMatchObject({ contentType: 'image/png', bytes: png.length });
+    const version = set.body.logo.version as string;
+    expect((await owner.get(logo)).body.logo.version).toBe(version);
+    const preview = await fetch(`${stack.baseUrl}${logo}/image`, {
+      headers: { cookie: `dashboard_session=${owner.cookie}`, 'x-forwarded-for': owner.address },
+    });
+    expect(Buffer.from(await preview.arrayBuffer())).toEqual(png);
+
+    const src = logoSrc(await page(link.slug));
+    expect(src).toBe(`${link.slug}/logo?v=${version}`);
+    const image = await fetch(`${stack.baseUrl}/l/${src}`);
+    expect(image.status).toBe(200);
+    expect(Buffer.from(await image.arrayBuffer())).toEqual(png);
+    expect(image.headers.get('content-type')).toBe('image/png');
+    expect(image.headers.get('cache-control')).toContain('immutable');
+    expect(image.headers.get('x-content-type-options')).toBe('nosniff');
+    // Asked without its version, it may change: cached briefly only.
+    const unversioned = await fetch(`${stack.baseUrl}/l/${link.slug}/logo`);
+    expect(unversioned.headers.get('cache-control')).toBe('public, max-age=300');
+
+    // The live mode's links are the same merchant's: the same logo.
+    const live = (await signedInMember(stack, merchant.merchantId, 'developer')).browser;
+    expect((await live.request('PUT', '/dashboard/api/session/mode', { mode: 'live' })).status).toBe(200);
+    const liveLink = await live.post(links, openLink);
+    expect(logoSrc(await page(liveLink.body.slug))).toBe(`${liveLink.body.slug}/logo?v=${version}`);
+
+    // Another merchant's page shows none of it.
+    const other = await createTestMerchant(stack, 'Sans logo');
+    const theirs = await new ApiClient(stack.baseUrl, other.credentials).post('/v1/payment-links', openLink);
+    expect(logoSrc(await page(theirs.body.slug))).toBeNull();
+    expect((await fetch(`${stack.baseUrl}/l/${theirs.body.slug}/logo`)).status).toBe(404);
+
+    // Removed: the page shows the name only, the file is gone.
+    expect((await owner.request('DELETE', logo)).body).toEqual({ logo: null });
+    expect(logoSrc(await page(link.slug))).toBeNull();
+    expect((await fetch(`${stack.baseUrl}/l/${link.slug}/logo?v=${version}`)).status).toBe(404);
+  });
+
+  it("refuses what is not a small PNG, JPEG or WebP, whatever it claims, in the member's language", async () => {
+    const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>');
+    const cases: Array<[Buffer, string]> = [
+      [svg, 'image/svg+xml'],
+      [svg, 'image/png'],
+      [Buffer.concat([png, Buffer.alloc(100_000)]), 'image/png'],
+      [png, 'text/html'],
+      [Buffer.alloc(0), 'image/png'],
+    ];
+    for (const [bytes, type] of cases) {
+      const res = await owner.upload('PUT', logo, bytes, type, { 'accept-language': 'fr' });
+      expect([type, res.status, res.body.code, res.body.detail]).toEqual([
+        type,
+        400,
+        'LOGO_INVALID',
+        'Le logo doit être une image PNG, JPEG ou WebP de 100 Ko au plus.',
+      ]);
+    }
+    expect((await owner.get(logo)).body).toEqual({ logo: null });
+  });
+
+  it('only members who manage the team set it; each change is in the audit log', async () => {
+    type Entry = { described: { kind: string } | null; outcome: string };
+    const outcomes = async () =>
+      ((await owner.get('/dashboard/api/audit?limit=100')).body.data as Entry[])
+        .filter((e) => e.described?.kind === 'logo-set')
+        .map((e) => e.outcome);
+    const before = await outcomes();
+    for (const member of [developer, viewer])
+      expect((await member.upload('PUT', logo, png, 'image/png')).status).toBe(403);
+    expect((await owner.upload('PUT', logo, png, 'image/png')).status).toBe(200);
+    const after = await eventually(outcomes, (o) => o.length === before.length + 3);
+    // Newest first: the owner's upload, then the two refused.
+    expect(after.slice(0, 3)).toEqual(['allowed', 'refused', 'refused']);
+  });
+});

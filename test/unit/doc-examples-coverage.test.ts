@@ -20,6 +20,7 @@ const withoutExample: Record<string, string> = {
   'GET /l/{slug}': "the customer's page of a payment link, opened from its url",
   'POST /l/{slug}': "the payment link page's own form, posted by a browser",
   'GET /l/{slug}/thanks': "where a paid link's customer lands (the session's successUrl)",
+  'GET /l/{slug}/logo': "the image the link's page shows, fetched by the customer's browser",
   'POST /operator-callbacks/{code}': 'called by operators, signed with their secret',
   'POST /provider-callbacks/{name}': 'called by providers, signed with their keys',
   'PUT /provider-callbacks/{name}': 'called by providers, signed with their keys',

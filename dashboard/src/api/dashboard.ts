@@ -48,6 +48,11 @@ export interface AccountSession {
   current: boolean;
 }
 
+/** The merchant's logo as the team page shows it (the file itself: /team/logo/image). */
+export interface TeamLogo {
+  logo: { version: string; contentType: string; bytes: number; updatedAt: string } | null;
+}
+
 export interface TeamSettings {
   requireTotp: boolean;
 }
@@ -206,6 +211,11 @@ export const dashboardApi = {
       idempotencyKey: key,
     }),
   teamSettings: () => request<TeamSettings>('GET', '/team/settings'),
+  teamLogo: () => request<TeamLogo>('GET', '/team/logo'),
+  /** The image itself is the body; the server reads its type from its bytes. */
+  setTeamLogo: (file: File, key: string) =>
+    request<TeamLogo>('PUT', '/team/logo', { raw: file, contentType: file.type, idempotencyKey: key }),
+  removeTeamLogo: (key: string) => request<TeamLogo>('DELETE', '/team/logo', { idempotencyKey: key }),
   setTeamSettings: (body: TeamSettings, key: string) =>
     request<TeamSettings>('PUT', '/team/settings', { body, idempotencyKey: key }),
   /** A TOTP code checked again: live keys are made or revoked within five minutes of one. */

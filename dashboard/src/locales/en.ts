@@ -584,6 +584,15 @@ export const en = {
     requireTotpHint:
       'Members without it can only set it up after signing in. Only an owner with two-step verification can change this.',
     saved: 'Saved.',
+    logo: 'Logo',
+    logoHint:
+      'Shown to customers on your payment links’ pages. A PNG, JPEG or WebP image of at most 100 kB, about 360 × 120 pixels.',
+    logoCurrent: 'Your current logo',
+    logoSize: '{{size}} kB',
+    logoNone: 'No logo yet: the pages show your name only.',
+    logoFile: 'Image file',
+    logoUpload: 'Upload the logo',
+    logoRemove: 'Remove the logo',
   },
   audit: {
     outcome: 'Outcome',
@@ -624,6 +633,8 @@ export const en = {
       'invitation-cancelled': 'Invitation cancelled',
       'member-changed': 'Member changed',
       'member-removed': 'Member removed',
+      'logo-set': 'Logo uploaded',
+      'logo-removed': 'Logo removed',
       'mode-switched': 'Mode switched',
       'totp-setup': 'Two-factor set-up started',
       'totp-enabled': 'Two-factor enabled',

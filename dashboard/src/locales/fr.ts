@@ -605,6 +605,15 @@ export const fr: typeof en = {
     requireTotpHint:
       'Les membres qui ne l’ont pas ne peuvent, une fois connectés, que la configurer. Seul un propriétaire avec la vérification en deux étapes peut changer ce réglage.',
     saved: 'Enregistré.',
+    logo: 'Logo',
+    logoHint:
+      'Affiché aux clients sur les pages de vos liens de paiement. Une image PNG, JPEG ou WebP de 100 Ko au plus, d’environ 360 × 120 pixels.',
+    logoCurrent: 'Votre logo actuel',
+    logoSize: '{{size}} Ko',
+    logoNone: 'Pas encore de logo : les pages n’affichent que votre nom.',
+    logoFile: 'Fichier image',
+    logoUpload: 'Envoyer le logo',
+    logoRemove: 'Retirer le logo',
   },
   audit: {
     outcome: 'Résultat',
@@ -645,6 +654,8 @@ export const fr: typeof en = {
       'invitation-cancelled': 'Invitation annulée',
       'member-changed': 'Membre modifié',
       'member-removed': 'Membre retiré',
+      'logo-set': 'Logo envoyé',
+      'logo-removed': 'Logo retiré',
       'mode-switched': 'Mode changé',
       'totp-setup': 'Double authentification en cours de configuration',
       'totp-enabled': 'Double authentification activée',

@@ -1,11 +1,11 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Fragment, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { dashboardApi, type Role } from '../api/dashboard';
+import { dashboardApi, type Role, type TeamLogo } from '../api/dashboard';
 import { apiBase } from '../api/http';
 import { useAction, useCursorQuery } from '../actions';
 import { CopyableCode } from '../components/CopyButton';
-import { Check, SelectField, TextField } from '../components/Field';
+import { Check, Field, SelectField, TextField } from '../components/Field';
 import { Form } from '../components/Form';
 import { ConfirmModal } from '../components/Modal';
 import { Pager } from '../components/Pager';
@@ -287,6 +287,70 @@ function Settings() {
   );
 }
 
+/** The logo customers see on the payment links' pages (PNG, JPEG or WebP, at most 100 kB). */
+function Logo() {
+  const { t } = useTranslation();
+  const f = useFormat();
+  const client = useQueryClient();
+  const [file, setFile] = useState<File | null>(null);
+  const logo = useQuery({ queryKey: ['team-logo'], queryFn: dashboardApi.teamLogo });
+  const saved = (answer: TeamLogo) => {
+    client.setQueryData(['team-logo'], answer);
+    setFile(null);
+  };
+  const upload = useAction(dashboardApi.setTeamLogo, saved);
+  const remove = useAction((_: void, key: string) => dashboardApi.removeTeamLogo(key), saved);
+  const current = logo.data?.logo;
+  return (
+    <Section title={t('team.logo')}>
+      <p className="hint">{t('team.logoHint')}</p>
+      <ProblemAlert error={logo.error ?? upload.error ?? remove.error} />
+      {current ? (
+        <p>
+          <img
+            className="merchant-logo"
+            src={`${apiBase}/team/logo/image?v=${current.version}`}
+            alt={t('team.logoCurrent')}
+            data-testid="team-logo"
+          />{' '}
+          <small>
+            {t('team.logoSize', { size: f.number(Math.ceil(current.bytes / 1000)) })} ·{' '}
+            {f.dateTime(current.updatedAt)}
+          </small>
+        </p>
+      ) : (
+        logo.data && <p>{t('team.logoNone')}</p>
+      )}
+      <Form
+        onSubmit={() => file && upload.run(file)}
+        className="form-row"
+        submit={t('team.logoUpload')}
+        quiet
+        disabled={!file || upload.isPending}
+      >
+        <Field label={t('team.logoFile')}>
+          {(p) => (
+            <input
+              {...p}
+              type="file"
+              accept="image/png,image/jpeg,image/webp"
+              onChange={(e) => setFile(e.target.files?.[0] ?? null)}
+            />
+          )}
+        </Field>
+      </Form>
+      {current && (
+        <div className="actions">
+          <button type="button" disabled={remove.isPending} onClick={() => remove.run()}>
+            {t('team.logoRemove')}
+          </button>
+        </div>
+      )}
+      {(upload.isSuccess || remove.isSuccess) && <p role="status">{t('team.saved')}</p>}
+    </Section>
+  );
+}
+
 export function Team() {
   const { t } = useTranslation();
   const can = useCan();
@@ -296,6 +360,7 @@ export function Team() {
       {can('team') && <Members />}
       {can('team') && <Invitations />}
       {can('team') && <Settings />}
+      {can('team') && <Logo />}
       {can('audit') && <AuditLog />}
     </>
   );

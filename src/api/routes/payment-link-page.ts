@@ -16,6 +16,7 @@ import { isLiveScope } from '../../domain/modes';
 import type { Language } from '../../contract/i18n';
 import type { PaymentLink } from '../../persistence/payment-links';
 import { PaymentLinkService } from '../../services/payment-link-service';
+import type { MerchantLogoStore } from '../../merchants/logos';
 import { defaultCheckoutLimits, pageHeaders, perMinute, type CheckoutLimits } from './checkout';
 import { newRouter, route } from '../routing';
 
@@ -39,6 +40,7 @@ const originOf = (req: Request) => `${req.protocol}://${req.get('host')}`;
 export interface LinkPageDeps {
   links: PaymentLinkService;
   merchantName: (scope: string) => Promise<string | null>;
+  logos: Pick<MerchantLogoStore, 'ref' | 'image'>;
 }
 
 export function paymentLinkPageRoutes(
@@ -71,11 +73,17 @@ export function paymentLinkPageRoutes(
   };
   const view = async (link: PaymentLink): Promise<LinkPageView> => {
     const range = PaymentLinkService.amountRange(link);
+    const [merchantName, logo] = await Promise.all([
+      deps.merchantName(link.merchantId),
+      deps.logos.ref(link.merchantId),
+    ]);
     return {
       slug: link.slug,
       title: link.title,
       description: link.description,
-      merchantName: await deps.merchantName(link.merchantId),
+      merchantName,
+      // Relative to the page (/l/<slug>); the version names the file, so it is cached for good.
+      merchantLogo: logo ? `${link.slug}/logo?v=${logo.version}` : null,
       livemode: isLiveScope(link.merchantId),
       currency: link.currency,
       amount: link.amount.type === 'fixed' ? link.amount : { type: 'open', ...range },
@@ -147,6 +155,27 @@ export function paymentLinkPageRoutes(
       }
     },
   );
+
+  // The merchant's logo on the link's page: served from our origin (the page's CSP allows no other),
+  // to whoever holds the link, as the page itself.
+  route(router, 'GET /l/:slug/logo', async (req, res) => {
+    const link = await deps.links.bySlug(req.params.slug);
+    const logo = link ? await deps.logos.image(link.merchantId) : null;
+    if (!logo) throw new ApiProblem('NOT_FOUND');
+    res.set({
+      'Content-Type': logo.contentType,
+      'Content-Length': String(logo.data.length),
+      // Asked by its version (the page's address), it never changes; otherwise a new one may come.
+      'Cache-Control':
+        req.query.v === logo.version ? 'public, max-age=31536000, immutable' : 'public, max-age=300',
+      'Content-Security-Policy': "default-src 'none'; sandbox",
+      'Cross-Origin-Resource-Policy': 'same-origin',
+      'X-Content-Type-Options': 'nosniff',
+      ETag: `"${logo.version}"`,
+    });
+    if (req.fresh) return void res.status(304).end();
+    res.end(logo.data);
+  });
 
   route(router, 'GET /l/:slug/thanks', async (req, res) => {
     const lang = checkoutLanguage(req);

@@ -67,6 +67,7 @@ export const routeTable = {
   'GET /l/:slug': pub,
   'POST /l/:slug': pub,
   'GET /l/:slug/thanks': pub,
+  'GET /l/:slug/logo': pub,
   'GET /checkout/:id/status': pub,
   'POST /checkout/:id/confirm': pub,
   'POST /checkout/:id/decline': pub,
@@ -151,6 +152,11 @@ export const routeTable = {
   // The team's settings (TOTP required of every member); a change is the owner's alone (account.ts).
   'GET /dashboard/api/team/settings': { access: 'team' },
   'PUT /dashboard/api/team/settings': { access: 'team' },
+  // The merchant's logo, shown on its payment links' pages (routes/branding.ts).
+  'GET /dashboard/api/team/logo': { access: 'team' },
+  'GET /dashboard/api/team/logo/image': { access: 'team' },
+  'PUT /dashboard/api/team/logo': { access: 'team' },
+  'DELETE /dashboard/api/team/logo': { access: 'team' },
   'GET /dashboard/api/team/members': { access: 'team' },
   'PATCH /dashboard/api/team/members/:id': { access: 'team' },
   'DELETE /dashboard/api/team/members/:id': { access: 'team' },

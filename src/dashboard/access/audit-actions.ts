@@ -100,6 +100,8 @@ export const auditActions: Readonly<Record<string, ActionRow>> = {
   'DELETE /team/invitations/:id': { kind: 'invitation-cancelled' },
   'PATCH /team/members/:id': { kind: 'member-changed', describe: (i) => kept({ role: text(i.body.role) }) },
   'DELETE /team/members/:id': { kind: 'member-removed' },
+  'PUT /team/logo': { kind: 'logo-set' },
+  'DELETE /team/logo': { kind: 'logo-removed' },
   'PUT /session/mode': { kind: 'mode-switched', describe: (i) => kept({ mode: text(i.body.mode) }) },
   'POST /auth/totp/setup': { kind: 'totp-setup' },
   'POST /auth/totp/enable': { kind: 'totp-enabled' },

@@ -330,4 +330,29 @@ defineOperations(
     responses: { 200: html('The page'), 404: html('A page saying the link is not valid') },
     errors: ['PAYMENT_LINK_NOT_FOUND', 'RATE_LIMITED'],
   },
+  {
+    method: 'get',
+    path: '/l/{slug}/logo',
+    operationId: 'paymentLinkLogo',
+    summary: "The merchant's logo on a link's page",
+    description:
+      "The logo the merchant set in the dashboard (PNG, JPEG or WebP), as the link's page shows it. Asked with " +
+      "the page's `v` (the logo's version) it is cached for a year; otherwise five minutes. 404 when the link " +
+      'is unknown or the merchant has no logo.',
+    tag: 'Payment links',
+    auth: false,
+    pathParams: slug,
+    query: z.object({
+      v: z.string().optional().meta({ description: "The logo's version, as the page names it" }),
+    }),
+    responses: {
+      200: {
+        description: 'The image',
+        contentType: 'image/png',
+        alsoContentTypes: ['image/jpeg', 'image/webp'],
+        schema: z.string(),
+      },
+    },
+    errors: ['NOT_FOUND', 'RATE_LIMITED'],
+  },
 );
