@@ -697,6 +697,17 @@ describe('merchant dashboard in a real browser', () => {
       'Signed in with a recovery code',
     ])
       await page.getByRole('cell', { name, exact: true }).first().waitFor();
+    // The logo customers see on the payment links' pages (issue 46): uploaded here, shown back.
+    await page.getByLabel('Image file').setInputFiles({
+      name: 'logo.png',
+      mimeType: 'image/png',
+      buffer: Buffer.from(
+        'iVBORw0KGgoAAAANSUhEUgAAAAIAAAABCAIAAAB7QOjdAAAAD0lEQVR4nGPg8p/2oJoBAAe8AktvQruNAAAAAElFTkSuQmCC',
+        'base64',
+      ),
+    });
+    await page.getByRole('button', { name: 'Upload the logo' }).click();
+    await page.getByRole('img', { name: 'Your current logo' }).waitFor();
     await check('team');
     // In French, on a desktop and on a phone: the actions read in words that wrap between words,
     // and the table scrolls inside its own frame rather than off the screen (issue 44 §1).
