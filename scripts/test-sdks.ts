@@ -200,32 +200,17 @@ interface Merchant {
   apiClient: string;
 }
 
-/** A new merchant with its XOF and XAF test accounts funded (each CLI call costs seconds: in parallel). */
+/** A new merchant with its XOF and XAF test accounts funded, by one CLI call (each costs seconds). */
 async function sandboxMerchant(lang: Language, mongoUri: string): Promise<Merchant> {
-  const created = await cli(['merchants', 'create', '--name', `SDK ${lang} tests`], mongoUri);
-  const merchant = {
+  const created = await cli(
+    ['merchants', 'create', '--name', `SDK ${lang} tests`, '--fund', '100000000'],
+    mongoUri,
+  );
+  return {
     merchantId: String(created.merchantId),
     apiKey: String(created.apiKey),
     apiClient: String(created.apiClient),
   };
-  await Promise.all(
-    ['XOF', 'XAF'].map((currency) =>
-      cli(
-        [
-          'accounts',
-          'fund',
-          '--merchant',
-          merchant.merchantId,
-          '--currency',
-          currency,
-          '--amount',
-          '100000000',
-        ],
-        mongoUri,
-      ),
-    ),
-  );
-  return merchant;
 }
 
 async function main(): Promise<void> {
@@ -262,36 +247,32 @@ async function main(): Promise<void> {
       `test:sdks: the stack runs at ${stack.apiUrl} (${((Date.now() - started) / 1000).toFixed(0)} s)`,
     );
     // Each suite has a merchant and a fault proxy of its own, so the three run side by side (they
-    // mostly wait on the stack's payins in real time); the fuzz's merchant is made with theirs.
+    // mostly wait on the stack's payins in real time).
     for (const _ of present) proxies.push(await startFaultProxy(stack.apiUrl));
     const t = Date.now();
-    const [fuzzMerchant, ...merchants] = await Promise.all([
-      fuzzing ? cli(['merchants', 'create', '--name', 'Fuzz merchant'], stack.mongoUri) : null,
-      ...present.map((lang) => sandboxMerchant(lang, stack.mongoUri)),
-    ]);
+    // The fuzz starts as soon as its own merchant exists (it needs no funds): the suites' merchants
+    // are made meanwhile.
+    const fuzzed = fuzzing
+      ? (async () => {
+          const fuzzMerchant = await cli(['merchants', 'create', '--name', 'Fuzz merchant'], stack.mongoUri);
+          console.log('\ntest:sdks: the API fuzz (scripts/fuzz.ts) on the same stack, beside the suites');
+          const t0 = Date.now();
+          const status = await fuzzing.fuzz({
+            baseUrl: stack.apiUrl,
+            authorization: basic({
+              apiKey: String(fuzzMerchant.apiKey),
+              apiClient: String(fuzzMerchant.apiClient),
+            }),
+            requestsServed: await requestsServedFrom(stack.apiUrl),
+          });
+          const seconds = ((Date.now() - t0) / 1000).toFixed(1);
+          return { lang: 'fuzz' as const, ok: status === 0, line: `fuzz: exit ${status} (${seconds} s)` };
+        })()
+      : null;
+    const merchants = await Promise.all(present.map((lang) => sandboxMerchant(lang, stack.mongoUri)));
     console.log(
-      `test:sdks: ${merchants.length + (fuzzMerchant ? 1 : 0)} merchants created and funded by the CLI (${((Date.now() - t) / 1000).toFixed(0)} s)`,
+      `test:sdks: ${merchants.length} merchants created and funded by the CLI (${((Date.now() - t) / 1000).toFixed(0)} s)`,
     );
-    // The fuzz runs beside the suites, against its own merchant: the suites mostly wait on their
-    // payins in real time, which left a core idle for minutes (issue 42). The requests it reports as
-    // served are the stack's over the fuzz's time, so the suites' own are among them.
-    const fuzzed =
-      fuzzing && fuzzMerchant
-        ? (async () => {
-            console.log('\ntest:sdks: the API fuzz (scripts/fuzz.ts) on the same stack, beside the suites');
-            const t0 = Date.now();
-            const status = await fuzzing.fuzz({
-              baseUrl: stack.apiUrl,
-              authorization: basic({
-                apiKey: String(fuzzMerchant.apiKey),
-                apiClient: String(fuzzMerchant.apiClient),
-              }),
-              requestsServed: await requestsServedFrom(stack.apiUrl),
-            });
-            const seconds = ((Date.now() - t0) / 1000).toFixed(1);
-            return { lang: 'fuzz' as const, ok: status === 0, line: `fuzz: exit ${status} (${seconds} s)` };
-          })()
-        : null;
     const suites = present.map(async (lang, i) => {
       const merchant = merchants[i] as Merchant;
       console.log(`\ntest:sdks: sdk/${lang}/run-tests.sh (merchant ${merchant.merchantId})`);

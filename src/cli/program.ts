@@ -7,6 +7,7 @@ import { Ledger } from '../ledger';
 import { fundFromSandbox } from '../ledger/postings';
 import { MerchantService, merchantIdSchema, type Merchant } from '../merchants';
 import { parseMajorAmount } from './amount';
+import { currencyByCountry } from '../domain/operators';
 import { renderTimeline, TimelineNotFoundError, transactionTimeline } from './timeline';
 import { TransactionStore } from '../persistence/transactions';
 import { RefundStore } from '../persistence/refunds';
@@ -25,6 +26,22 @@ interface JsonFlag {
   json?: boolean;
 }
 
+/** A sandbox credit, as `accounts fund --json` prints it. */
+interface Funded {
+  merchantId: string;
+  mode: 'test';
+  accountId: string;
+  currency: Currency;
+  amount: number;
+  balance: number;
+  transferId: string;
+  sourceRef: string;
+  reason: string;
+}
+
+/** The currencies the service's countries pay in: what a new sandbox merchant is funded in. */
+const localCurrencies = [...new Set(Object.values(currencyByCountry))];
+
 export function buildProgram(ctx: CliContext): Command {
   const print = (json: boolean | undefined, value: unknown, human: () => string) =>
     ctx.stdout(json ? JSON.stringify(value, null, 2) : human());
@@ -34,6 +51,53 @@ export function buildProgram(ctx: CliContext): Command {
     });
     await service.init();
     return service;
+  };
+
+  /**
+   * A sandbox funding's checks (never in production, never on a database not marked as a sandbox,
+   * an amount each currency can hold), then what credits each currency's test main account.
+   */
+  const fundingChecks = async (amountText: string, toFund: readonly Currency[]) => {
+    if (ctx.nodeEnv === 'production') {
+      throw new CliError('accounts fund is a sandbox tool and is refused when NODE_ENV=production');
+    }
+    const amounts = toFund.map((currency) => ({
+      currency,
+      amount: parseOrFail(() => parseMajorAmount(amountText, currency)),
+    }));
+    // The database says what it holds: an operator's shell without NODE_ENV must not mint money.
+    const mode = await (await merchantsService()).deploymentMode();
+    if (mode !== 'sandbox') {
+      throw new CliError(
+        `accounts fund is a sandbox tool and this database is ${mode === 'live' ? 'a live deployment' : 'not marked as a sandbox'} (settings: deployment mode ${mode ?? 'unset'})`,
+      );
+    }
+    const ledger = Ledger.on(await ctx.mongo());
+    await ledger.init();
+    return async (merchantId: string, reason: string): Promise<Funded[]> => {
+      const funded: Funded[] = [];
+      for (const { currency, amount } of amounts) {
+        const result = await fundFromSandbox(ledger, {
+          merchantId: scopeOf(merchantId, 'test'),
+          currency,
+          amount,
+          reason,
+          metadata: { by: 'cli' },
+        });
+        funded.push({
+          merchantId,
+          mode: 'test',
+          accountId: result.accountId,
+          currency,
+          amount: toMajor(amount, currency),
+          balance: toMajor(result.toBalance, currency),
+          transferId: result.transferId,
+          sourceRef: result.sourceRef,
+          reason,
+        });
+      }
+      return funded;
+    };
   };
 
   const program = new Command('payments')
@@ -49,21 +113,36 @@ export function buildProgram(ctx: CliContext): Command {
     )
     .requiredOption('--name <name>', "the merchant's name")
     .option(
-      '--json',
-      'print { merchantId, apiKey, apiClient (the test pair), live: { apiKey, apiClient } } as JSON',
+      '--fund <amount>',
+      'sandbox: also credit its test-mode XOF and XAF accounts with <amount> major units each (as accounts fund)',
     )
-    .action(async (opts: { name: string } & JsonFlag) => {
-      const issued = await (await merchantsService()).createMerchant(opts.name);
+    .option(
+      '--json',
+      'print { merchantId, apiKey, apiClient (the test pair), live: { apiKey, apiClient } } as JSON (with --fund, funded: [...])',
+    )
+    .action(async (opts: { name: string; fund?: string } & JsonFlag) => {
+      const service = await merchantsService();
+      // Checked before the merchant exists: a refused funding leaves nothing half made.
+      const fund = opts.fund === undefined ? null : await fundingChecks(opts.fund, localCurrencies);
+      const issued = await service.createMerchant(opts.name);
       const { merchantId, apiKey, apiClient, live } = issued;
+      const funded = fund ? await fund(merchantId, 'sandbox funding') : [];
       print(
         opts.json,
-        { merchantId, apiKey, apiClient, live: { apiKey: live.apiKey, apiClient: live.apiClient } },
+        {
+          merchantId,
+          apiKey,
+          apiClient,
+          live: { apiKey: live.apiKey, apiClient: live.apiClient },
+          ...(fund ? { funded } : {}),
+        },
         () =>
           [
             `Merchant ${merchantId} created.`,
             'Test mode (sandbox, simulated operators):',
             `  api_key     ${apiKey}`,
             `  api_client  ${apiClient}`,
+            ...funded.map((f) => `  funded      ${f.amount} ${f.currency} (balance ${f.balance})`),
             'Live mode (real money):',
             `  api_key     ${live.apiKey}`,
             `  api_client  ${live.apiClient}`,
@@ -201,46 +280,15 @@ export function buildProgram(ctx: CliContext): Command {
             'accounts fund is a sandbox tool: live-mode accounts are never funded (use --mode test)',
           );
         }
-        if (ctx.nodeEnv === 'production') {
-          throw new CliError('accounts fund is a sandbox tool and is refused when NODE_ENV=production');
-        }
         const merchantId = checkMerchantId(opts.merchant);
         const currency = checkCurrency(opts.currency);
-        const amount = parseOrFail(() => parseMajorAmount(opts.amount, currency));
         const reason = opts.reason.trim();
         if (!reason) throw new CliError('--reason must not be empty');
-        const conn = await ctx.mongo();
-        const service = await merchantsService();
-        // The database says what it holds: an operator's shell without NODE_ENV must not mint money.
-        const mode = await service.deploymentMode();
-        if (mode !== 'sandbox') {
-          throw new CliError(
-            `accounts fund is a sandbox tool and this database is ${mode === 'live' ? 'a live deployment' : 'not marked as a sandbox'} (settings: deployment mode ${mode ?? 'unset'})`,
-          );
-        }
-        if (!(await service.getMerchant(merchantId))) {
+        const fund = await fundingChecks(opts.amount, [currency]);
+        if (!(await (await merchantsService()).getMerchant(merchantId))) {
           throw new CliError(`no merchant ${merchantId}`);
         }
-        const ledger = Ledger.on(conn);
-        await ledger.init();
-        const result = await fundFromSandbox(ledger, {
-          merchantId: scopeOf(merchantId, 'test'),
-          currency,
-          amount,
-          reason,
-          metadata: { by: 'cli' },
-        });
-        const out = {
-          merchantId,
-          mode: 'test',
-          accountId: result.accountId,
-          currency,
-          amount: toMajor(amount, currency),
-          balance: toMajor(result.toBalance, currency),
-          transferId: result.transferId,
-          sourceRef: result.sourceRef,
-          reason,
-        };
+        const [out] = (await fund(merchantId, reason)) as [Funded];
         print(opts.json, out, () =>
           [
             `Credited ${out.amount} ${currency} to ${out.accountId} (${merchantId}).`,

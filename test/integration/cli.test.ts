@@ -175,6 +175,29 @@ describe('operator CLI (npx payments)', () => {
     ]);
   });
 
+  it('creates a sandbox merchant funded in XOF and XAF in one call; a refused amount makes no merchant', async () => {
+    const r = await run('merchants', 'create', '--name', 'Boutique Kribi', '--fund', '250000', '--json');
+    expect([r.stderr, r.code]).toEqual(['', 0]);
+    const created = JSON.parse(r.stdout);
+    expect(created.funded.map((f: { currency: string; balance: number }) => [f.currency, f.balance])).toEqual(
+      [
+        ['XOF', 250_000],
+        ['XAF', 250_000],
+      ],
+    );
+    const ledger = Ledger.on(conn);
+    for (const currency of ['XOF', 'XAF'] as const) {
+      const account = await ledger.mainAccount(`${created.merchantId}_test`, currency);
+      await expect(ledger.verify(account.id)).resolves.toMatchObject({ balance: 250_000 });
+    }
+    const before = (await merchants.listMerchants()).length;
+    expectFailure(
+      await run('merchants', 'create', '--name', 'Boutique Limbé', '--fund', '12.5'),
+      /XOF has no minor unit/,
+    );
+    expect((await merchants.listMerchants()).length).toBe(before);
+  });
+
   it('suspends a merchant', async () => {
     const r = await run('merchants', 'suspend', first.merchantId);
     expect(r.code).toBe(0);
