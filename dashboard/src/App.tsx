@@ -29,6 +29,7 @@ function screen<K extends string>(load: () => Promise<Record<K, ComponentType>>,
   return lazy(() => load().then((m) => ({ default: m[name] })));
 }
 const Home = screen(() => import('./pages/Home'), 'Home');
+const Availability = screen(() => import('./pages/Availability'), 'Availability');
 const Transactions = screen(() => import('./pages/Transactions'), 'Transactions');
 const Transaction = screen(() => import('./pages/Transaction'), 'Transaction');
 const Refunds = screen(() => import('./pages/Lists'), 'Refunds');
@@ -74,6 +75,7 @@ function Allowed(props: { permission: Permission; children: ReactNode }) {
 
 const screens: RouteObject[] = [
   { index: true, element: <Home /> },
+  { path: 'availability', element: <Availability /> },
   { path: 'transactions', element: <Transactions /> },
   { path: 'transactions/:type/:reference', element: <Transaction /> },
   { path: 'refunds', element: <Refunds /> },

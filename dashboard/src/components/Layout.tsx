@@ -11,6 +11,7 @@ import { Loading } from './Loading';
 
 const links: { to: string; key: string; permission: Permission }[] = [
   { to: '/', key: 'nav.home', permission: 'read' },
+  { to: '/availability', key: 'nav.availability', permission: 'read' },
   { to: '/transactions', key: 'nav.transactions', permission: 'read' },
   { to: '/refunds', key: 'nav.refunds', permission: 'read' },
   { to: '/sent-payouts', key: 'nav.payoutList', permission: 'read' },

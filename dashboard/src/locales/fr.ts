@@ -37,6 +37,7 @@ export const fr: typeof en = {
   },
   nav: {
     home: 'Accueil',
+    availability: 'Disponibilité des opérateurs',
     transactions: 'Transactions',
     refunds: 'Remboursements',
     payoutList: 'Historique des décaissements',
@@ -305,6 +306,56 @@ export const fr: typeof en = {
       delayed: 'Ralentie',
       closed: 'Fermée',
       eliminated: 'Demandée en dernier (échecs)',
+    },
+  },
+  availability: {
+    title: 'Disponibilité des opérateurs',
+    intro:
+      'L’état de chaque opérateur pour les encaissements, les décaissements et les remboursements, et la santé de chaque route vers lui, tels que le service les mesure maintenant : les chiffres que l’API donne à GET /v1/providers.',
+    updated: 'Mis à jour à {{time}}, puis toutes les 30 secondes.',
+    testMode:
+      'Mode test : le bac à sable sert tous les opérateurs. Ses routes ne sont pas mesurées : leurs taux de réussite et temps de réponse ne s’affichent qu’en mode réel.',
+    now: 'En ce moment',
+    allUp:
+      'Tous les opérateurs sont disponibles pour les encaissements, les décaissements et les remboursements.',
+    notUp: 'Ne fonctionnent pas normalement :',
+    issue: '{{operator}}, {{country}} · {{operation}} · {{state}}',
+    sinceAt: 'depuis le {{at}}',
+    caption: '{{operator}}, {{country}} : état et routes par opération',
+    operation: 'Opération',
+    state: 'État',
+    since: 'Depuis',
+    route: 'Route',
+    rate: 'Taux de réussite',
+    answer: 'Temps de réponse moyen',
+    seconds: '{{value}} s',
+    noRoute: 'Aucune route',
+    operations: { payin: 'Encaissements', payout: 'Décaissements', refund: 'Remboursements' },
+    states: { up: 'Disponible', degraded: 'Dégradé', down: 'Indisponible' },
+    eliminated: 'sollicitée en dernier après des échecs récents',
+    published: {
+      degraded: 'son fournisseur la signale dégradée',
+      down: 'son fournisseur la signale indisponible',
+    },
+    connectors: {
+      pawapay: 'pawaPay',
+      mtn: 'API MTN MoMo',
+      wave: 'API Wave',
+      hub2: 'Hub2',
+      simulator: 'Simulateur du bac à sable',
+      'simulator-2': 'Second simulateur du bac à sable',
+    },
+    meaning: 'Ce que disent les chiffres',
+    meanings: {
+      up: 'L’opérateur répond normalement.',
+      degraded:
+        'Il répond lentement ou en partie seulement (au moins un cinquième des demandes sans réponse) : les décaissements vers lui attendent son rétablissement.',
+      down: 'Il ne répond pas (au moins la moitié des demandes), son fournisseur le déclare fermé, ou il est fermé pour maintenance : les encaissements sont refusés (PROVIDER_UNAVAILABLE), votre page de paiement l’affiche indisponible, et les décaissements attendent.',
+      since: 'Le moment où l’état actuel a commencé.',
+      route:
+        'Un chemin par lequel le service joint l’opérateur : son API, ou un agrégateur comme pawaPay. Les paiements passent d’abord par la route la mieux mesurée.',
+      rate: 'La part des paiements terminés de la route qui ont réussi sur les 10 dernières minutes, hors refus des clients eux-mêmes ; un tiret tant qu’ils sont trop peu nombreux pour conclure.',
+      answer: 'Le temps que l’opérateur a mis à répondre, en moyenne, sur ces mêmes minutes.',
     },
   },
   transactions: {
