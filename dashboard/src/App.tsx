@@ -30,6 +30,7 @@ function screen<K extends string>(load: () => Promise<Record<K, ComponentType>>,
 }
 const Home = screen(() => import('./pages/Home'), 'Home');
 const Availability = screen(() => import('./pages/Availability'), 'Availability');
+const BalanceHistory = screen(() => import('./pages/BalanceHistory'), 'BalanceHistory');
 const Transactions = screen(() => import('./pages/Transactions'), 'Transactions');
 const Transaction = screen(() => import('./pages/Transaction'), 'Transaction');
 const Refunds = screen(() => import('./pages/Lists'), 'Refunds');
@@ -80,6 +81,7 @@ const screens: RouteObject[] = [
   { path: 'transactions/:type/:reference', element: <Transaction /> },
   { path: 'refunds', element: <Refunds /> },
   { path: 'sent-payouts', element: <PayoutList /> },
+  { path: 'balance-history', element: <BalanceHistory /> },
   { path: 'payment-links', element: <PaymentLinks /> },
   { path: 'payment-links/:id', element: <PaymentLinkDetail /> },
   {
