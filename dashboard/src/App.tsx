@@ -29,6 +29,8 @@ function screen<K extends string>(load: () => Promise<Record<K, ComponentType>>,
   return lazy(() => load().then((m) => ({ default: m[name] })));
 }
 const Home = screen(() => import('./pages/Home'), 'Home');
+const Availability = screen(() => import('./pages/Availability'), 'Availability');
+const BalanceHistory = screen(() => import('./pages/BalanceHistory'), 'BalanceHistory');
 const Transactions = screen(() => import('./pages/Transactions'), 'Transactions');
 const Transaction = screen(() => import('./pages/Transaction'), 'Transaction');
 const Refunds = screen(() => import('./pages/Lists'), 'Refunds');
@@ -74,10 +76,12 @@ function Allowed(props: { permission: Permission; children: ReactNode }) {
 
 const screens: RouteObject[] = [
   { index: true, element: <Home /> },
+  { path: 'availability', element: <Availability /> },
   { path: 'transactions', element: <Transactions /> },
   { path: 'transactions/:type/:reference', element: <Transaction /> },
   { path: 'refunds', element: <Refunds /> },
   { path: 'sent-payouts', element: <PayoutList /> },
+  { path: 'balance-history', element: <BalanceHistory /> },
   { path: 'payment-links', element: <PaymentLinks /> },
   { path: 'payment-links/:id', element: <PaymentLinkDetail /> },
   {

@@ -3,17 +3,20 @@ import { useTranslation } from 'react-i18next';
 
 const noDecimals = new Set(['XOF', 'XAF']);
 
-export function formatAmount(amount: number, currency: string, language: string): string {
+/** `signed`: a credit reads with its plus sign, as a debit with its minus (a movement, not a total). */
+export function formatAmount(amount: number, currency: string, language: string, signed = false): string {
   const digits = noDecimals.has(currency) ? 0 : undefined;
+  const signDisplay = signed ? 'exceptZero' : 'auto';
   try {
     return new Intl.NumberFormat(language, {
       style: 'currency',
       currency,
       minimumFractionDigits: digits,
       maximumFractionDigits: digits,
+      signDisplay,
     }).format(amount);
   } catch {
-    return `${new Intl.NumberFormat(language).format(amount)} ${currency}`;
+    return `${new Intl.NumberFormat(language, { signDisplay }).format(amount)} ${currency}`;
   }
 }
 
@@ -35,6 +38,7 @@ export function useFormat() {
   return {
     language,
     amount: (amount: number, currency: string) => formatAmount(amount, currency, language),
+    signedAmount: (amount: number, currency: string) => formatAmount(amount, currency, language, true),
     number: (n: number) => new Intl.NumberFormat(language).format(n),
     percent: (ratio: number) =>
       new Intl.NumberFormat(language, { style: 'percent', maximumFractionDigits: 1 }).format(ratio),
@@ -42,6 +46,7 @@ export function useFormat() {
       iso
         ? new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso))
         : '—',
+    time: (iso: string) => new Intl.DateTimeFormat(language, { timeStyle: 'short' }).format(new Date(iso)),
     /**
      * A period [from, to) as asked: whole days (local midnights, `to` the day after the last) read
      * as the days they cover ("Nov 26 – 27, 2026"), any other bounds as times.

@@ -437,6 +437,80 @@ describe('merchant dashboard in a real browser', () => {
     expect(text.length).toBeGreaterThan(0);
   });
 
+  it("shows each operator's availability and the balance history by day, in French on a phone too (issue 44 §2)", async () => {
+    /** Nothing sticks out of the screen, and every control of the screen's own is at least 44 px. */
+    const phoneFit = () =>
+      page.evaluate<{ wide: number; small: string[] }>(`({
+        wide: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        small: [...document.querySelectorAll('main button, main select, main a, main .choice')]
+          .filter((el) => !el.closest('p') && el.getClientRects().length > 0)
+          .filter((el) => { const r = el.getBoundingClientRect(); return r.height < 43.5 || r.width < 43.5; })
+          .map((el) => el.tagName.toLowerCase() + ' ' + (el.textContent || '').trim().slice(0, 30)),
+      })`);
+    try {
+      await nav('Operator availability').click();
+      await page.getByRole('heading', { name: 'Operator availability', level: 1 }).waitFor();
+      // Test mode: the sandbox's route to each operator, each operation's state in words.
+      const mtn = page
+        .getByRole('region', { name: "Côte d'Ivoire" })
+        .getByRole('table', { name: /^MTN Mobile Money, Côte d'Ivoire/ });
+      await mtn.getByText('Payins', { exact: true }).waitFor();
+      await mtn.getByText('Up', { exact: true }).first().waitFor();
+      await mtn.getByRole('cell', { name: 'Sandbox simulator' }).first().waitFor();
+      expect(await page.getByRole('cell', { name: /^(operational|delayed|closed)$/ }).count()).toBe(0);
+
+      await nav('Balance history').click();
+      await page.getByRole('heading', { name: 'Balance history', level: 1 }).waitFor();
+      const movements = page.getByRole('table', { name: /\(XOF\)/ });
+      // The newest first: the 50 suppliers paid, each a link to its payout.
+      await movements
+        .getByRole('link', { name: /^salary-2026-11-0/ })
+        .first()
+        .waitFor();
+      // Today heads the list and closes on the balance after its newest movement.
+      const day = await page.evaluate(() =>
+        new Intl.DateTimeFormat('en', { dateStyle: 'medium' }).format(new Date()),
+      );
+      const dayHeader = movements.locator('tr.day-row th').first();
+      const newest = (await movements.locator('tbody tr:not(.day-row) td').nth(3).textContent())!;
+      expect(await dayHeader.textContent()).toBe(`${day} · closing balance ${newest}`);
+      await page.getByLabel('Today', { exact: true }).check();
+      await movements
+        .getByRole('link', { name: /^salary-2026-11-0/ })
+        .first()
+        .waitFor();
+      await check('balance-history');
+      // The next page goes on with the same day, its closing balance carried over; the payments
+      // received link to their pages, a refund names the payment it gave back.
+      await page.getByRole('button', { name: 'Next page' }).click();
+      await movements.getByRole('link', { name: payins[0]!, exact: true }).waitFor();
+      await movements.getByText(`Refund of payment ${payins[1]}`).first().waitFor();
+      expect(await dayHeader.textContent()).toBe(`${day}, continued · closing balance ${newest}`);
+
+      await page.getByLabel('Language').selectOption('fr');
+      await page.setViewportSize({ width: 360, height: 740 });
+      await page.getByRole('heading', { name: 'Historique du solde', level: 1 }).waitFor();
+      await movements.getByText(`Remboursement du paiement ${payins[1]}`).first().waitFor();
+      await movements.getByText('Paiement reçu', { exact: false }).first().waitFor();
+      const fit = await phoneFit();
+      expect(fit.small).toEqual([]);
+      expect(fit.wide).toBeLessThanOrEqual(1);
+      await check('balance-history-fr-phone');
+      await page
+        .getByRole('navigation', { name: 'Principale' })
+        .getByRole('link', { name: 'Disponibilité des opérateurs' })
+        .click();
+      await page.getByText('Encaissements', { exact: true }).first().waitFor();
+      await page.getByText('Disponible', { exact: true }).first().waitFor();
+      const fitted = await phoneFit();
+      expect(fitted.small).toEqual([]);
+      expect(fitted.wide).toBeLessThanOrEqual(1);
+      await check('availability-fr-phone');
+    } finally {
+      await backToDesktopInEnglish();
+    }
+  });
+
   it('lists refunds with their reasons and payouts with their statuses, and why one failed, in French (issue 44 §2)', async () => {
     const refused = await api.post(`/v1/payin/${payins[2]}/refund`, {
       amount: 1000,

@@ -11,9 +11,11 @@ import { Loading } from './Loading';
 
 const links: { to: string; key: string; permission: Permission }[] = [
   { to: '/', key: 'nav.home', permission: 'read' },
+  { to: '/availability', key: 'nav.availability', permission: 'read' },
   { to: '/transactions', key: 'nav.transactions', permission: 'read' },
   { to: '/refunds', key: 'nav.refunds', permission: 'read' },
   { to: '/sent-payouts', key: 'nav.payoutList', permission: 'read' },
+  { to: '/balance-history', key: 'nav.balances', permission: 'read' },
   { to: '/payment-links', key: 'nav.paymentLinks', permission: 'read' },
   { to: '/payouts', key: 'nav.payouts', permission: 'payout' },
   { to: '/statements', key: 'nav.statements', permission: 'statement' },

@@ -11,11 +11,17 @@ export function Table(props: {
   headers: readonly ReactNode[];
   empty?: string | false | undefined;
   busy?: boolean;
+  /**
+   * The children are row groups (`<tbody>` each, headed by a `<th scope="rowgroup">`): a day's
+   * movements, an operation's routes. Otherwise they are rows of the one body.
+   */
+  rowGroups?: boolean;
   children?: ReactNode;
 }) {
+  const busy = props.busy ? true : undefined;
   return (
     <div className="table-wrap" tabIndex={0}>
-      <table className={props.className}>
+      <table className={props.className} aria-busy={props.rowGroups ? busy : undefined}>
         <caption>{props.caption}</caption>
         <thead>
           <tr>
@@ -26,17 +32,19 @@ export function Table(props: {
             ))}
           </tr>
         </thead>
-        <tbody aria-busy={props.busy ? true : undefined}>
-          {typeof props.empty === 'string' ? (
+        {typeof props.empty === 'string' ? (
+          <tbody aria-busy={busy}>
             <tr>
               <td colSpan={props.headers.length} className="empty">
                 {props.empty}
               </td>
             </tr>
-          ) : (
-            props.children
-          )}
-        </tbody>
+          </tbody>
+        ) : props.rowGroups ? (
+          props.children
+        ) : (
+          <tbody aria-busy={busy}>{props.children}</tbody>
+        )}
       </table>
     </div>
   );

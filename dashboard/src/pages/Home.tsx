@@ -2,13 +2,13 @@ import { useQuery } from '@tanstack/react-query';
 import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { dashboardApi, type Home as HomeFigures, type PeriodFigures } from '../api/dashboard';
-import { api, unwrap } from '../api/http';
 import { SelectField, asChoices } from '../components/Field';
 import { ProblemAlert } from '../components/ProblemAlert';
 import { Section } from '../components/Section';
 import { Table } from '../components/Table';
 import type { ChartDay } from '../components/chart-day';
 import { useFormat } from '../format';
+import { useProviders } from '../hooks/useProviders';
 import { useSession } from '../session';
 
 // The chart library is the largest part of the page: loaded with Home's chart only.
@@ -76,12 +76,7 @@ function VolumeList(props: { volumes: PeriodFigures; title: string }) {
 function OperatorRoutes() {
   const { t } = useTranslation();
   const f = useFormat();
-  const session = useSession();
-  const providers = useQuery({
-    queryKey: ['providers', session.mode],
-    queryFn: () => unwrap(api.GET('/v1/providers', {})),
-    refetchInterval: 30_000,
-  });
+  const providers = useProviders();
   const rows = (providers.data?.providers ?? []).flatMap((p) =>
     (['payin', 'payout'] as const).flatMap((operation) =>
       (p.health?.[operation].routes ?? []).map((r) => ({
