@@ -84,7 +84,8 @@ function RefundDialog(props: {
       </button>
       <Modal open={open} onClose={() => setOpen(false)} title={t('refund.title')}>
         <p>{t('refund.remaining', { amount: f.amount(props.remaining, props.currency) })}</p>
-        {!confirming ? (
+        {/* A refusal naming fields shows the form at once: the confirmation never shows it, even for a frame. */}
+        {!confirming || fieldRefusal ? (
           <Form onSubmit={() => setConfirming(true)}>
             <fieldset>
               <legend>{t('refund.kind')}</legend>
