@@ -489,6 +489,11 @@ export const configSchema = z
       description:
         'How often the recovery sweep runs (a Temporal schedule, ensured by every worker at start).',
     }),
+    ALERT_MAIL_EVERY: duration.prefault('1m').register(configDocs, {
+      group: 'schedules',
+      description:
+        "How often each API process mails the dashboard's new alerts to the owners and admins of the teams that asked for them (once per alert, whichever process sends it; docs/dashboard.md, Alerts); `0s`: never.",
+    }),
     PAYLOAD_CODEC_KEYS: keyRing.prefault(devPayloadCodecKeys).register(configDocs, {
       group: 'encryption',
       description:

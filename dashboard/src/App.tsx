@@ -29,6 +29,7 @@ function screen<K extends string>(load: () => Promise<Record<K, ComponentType>>,
   return lazy(() => load().then((m) => ({ default: m[name] })));
 }
 const Home = screen(() => import('./pages/Home'), 'Home');
+const Alerts = screen(() => import('./pages/Alerts'), 'Alerts');
 const Availability = screen(() => import('./pages/Availability'), 'Availability');
 const BalanceHistory = screen(() => import('./pages/BalanceHistory'), 'BalanceHistory');
 const Transactions = screen(() => import('./pages/Transactions'), 'Transactions');
@@ -76,6 +77,7 @@ function Allowed(props: { permission: Permission; children: ReactNode }) {
 
 const screens: RouteObject[] = [
   { index: true, element: <Home /> },
+  { path: 'alerts', element: <Alerts /> },
   { path: 'availability', element: <Availability /> },
   { path: 'transactions', element: <Transactions /> },
   { path: 'transactions/:type/:reference', element: <Transaction /> },

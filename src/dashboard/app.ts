@@ -18,6 +18,7 @@ import { authRoutes } from './routes/auth';
 import { sessionRoutes } from './routes/session';
 import { accountRoutes, teamSettingsRoutes } from './routes/account';
 import { brandingRoutes } from './routes/branding';
+import { alertRoutes } from './routes/alerts';
 import { teamRoutes } from './routes/team';
 import { auditRoutes } from './routes/audit';
 import { dashboardDataRoutes } from './routes/data';
@@ -194,6 +195,7 @@ export function dashboardRouter(deps: DashboardDeps, mountPublicApi: (router: Ro
     accountRoutes(deps),
     teamSettingsRoutes(deps),
     brandingRoutes(deps),
+    alertRoutes(deps),
     teamRoutes(deps),
     auditRoutes(deps),
   );

@@ -9,6 +9,8 @@ import { redactLinkTokens } from '../infra/log-masking';
 import type { DashboardDataDeps } from './routes/data';
 import type { SharedLimits } from '../persistence/shared-limits';
 import type { MerchantLogoStore } from '../merchants/logos';
+import type { AlertReader } from './alerts/alerts';
+import type { AlertSettingsStore } from './alerts/settings';
 
 /** What the dashboard's server side needs, wired in src/main/wiring.ts. */
 export interface DashboardDeps {
@@ -17,6 +19,8 @@ export interface DashboardDeps {
   merchantName(merchantId: string): Promise<string | null>;
   /** The merchant's logo, set on the team's page, shown on its payment links' pages. */
   logos: MerchantLogoStore;
+  /** What needs the team's attention, and the owner's thresholds and mail (src/dashboard/alerts). */
+  alerts: { reader: AlertReader; settings: AlertSettingsStore };
   /** Whether the merchant may act (not suspended; cached like API key checks); omitted, always. */
   merchantActive?(merchantId: string): Promise<boolean>;
   /** Links in mail (invitations, resets); unset, they follow the request's Host. */

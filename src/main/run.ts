@@ -11,6 +11,7 @@ import { ensureReconciliationScheduleAtStart, ensureRecoveryScheduleAtStart } fr
 import { realtimeOf } from '../api/ws';
 import { listenApi, stopListening } from '../api/http-server';
 import { tracing } from '../infra/tracing';
+import { stopBackground } from './background';
 
 // Starting and stopping the API and the worker; shared by the production entry points and npm start.
 
@@ -38,6 +39,7 @@ export async function runApi(
     stop: async () => {
       await realtime?.close();
       await stopListening(server);
+      await stopBackground(app);
       await temporal.connection.close();
       await mongo.close();
     },

@@ -71,6 +71,10 @@ import { webhookReplayWorkflow } from '../../workflows/webhooks/webhook-replay';
 import { StatementService } from '../services/statement-service';
 import { SandboxHelpers } from '../services/sandbox-helpers';
 import { DashboardIdentity } from '../dashboard/identity';
+import { AlertReader } from '../dashboard/alerts/alerts';
+import { AlertMail } from '../dashboard/alerts/mail';
+import { AlertSettingsStore } from '../dashboard/alerts/settings';
+import { everyInBackground } from './background';
 import { RouteBookStore } from '../operators/routes/book';
 
 const recipientConnectors = (ops: Operators) => ({
@@ -206,10 +210,32 @@ export async function buildApi(opts: {
   });
   const merchantName = async (id: string) => (await merchants.getMerchant(id))?.name ?? null;
   const logos = MerchantLogoStore.on(opts.mongo);
+  const alertSettings = AlertSettingsStore.on(opts.mongo);
+  await alertSettings.init();
+  const alertReader = new AlertReader({
+    endpoints: eventApi.webhooks.endpoints,
+    deliveries: eventApi.webhooks.deliveries,
+    ledger,
+    statements,
+    settings: alertSettings,
+    health: providerHealth,
+    routed: (mode, operator, country, operation) =>
+      mode === 'test' || operators.live.connectorFor(operator, country, operation) !== null,
+  });
+  const alertMail = AlertMail.on(opts.mongo, {
+    reader: alertReader,
+    settings: alertSettings,
+    members: dashboardIdentity.members,
+    mailer: dashboardIdentity.mailer,
+    merchantName,
+    publicBaseUrl: opts.config.PUBLIC_BASE_URL,
+  });
+  await alertMail.init();
   const dashboard: DashboardDeps = {
     identity: dashboardIdentity,
     merchantName,
     logos,
+    alerts: { reader: alertReader, settings: alertSettings },
     merchantActive: async (id) =>
       (await merchants.stillAllowed(id, null, opts.config.AUTH_CACHE_TTL)) === 'allowed',
     publicBaseUrl: opts.config.PUBLIC_BASE_URL,
@@ -346,6 +372,12 @@ export async function buildApi(opts: {
       withinMs: opts.config.AUTH_CACHE_TTL || 1_000,
     },
   });
+  everyInBackground(
+    app,
+    opts.config.ALERT_MAIL_EVERY,
+    () => alertMail.sweep(),
+    (err) => opts.logger.warn({ err }, 'dashboard alerts: mail sweep failed'),
+  );
   return app;
 }
 

@@ -534,6 +534,36 @@ describe('merchant dashboard in a real browser', () => {
     }
   });
 
+  it('an owner sets a balance threshold and alerts by e-mail on the Team page; the alerts show in the menu and on their screen, in French on a phone too (issue 44 §2)', async () => {
+    try {
+      await nav('Team').click();
+      const alerts = page.getByRole('region', { name: 'Alerts' });
+      await alerts.getByLabel('Alert when the XOF balance is below').fill('900000000');
+      await alerts.getByLabel('Also send each new alert by e-mail to the owners and admins').check();
+      await alerts.getByRole('button', { name: 'Save the alerts' }).click();
+      await alerts.getByText('Saved.').waitFor();
+      // The menu counts them (the balance below the threshold, the statements made ready today).
+      await page.getByTestId('alert-count').waitFor();
+      await nav('Alerts').click();
+      await page.getByRole('heading', { name: 'Alerts', level: 1 }).waitFor();
+      const list = page.getByRole('list', { name: /^\d+ alertes?$|^\d+ alerts$/ });
+      await list.getByText(/^Your XOF balance is .*, below your threshold of .*900,000,000.*\.$/).waitFor();
+      await list.getByText(/^Your XOF statement \(CSV\) for .* is ready\.$/).waitFor();
+      // The most severe first: the balance's warning before the statements' information.
+      expect(await list.locator('li .status').first().textContent()).toBe('Warning');
+      await check('alerts');
+      await page.getByLabel('Language').selectOption('fr');
+      await page.setViewportSize({ width: 360, height: 740 });
+      await page.getByRole('heading', { name: 'Alertes', level: 1 }).waitFor();
+      await list.getByText(/^Votre solde XOF est de .*, sous votre seuil de .*900.000.000.*\.$/).waitFor();
+      await check('alerts-fr-phone');
+      await list.getByRole('link', { name: 'Voir l’historique du solde' }).click();
+      await page.getByRole('heading', { name: 'Historique du solde', level: 1 }).waitFor();
+    } finally {
+      await backToDesktopInEnglish();
+    }
+  });
+
   it('lists refunds with their reasons and payouts with their statuses, and why one failed, in French (issue 44 §2)', async () => {
     const refused = await api.post(`/v1/payin/${payins[2]}/refund`, {
       amount: 1000,

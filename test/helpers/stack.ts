@@ -13,6 +13,7 @@ import { Client } from '@temporalio/client';
 import { clientInterceptors } from '../../src/main/temporal/connection';
 import { tracing } from '../../src/infra/tracing';
 import { buildActivityDeps, buildApi } from '../../src/main/wiring';
+import { stopBackground } from '../../src/main/background';
 import { realtimeOf } from '../../src/api/ws';
 import { listenApi, stopListening } from '../../src/api/http-server';
 import { ensureSearchAttributes } from '../../src/temporal/ensure-search-attributes';
@@ -125,6 +126,9 @@ export async function startStack(
     // One sandbox route unless a test asks for both: a fault a test injects at the operator would
     // otherwise move its transaction to the second route after the failover fence.
     SANDBOX_ROUTES: '1',
+    // The alerts' mail sweep reads the store on its own clock: off unless a test asks for it, so
+    // the tests that count store commands count only their own.
+    ALERT_MAIL_EVERY: '0s',
     ...overrides,
   });
   const env = await startTimeSkippingEnv(config.PAYLOAD_CODEC_KEYS);
@@ -186,6 +190,7 @@ export async function startStack(
       await simulator.stop();
       await realtime?.close();
       await stopListening(server);
+      await stopBackground(app);
       // A test may have stopped it already (worker restart tests).
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;

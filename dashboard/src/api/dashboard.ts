@@ -3,6 +3,8 @@
 import type { components } from '../../../src/client/schema';
 import type { Permission, Role } from '../../../src/dashboard/access/roles';
 import type {
+  AlertSettingsShape,
+  DashboardAlert,
   CurrencyVolumes,
   HomeAnswer,
   PeriodFigures,
@@ -11,7 +13,8 @@ import type {
 } from '../../../src/dashboard/data/shapes';
 import { request } from './http';
 
-export type { Permission, Role };
+export type { Permission, Role, DashboardAlert };
+export type AlertSettings = AlertSettingsShape;
 export type Mode = 'test' | 'live';
 export type Schemas = components['schemas'];
 export type TransactionPage = Schemas['TransactionPage'];
@@ -216,6 +219,12 @@ export const dashboardApi = {
   setTeamLogo: (file: File, key: string) =>
     request<TeamLogo>('PUT', '/team/logo', { raw: file, contentType: file.type, idempotencyKey: key }),
   removeTeamLogo: (key: string) => request<TeamLogo>('DELETE', '/team/logo', { idempotencyKey: key }),
+  /** What needs the team's attention in the session's mode (every member who reads). */
+  alerts: () => request<{ data: DashboardAlert[] }>('GET', '/alerts'),
+  /** The session's mode's thresholds and mail (owners and admins). */
+  alertSettings: () => request<AlertSettings>('GET', '/team/alerts'),
+  setAlertSettings: (body: AlertSettings, key: string) =>
+    request<AlertSettings>('PUT', '/team/alerts', { body, idempotencyKey: key }),
   setTeamSettings: (body: TeamSettings, key: string) =>
     request<TeamSettings>('PUT', '/team/settings', { body, idempotencyKey: key }),
   /** A TOTP code checked again: live keys are made or revoked within five minutes of one. */

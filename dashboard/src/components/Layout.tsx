@@ -6,11 +6,13 @@ import { dashboardApi, type Permission } from '../api/dashboard';
 import { useAction } from '../actions';
 import { languages, type Language } from '../i18n';
 import { adoptSession, forgetSession, useCan, useSession } from '../session';
+import { useAlerts } from '../hooks/useAlerts';
 import { ProblemAlert } from './ProblemAlert';
 import { Loading } from './Loading';
 
 const links: { to: string; key: string; permission: Permission }[] = [
   { to: '/', key: 'nav.home', permission: 'read' },
+  { to: '/alerts', key: 'nav.alerts', permission: 'read' },
   { to: '/availability', key: 'nav.availability', permission: 'read' },
   { to: '/transactions', key: 'nav.transactions', permission: 'read' },
   { to: '/refunds', key: 'nav.refunds', permission: 'read' },
@@ -48,6 +50,7 @@ export function Layout() {
   const navigate = useNavigate();
   const location = useLocation();
   const mainRef = useRef<HTMLElement>(null);
+  const alertCount = useAlerts().data?.data.length ?? 0;
 
   // After a navigation, focus goes to the new page's main region (screen readers hear the new page).
   useEffect(() => {
@@ -135,6 +138,11 @@ export function Layout() {
                 <li key={l.to}>
                   <NavLink to={l.to} end={l.to === '/'}>
                     {t(l.key)}
+                    {l.to === '/alerts' && alertCount > 0 && (
+                      <span className="nav-count" data-testid="alert-count">
+                        {alertCount}
+                      </span>
+                    )}
                   </NavLink>
                 </li>
               ))}

@@ -35,6 +35,7 @@ export const en = {
   },
   nav: {
     home: 'Home',
+    alerts: 'Alerts',
     availability: 'Operator availability',
     transactions: 'Transactions',
     refunds: 'Refunds',
@@ -293,6 +294,37 @@ export const en = {
       delayed: 'Delayed',
       closed: 'Closed',
       eliminated: 'Asked last (failures)',
+    },
+  },
+  alerts: {
+    title: 'Alerts',
+    intro:
+      'What needs your attention now in this mode: webhook endpoints that are disabled or failing, operators that are degraded or down, balances below your thresholds and statements made ready in the last 24 hours. An alert goes away by itself once its cause is gone.',
+    none: 'Nothing needs your attention.',
+    listLabel: '{{count}} alerts',
+    since: 'since {{at}}',
+    settings: 'Balance thresholds and e-mail alerts',
+    severity: { critical: 'Urgent', warning: 'Warning', info: 'Information' },
+    operations: { payin: 'Payins', payout: 'Payouts', refund: 'Refunds' },
+    text: {
+      webhookDisabled: 'The webhook endpoint {{url}} is disabled: it receives no events.',
+      webhookGone:
+        'The webhook endpoint {{url}} was disabled after it answered 410 Gone: it receives no events.',
+      webhookFailing: 'The webhook endpoint {{url}} failed its last {{count}} deliveries.',
+      webhookFailingStatus:
+        'The webhook endpoint {{url}} failed its last {{count}} deliveries (last answer: HTTP {{status}}).',
+      operator: {
+        degraded: '{{operation}} through {{operator}} ({{country}}) are degraded.',
+        down: '{{operation}} through {{operator}} ({{country}}) are down.',
+      },
+      balanceLow: 'Your {{currency}} balance is {{balance}}, below your threshold of {{threshold}}.',
+      statementReady: 'Your {{currency}} statement ({{format}}) for {{period}} is ready.',
+    },
+    open: {
+      webhooks: 'See the webhook endpoints',
+      availability: 'See operator availability',
+      balances: 'See the balance history',
+      statements: 'See the statements',
     },
   },
   availability: {
@@ -673,6 +705,15 @@ export const en = {
     logoFile: 'Image file',
     logoUpload: 'Upload the logo',
     logoRemove: 'Remove the logo',
+    alerts: 'Alerts',
+    alertsHint: {
+      test: 'For test mode: test balances and test webhook endpoints. Switch to live mode to set the alerts of live money.',
+      live: 'For live mode: your real balances and live webhook endpoints.',
+    },
+    alertBelow: 'Alert when the {{currency}} balance is below',
+    alertBelowHint: 'In {{currency}}; leave empty for no alert.',
+    alertsEmail: 'Also send each new alert by e-mail to the owners and admins',
+    alertsSave: 'Save the alerts',
   },
   audit: {
     outcome: 'Outcome',
@@ -715,6 +756,7 @@ export const en = {
       'member-removed': 'Member removed',
       'logo-set': 'Logo uploaded',
       'logo-removed': 'Logo removed',
+      'alerts-changed': 'Alerts changed',
       'mode-switched': 'Mode switched',
       'totp-setup': 'Two-factor set-up started',
       'totp-enabled': 'Two-factor enabled',

@@ -37,6 +37,7 @@ export const fr: typeof en = {
   },
   nav: {
     home: 'Accueil',
+    alerts: 'Alertes',
     availability: 'Disponibilité des opérateurs',
     transactions: 'Transactions',
     refunds: 'Remboursements',
@@ -307,6 +308,39 @@ export const fr: typeof en = {
       delayed: 'Ralentie',
       closed: 'Fermée',
       eliminated: 'Demandée en dernier (échecs)',
+    },
+  },
+  alerts: {
+    title: 'Alertes',
+    intro:
+      'Ce qui demande votre attention dans ce mode : points de terminaison webhook désactivés ou en échec, opérateurs dégradés ou indisponibles, soldes sous vos seuils et relevés prêts depuis moins de 24 heures. Une alerte disparaît d’elle-même dès que sa cause a disparu.',
+    none: 'Rien ne demande votre attention.',
+    listLabel: '{{count}} alertes',
+    since: 'depuis le {{at}}',
+    settings: 'Seuils de solde et alertes par e-mail',
+    severity: { critical: 'Urgent', warning: 'Avertissement', info: 'Information' },
+    operations: { payin: 'Les encaissements', payout: 'Les décaissements', refund: 'Les remboursements' },
+    text: {
+      webhookDisabled:
+        'Le point de terminaison webhook {{url}} est désactivé : il ne reçoit plus d’événements.',
+      webhookGone:
+        'Le point de terminaison webhook {{url}} a été désactivé après avoir répondu 410 Gone : il ne reçoit plus d’événements.',
+      webhookFailing:
+        'Le point de terminaison webhook {{url}} a échoué à ses {{count}} dernières livraisons.',
+      webhookFailingStatus:
+        'Le point de terminaison webhook {{url}} a échoué à ses {{count}} dernières livraisons (dernière réponse : HTTP {{status}}).',
+      operator: {
+        degraded: '{{operation}} par {{operator}} ({{country}}) sont dégradés.',
+        down: '{{operation}} par {{operator}} ({{country}}) sont indisponibles.',
+      },
+      balanceLow: 'Votre solde {{currency}} est de {{balance}}, sous votre seuil de {{threshold}}.',
+      statementReady: 'Votre relevé {{currency}} ({{format}}) pour {{period}} est prêt.',
+    },
+    open: {
+      webhooks: 'Voir les points de terminaison webhook',
+      availability: 'Voir la disponibilité des opérateurs',
+      balances: 'Voir l’historique du solde',
+      statements: 'Voir les relevés',
     },
   },
   availability: {
@@ -703,6 +737,15 @@ export const fr: typeof en = {
     logoFile: 'Fichier image',
     logoUpload: 'Envoyer le logo',
     logoRemove: 'Retirer le logo',
+    alerts: 'Alertes',
+    alertsHint: {
+      test: 'Pour le mode test : soldes et points de terminaison webhook de test. Passez en mode réel pour régler les alertes de l’argent réel.',
+      live: 'Pour le mode réel : vos soldes réels et vos points de terminaison webhook réels.',
+    },
+    alertBelow: 'Alerter quand le solde {{currency}} est sous',
+    alertBelowHint: 'En {{currency}} ; laissez vide pour aucune alerte.',
+    alertsEmail: 'Envoyer aussi chaque nouvelle alerte par e-mail aux propriétaires et administrateurs',
+    alertsSave: 'Enregistrer les alertes',
   },
   audit: {
     outcome: 'Résultat',
@@ -745,6 +788,7 @@ export const fr: typeof en = {
       'member-removed': 'Membre retiré',
       'logo-set': 'Logo envoyé',
       'logo-removed': 'Logo retiré',
+      'alerts-changed': 'Alertes modifiées',
       'mode-switched': 'Mode changé',
       'totp-setup': 'Double authentification en cours de configuration',
       'totp-enabled': 'Double authentification activée',

@@ -1,7 +1,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Fragment, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { dashboardApi, type Role, type TeamLogo } from '../api/dashboard';
+import { dashboardApi, type AlertSettings, type Role, type TeamLogo } from '../api/dashboard';
 import { apiBase } from '../api/http';
 import { useAction, useCursorQuery } from '../actions';
 import { CopyableCode } from '../components/CopyButton';
@@ -351,6 +351,75 @@ function Logo() {
   );
 }
 
+/** A threshold as typed: empty is none; anything but whole digits goes as typed, for the server to say why. */
+const thresholdOf = (typed: string): number | string | null =>
+  typed.trim() === '' ? null : /^\d+$/.test(typed.trim()) ? Number(typed.trim()) : typed;
+
+/**
+ * The alerts of the session's mode (docs/dashboard.md, Alerts): a balance below which a main account
+ * raises one, and whether they are mailed to the owners and admins.
+ */
+function AlertSettingsSection() {
+  const { t } = useTranslation();
+  const session = useSession();
+  const settings = useQuery({
+    queryKey: ['alert-settings', session.mode],
+    queryFn: dashboardApi.alertSettings,
+  });
+  return (
+    <Section title={t('team.alerts')} anchor="alerts">
+      <p className="hint">{t(`team.alertsHint.${session.mode}`)}</p>
+      <ProblemAlert error={settings.error} />
+      {settings.data && <AlertSettingsForm initial={settings.data} />}
+    </Section>
+  );
+}
+
+function AlertSettingsForm(props: { initial: AlertSettings }) {
+  const { t } = useTranslation();
+  const session = useSession();
+  const client = useQueryClient();
+  const [email, setEmail] = useState(props.initial.email);
+  const save = useAction(dashboardApi.setAlertSettings, (answer) => {
+    client.setQueryData(['alert-settings', session.mode], answer);
+    void client.invalidateQueries({ queryKey: ['alerts', session.mode] });
+  });
+  const fields = useFields(
+    () => ({
+      XOF: props.initial.balanceBelow.XOF?.toString() ?? '',
+      XAF: props.initial.balanceBelow.XAF?.toString() ?? '',
+    }),
+    save.error,
+  );
+  const submit = () =>
+    save.run({
+      // Sent as typed when not a whole number: the server names the field and says why, in the page's language.
+      balanceBelow: {
+        XOF: thresholdOf(fields.values.XOF) as number | null,
+        XAF: thresholdOf(fields.values.XAF) as number | null,
+      },
+      email,
+    });
+  return (
+    <Form onSubmit={submit} submit={t('team.alertsSave')} quiet disabled={save.isPending}>
+      {(['XOF', 'XAF'] as const).map((currency) => (
+        <TextField
+          key={currency}
+          label={t('team.alertBelow', { currency })}
+          hint={t('team.alertBelowHint', { currency })}
+          inputMode="numeric"
+          {...fields.bind(currency)}
+        />
+      ))}
+      <Check checked={email} onChange={setEmail}>
+        {t('team.alertsEmail')}
+      </Check>
+      {save.error != null && Object.keys(fields.errors).length === 0 && <ProblemAlert error={save.error} />}
+      {save.isSuccess && <p role="status">{t('team.saved')}</p>}
+    </Form>
+  );
+}
+
 export function Team() {
   const { t } = useTranslation();
   const can = useCan();
@@ -360,6 +429,7 @@ export function Team() {
       {can('team') && <Members />}
       {can('team') && <Invitations />}
       {can('team') && <Settings />}
+      {can('team') && <AlertSettingsSection />}
       {can('team') && <Logo />}
       {can('audit') && <AuditLog />}
     </>

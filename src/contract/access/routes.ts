@@ -157,6 +157,10 @@ export const routeTable = {
   'GET /dashboard/api/team/logo/image': { access: 'team' },
   'PUT /dashboard/api/team/logo': { access: 'team' },
   'DELETE /dashboard/api/team/logo': { access: 'team' },
+  // Alerts (routes/alerts.ts): read by every member who reads; thresholds and mail set by the team's managers.
+  'GET /dashboard/api/alerts': { access: 'read' },
+  'GET /dashboard/api/team/alerts': { access: 'team' },
+  'PUT /dashboard/api/team/alerts': { access: 'team' },
   'GET /dashboard/api/team/members': { access: 'team' },
   'PATCH /dashboard/api/team/members/:id': { access: 'team' },
   'DELETE /dashboard/api/team/members/:id': { access: 'team' },

@@ -102,6 +102,7 @@ export const auditActions: Readonly<Record<string, ActionRow>> = {
   'DELETE /team/members/:id': { kind: 'member-removed' },
   'PUT /team/logo': { kind: 'logo-set' },
   'DELETE /team/logo': { kind: 'logo-removed' },
+  'PUT /team/alerts': { kind: 'alerts-changed' },
   'PUT /session/mode': { kind: 'mode-switched', describe: (i) => kept({ mode: text(i.body.mode) }) },
   'POST /auth/totp/setup': { kind: 'totp-setup' },
   'POST /auth/totp/enable': { kind: 'totp-enabled' },

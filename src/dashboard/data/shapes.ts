@@ -74,3 +74,60 @@ export interface TransactionNote {
 export interface TransactionTimeline extends TimelineBody {
   notes: TransactionNote[];
 }
+
+/** What the alerts read and mail name (docs/dashboard.md, Alerts): each alert once per condition. */
+export type AlertSeverity = 'critical' | 'warning' | 'info';
+interface AlertBase {
+  /** Stable while the condition lasts: the page's key, and a mail's once-per-episode key. */
+  id: string;
+  severity: AlertSeverity;
+  /** When the condition began, as far as the service knows; null when it does not. */
+  since: string | null;
+}
+export type DashboardAlert =
+  | (AlertBase & {
+      kind: 'webhook-disabled';
+      endpoint: { id: string; url: string };
+      /** Why it was disabled ('the endpoint answered 410 Gone'), null by hand. */
+      reason: string | null;
+    })
+  | (AlertBase & {
+      kind: 'webhook-failing';
+      endpoint: { id: string; url: string };
+      /** Failed attempts since the last success. */
+      failures: number;
+      lastStatusCode: number | null;
+    })
+  | (AlertBase & {
+      kind: 'operator';
+      operator: string;
+      displayName: string;
+      country: string;
+      operation: 'payin' | 'payout' | 'refund';
+      /** delayed: degraded, closed: down (GET /v1/providers' states). */
+      state: 'delayed' | 'closed';
+    })
+  | (AlertBase & {
+      kind: 'balance-low';
+      accountId: string;
+      currency: string;
+      balance: number;
+      threshold: number;
+    })
+  | (AlertBase & {
+      kind: 'statement-ready';
+      statementId: string;
+      accountId: string;
+      currency: string;
+      format: 'csv' | 'json';
+      from: string;
+      to: string;
+    });
+
+/** An owner's or admin's choices for the alerts of one mode (Team page). */
+export interface AlertSettingsShape {
+  /** A main account's balance below this (major units of its currency) raises an alert. */
+  balanceBelow: { XOF: number | null; XAF: number | null };
+  /** Alerts of this mode are also mailed to the team's owners and admins. */
+  email: boolean;
+}

@@ -1,16 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { Schema, type Connection, type Model } from 'mongoose';
+import { isDuplicateKey } from '../../persistence/insert-once';
 
-// Mail the dashboard sends (invitations, password resets, a password changed). No SMTP yet
+// Mail the dashboard sends (invitations, password resets, a password changed, alerts). No SMTP yet
 // (docs/decisions/dashboard/mail-outbox-before-smtp.md): messages go to the `dashboard_mail`
 // collection, where an operator (or a relay added later) reads them, and tests find their links.
 // Nothing here logs an address or a link.
 
 export interface Mail {
   to: string;
-  kind: 'invitation' | 'password-reset' | 'password-changed';
+  kind: 'invitation' | 'password-reset' | 'password-changed' | 'alert';
   subject: string;
   text: string;
+  /** Sent once under this id: a second send of it is dropped (the alerts' mail sweep, retried). */
+  id?: string;
 }
 
 export interface Mailer {
@@ -49,11 +52,16 @@ export class MailOutbox implements Mailer {
   }
 
   async send(mail: Mail): Promise<void> {
-    await this.model.create({
-      ...mail,
-      _id: `mail_${randomBytes(12).toString('hex')}`,
-      createdAt: new Date(),
-    });
+    const { id, ...message } = mail;
+    try {
+      await this.model.create({
+        ...message,
+        _id: id ?? `mail_${randomBytes(12).toString('hex')}`,
+        createdAt: new Date(),
+      });
+    } catch (err) {
+      if (id === undefined || !isDuplicateKey(err)) throw err;
+    }
   }
 
   /** The messages sent to an address, newest first (tests; an operator's look-up). */
