@@ -77,7 +77,9 @@ export class AlertMail {
 
   private async sweepScope(scope: string, settings: AlertSettings, now: Date): Promise<number> {
     const alerts = await this.deps.reader.of(scope, now, settings);
-    const marks = await this.marks.find({ scope }).lean<MarkDoc[]>();
+    // Each store call is one command (lean by option, not by a chained query): the interleaving test
+    // gates them one by one.
+    const marks = await this.marks.find({ scope }, null, { lean: true });
     const known = new Map(marks.map((m) => [m.alertId, m]));
     let recipients: Array<{ _id: string; email: string }> | null = null;
     let mailed = 0;
@@ -119,7 +121,7 @@ export class AlertMail {
     };
     const { value } = await insertOnce(
       () => this.marks.create(fresh),
-      () => this.marks.findById(fresh._id).lean<MarkDoc>(),
+      () => this.marks.findById(fresh._id, null, { lean: true }),
       fresh,
     );
     return value;
