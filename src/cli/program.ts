@@ -57,9 +57,9 @@ export function buildProgram(ctx: CliContext): Command {
    * A sandbox funding's checks (never in production, never on a database not marked as a sandbox,
    * an amount each currency can hold), then what credits each currency's test main account.
    */
-  const fundingChecks = async (amountText: string, toFund: readonly Currency[]) => {
+  const fundingChecks = async (tool: string, amountText: string, toFund: readonly Currency[]) => {
     if (ctx.nodeEnv === 'production') {
-      throw new CliError('accounts fund is a sandbox tool and is refused when NODE_ENV=production');
+      throw new CliError(`${tool} is a sandbox tool and is refused when NODE_ENV=production`);
     }
     const amounts = toFund.map((currency) => ({
       currency,
@@ -69,7 +69,7 @@ export function buildProgram(ctx: CliContext): Command {
     const mode = await (await merchantsService()).deploymentMode();
     if (mode !== 'sandbox') {
       throw new CliError(
-        `accounts fund is a sandbox tool and this database is ${mode === 'live' ? 'a live deployment' : 'not marked as a sandbox'} (settings: deployment mode ${mode ?? 'unset'})`,
+        `${tool} is a sandbox tool and this database is ${mode === 'live' ? 'a live deployment' : 'not marked as a sandbox'} (settings: deployment mode ${mode ?? 'unset'})`,
       );
     }
     const ledger = Ledger.on(await ctx.mongo());
@@ -123,7 +123,7 @@ export function buildProgram(ctx: CliContext): Command {
     .action(async (opts: { name: string; fund?: string } & JsonFlag) => {
       const service = await merchantsService();
       // Checked before the merchant exists: a refused funding leaves nothing half made.
-      const fund = opts.fund === undefined ? null : await fundingChecks(opts.fund, localCurrencies);
+      const fund = opts.fund === undefined ? null : await fundingChecks('merchants create --fund', opts.fund, localCurrencies);
       const issued = await service.createMerchant(opts.name);
       const { merchantId, apiKey, apiClient, live } = issued;
       const funded = fund ? await fund(merchantId, 'sandbox funding') : [];
@@ -284,7 +284,7 @@ export function buildProgram(ctx: CliContext): Command {
         const currency = checkCurrency(opts.currency);
         const reason = opts.reason.trim();
         if (!reason) throw new CliError('--reason must not be empty');
-        const fund = await fundingChecks(opts.amount, [currency]);
+        const fund = await fundingChecks('accounts fund', opts.amount, [currency]);
         if (!(await (await merchantsService()).getMerchant(merchantId))) {
           throw new CliError(`no merchant ${merchantId}`);
         }

@@ -60,6 +60,15 @@ describe('accounts fund follows the deployment mode stored with the data', () =>
         );
         expect(r.stderr).toMatch(/^[^\n]+\n$/);
       }
+      // A merchant made with money is refused in its own words, before the merchant is made.
+      const created = await cli(['merchants', 'create', '--name', 'Boutique Live', '--fund', '1000'], {
+        MONGODB_URI: live.uri,
+        NODE_ENV: 'test',
+      });
+      expect(created.code).toBe(1);
+      expect(created.stderr).toMatch(
+        /^error: merchants create --fund is a sandbox tool and this database is a live deployment/,
+      );
       // Opening the database from a non-production CLI does not turn it into a sandbox.
       await expect(live.service.deploymentMode()).resolves.toBe('live');
       const ledger = Ledger.on(live.conn);

@@ -19,6 +19,7 @@ import { PaymentLinkService } from '../../services/payment-link-service';
 import type { MerchantLogoStore } from '../../merchants/logos';
 import { defaultCheckoutLimits, pageHeaders, perMinute, type CheckoutLimits } from './checkout';
 import { newRouter, route } from '../routing';
+import { sendLogo } from '../send-logo';
 
 // A payment link's public page (docs/payment-links.md): the slug is the capability, as a
 // session's id is the checkout's. The form posts back here without JavaScript; a taken form
@@ -162,19 +163,13 @@ export function paymentLinkPageRoutes(
     const link = await deps.links.bySlug(req.params.slug);
     const logo = link ? await deps.logos.image(link.merchantId) : null;
     if (!logo) throw new ApiProblem('NOT_FOUND');
-    res.set({
-      'Content-Type': logo.contentType,
-      'Content-Length': String(logo.data.length),
-      // Asked by its version (the page's address), it never changes; otherwise a new one may come.
-      'Cache-Control':
-        req.query.v === logo.version ? 'public, max-age=31536000, immutable' : 'public, max-age=300',
-      'Content-Security-Policy': "default-src 'none'; sandbox",
-      'Cross-Origin-Resource-Policy': 'same-origin',
-      'X-Content-Type-Options': 'nosniff',
-      ETag: `"${logo.version}"`,
-    });
-    if (req.fresh) return void res.status(304).end();
-    res.end(logo.data);
+    // Asked by its version (the page's address), it never changes; otherwise a new one may come.
+    sendLogo(
+      req,
+      res,
+      logo,
+      req.query.v === logo.version ? 'public, max-age=31536000, immutable' : 'public, max-age=300',
+    );
   });
 
   route(router, 'GET /l/:slug/thanks', async (req, res) => {

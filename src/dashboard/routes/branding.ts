@@ -2,6 +2,7 @@ import express, { type Router } from 'express';
 import { ApiProblem } from '../../contract/problems';
 import { LOGO_MAX_BYTES, LOGO_TYPES, sniffLogo } from '../../merchants/logos';
 import { newRouter, route } from '../../api/routing';
+import { sendLogo } from '../../api/send-logo';
 import type { DashboardDeps } from '../context';
 
 // The merchant's logo (docs/dashboard.md, Team; docs/decisions/payment-links/merchant-logo.md):
@@ -18,14 +19,7 @@ export function brandingRoutes(deps: DashboardDeps): Router {
   route(router, 'GET /dashboard/api/team/logo/image', async (req, res) => {
     const logo = await deps.logos.image(req.member!.merchantId);
     if (!logo) throw new ApiProblem('NOT_FOUND');
-    res.set({
-      'Content-Type': logo.contentType,
-      'Cache-Control': 'private, no-cache',
-      'Content-Security-Policy': "default-src 'none'; sandbox",
-      ETag: `"${logo.version}"`,
-    });
-    if (req.fresh) return void res.status(304).end();
-    res.end(logo.data);
+    sendLogo(req, res, logo, 'private, no-cache');
   });
 
   route(
