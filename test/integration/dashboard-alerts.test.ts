@@ -92,7 +92,7 @@ describe('the dashboard: alerts', () => {
     expect(st.status).toBe(202);
 
     const alerts = await eventually(
-      () => alertsOf(viewer.browser),
+      () => alertsOf(owner.browser),
       (list) => list.some((a) => a.kind === 'statement-ready'),
       60_000,
     );
@@ -129,6 +129,13 @@ describe('the dashboard: alerts', () => {
       ]),
     );
     expect(alerts).toHaveLength(4);
+    // An endpoint's address may carry the merchant's own token: only those who see the endpoints see its alerts.
+    expect((await alertsOf(developer.browser)).map((a) => a.kind)).toContain('webhook-disabled');
+    expect((await alertsOf(viewer.browser)).map((a) => a.kind).sort()).toEqual([
+      'balance-low',
+      'operator',
+      'statement-ready',
+    ]);
 
     // Causes gone: the threshold lowered, the endpoint enabled, the operator back.
     expect((await put(owner.browser, settings(10_000, false))).status).toBe(200);

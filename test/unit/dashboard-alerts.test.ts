@@ -75,7 +75,7 @@ describe('dashboard alerts', () => {
       {
         a: [...failures(FAILING_AFTER - 1), attempt(true, 30)],
         b: [...failures(FAILING_AFTER), attempt(true, 30), ...failures(5)],
-        c: failures(25).slice(0, 20),
+        c: failures(25).slice(0, 10),
       },
     ).of(scope, now);
     expect(alerts.map((a) => a.id)).toEqual(['webhook-disabled:d', 'webhook-failing:b', 'webhook-failing:c']);

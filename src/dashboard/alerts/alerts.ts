@@ -19,8 +19,8 @@ import type { AlertSettings, AlertSettingsStore } from './settings';
 const DAY_MS = 86_400_000;
 /** Failed attempts in a row, since the last success, that make an endpoint "failing". */
 export const FAILING_AFTER = 3;
-/** Attempts read per endpoint at most (the newest): enough to count the failures in a row. */
-const ATTEMPTS_READ = 20;
+/** Attempts read per endpoint at most (the newest, an `_id` read each): a longer run counts as this many. */
+const ATTEMPTS_READ = 10;
 /** Statements examined, newest first, for those made ready in the last day. */
 const STATEMENTS_READ = 20;
 
@@ -41,12 +41,21 @@ const order: Record<AlertSeverity, number> = { critical: 0, warning: 1, info: 2 
 export class AlertReader {
   constructor(private readonly sources: AlertSources) {}
 
-  /** The scope's alerts, the most severe first, then the newest. */
-  async of(scope: string, now = new Date(), known?: AlertSettings): Promise<DashboardAlert[]> {
+  /**
+   * The scope's alerts, the most severe first, then the newest. `webhooks: false` leaves the
+   * endpoints out (a member who may not see them: an endpoint's address can carry the merchant's
+   * own token).
+   */
+  async of(
+    scope: string,
+    now = new Date(),
+    known?: AlertSettings,
+    opts: { webhooks?: boolean } = {},
+  ): Promise<DashboardAlert[]> {
     const settings = known ?? (await this.sources.settings.of(scope));
     const found = (
       await Promise.all([
-        this.webhooks(scope, now),
+        opts.webhooks === false ? [] : this.webhooks(scope, now),
         this.operators(modeOfScope(scope)),
         this.balances(scope, settings),
         this.statementsReady(scope, now),

@@ -2,6 +2,7 @@ import type { Router } from 'express';
 import { z } from 'zod';
 import { parseOr400 } from '../../api/validate';
 import { newRouter, route } from '../../api/routing';
+import { permissionsOf } from '../access/roles';
 import type { DashboardDeps } from '../context';
 
 // Alerts (docs/dashboard.md, Alerts): what needs the team's attention in the session's mode, for
@@ -20,7 +21,9 @@ export function alertRoutes(deps: DashboardDeps): Router {
   const alerts = () => deps.alerts;
 
   route(router, 'GET /dashboard/api/alerts', async (req, res) => {
-    res.json({ data: await alerts().reader.of(req.merchantId!) });
+    // Webhook endpoints' alerts go to those who may see the endpoints (the developer permission).
+    const webhooks = permissionsOf(req.member!.role).includes('developer');
+    res.json({ data: await alerts().reader.of(req.merchantId!, new Date(), undefined, { webhooks }) });
   });
 
   route(router, 'GET /dashboard/api/team/alerts', async (req, res) => {
