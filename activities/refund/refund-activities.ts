@@ -33,6 +33,8 @@ export interface OpenRefundInput {
   idempotencyKey: string | null;
   /** RefundAsk.requestFingerprint, stored on the refund; absent in older histories. */
   requestFingerprint?: string | null;
+  /** RefundAsk.withMetadata: false, the API kept none for this refund (nothing to read); absent, read. */
+  withMetadata?: boolean;
   apiKey: string | null;
   requestedAt: string;
   workflowId: string;
@@ -102,6 +104,16 @@ export function createRefundActivities(deps: RefundActivityDeps) {
     if (!refund) throw missingRecord(`refund ${refundId} not found`);
     return refund;
   };
+  /**
+   * The refund's fields fixed at creation, for a step that uses only those before its own versioned
+   * write (the ledger's postings, the audit): from this process's memory of it, else the document
+   * alone. The write, once applied, leaves the refund as it wrote it for the event after it.
+   */
+  const requireFixed = async (refundId: string): Promise<Refund> => {
+    const refund = await refunds.fixedOf(refundId);
+    if (!refund) throw missingRecord(`refund ${refundId} not found`);
+    return refund;
+  };
   const audit = (r: Refund, action: 'refund.completed' | 'refund.failed' | 'refund.reversed') =>
     refundAudit.append({
       action,
@@ -127,7 +139,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
         throw missingRecord(`payin ${payinId} not found`);
       remember(payin);
       const { seq } = read;
-      const known = await refunds.ofPayin(payin);
+      const known = await refunds.reservationsOf(payin);
       return {
         payin: {
           merchantId: payin.merchantId,
@@ -183,7 +195,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
         }),
       );
       const now = new Date();
-      const metadata = await refunds.metadataFor(input.refundId);
+      const metadata = input.withMetadata === false ? undefined : await refunds.metadataFor(input.refundId);
       const stored = await refunds.insertOrGet(
         {
           ...(metadata ? { metadata } : {}),
@@ -271,7 +283,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
 
     /** The customer was credited: the refund fee (if any) leaves clearing for the fees account. */
     async completeRefund(refundId: string, processedAt: string): Promise<void> {
-      const r = await requireRefund(refundId);
+      const r = await requireFixed(refundId);
       await settleRefundFee(ledger, r);
       await refunds.advance(r.id, {
         status: 'completed',
@@ -286,7 +298,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
       failure: { code: string; message: string },
       processedAt: string,
     ): Promise<void> {
-      const r = await requireRefund(refundId);
+      const r = await requireFixed(refundId);
       const provider = (await settledPayin(r.payinId))?.provider ?? null;
       await refunds.advance(r.id, {
         status: 'failed',
@@ -299,7 +311,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
 
     /** Credits the merchant back what was debited for a failed refund, once; the refund ends `reversed`. */
     async reverseRefund(refundId: string): Promise<void> {
-      const r = await requireRefund(refundId);
+      const r = await requireFixed(refundId);
       await reverseRefund(ledger, r);
       await refunds.advance(r.id, { status: 'reversed' });
       await audit(r, 'refund.reversed');
@@ -307,7 +319,12 @@ export function createRefundActivities(deps: RefundActivityDeps) {
 
     /** The event of a refund state change; its data is the refund record as GET /v1/refunds/{reference} shows it. */
     async refundEventInput(refundId: string, type: EventType): Promise<RecordEventInput> {
-      const r = await requireRefund(refundId);
+      // `refund.processing` carries the refund as it was stored `processing`: first recorded before
+      // the operator is asked (announceAndRequestRefund), so before any answer is written, and a
+      // repeat is a no-op by its emission key. When this process stored it, nothing is read.
+      const r =
+        (type === 'refund.processing' ? refunds.asCreated(refundId) : null) ??
+        (await requireRefund(refundId));
       return {
         merchantId: r.merchantId,
         type,

@@ -193,6 +193,7 @@ export class RefundService {
         sandboxScenario: body.sandboxScenario ?? null,
         idempotencyKey: caller.idempotencyKey,
         requestFingerprint: caller.requestFingerprint ?? null,
+        withMetadata: Boolean(body.metadata),
         apiKey: caller.apiKey,
         requestedAt: new Date().toISOString(),
       };
@@ -232,10 +233,14 @@ export class RefundService {
     return { created: accepted.refundId === refundId, refund };
   }
 
-  /** The refund the workflow stored, read again for up to about two seconds while it is not visible. */
+  /**
+   * The refund the workflow stored, read again for up to about two seconds while it is not visible.
+   * Its document alone (one `_id` read, no version probe): the 201 shows the refund as stored, in a
+   * state it had (`processing` at least), which a later read may find further on.
+   */
   private async storedRefund(id: string): Promise<Refund | null> {
     for (let attempt = 0; ; attempt++) {
-      const refund = await this.deps.refunds.findById(id);
+      const refund = await this.deps.refunds.findStored(id);
       if (refund || attempt === 10) return refund;
       await new Promise((res) => setTimeout(res, 200));
     }
