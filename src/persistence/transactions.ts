@@ -300,6 +300,23 @@ export class TransactionStore {
   }
 
   /**
+   * The record's fields fixed at creation (its merchant, kind, reference, amounts, fee, currency,
+   * customer): from this process's memory of it, else the document alone (one `_id` read, no
+   * version probe), kept as the base a versioned write of this process lays its state over (see
+   * applyState). Its workflow-owned fields may lag: for callers that use only the fixed ones.
+   */
+  async fixedOf(id: string): Promise<Transaction | null> {
+    const known = lastKnown.get(this.knownKey(id));
+    if (known) return structuredClone(known);
+    const tx = await this.findAsCreated(id);
+    if (tx) {
+      noteKnown(this.knownKey(id), structuredClone(tx));
+      this.know(id, tx);
+    }
+    return tx;
+  }
+
+  /**
    * The latest state and the seq of its last write, read together: a writer other than the workflow
    * (reconciliation's correction) decides from this state and writes `seq + 1`, so that if anyone
    * wrote after it, its insert loses and nothing it decided from a stale state lands.
