@@ -259,6 +259,32 @@ export class TransactionStore {
     return claim ? this.findById(claim.id) : null;
   }
 
+  /**
+   * find(), answered by the document alone (no version probe) when it already shows `settled`: a
+   * document's copy is of a whole version's state, so one showing a payin's success holds every
+   * field written up to it. For a caller whose decision is taken again from a fresh read (a refund
+   * request, which the payin's refund desk decides), so a later version it does not see (a
+   * correction, a list of refunds) changes nothing it decides. Otherwise the latest, as find().
+   */
+  async findSettled(
+    merchantId: string,
+    kind: Transaction['kind'],
+    reference: string,
+    settled: (tx: Transaction) => boolean,
+  ): Promise<Transaction | null> {
+    const claim = await this.refs
+      .findOne({ _id: refKey(merchantId, kind, reference) })
+      .lean()
+      .exec();
+    if (!claim) return null;
+    const doc = await this.model.findOne({ _id: claim.id }, { _id: 0 }).lean<StoredTransaction>().exec();
+    if (!doc) return null;
+    const { stateSeq: _seq, ...asStored } = doc;
+    const tx = settled(asStored) ? asStored : await this.versions.read<Transaction>(claim.id, doc);
+    if (tx) this.know(claim.id, tx);
+    return tx;
+  }
+
   /** The latest state: the document, then the versions after the one it copies (two `_id` lookups). */
   async findById(id: string): Promise<Transaction | null> {
     const tx = await kept.read(id, async () => {
