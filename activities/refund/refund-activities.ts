@@ -132,8 +132,10 @@ export function createRefundActivities(deps: RefundActivityDeps) {
   return {
     /** The payin and its refunds as stored, read by its refund desk when it opens (refunds are never deleted). */
     async openRefundDesk(payinId: string): Promise<RefundDeskFacts> {
-      // The state and the seq of its last write in one read (the document, then the versions after it).
-      const read = await transactions.findWithSeq(payinId);
+      // The state and the seq of its last write: the document, then the versions after it; or, when
+      // this process knows the state after write `k` (its previous desk's list write), the versions
+      // after `k` alone.
+      const read = await transactions.latestWithSeq(payinId);
       const payin = read?.transaction;
       if (!read || !payin || payin.kind !== 'payin' || !payin.provider)
         throw missingRecord(`payin ${payinId} not found`);

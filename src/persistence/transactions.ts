@@ -123,10 +123,22 @@ const kept = new ReadOnceScope<Transaction>('transactions');
  */
 const lastKnown = new Map<string, Transaction>();
 const LAST_KNOWN_KEPT = 10_000;
-function noteKnown(id: string, tx: Transaction): void {
+/**
+ * For records whose lastKnown state is exactly the state after a write this process knows the seq
+ * of (it applied that write, or read the state with its seq): that seq. Versions are immutable, so
+ * the latest state is that one with the versions after it, if any (latestWithSeq()).
+ */
+const knownSeqs = new Map<string, number>();
+function noteKnown(id: string, tx: Transaction, seq?: number): void {
   lastKnown.delete(id);
   lastKnown.set(id, tx);
-  if (lastKnown.size > LAST_KNOWN_KEPT) lastKnown.delete(lastKnown.keys().next().value!);
+  if (seq === undefined) knownSeqs.delete(id);
+  else knownSeqs.set(id, seq);
+  if (lastKnown.size > LAST_KNOWN_KEPT) forgetKnown(lastKnown.keys().next().value!);
+}
+function forgetKnown(id: string): void {
+  lastKnown.delete(id);
+  knownSeqs.delete(id);
 }
 
 /** What a transaction is fixed at creation with; `provider` too once set (a session's at its confirmation). */
@@ -350,7 +362,28 @@ export class TransactionStore {
   async findWithSeq(id: string): Promise<{ transaction: Transaction; seq: number } | null> {
     const doc = await this.model.findOne({ _id: id }, { _id: 0 }).lean<StoredTransaction>().exec();
     const read = await this.versions.readWithSeq<Transaction>(id, doc);
+    if (read) noteKnown(this.knownKey(id), structuredClone(read.value), read.seq);
     return read && { transaction: read.value, seq: read.seq };
+  }
+
+  /**
+   * findWithSeq() for a reader of the fixed fields and the versioned ones (a payin's refund desk):
+   * when this process knows the record's state after write `k` exactly (it applied write `k`, or
+   * read that state with its seq), the versions after `k` are probed and the document is not read
+   * (one `_id` read where findWithSeq takes two); else findWithSeq(). The seq answered is the latest
+   * all the same: a writer deciding from it takes `seq + 1` and loses to any other.
+   */
+  async latestWithSeq(id: string): Promise<{ transaction: Transaction; seq: number } | null> {
+    const key = this.knownKey(id);
+    const seq = knownSeqs.get(key);
+    const base = lastKnown.get(key);
+    if (seq === undefined || !base) return this.findWithSeq(id);
+    const newer = await this.versions.newest(id, seq + 1);
+    if (!newer) return { transaction: structuredClone(base), seq };
+    // Every versioned path's value after the newest write, over the fixed fields.
+    const after = overlay(structuredClone(base), newer.state);
+    noteKnown(key, structuredClone(after), newer.seq);
+    return { transaction: after, seq: newer.seq };
   }
 
   /** Removes a transaction nothing happened to yet (a payout whose debit was refused). */
@@ -360,7 +393,7 @@ export class TransactionStore {
     // Versions first: a claimed id is re-used by the next attempt, which must start with none.
     await this.versions.remove(id);
     kept.forget(id);
-    lastKnown.delete(this.knownKey(id));
+    forgetKnown(this.knownKey(id));
     // Its id is re-used by the next attempt, with that attempt's createdAt.
     this.identities.delete(id);
     await this.model.deleteOne({ _id: id }).exec();
@@ -376,7 +409,7 @@ export class TransactionStore {
    */
   async update(id: string, fields: Partial<Transaction>): Promise<void> {
     kept.forget(id);
-    lastKnown.delete(this.knownKey(id));
+    forgetKnown(this.knownKey(id));
     await this.model.updateOne({ _id: id }, { $set: { ...fields, updatedAt: new Date() } }).exec();
   }
 
@@ -425,9 +458,9 @@ export class TransactionStore {
     if (state && base) {
       // The record as this write left it: its fixed fields, then every versioned path's value.
       const after = overlay(structuredClone(base), state);
-      noteKnown(this.knownKey(id), after);
+      noteKnown(this.knownKey(id), after, seq);
       if (!held) kept.seed(id, after);
-    } else lastKnown.delete(this.knownKey(id));
+    } else forgetKnown(this.knownKey(id));
     return applied;
   }
 
