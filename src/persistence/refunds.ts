@@ -225,7 +225,8 @@ export class RefundStore {
    * What a payin's refund desk reserves of each of its refunds (the fields fixed at creation, and
    * the latest status: every one not reversed keeps its amount). A refund whose state after write
    * `k` this process knows exactly (it inserted the refund, or applied write `k` itself: versions are
-   * immutable) costs only the probe of the versions after `k`; any other is read whole (findById).
+   * immutable) costs only the probe of the versions after `k`, or nothing once its status is final;
+   * any other is read whole (findById).
    */
   async reservationsOf(
     payin: Pick<Transaction, 'id' | 'merchantId' | 'refundIds'>,
@@ -235,7 +236,10 @@ export class RefundStore {
       payin.refundIds.map(async (id) => {
         const known = lastKnown.get(this.knownKey(id));
         if (!known || known.seq === null) return this.find(payin.merchantId, id);
-        const newer = await this.versions.newest(id, known.seq + 1);
+        // Completed or reversed: nothing is written after either (a reversal follows a failure only),
+        // and were it otherwise, a reversal missed here keeps its amount reserved: refuses, never pays.
+        const final = known.refund.status === 'completed' || known.refund.status === 'reversed';
+        const newer = final ? null : await this.versions.newest(id, known.seq + 1);
         const refund = newer ? overlay(structuredClone(known.refund), newer.state) : known.refund;
         if (newer) noteKnown(this.knownKey(id), refund, newer.seq);
         return refund.merchantId === payin.merchantId ? refund : null;
