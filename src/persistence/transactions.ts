@@ -154,6 +154,12 @@ export class TransactionStore {
    * store once per id and process.
    */
   private readonly identities = new Map<string, Identity>();
+  /**
+   * A payin's reference claim (its `transaction_refs` key) to its id, as this process inserted or
+   * read it, bounded: insert-once and never removed for a payin (only an unstarted payout's is,
+   * removeUnstarted), so find() needs no read of it again.
+   */
+  private readonly payinClaims = new Map<string, string>();
 
   constructor(
     private readonly model: TransactionModel,
@@ -244,6 +250,8 @@ export class TransactionStore {
     try {
       await this.model.create({ ...stored, _id: id });
       this.know(id, stored);
+      if (stored.kind === 'payin')
+        this.knowClaim(refKey(stored.merchantId, stored.kind, stored.reference), id);
       await listing;
       return { created: true, transaction: stored };
     } catch (err) {
@@ -264,11 +272,27 @@ export class TransactionStore {
   }
 
   async find(merchantId: string, kind: Transaction['kind'], reference: string): Promise<Transaction | null> {
-    const claim = await this.refs
-      .findOne({ _id: refKey(merchantId, kind, reference) })
-      .lean()
-      .exec();
-    return claim ? this.findById(claim.id) : null;
+    const id = await this.claimedId(merchantId, kind, reference);
+    return id ? this.findById(id) : null;
+  }
+
+  /** The id that claimed a reference: one `_id` read, none for a payin's this process knows. */
+  private async claimedId(
+    merchantId: string,
+    kind: Transaction['kind'],
+    reference: string,
+  ): Promise<string | null> {
+    const key = refKey(merchantId, kind, reference);
+    const known = kind === 'payin' ? this.payinClaims.get(key) : undefined;
+    if (known) return known;
+    const claim = await this.refs.findOne({ _id: key }).lean().exec();
+    if (claim && kind === 'payin') this.knowClaim(key, claim.id);
+    return claim?.id ?? null;
+  }
+
+  private knowClaim(key: string, id: string): void {
+    if (this.payinClaims.size >= 50_000) this.payinClaims.delete(this.payinClaims.keys().next().value!);
+    this.payinClaims.set(key, id);
   }
 
   /**
@@ -284,16 +308,13 @@ export class TransactionStore {
     reference: string,
     settled: (tx: Transaction) => boolean,
   ): Promise<Transaction | null> {
-    const claim = await this.refs
-      .findOne({ _id: refKey(merchantId, kind, reference) })
-      .lean()
-      .exec();
-    if (!claim) return null;
-    const doc = await this.model.findOne({ _id: claim.id }, { _id: 0 }).lean<StoredTransaction>().exec();
+    const id = await this.claimedId(merchantId, kind, reference);
+    if (!id) return null;
+    const doc = await this.model.findOne({ _id: id }, { _id: 0 }).lean<StoredTransaction>().exec();
     if (!doc) return null;
     const { stateSeq: _seq, ...asStored } = doc;
-    const tx = settled(asStored) ? asStored : await this.versions.read<Transaction>(claim.id, doc);
-    if (tx) this.know(claim.id, tx);
+    const tx = settled(asStored) ? asStored : await this.versions.read<Transaction>(id, doc);
+    if (tx) this.know(id, tx);
     return tx;
   }
 
@@ -397,6 +418,7 @@ export class TransactionStore {
     // Its id is re-used by the next attempt, with that attempt's createdAt.
     this.identities.delete(id);
     await this.model.deleteOne({ _id: id }).exec();
+    this.payinClaims.delete(refKey(tx.merchantId, tx.kind, tx.reference));
     // After the transaction: a claim left alone by a crash here is re-used by the next attempt.
     await this.refs.deleteOne({ _id: refKey(tx.merchantId, tx.kind, tx.reference) }).exec();
   }
