@@ -50,6 +50,16 @@ export function createPayoutActivities({
     if (!tx?.payout) throw missingRecord(`payout ${id} not found`);
     return tx;
   }
+  /**
+   * The payout's fields fixed at creation (merchant, amounts, fee, currency, reference), for a step
+   * that uses only those: from this process's memory of it, else its document alone. A versioned
+   * write after it leaves the record as written for its event (TransactionStore.applyState).
+   */
+  async function payoutFixed(id: string): Promise<Transaction> {
+    const tx = await transactions.fixedOf(id);
+    if (!tx?.payout) throw missingRecord(`payout ${id} not found`);
+    return tx;
+  }
 
   return {
     /**
@@ -76,7 +86,8 @@ export function createPayoutActivities({
       country: Country,
     ): Promise<PayoutProviderState> {
       if (!providerHealth) return { state: 'operational', retryAfterSeconds: null };
-      const tx = await payout(transactionId);
+      // Only its merchant (its mode) is used: fixed at creation.
+      const tx = await payoutFixed(transactionId);
       const { state, retryAfterSeconds } = await providerHealth.stateOf(
         modeOfScope(tx.merchantId),
         operator,
@@ -117,7 +128,8 @@ export function createPayoutActivities({
     },
 
     async settlePayoutFee(transactionId: string): Promise<void> {
-      await settlePayoutFee(ledger, await payout(transactionId));
+      // The fee, the merchant and the currency: fixed at creation.
+      await settlePayoutFee(ledger, await payoutFixed(transactionId));
     },
 
     /** Credits the gross amount back, once whatever the retries (fixed sourceRef). */

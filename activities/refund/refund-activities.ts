@@ -33,6 +33,8 @@ export interface OpenRefundInput {
   idempotencyKey: string | null;
   /** RefundAsk.requestFingerprint, stored on the refund; absent in older histories. */
   requestFingerprint?: string | null;
+  /** RefundAsk.withMetadata: false, the API kept none for this refund (nothing to read); absent, read. */
+  withMetadata?: boolean;
   apiKey: string | null;
   requestedAt: string;
   workflowId: string;
@@ -102,6 +104,16 @@ export function createRefundActivities(deps: RefundActivityDeps) {
     if (!refund) throw missingRecord(`refund ${refundId} not found`);
     return refund;
   };
+  /**
+   * The refund's fields fixed at creation, for a step that uses only those before its own versioned
+   * write (the ledger's postings, the audit): from this process's memory of it, else the document
+   * alone. The write, once applied, leaves the refund as it wrote it for the event after it.
+   */
+  const requireFixed = async (refundId: string): Promise<Refund> => {
+    const refund = await refunds.fixedOf(refundId);
+    if (!refund) throw missingRecord(`refund ${refundId} not found`);
+    return refund;
+  };
   const audit = (r: Refund, action: 'refund.completed' | 'refund.failed' | 'refund.reversed') =>
     refundAudit.append({
       action,
@@ -120,14 +132,16 @@ export function createRefundActivities(deps: RefundActivityDeps) {
   return {
     /** The payin and its refunds as stored, read by its refund desk when it opens (refunds are never deleted). */
     async openRefundDesk(payinId: string): Promise<RefundDeskFacts> {
-      // The state and the seq of its last write in one read (the document, then the versions after it).
-      const read = await transactions.findWithSeq(payinId);
+      // The state and the seq of its last write: the document, then the versions after it; or, when
+      // this process knows the state after write `k` (its previous desk's list write), the versions
+      // after `k` alone.
+      const read = await transactions.latestWithSeq(payinId);
       const payin = read?.transaction;
       if (!read || !payin || payin.kind !== 'payin' || !payin.provider)
         throw missingRecord(`payin ${payinId} not found`);
       remember(payin);
       const { seq } = read;
-      const known = await refunds.ofPayin(payin);
+      const known = await refunds.reservationsOf(payin);
       return {
         payin: {
           merchantId: payin.merchantId,
@@ -183,7 +197,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
         }),
       );
       const now = new Date();
-      const metadata = await refunds.metadataFor(input.refundId);
+      const metadata = input.withMetadata === false ? undefined : await refunds.metadataFor(input.refundId);
       const stored = await refunds.insertOrGet(
         {
           ...(metadata ? { metadata } : {}),
@@ -271,7 +285,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
 
     /** The customer was credited: the refund fee (if any) leaves clearing for the fees account. */
     async completeRefund(refundId: string, processedAt: string): Promise<void> {
-      const r = await requireRefund(refundId);
+      const r = await requireFixed(refundId);
       await settleRefundFee(ledger, r);
       await refunds.advance(r.id, {
         status: 'completed',
@@ -286,7 +300,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
       failure: { code: string; message: string },
       processedAt: string,
     ): Promise<void> {
-      const r = await requireRefund(refundId);
+      const r = await requireFixed(refundId);
       const provider = (await settledPayin(r.payinId))?.provider ?? null;
       await refunds.advance(r.id, {
         status: 'failed',
@@ -299,7 +313,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
 
     /** Credits the merchant back what was debited for a failed refund, once; the refund ends `reversed`. */
     async reverseRefund(refundId: string): Promise<void> {
-      const r = await requireRefund(refundId);
+      const r = await requireFixed(refundId);
       await reverseRefund(ledger, r);
       await refunds.advance(r.id, { status: 'reversed' });
       await audit(r, 'refund.reversed');
@@ -307,7 +321,12 @@ export function createRefundActivities(deps: RefundActivityDeps) {
 
     /** The event of a refund state change; its data is the refund record as GET /v1/refunds/{reference} shows it. */
     async refundEventInput(refundId: string, type: EventType): Promise<RecordEventInput> {
-      const r = await requireRefund(refundId);
+      // `refund.processing` carries the refund as it was stored `processing`: first recorded before
+      // the operator is asked (announceAndRequestRefund), so before any answer is written, and a
+      // repeat is a no-op by its emission key. When this process stored it, nothing is read.
+      const r =
+        (type === 'refund.processing' ? refunds.asCreated(refundId) : null) ??
+        (await requireRefund(refundId));
       return {
         merchantId: r.merchantId,
         type,

@@ -94,6 +94,8 @@ export class Accounts {
   private readonly accountDocs: Map<string, AccountDoc>;
   private readonly accountKeys: Map<string, AccountDoc>;
   private readonly accountIndex: ReadChains<AccountDoc>;
+  /** Per merchant, the entries of its account list this process read, positions 1 to `upTo`. */
+  private readonly listedEntries = new Map<string, { upTo: number; docs: AccountDoc[] }>();
 
   constructor(
     private readonly m: LedgerModels,
@@ -144,12 +146,21 @@ export class Accounts {
     return doc;
   }
 
-  /** The merchant's accounts, main ones first, then by creation. */
+  /**
+   * The merchant's accounts, main ones first, then by creation. Accounts are rarely added: the
+   * list's head is probed from this process's memory of it, and only the entries above those it
+   * read before are read (entries never change; a lost one the sweep lists again goes at the head).
+   */
   async listAccounts(merchantId: string): Promise<Account[]> {
-    const head = await this.accountIndex.head(merchantId);
-    const docs = (await this.accountIndex.range(merchantId, 1, Math.min(head, MAX_ACCOUNTS_LISTED))).map(
-      (e) => e.doc,
-    );
+    const head = Math.min(await this.accountIndex.headFromMemory(merchantId), MAX_ACCOUNTS_LISTED);
+    const known = this.listedEntries.get(merchantId);
+    const from = known && known.upTo <= head ? known.upTo : 0;
+    const above =
+      from < head ? (await this.accountIndex.range(merchantId, from + 1, head)).map((e) => e.doc) : [];
+    const docs = [...(from > 0 ? known!.docs : []), ...above];
+    this.listedEntries.delete(merchantId);
+    if (this.listedEntries.size >= 10_000) this.listedEntries.delete(this.listedEntries.keys().next().value!);
+    this.listedEntries.set(merchantId, { upTo: head, docs });
     const accounts = await Promise.all(docs.map((d) => this.withBalance(d)));
     const rank = (a: Account) => (a.kind === 'main' ? 0 : 1);
     return accounts.sort(

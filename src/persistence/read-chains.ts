@@ -251,6 +251,17 @@ export class ReadChains<T> {
     return (await this.tip(stream)).seq;
   }
 
+  /**
+   * head() for a stream rarely appended to (a merchant's accounts): from this process's memory of
+   * its head when it has one, probed forward by `_id` without reading the hint first (one read when
+   * nothing was appended since, where head() takes two); as head() otherwise.
+   */
+  async headFromMemory(stream: string): Promise<number> {
+    const known = this.chain.knownHead(stream);
+    if (!known) return this.head(stream);
+    return (await this.chain.probe(stream, known))?.seq ?? 0;
+  }
+
   private async tip(stream: string): Promise<Tip> {
     return (await this.chain.head(stream)) ?? { seq: 0 };
   }

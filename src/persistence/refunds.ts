@@ -4,7 +4,7 @@ import { TransactionIndex } from './transaction-index';
 import type { Refund, RefundStatus, RefundTransactionStatus } from '../domain/refund';
 import type { Attention, Failure, Transaction } from '../domain/transaction';
 import { ReadOnceScope } from './read-once';
-import { StateVersions } from './state-versions';
+import { StateVersions, overlay } from './state-versions';
 import { RefundExternalRefs } from './refund-external-refs';
 import type { CreatedRecord } from './transactions';
 
@@ -83,6 +83,22 @@ const pendingMetadataSchema = new Schema(
 /** Reads and writes inside one activity (src/persistence/read-once.ts). */
 const kept = new ReadOnceScope<Refund>('refunds');
 
+/**
+ * The last state of each refund this process stored, read or wrote, bounded, with the seq of the
+ * write it reflects (0: as this process inserted it; null: a document read, its state a hint that
+ * may lag). Not a read cache: its fields fixed at creation (every field but the versioned ones,
+ * RefundProgress) serve the steps that need only those (the ledger's postings, the audit), and a
+ * versioned write this process applied lays its version's state (every path versioned writes ever
+ * set) over it, so the event after the write reads nothing (as TransactionStore's lastKnown).
+ */
+const lastKnown = new Map<string, { refund: Refund; seq: number | null }>();
+const LAST_KNOWN_KEPT = 10_000;
+function noteKnown(key: string, refund: Refund, seq: number | null): void {
+  lastKnown.delete(key);
+  lastKnown.set(key, { refund: structuredClone(refund), seq });
+  if (lastKnown.size > LAST_KNOWN_KEPT) lastKnown.delete(lastKnown.keys().next().value!);
+}
+
 export class RefundStore {
   private readonly versions: StateVersions;
   private readonly externalRefs: RefundExternalRefs;
@@ -148,8 +164,11 @@ export class RefundStore {
     // positions in them need not be looked up first (one read per list).
     if (listedAs) await this.index.add({ ...refund, ...listedAs, kind: 'refund' }, undefined, { fresh });
     try {
-      await this.model.create({ _id: refund.id, ...refund });
+      const created = await this.model.create({ _id: refund.id, ...refund });
       this.knowMerchant(refund.id, refund.merchantId);
+      // As stored (the schema's defaults applied), as a read of it would answer.
+      const { _id, stateSeq: _seq, ...stored } = created.toObject() as RefundDoc;
+      noteKnown(this.knownKey(refund.id), stored, 0);
       return refund;
     } catch (err) {
       if ((err as { code?: number }).code !== 11000) throw err;
@@ -157,6 +176,85 @@ export class RefundStore {
       if (!existing) throw err; // another refund holds this externalReference: never merged
       return existing;
     }
+  }
+
+  /** lastKnown's key: by database too (one process may hold connections to several; tests do). */
+  private knownKey(id: string): string {
+    return `${this.model.db.name}|${id}`;
+  }
+
+  /**
+   * The refund's fields fixed at creation (its merchant, payin, amounts, fee, references, metadata):
+   * from this process's memory of it, else the document alone (one `_id` read, no version probe).
+   * Its versioned fields (status, transaction status, processedAt, failure, attention) may lag:
+   * for callers that use only the fixed ones, before a versioned write of their own.
+   */
+  async fixedOf(id: string): Promise<Refund | null> {
+    const known = lastKnown.get(this.knownKey(id));
+    if (known) return structuredClone(known.refund);
+    const doc = await this.model.findOne({ _id: id }, { _id: 0 }).lean<RefundDoc>().exec();
+    if (!doc) return null;
+    const { stateSeq: _seq, ...refund } = doc;
+    this.knowMerchant(id, refund.merchantId);
+    noteKnown(this.knownKey(id), refund, null);
+    return refund;
+  }
+
+  /**
+   * The refund as this process inserted it (its state before any versioned write, `processing`),
+   * when this process did and has written nothing on it since; null otherwise.
+   */
+  asCreated(id: string): Refund | null {
+    const known = lastKnown.get(this.knownKey(id));
+    return known?.seq === 0 ? structuredClone(known.refund) : null;
+  }
+
+  /**
+   * The document as stored, without the versions after the state it copies: one `_id` read. Its
+   * state is one the refund had (processing at least), possibly not the latest.
+   */
+  async findStored(id: string): Promise<Refund | null> {
+    const doc = await this.model.findOne({ _id: id }, { _id: 0 }).lean<RefundDoc>().exec();
+    if (!doc) return null;
+    const { stateSeq: _seq, ...refund } = doc;
+    this.knowMerchant(id, refund.merchantId);
+    return refund;
+  }
+
+  /**
+   * What a payin's refund desk reserves of each of its refunds (the fields fixed at creation, and
+   * the latest status: every one not reversed keeps its amount). A refund whose state after write
+   * `k` this process knows exactly (it inserted the refund, or applied write `k` itself: versions are
+   * immutable) costs only the probe of the versions after `k`, or nothing once its status is final;
+   * any other is read whole (findById).
+   */
+  async reservationsOf(
+    payin: Pick<Transaction, 'id' | 'merchantId' | 'refundIds'>,
+  ): Promise<Pick<Refund, 'id' | 'externalReference' | 'idempotencyKey' | 'amount' | 'status'>[]> {
+    if (!payin.refundIds) return this.ofPayin(payin);
+    const found = await Promise.all(
+      payin.refundIds.map(async (id) => {
+        const known = lastKnown.get(this.knownKey(id));
+        if (!known || known.seq === null) return this.find(payin.merchantId, id);
+        // Completed or reversed: nothing is written after either (a reversal follows a failure only),
+        // and were it otherwise, a reversal missed here keeps its amount reserved: refuses, never pays.
+        const final = known.refund.status === 'completed' || known.refund.status === 'reversed';
+        const newer = final ? null : await this.versions.newest(id, known.seq + 1);
+        const refund = newer ? overlay(structuredClone(known.refund), newer.state) : known.refund;
+        if (newer) noteKnown(this.knownKey(id), refund, newer.seq);
+        return refund.merchantId === payin.merchantId ? refund : null;
+      }),
+    );
+    return found
+      .filter((r): r is Refund => r !== null)
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id))
+      .map((r) => ({
+        id: r.id,
+        externalReference: r.externalReference,
+        idempotencyKey: r.idempotencyKey,
+        amount: r.amount,
+        status: r.status,
+      }));
   }
 
   /** The latest state: the document, then the versions after the one it copies (two `_id` lookups). */
@@ -248,6 +346,7 @@ export class RefundStore {
    */
   async update(id: string, progress: RefundProgress): Promise<void> {
     kept.forget(id);
+    lastKnown.delete(this.knownKey(id));
     await this.model.updateOne({ _id: id }, { $set: { ...progress, updatedAt: new Date() } }).exec();
   }
 
@@ -263,6 +362,7 @@ export class RefundStore {
    */
   async flag(id: string, attention: Attention): Promise<void> {
     kept.forget(id);
+    lastKnown.delete(this.knownKey(id));
     await this.model.updateOne({ _id: id }, { $set: { attention, updatedAt: new Date() } }).exec();
   }
 
@@ -275,7 +375,16 @@ export class RefundStore {
     // The writer knows its seq: no read of the document's hint first (StateVersions.applyNext).
     const stamped = { ...progress, updatedAt: new Date() };
     const applied = await this.versions.applyNextOnDocument(this.model, 'refund', id, seq, stamped);
+    const held = kept.holds(id);
     kept.wrote(id, applied, stamped);
+    const state = applied ? this.versions.inserted(id, seq) : undefined;
+    const base = lastKnown.get(this.knownKey(id));
+    if (state && base) {
+      // The refund as this write left it: its fixed fields, then every versioned path's value.
+      const after = overlay(structuredClone(base.refund), state);
+      noteKnown(this.knownKey(id), after, seq);
+      if (!held) kept.seed(id, after);
+    } else lastKnown.delete(this.knownKey(id));
     return applied;
   }
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Connection } from 'mongoose';
+import type { Connection, mongo } from 'mongoose';
+import { chainKey, duplicateKey } from './append-at-head';
 import {
   ReadChains,
   type AppendOptions,
@@ -86,15 +87,40 @@ export function listsOf(x: Omit<Indexable, 'id' | 'createdAt'>): IndexList[] {
   ];
 }
 
+/**
+ * Where a member's first joining put it: one document per member (`_id` its key, `kind:id`), its
+ * places as the chain entries' `_id`s (`<stream>:<seq>`), instead of one position document per list
+ * (three writes for a payin, a payout or a refund, one now). Written by a `fresh` add only, once;
+ * a list joined later (a session's provider), a retry's and the sweep's re-listing keep their
+ * position documents, which readers take when the member's document lacks the list.
+ */
+interface MemberPlaces {
+  _id: string;
+  at: string[];
+}
+const MEMBERS_COLLECTION = 'transaction_index_members';
+
 export class TransactionIndex {
-  constructor(private readonly chains: ReadChains<IndexMember>) {}
+  constructor(
+    private readonly chains: ReadChains<IndexMember>,
+    private readonly members?: mongo.Collection<MemberPlaces>,
+  ) {}
 
   static on(conn: Connection): TransactionIndex {
-    return new TransactionIndex(new ReadChains<IndexMember>(conn, 'transaction_index'));
+    return new TransactionIndex(
+      new ReadChains<IndexMember>(conn, 'transaction_index'),
+      conn.collection<MemberPlaces>(MEMBERS_COLLECTION),
+    );
   }
 
   async init(): Promise<void> {
     await this.chains.init();
+  }
+
+  /** The places a member's fresh add took (its entries' `_id`s); null without that document. */
+  private async placesOf(key: string): Promise<string[] | null> {
+    if (!this.members) return null;
+    return (await this.members.findOne({ _id: key }))?.at ?? null;
   }
 
   /**
@@ -114,11 +140,38 @@ export class TransactionIndex {
     };
     const key = `${x.kind}:${x.id}`;
     const at = x.createdAt;
+    if (opts.fresh && this.members) {
+      // No earlier attempt listed it: its places go in one document, after the entries (a crash
+      // before it leaves entries the (stream, member) index keeps from being appended twice).
+      const places = await Promise.all(
+        lists.map(async (l) => {
+          const stream = streamOf(x.merchantId, l);
+          const seq = await this.chains.append(stream, key, at, member, { fresh: true, position: false });
+          return chainKey(stream, seq);
+        }),
+      );
+      try {
+        await this.members.insertOne({ _id: key, at: places });
+      } catch (err) {
+        if (!duplicateKey(err)) throw err;
+        // Listed before under this key (never on the usual path): position documents, as a retry's.
+        await Promise.all(
+          places.map((p) => {
+            const stream = p.slice(0, p.length - 13);
+            return this.chains.keepPosition(stream, key, Number(p.slice(-12)));
+          }),
+        );
+      }
+      return;
+    }
+    // One read of the member's places serves every list it holds.
+    const places = opts.fresh ? null : await this.placesOf(key);
     await Promise.all(
       lists.map(async (l) => {
         const stream = streamOf(x.merchantId, l);
         if (opts.fresh) return this.chains.append(stream, key, at, member, opts);
-        const seq = await this.chains.position(stream, key);
+        const place = places?.find((p) => p.length === stream.length + 13 && p.startsWith(`${stream}:`));
+        const seq = place ? Number(place.slice(-12)) : await this.chains.position(stream, key);
         if (seq === null) return this.chains.append(stream, key, at, member, { fresh: true });
         const there = await this.chains.at(stream, seq);
         // Lost (a hole): the recovery sweep lists it again from its record.
@@ -158,18 +211,24 @@ export class TransactionIndex {
     createdAtOf: (m: IndexMember) => Promise<Date | null>,
     limit?: number,
   ): Promise<HoleRepairResult> {
-    return this.chains.repairHoles(async (stream, key) => {
-      const [, kind, id, suffix] = /^(payin|payout|refund):([^@]+)(?:@(\d+))?$/.exec(key) ?? [];
-      if (!kind || !id) return null;
-      const doc: IndexMember = { kind: kind as SearchableKind, id };
-      const createdAt = await createdAtOf(doc);
-      if (!createdAt) return null;
-      const at = createdAt.getTime();
-      // Only the entry under the record's time is listed: a stale one stays a hole.
-      if (suffix !== undefined ? Number(suffix) !== at : await this.chains.position(stream, `${key}@${at}`))
-        return null;
-      return { at: createdAt, doc };
-    }, limit);
+    return this.chains.repairHoles(
+      async (stream, key) => {
+        const [, kind, id, suffix] = /^(payin|payout|refund):([^@]+)(?:@(\d+))?$/.exec(key) ?? [];
+        if (!kind || !id) return null;
+        const doc: IndexMember = { kind: kind as SearchableKind, id };
+        const createdAt = await createdAtOf(doc);
+        if (!createdAt) return null;
+        const at = createdAt.getTime();
+        // Only the entry under the record's time is listed: a stale one stays a hole.
+        if (suffix !== undefined ? Number(suffix) !== at : await this.chains.position(stream, `${key}@${at}`))
+          return null;
+        return { at: createdAt, doc };
+      },
+      limit,
+      // A member whose places document names the position: a scan, off the usual path (the sweep).
+      async (stream, seq) =>
+        (await this.members?.findOne({ at: chainKey(stream, seq) }, { projection: { _id: 1 } }))?._id ?? null,
+    );
   }
 }
 

@@ -123,10 +123,22 @@ const kept = new ReadOnceScope<Transaction>('transactions');
  */
 const lastKnown = new Map<string, Transaction>();
 const LAST_KNOWN_KEPT = 10_000;
-function noteKnown(id: string, tx: Transaction): void {
+/**
+ * For records whose lastKnown state is exactly the state after a write this process knows the seq
+ * of (it applied that write, or read the state with its seq): that seq. Versions are immutable, so
+ * the latest state is that one with the versions after it, if any (latestWithSeq()).
+ */
+const knownSeqs = new Map<string, number>();
+function noteKnown(id: string, tx: Transaction, seq?: number): void {
   lastKnown.delete(id);
   lastKnown.set(id, tx);
-  if (lastKnown.size > LAST_KNOWN_KEPT) lastKnown.delete(lastKnown.keys().next().value!);
+  if (seq === undefined) knownSeqs.delete(id);
+  else knownSeqs.set(id, seq);
+  if (lastKnown.size > LAST_KNOWN_KEPT) forgetKnown(lastKnown.keys().next().value!);
+}
+function forgetKnown(id: string): void {
+  lastKnown.delete(id);
+  knownSeqs.delete(id);
 }
 
 /** What a transaction is fixed at creation with; `provider` too once set (a session's at its confirmation). */
@@ -142,6 +154,12 @@ export class TransactionStore {
    * store once per id and process.
    */
   private readonly identities = new Map<string, Identity>();
+  /**
+   * A payin's reference claim (its `transaction_refs` key) to its id, as this process inserted or
+   * read it, bounded: insert-once and never removed for a payin (only an unstarted payout's is,
+   * removeUnstarted), so find() needs no read of it again.
+   */
+  private readonly payinClaims = new Map<string, string>();
 
   constructor(
     private readonly model: TransactionModel,
@@ -232,6 +250,8 @@ export class TransactionStore {
     try {
       await this.model.create({ ...stored, _id: id });
       this.know(id, stored);
+      if (stored.kind === 'payin')
+        this.knowClaim(refKey(stored.merchantId, stored.kind, stored.reference), id);
       await listing;
       return { created: true, transaction: stored };
     } catch (err) {
@@ -252,11 +272,50 @@ export class TransactionStore {
   }
 
   async find(merchantId: string, kind: Transaction['kind'], reference: string): Promise<Transaction | null> {
-    const claim = await this.refs
-      .findOne({ _id: refKey(merchantId, kind, reference) })
-      .lean()
-      .exec();
-    return claim ? this.findById(claim.id) : null;
+    const id = await this.claimedId(merchantId, kind, reference);
+    return id ? this.findById(id) : null;
+  }
+
+  /** The id that claimed a reference: one `_id` read, none for a payin's this process knows. */
+  private async claimedId(
+    merchantId: string,
+    kind: Transaction['kind'],
+    reference: string,
+  ): Promise<string | null> {
+    const key = refKey(merchantId, kind, reference);
+    const known = kind === 'payin' ? this.payinClaims.get(key) : undefined;
+    if (known) return known;
+    const claim = await this.refs.findOne({ _id: key }).lean().exec();
+    if (claim && kind === 'payin') this.knowClaim(key, claim.id);
+    return claim?.id ?? null;
+  }
+
+  private knowClaim(key: string, id: string): void {
+    if (this.payinClaims.size >= 50_000) this.payinClaims.delete(this.payinClaims.keys().next().value!);
+    this.payinClaims.set(key, id);
+  }
+
+  /**
+   * find(), answered by the document alone (no version probe) when it already shows `settled`: a
+   * document's copy is of a whole version's state, so one showing a payin's success holds every
+   * field written up to it. For a caller whose decision is taken again from a fresh read (a refund
+   * request, which the payin's refund desk decides), so a later version it does not see (a
+   * correction, a list of refunds) changes nothing it decides. Otherwise the latest, as find().
+   */
+  async findSettled(
+    merchantId: string,
+    kind: Transaction['kind'],
+    reference: string,
+    settled: (tx: Transaction) => boolean,
+  ): Promise<Transaction | null> {
+    const id = await this.claimedId(merchantId, kind, reference);
+    if (!id) return null;
+    const doc = await this.model.findOne({ _id: id }, { _id: 0 }).lean<StoredTransaction>().exec();
+    if (!doc) return null;
+    const { stateSeq: _seq, ...asStored } = doc;
+    const tx = settled(asStored) ? asStored : await this.versions.read<Transaction>(id, doc);
+    if (tx) this.know(id, tx);
+    return tx;
   }
 
   /** The latest state: the document, then the versions after the one it copies (two `_id` lookups). */
@@ -300,6 +359,23 @@ export class TransactionStore {
   }
 
   /**
+   * The record's fields fixed at creation (its merchant, kind, reference, amounts, fee, currency,
+   * customer): from this process's memory of it, else the document alone (one `_id` read, no
+   * version probe), kept as the base a versioned write of this process lays its state over (see
+   * applyState). Its workflow-owned fields may lag: for callers that use only the fixed ones.
+   */
+  async fixedOf(id: string): Promise<Transaction | null> {
+    const known = lastKnown.get(this.knownKey(id));
+    if (known) return structuredClone(known);
+    const tx = await this.findAsCreated(id);
+    if (tx) {
+      noteKnown(this.knownKey(id), structuredClone(tx));
+      this.know(id, tx);
+    }
+    return tx;
+  }
+
+  /**
    * The latest state and the seq of its last write, read together: a writer other than the workflow
    * (reconciliation's correction) decides from this state and writes `seq + 1`, so that if anyone
    * wrote after it, its insert loses and nothing it decided from a stale state lands.
@@ -307,7 +383,28 @@ export class TransactionStore {
   async findWithSeq(id: string): Promise<{ transaction: Transaction; seq: number } | null> {
     const doc = await this.model.findOne({ _id: id }, { _id: 0 }).lean<StoredTransaction>().exec();
     const read = await this.versions.readWithSeq<Transaction>(id, doc);
+    if (read) noteKnown(this.knownKey(id), structuredClone(read.value), read.seq);
     return read && { transaction: read.value, seq: read.seq };
+  }
+
+  /**
+   * findWithSeq() for a reader of the fixed fields and the versioned ones (a payin's refund desk):
+   * when this process knows the record's state after write `k` exactly (it applied write `k`, or
+   * read that state with its seq), the versions after `k` are probed and the document is not read
+   * (one `_id` read where findWithSeq takes two); else findWithSeq(). The seq answered is the latest
+   * all the same: a writer deciding from it takes `seq + 1` and loses to any other.
+   */
+  async latestWithSeq(id: string): Promise<{ transaction: Transaction; seq: number } | null> {
+    const key = this.knownKey(id);
+    const seq = knownSeqs.get(key);
+    const base = lastKnown.get(key);
+    if (seq === undefined || !base) return this.findWithSeq(id);
+    const newer = await this.versions.newest(id, seq + 1);
+    if (!newer) return { transaction: structuredClone(base), seq };
+    // Every versioned path's value after the newest write, over the fixed fields.
+    const after = overlay(structuredClone(base), newer.state);
+    noteKnown(key, structuredClone(after), newer.seq);
+    return { transaction: after, seq: newer.seq };
   }
 
   /** Removes a transaction nothing happened to yet (a payout whose debit was refused). */
@@ -317,10 +414,11 @@ export class TransactionStore {
     // Versions first: a claimed id is re-used by the next attempt, which must start with none.
     await this.versions.remove(id);
     kept.forget(id);
-    lastKnown.delete(this.knownKey(id));
+    forgetKnown(this.knownKey(id));
     // Its id is re-used by the next attempt, with that attempt's createdAt.
     this.identities.delete(id);
     await this.model.deleteOne({ _id: id }).exec();
+    this.payinClaims.delete(refKey(tx.merchantId, tx.kind, tx.reference));
     // After the transaction: a claim left alone by a crash here is re-used by the next attempt.
     await this.refs.deleteOne({ _id: refKey(tx.merchantId, tx.kind, tx.reference) }).exec();
   }
@@ -333,7 +431,7 @@ export class TransactionStore {
    */
   async update(id: string, fields: Partial<Transaction>): Promise<void> {
     kept.forget(id);
-    lastKnown.delete(this.knownKey(id));
+    forgetKnown(this.knownKey(id));
     await this.model.updateOne({ _id: id }, { $set: { ...fields, updatedAt: new Date() } }).exec();
   }
 
@@ -382,9 +480,9 @@ export class TransactionStore {
     if (state && base) {
       // The record as this write left it: its fixed fields, then every versioned path's value.
       const after = overlay(structuredClone(base), state);
-      noteKnown(this.knownKey(id), after);
+      noteKnown(this.knownKey(id), after, seq);
       if (!held) kept.seed(id, after);
-    } else lastKnown.delete(this.knownKey(id));
+    } else forgetKnown(this.knownKey(id));
     return applied;
   }
 

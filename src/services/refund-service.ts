@@ -98,7 +98,14 @@ export class RefundService {
       throw new ApiProblem(code, extra);
     };
 
-    const payin = await this.deps.transactions.find(caller.merchantId, 'payin', payinReference);
+    // A payin whose document shows its success is checked from it (no version probe): the desk
+    // decides again from its own fresh read of the payin.
+    const payin = await this.deps.transactions.findSettled(
+      caller.merchantId,
+      'payin',
+      payinReference,
+      (p) => p.status === 'success',
+    );
     if (!payin) return refuse('PAYMENT_NOT_FOUND');
     // The stored status trails the workflow's: not yet success here means not refundable now.
     if (payin.status !== 'success') return refuse('REFUND_NOT_ALLOWED');
@@ -122,7 +129,8 @@ export class RefundService {
         body.amount !== undefined
           ? toMinor(body.amount, payin.currency)
           : payin.amount -
-            (await this.deps.refunds.ofPayin(payin))
+            // The latest list of its refunds (the document's copy may lag it).
+            (await this.deps.refunds.ofPayin((await this.deps.transactions.findById(payin.id)) ?? payin))
               .filter((r) => r.status !== 'failed' && r.status !== 'reversed')
               .reduce((sum, r) => sum + r.amount, 0);
       const outside =
@@ -193,6 +201,7 @@ export class RefundService {
         sandboxScenario: body.sandboxScenario ?? null,
         idempotencyKey: caller.idempotencyKey,
         requestFingerprint: caller.requestFingerprint ?? null,
+        withMetadata: Boolean(body.metadata),
         apiKey: caller.apiKey,
         requestedAt: new Date().toISOString(),
       };
@@ -232,10 +241,14 @@ export class RefundService {
     return { created: accepted.refundId === refundId, refund };
   }
 
-  /** The refund the workflow stored, read again for up to about two seconds while it is not visible. */
+  /**
+   * The refund the workflow stored, read again for up to about two seconds while it is not visible.
+   * Its document alone (one `_id` read, no version probe): the 201 shows the refund as stored, in a
+   * state it had (`processing` at least), which a later read may find further on.
+   */
   private async storedRefund(id: string): Promise<Refund | null> {
     for (let attempt = 0; ; attempt++) {
-      const refund = await this.deps.refunds.findById(id);
+      const refund = await this.deps.refunds.findStored(id);
       if (refund || attempt === 10) return refund;
       await new Promise((res) => setTimeout(res, 200));
     }

@@ -322,6 +322,7 @@ class RefundDesk implements PayinRefunds {
       sandboxScenario: ask.sandboxScenario,
       idempotencyKey: ask.idempotencyKey,
       ...(ask.requestFingerprint !== undefined ? { requestFingerprint: ask.requestFingerprint } : {}),
+      ...(ask.withMetadata !== undefined ? { withMetadata: ask.withMetadata } : {}),
       apiKey: ask.apiKey,
       requestedAt: ask.requestedAt,
       workflowId,

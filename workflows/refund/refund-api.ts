@@ -24,6 +24,11 @@ export interface RefundAsk {
    * body is refused. Absent (read as null) in Updates sent before it existed.
    */
   requestFingerprint: string | null;
+  /**
+   * Whether the request carried metadata (kept by the API under the refund id, never in an Update):
+   * false spares openRefund the read of it. Absent in Updates sent before it existed: read.
+   */
+  withMetadata?: boolean;
   apiKey: string | null;
   /** ISO 8601, when the API received it. */
   requestedAt: string;
