@@ -17,6 +17,12 @@ import type { Connection, mongo } from 'mongoose';
 
 export const chainKey = (chain: string, seq: number): string => `${chain}:${String(seq).padStart(12, '0')}`;
 
+/** chainKey's inverse: `<chain>:<12 digits>` → its chain and position. */
+export const splitChainKey = (key: string): { chain: string; seq: number } => ({
+  chain: key.slice(0, -13),
+  seq: Number(key.slice(-12)),
+});
+
 export const duplicateKey = (err: unknown): boolean => (err as { code?: number } | null)?.code === 11000;
 
 /** One append in HINT_EVERY writes the hint; a reader reads HINT_EVERY positions in one round trip. */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Connection, mongo } from 'mongoose';
-import { chainKey, duplicateKey } from './append-at-head';
+import { chainKey, duplicateKey, splitChainKey } from './append-at-head';
 import {
   ReadChains,
   type AppendOptions,
@@ -157,8 +157,8 @@ export class TransactionIndex {
         // Listed before under this key (never on the usual path): position documents, as a retry's.
         await Promise.all(
           places.map((p) => {
-            const stream = p.slice(0, p.length - 13);
-            return this.chains.keepPosition(stream, key, Number(p.slice(-12)));
+            const { chain, seq } = splitChainKey(p);
+            return this.chains.keepPosition(chain, key, seq);
           }),
         );
       }
@@ -170,8 +170,8 @@ export class TransactionIndex {
       lists.map(async (l) => {
         const stream = streamOf(x.merchantId, l);
         if (opts.fresh) return this.chains.append(stream, key, at, member, opts);
-        const place = places?.find((p) => p.length === stream.length + 13 && p.startsWith(`${stream}:`));
-        const seq = place ? Number(place.slice(-12)) : await this.chains.position(stream, key);
+        const place = places?.map(splitChainKey).find((p) => p.chain === stream);
+        const seq = place ? place.seq : await this.chains.position(stream, key);
         if (seq === null) return this.chains.append(stream, key, at, member, { fresh: true });
         const there = await this.chains.at(stream, seq);
         // Lost (a hole): the recovery sweep lists it again from its record.
