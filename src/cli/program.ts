@@ -123,7 +123,10 @@ export function buildProgram(ctx: CliContext): Command {
     .action(async (opts: { name: string; fund?: string } & JsonFlag) => {
       const service = await merchantsService();
       // Checked before the merchant exists: a refused funding leaves nothing half made.
-      const fund = opts.fund === undefined ? null : await fundingChecks('merchants create --fund', opts.fund, localCurrencies);
+      const fund =
+        opts.fund === undefined
+          ? null
+          : await fundingChecks('merchants create --fund', opts.fund, localCurrencies);
       const issued = await service.createMerchant(opts.name);
       const { merchantId, apiKey, apiClient, live } = issued;
       const funded = fund ? await fund(merchantId, 'sandbox funding') : [];
