@@ -81,15 +81,20 @@ export class AlertMail {
     // gates them one by one.
     const marks = await this.marks.find({ scope }, null, { lean: true });
     const known = new Map(marks.map((m) => [m.alertId, m]));
-    let recipients: Array<{ _id: string; email: string }> | null = null;
+    const merchantId = merchantOfScope(scope);
+    // Who is mailed and under which name: read once per pass, and only when something is to be mailed.
+    let team: { recipients: Array<{ _id: string; email: string }>; merchant: string } | null = null;
     let mailed = 0;
     for (const alert of alerts) {
       const mark = known.get(alert.id) ?? (await this.markOf(scope, alert.id, now));
       if (mark.mailedAt) continue;
-      recipients ??= (await this.deps.members.ofMerchant(merchantOfScope(scope))).filter(
-        (m) => m.role === 'owner' || m.role === 'admin',
-      );
-      const merchant = (await this.deps.merchantName(merchantOfScope(scope))) ?? merchantOfScope(scope);
+      team ??= {
+        recipients: (await this.deps.members.ofMerchant(merchantId)).filter(
+          (m) => m.role === 'owner' || m.role === 'admin',
+        ),
+        merchant: (await this.deps.merchantName(merchantId)) ?? merchantId,
+      };
+      const { recipients, merchant } = team;
       const message = alertMessage(alert, modeOfScope(scope), merchant, this.deps.publicBaseUrl);
       for (const member of recipients)
         await this.deps.mailer.send({
