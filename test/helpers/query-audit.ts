@@ -65,6 +65,22 @@ export interface AuditedCommand {
   /** When it was sent and when its answer came (performance.now()), to tell sequence from overlap. */
   start: number;
   end?: number;
+  /** With `AUDIT_ORIGINS=1`: the project's innermost frames that sent it, innermost first. */
+  origin?: string;
+}
+
+const ownFrame = /\/(src|activities|workflows)\/[^:)]+:\d+/;
+/** The first four frames of the project's own code on the stack (not its packages'), as `function file:line`. */
+function originOf(stack: string | undefined): string {
+  return (stack ?? '')
+    .split('\n')
+    .filter((line) => ownFrame.test(line) && !line.includes('node_modules'))
+    .slice(0, 4)
+    .map((line) => {
+      const name = /^\s*at (?:async )?([^\s(]+) \(/.exec(line)?.[1] ?? '';
+      return `${name} ${ownFrame.exec(line)![0].slice(1)}`.trim();
+    })
+    .join(' < ');
 }
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
@@ -225,6 +241,7 @@ export async function auditQueries<T>(
         typeof target === 'string' ? target : typeof cmd.collection === 'string' ? cmd.collection : null,
       ...(id !== undefined ? { id } : {}),
       start: performance.now(),
+      ...(process.env.AUDIT_ORIGINS === '1' ? { origin: originOf(new Error().stack) } : {}),
     };
     commands.push(entry);
     for (const q of queriesOf(cmd, opts)) if (!isTimerWork(q) && !opts.ignore?.(q)) queries.push(q);

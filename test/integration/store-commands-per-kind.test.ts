@@ -104,6 +104,11 @@ describe('store commands per kind', () => {
     for (const c of total)
       counts[`${c.name} ${c.collection}`] = (counts[`${c.name} ${c.collection}`] ?? 0) + 1;
     byCollection[kind] = counts;
+    // AUDIT_ORIGINS=1: each command with the code that sent it, to see which step a figure comes from.
+    if (process.env.AUDIT_ORIGINS === '1')
+      console.log(
+        `${kind}:\n${total.map((c) => `${c.name} ${c.collection ?? ''} ${c.id ?? ''} <- ${c.origin ?? ''}`).join('\n')}`,
+      );
   };
 
   /** The same creation unheld: its own work and its workflow's start (the warm-up's). */
