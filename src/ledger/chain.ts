@@ -152,7 +152,10 @@ export class Chains {
     }
   }
 
-  /** Off the usual path (replays and refusals only): a scan on FerretDB, an index on MongoDB. */
+  /**
+   * Off the usual path (a refusal's check, or a replay whose leg is further down than the append
+   * looks by `_id`, NEAR_BELOW): a scan on FerretDB, an index on MongoDB.
+   */
   private async findLeg(sourceRef: string, leg: Leg): Promise<EntryDoc | null> {
     return this.m.entries.findOne({ sourceRef, leg }, { _id: 0 }).lean<EntryDoc>().exec();
   }

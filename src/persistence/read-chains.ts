@@ -362,7 +362,8 @@ export class ReadChains<T> {
         },
         mine: (there) => (there.member === member ? there.seq : null),
         // The position is free, so the (stream, member) index refused: an earlier attempt appended
-        // this member and died before its position document. Off the usual path (a crash): a scan on
+        // this member and died before its position document. Off the usual path (a crash), and only
+        // when the member is further down than the append looks by `_id` (NEAR_BELOW): a scan on
         // FerretDB, an index read on MongoDB.
         elsewhere: async (err) => {
           const earlier = await this.entries.findOne({ stream, member }).lean<ChainEntry<T>>().exec();

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Connection } from 'mongoose';
 import { connectMongo } from '../../src/persistence/mongo';
-import { HINT_EVERY } from '../../src/persistence/append-at-head';
+import { HINT_EVERY, NEAR_BELOW } from '../../src/persistence/append-at-head';
+import { auditQueries } from '../helpers/query-audit';
 import {
   InsufficientFundsError,
   Ledger,
@@ -166,6 +167,40 @@ describe('ledger on FerretDB', () => {
 
     // The same sourceRef for a different movement is refused, not silently merged.
     await expect(ledger.transfer({ ...req, amount: 1 })).rejects.toBeInstanceOf(SourceRefConflictError);
+  });
+
+  it('finds a replayed leg a few positions down by `_id`, and one further down by a scan', async () => {
+    // A replay after a timeout meets its own legs below the heads; FerretDB's SQLite backend scans
+    // the whole journal for a `(sourceRef, leg)` filter, so the nearest positions are read first.
+    const account = await ledger.mainAccount(merchant(), 'XAF');
+    const funding = await ledger.systemAccount('sandbox-funding', 'XAF', 'live');
+    const credit = (label: string): TransferRequest => ({
+      sourceRef: ref(label),
+      fromAccountId: funding.id,
+      toAccountId: account.id,
+      amount: 100,
+      reason: 'payin settled',
+    });
+    const near = credit('near');
+    await ledger.transfer(near);
+    for (let i = 0; i < 5; i++) await ledger.transfer(credit(`after-near-${i}`));
+    const replayed = await auditQueries(conns[1]!, () => ledgers[1]!.transfer(near));
+    expect(replayed.result.applied).toBe(false);
+    expect(replayed.scans).toEqual([]);
+
+    const far = credit('far');
+    await ledger.transfer(far);
+    for (let i = 0; i < NEAR_BELOW + 2; i++) await ledger.transfer(credit(`after-far-${i}`));
+    const replayedFar = await auditQueries(conns[2]!, () => ledgers[2]!.transfer(far));
+    expect(replayedFar.result.applied).toBe(false);
+    expect(replayedFar.scans.map((q) => q.collection)).toContain('ledger_entries');
+
+    const entries = 2 + 5 + NEAR_BELOW + 2;
+    expect(await ledger.verify(account.id)).toEqual({
+      balance: entries * 100,
+      sumOfEntries: entries * 100,
+      entries,
+    });
   });
 
   it('completes a transfer killed between its legs exactly once on retry', async () => {
