@@ -85,7 +85,8 @@ export interface AppendSteps<H, E, R> {
   mine(there: E): R | null;
   /**
    * The position is free yet the insert was a duplicate: another unique key refused it (an earlier
-   * attempt appended it elsewhere). Its result, or null to try the position again.
+   * attempt appended it elsewhere), and `mine` found it in none of the NEAR_BELOW positions under
+   * this one. Its result, or null to try the position again.
    */
   elsewhere(err: unknown): Promise<R | null>;
 }
