@@ -110,6 +110,20 @@ describe('read chains', () => {
     expect(await chains.append(stream, 'm3', new Date(), { n: 3 })).toBe(audit.result[3]);
   });
 
+  it('finds a member an attempt appended before it died a few positions down by `_id`, not by a scan', async () => {
+    const chains = new ReadChains<{ n: number }>(a, 'test_chains');
+    await chains.init();
+    const stream = `d-${randomUUID()}`;
+    // The attempt died after its entry, before its position document.
+    const died = await chains.append(stream, 'died', new Date(), { n: 0 }, { fresh: true, position: false });
+    for (let n = 1; n <= 5; n++) await chains.append(stream, `m${n}`, new Date(), { n });
+    // Its retry, in another process: the (stream, member) index refuses it at the head.
+    const other = new ReadChains<{ n: number }>(b, 'test_chains');
+    const retry = await auditQueries(b, () => other.append(stream, 'died', new Date(), { n: 0 }));
+    expect(retry.result).toBe(died);
+    expect(retry.scans).toEqual([]);
+  });
+
   it('lists events stored before the chains once init() ran, newest first', async () => {
     const merchantId = `mer_${randomUUID().slice(0, 8)}`;
     const db = a.useDb(`${a.name}_old`, { useCache: false });
