@@ -1144,5 +1144,6 @@ describe('merchant dashboard in a real browser', () => {
       await customer.close();
       await backToDesktopInEnglish();
     }
-  });
+    // Two people's whole story with four screen checks: it took 60.5 s on a loaded 2-core machine.
+  }, 180_000);
 });
