@@ -45,6 +45,13 @@ export interface CollectionRequest {
   customerText?: CustomerText;
   /** Test mode: the tenant it belongs to, for the sandbox's per-merchant outage controls. */
   sandboxScope?: string;
+  /**
+   * The transaction's tenant (its record's `merchantId`, which encodes the mode), put in by whoever
+   * built the request from the record or the workflow's input: the mode gateway then reads no
+   * record to choose sandbox or live. Absent (requests in histories from before 2026-11-29), the
+   * record is read.
+   */
+  scope?: string;
 }
 
 export interface DisbursementRequest {
@@ -60,6 +67,8 @@ export interface DisbursementRequest {
   customerText?: CustomerText;
   /** Test mode: the tenant it belongs to, for the sandbox's per-merchant outage controls. */
   sandboxScope?: string;
+  /** The transaction's tenant, as in CollectionRequest. */
+  scope?: string;
 }
 
 export interface RefundRequest {

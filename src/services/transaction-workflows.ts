@@ -55,6 +55,7 @@ export function directCollectionOf(tx: Transaction, otpId?: string): PayinCollec
     currency: tx.currency,
     ...(otpId ? { otpId } : {}),
     sandboxScenario: tx.sandboxScenario,
+    scope: tx.merchantId,
     ...(tx.action ? { successUrl: tx.action.successUrl, failureUrl: tx.action.failureUrl } : {}),
   };
 }
@@ -130,6 +131,7 @@ export class TransactionWorkflows {
         amount: tx.amount,
         currency: tx.currency,
         sandboxScenario: tx.sandboxScenario,
+        scope: tx.merchantId,
       },
       timing: { expiryMs },
     };

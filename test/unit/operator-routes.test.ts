@@ -1,11 +1,17 @@
 import { WaveConnector } from '../../src/operators/connectors/wave/connector';
 import { configSchema } from '../../src/config';
 import { operatorRoutesJson, routeOf, routeRefusals, routesOf } from '../../src/operators/connectors/routes';
-import { ModeGateway, modeOfIdFromRecords, RoutedGateway } from '../../src/operators/connectors/routing';
+import {
+  ModeGateway,
+  modeOfIdFromRecords,
+  RoutedGateway,
+  scopeOfIdFromRecords,
+} from '../../src/operators/connectors/routing';
 import type { Connector, ConnectorName } from '../../src/operators/connectors/connector';
 import {
   OperatorRejectedError,
   OperatorUnavailableError,
+  type CollectionRequest,
   type OperatorGateway,
   type OperatorStatus,
 } from '../../src/operators/gateway';
@@ -259,6 +265,55 @@ describe('the mode gateway', () => {
     await expect(gateway.refundStatus('rf_unknown', 'MTN', 'CI')).rejects.toBeInstanceOf(
       OperatorUnavailableError,
     );
+  });
+});
+
+describe('the mode gateway, given the tenant with the request', () => {
+  it('routes by it and reads no record, for the request nor for its status reads', async () => {
+    const sent: CollectionRequest[] = [];
+    const sandbox = {
+      ...stubConnector('simulator'),
+      requestCollection: (req: CollectionRequest) => {
+        sent.push(req);
+        return Promise.resolve(answered('simulator'));
+      },
+    } as OperatorGateway;
+    let reads = 0;
+    const read = {
+      transactionScope: () => {
+        reads++;
+        return Promise.resolve(null);
+      },
+      refundScope: () => Promise.resolve(null),
+    };
+    const scopes = scopeOfIdFromRecords(read);
+    const gateway = new ModeGateway(
+      sandbox,
+      stubConnector('pawapay'),
+      modeOfIdFromRecords({ ...read, modeOfScope }, scopes),
+      scopes,
+    );
+    const test = scopeOf('mer_000000000000000000000001', 'test');
+    const live = scopeOf('mer_000000000000000000000001', 'live');
+    await expect(
+      gateway.requestCollection({ ...collection, transactionId: 'pr_t', scope: test }),
+    ).resolves.toMatchObject({ operatorReference: 'simulator' });
+    expect(sent[0]?.sandboxScope).toBe(test);
+    await expect(gateway.collectionStatus('pr_t', 'MTN', 'CI')).resolves.toMatchObject({
+      operatorReference: 'simulator',
+    });
+    await expect(
+      gateway.disburse({ ...collection, transactionId: 'po_l', scope: live }),
+    ).resolves.toMatchObject({ operatorReference: 'pawapay' });
+    await expect(gateway.disbursementStatus('po_l', 'MTN', 'CI')).resolves.toMatchObject({
+      operatorReference: 'pawapay',
+    });
+    expect(reads).toBe(0);
+    // Without it (a history from before), the record decides: none yet is unavailable, retried.
+    await expect(gateway.requestCollection({ ...collection, transactionId: 'pr_x' })).rejects.toBeInstanceOf(
+      OperatorUnavailableError,
+    );
+    expect(reads).toBe(1);
   });
 });
 

@@ -69,6 +69,7 @@ export async function sessionWait(run: PayinRun): Promise<PayinCollection | null
     // The OTP's stored id, never the OTP itself (src/persistence/otp-store.ts).
     ...(choice.otpId ? { otpId: choice.otpId } : {}),
     sandboxScenario: input.sandboxScenario,
+    scope: input.merchantId,
   };
 }
 

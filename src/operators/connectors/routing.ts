@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Country, OperatorCode } from '../../domain/operators';
 import { providerName } from '../../domain/operators';
-import type { Mode } from '../../domain/modes';
+import { modeOfScope, type Mode } from '../../domain/modes';
 import {
   OperatorRejectedError,
   OperatorUnavailableError,
@@ -365,15 +365,23 @@ export class ModeGateway implements OperatorGateway {
     return (await this.modeOf(kind, id)) === 'live' ? this.live : this.sandbox;
   }
 
-  /** A new request with its tenant when it goes to the sandbox. */
-  private async scoped<R extends { sandboxScope?: string }>(
+  /**
+   * A new request with its tenant when it goes to the sandbox. A request that carries its tenant
+   * (`scope`) is routed by it, and the tenant is remembered for the id's status reads.
+   */
+  private async scoped<R extends { sandboxScope?: string; scope?: string }>(
     kind: OperatorKind,
     id: string,
     req: R,
   ): Promise<{ gateway: OperatorGateway; req: R }> {
-    const gateway = await this.of(kind, id);
+    if (req.scope) this.scopeOf?.remember?.(id, req.scope);
+    const gateway = req.scope
+      ? modeOfScope(req.scope) === 'live'
+        ? this.live
+        : this.sandbox
+      : await this.of(kind, id);
     if (gateway !== this.sandbox || !this.scopeOf) return { gateway, req };
-    return { gateway, req: { ...req, sandboxScope: await this.scopeOf(kind, id) } };
+    return { gateway, req: { ...req, sandboxScope: req.scope ?? (await this.scopeOf(kind, id)) } };
   }
 
   async requestCollection(req: CollectionRequest): Promise<OperatorStatus> {
@@ -413,8 +421,13 @@ export class ModeGateway implements OperatorGateway {
   }
 }
 
-/** The tenant (scope) an id belongs to. */
-export type ScopeOfId = (kind: OperatorKind, id: string) => Promise<string>;
+/**
+ * The tenant (scope) an id belongs to; `remember` takes one a request carried (CollectionRequest's
+ * `scope`), so the id's later status reads in this process read no record either.
+ */
+export type ScopeOfId = ((kind: OperatorKind, id: string) => Promise<string>) & {
+  remember?(id: string, scope: string): void;
+};
 
 /**
  * Resolves an id's tenant from its record, remembering it (a record's tenant never changes). A
@@ -426,15 +439,21 @@ export function scopeOfIdFromRecords(read: {
   refundScope(id: string): Promise<string | null>;
 }): ScopeOfId {
   const known = new Map<string, string>();
-  return async (kind, id) => {
+  const remember = (id: string, scope: string) => {
+    if (known.has(id)) return;
+    if (known.size >= 50_000) known.delete(known.keys().next().value!);
+    known.set(id, scope);
+  };
+  const scopeOf: ScopeOfId = async (kind, id) => {
     const cached = known.get(id);
     if (cached) return cached;
     const scope = kind === 'refund' ? await read.refundScope(id) : await read.transactionScope(id);
     if (scope === null) throw new OperatorUnavailableError(`no record of ${kind} ${id} yet`);
-    if (known.size >= 50_000) known.delete(known.keys().next().value!);
-    known.set(id, scope);
+    remember(id, scope);
     return scope;
   };
+  scopeOf.remember = remember;
+  return scopeOf;
 }
 
 /** Resolves an id's mode from its record's tenant (remembered: see scopeOfIdFromRecords). */
