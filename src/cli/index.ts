@@ -6,10 +6,9 @@ import { ConfigError, loadConfig } from '../config';
 import { ApiKeyNotFoundError, MerchantNotFoundError } from '../merchants';
 import { LedgerError } from '../ledger';
 import { connectMongo } from '../persistence/mongo';
-import { buildProgram, CliError } from './program';
+import { buildProgram } from './program';
+import { CliError, TimelineNotFoundError } from './errors';
 import type { Client } from '@temporalio/client';
-import { connectTemporalClient } from '../main/temporal/connection';
-import { TimelineNotFoundError } from './timeline';
 
 /** How long the CLI waits for MongoDB before saying it cannot reach it (PAYMENTS_CLI_CONNECT_TIMEOUT_MS). */
 const connectTimeoutMs = Number(process.env.PAYMENTS_CLI_CONNECT_TIMEOUT_MS ?? 3_000);
@@ -73,6 +72,11 @@ export async function main(argv: string[]): Promise<number> {
       // Same default as `npm start`: the embedded dev server unless TEMPORAL_ADDRESS is set.
       temporal: async () => {
         const address = config.TEMPORAL_ADDRESS ?? `127.0.0.1:${config.EMBEDDED_TEMPORAL_PORT}`;
+        // Loaded on use: Temporal's client and the tracing it may carry, for `transactions show` and
+        // `reconcile` only (required: under tsx/cjs, import() of a .ts file fails).
+        const { connectTemporalClient } =
+          // eslint-disable-next-line @typescript-eslint/no-require-imports
+          require('../main/temporal/connection') as typeof import('../main/temporal/connection');
         temporal ??= await connectTemporalClient(
           address,
           config.TEMPORAL_NAMESPACE,

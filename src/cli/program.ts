@@ -8,7 +8,7 @@ import { fundFromSandbox } from '../ledger/postings';
 import { MerchantService, merchantIdSchema, type Merchant } from '../merchants';
 import { parseMajorAmount } from './amount';
 import { currencyByCountry } from '../domain/operators';
-import { renderTimeline, TimelineNotFoundError, transactionTimeline } from './timeline';
+import { CliError, TimelineNotFoundError } from './errors';
 import { TransactionStore } from '../persistence/transactions';
 import { RefundStore } from '../persistence/refunds';
 import { webhooksCommand } from './webhooks-listen';
@@ -20,7 +20,7 @@ import type { CliContext } from './context';
 // The operator commands. Each prints a human-readable summary, or with --json exactly one JSON
 // document on stdout (nothing else), so scripts can pipe it.
 
-export class CliError extends Error {}
+export { CliError };
 
 interface JsonFlag {
   json?: boolean;
@@ -326,6 +326,9 @@ export function buildProgram(ctx: CliContext): Command {
         kind = parsed.data;
       } else kind = await kindOf(await ctx.mongo(), merchantId, reference, whose);
       if (!ctx.temporal) throw new CliError('no Temporal connection configured');
+      // Loaded here: it brings Temporal's client and protobufs, which no other command needs.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on use (tsx/cjs has no import() of .ts)
+      const { renderTimeline, transactionTimeline } = require('./timeline') as typeof import('./timeline');
       const timeline = await transactionTimeline({
         temporal: await ctx.temporal(),
         mongo: await ctx.mongo(),

@@ -3,18 +3,9 @@ import { z } from 'zod';
 import { operatorCodes, type OperatorCode } from '../domain/operators';
 import { Ledger } from '../ledger';
 import { MerchantService } from '../merchants';
-import { HttpOperatorGateway } from '../operators/http-gateway';
 import { RefundStore } from '../persistence/refunds';
 import { TransactionStore } from '../persistence/transactions';
-import {
-  buildReconciliationStores,
-  eventNotifier,
-  reconcileOperatorDay,
-  temporalProbe,
-  type Finding,
-  type ReconciliationReport,
-  type ReportSummary,
-} from '../reconciliation';
+import type { Finding, ReconciliationReport, ReportSummary } from '../reconciliation';
 import type { CliContext } from './context';
 
 // `payments reconcile`: the reconciliation the daily schedule runs, for one operator and day, on
@@ -51,6 +42,13 @@ export function reconcileCommand(ctx: CliContext, h: Helpers): Command {
     .action(async (opts: ReconcileOptions) => {
       const operator = opts.operator === undefined ? undefined : checkOperator(opts.operator, h);
       const conn = await ctx.mongo();
+      // Loaded on use: reconciliation brings Temporal's client, which the other commands never need.
+      /* eslint-disable @typescript-eslint/no-require-imports -- loaded on use (tsx/cjs has no import() of .ts) */
+      const { buildReconciliationStores, eventNotifier, reconcileOperatorDay, temporalProbe } =
+        require('../reconciliation') as typeof import('../reconciliation');
+      const { HttpOperatorGateway } =
+        require('../operators/http-gateway') as typeof import('../operators/http-gateway');
+      /* eslint-enable @typescript-eslint/no-require-imports */
       const stores = buildReconciliationStores(conn);
       if (opts.list) {
         const limit = z.coerce.number().int().min(1).max(1000).safeParse(opts.limit);

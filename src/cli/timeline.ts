@@ -11,6 +11,7 @@ import { sourceRefs } from '../ledger/postings';
 import { TransactionStore } from '../persistence/transactions';
 import { decodeHistoryPayloads } from '../temporal/codec';
 import { refundWorkflowId, transactionWorkflowId } from '../temporal/workflow-ids';
+import { TimelineNotFoundError } from './errors';
 
 // `payments transactions show`: one transaction's story for on-call, from the two sources of truth:
 // its workflow history (every step, retry, timer, signal and status change, with its time) and the
@@ -306,8 +307,6 @@ async function movementsOf(
   const recorded = await Promise.all(refs.map((ref) => ledger.findTransfer(ref)));
   return ledger.entriesOf(refs.filter((_, i) => recorded[i]));
 }
-
-export class TimelineNotFoundError extends Error {}
 
 export function renderTimeline(t: Timeline): string {
   const lines: string[] = [];

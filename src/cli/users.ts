@@ -4,7 +4,6 @@ import type { KeyRing } from '../security/key-ring';
 import { MerchantService, merchantIdSchema } from '../merchants';
 import { merchantOfScope } from '../domain/modes';
 import { roles, type Role } from '../dashboard/access/roles';
-import { DashboardIdentity, invitationLink, resetLink } from '../dashboard/identity';
 import type { CliContext } from './context';
 
 // Dashboard members from the operator's side: the first owner of a merchant is invited from here
@@ -24,8 +23,11 @@ export function dashboardBaseUrl(
 }
 
 export function usersCommand(ctx: CliContext, keys: () => KeyRing, h: Helpers): Command {
+  // Loaded on use: the dashboard's identity brings its TOTP and QR code libraries.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on use (tsx/cjs has no import() of .ts)
+  const identityModule = () => require('../dashboard/identity') as typeof import('../dashboard/identity');
   const identity = async () => {
-    const id = DashboardIdentity.on(await ctx.mongo(), keys());
+    const id = identityModule().DashboardIdentity.on(await ctx.mongo(), keys());
     await id.init();
     return id;
   };
@@ -64,7 +66,7 @@ export function usersCommand(ctx: CliContext, keys: () => KeyRing, h: Helpers): 
         role: opts.role as Role,
         invitedBy: 'operator',
       });
-      const link = invitationLink(dashboardBaseUrl(ctx.config), token);
+      const link = identityModule().invitationLink(dashboardBaseUrl(ctx.config), token);
       h.print(opts.json, { link, expiresAt: invitation.expiresAt.toISOString() }, () =>
         [
           `Invitation for ${email} (${opts.role}) to ${merchantId}:`,
@@ -87,7 +89,7 @@ export function usersCommand(ctx: CliContext, keys: () => KeyRing, h: Helpers): 
       const member = await id.members.byEmail(emailOf(opts.email));
       if (!member || member.merchantId !== merchantId)
         throw h.fail(`no member ${opts.email} in ${merchantId}`);
-      const link = resetLink(dashboardBaseUrl(ctx.config), await id.resets.create(member));
+      const link = identityModule().resetLink(dashboardBaseUrl(ctx.config), await id.resets.create(member));
       h.print(opts.json, { link }, () =>
         [`Password reset for ${member.email}:`, `  ${link}`, 'It works once, for one hour.'].join('\n'),
       );
