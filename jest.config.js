@@ -1,5 +1,5 @@
 // Unit tests need no server; integration tests share the FerretDB started by the global setup
-// and the time-skipping Temporal test server of their jest worker (test/helpers/time-skipping-server.ts).
+// and spawn their own time-skipping Temporal test server per file.
 const groups = require('./test/groups/plan.js');
 
 // JEST_GROUPS=1 (CI) runs the unit, integration and workflow files in groups that share one module

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { createServer as createNetServer } from 'node:net';
 import { addTemporalMetricsSource } from '../../src/infra/metrics';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Runtime, DefaultLogger, type Worker, type WorkerOptions } from '@temporalio/worker';
 import type { Connection } from 'mongoose';
 import { configSchema, type Config } from '../../src/config';
 import { createLogger } from '../../src/infra/logger';
+import { testServerWrapper } from '../../src/infra/tools';
 import { connectMongo } from '../../src/persistence/mongo';
 import { createWorker } from '../../src/main/temporal/worker';
 import { Client } from '@temporalio/client';
@@ -15,17 +16,16 @@ import { buildActivityDeps, buildApi } from '../../src/main/wiring';
 import { stopBackground } from '../../src/main/background';
 import { realtimeOf } from '../../src/api/ws';
 import { listenApi, stopListening } from '../../src/api/http-server';
+import { ensureSearchAttributes } from '../../src/temporal/ensure-search-attributes';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server';
 import type { SimulatorOptions } from '../../src/simulator/app';
 import { startFaultProxy, type FaultProxy } from './fault-proxy';
-import { timeSkippingEnv } from './time-skipping-server';
 import { dataConverter } from '../../src/temporal/codec';
 import { stackBundle } from './workflow-bundles';
 import type { KeyRing } from '../../src/security/key-ring';
 
-// The real stack for one test file: FerretDB (own database), the jest worker's time-skipping
-// Temporal test server (test/helpers/time-skipping-server.ts), a worker on the pre-built bundle,
-// and the HTTP API on a free port.
+// The real stack for one test file: FerretDB (own database), a time-skipping Temporal test
+// server, a worker on the pre-built bundle, and the HTTP API on a free port.
 
 let runtimeInstalled = false;
 async function quietRuntime(): Promise<void> {
@@ -75,7 +75,18 @@ export async function startTimeSkippingEnv(
   payloadKeys: KeyRing = configSchema.parse({}).PAYLOAD_CODEC_KEYS,
 ): Promise<TestWorkflowEnvironment> {
   await quietRuntime();
-  const env = await timeSkippingEnv({ dataConverter: dataConverter(payloadKeys) });
+  const create = () =>
+    TestWorkflowEnvironment.createTimeSkipping({
+      server: { executable: { type: 'existing-path', path: testServerWrapper } },
+      client: { dataConverter: dataConverter(payloadKeys) },
+    });
+  // The SDK gives the server's port 5 s to open, which a loaded 2-core machine can miss even for the
+  // forwarder: a second try, not a failed file.
+  const env = await create().catch((err: unknown) => {
+    if (!/did not start within/.test(String(err))) throw err;
+    return create();
+  });
+  await ensureSearchAttributes(env.connection, env.namespace ?? 'default');
   return env;
 }
 

@@ -8,8 +8,7 @@ import { failureConverterPath } from '../../src/temporal/codec';
 import { uncancelledTimers } from '../helpers/workflow-bundles';
 
 // Once per jest run: one FerretDB (each test file uses its own database) and one workflow bundle
-// (bundling per test costs seconds). Each jest worker starts one time-skipping server on first use
-// (test/helpers/time-skipping-server.ts), recorded in TEST_SERVERS_DIR for the teardown.
+// (bundling per test costs seconds). Each integration file spawns its own time-skipping server.
 export default async function globalSetup(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'momo-test-'));
   const port = await freePort();
@@ -35,5 +34,4 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_WORKFLOW_BUNDLE = bundlePath;
   process.env.TEST_TIME_SKIPPING_BUNDLE = timeSkippingBundlePath;
   process.env.MOMO_TOOLS_USED = join(dir, 'tools-used.log');
-  process.env.TEST_SERVERS_DIR = dir;
 }

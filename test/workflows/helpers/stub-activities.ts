@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import type { Activities } from '../../../activities';
 import {
@@ -16,8 +16,9 @@ import {
 import type { OperatorStatus } from '../../../src/operators/gateway';
 import type { payinWorkflow } from '../../../workflows';
 import { configSchema } from '../../../src/config';
+import { testServerWrapper } from '../../../src/infra/tools';
 import { dataConverter } from '../../../src/temporal/codec';
-import { timeSkippingEnv } from '../../helpers/time-skipping-server';
+import { ensureSearchAttributes } from '../../../src/temporal/ensure-search-attributes';
 
 // Workflow tests on Temporal's time-skipping test server with STUB activities (the style of
 // temporalio/money-transfer-project-template-ts): a Worker on the pre-built bundle runs the stubs as
@@ -269,8 +270,8 @@ export interface WorkflowTestEnv {
 let runtimeInstalled = false;
 
 /**
- * The jest worker's time-skipping server (test/helpers/time-skipping-server.ts, as the stack helper
- * uses it), its client with the project's data converter, the search attributes the
+ * One time-skipping server per test file (scripts/test-server/temporal-test-server, as the stack
+ * helper spawns it), its client with the project's data converter, the search attributes the
  * workflows upsert, and one Worker on the bundle jest's global setup pre-built (TEST_WORKFLOW_BUNDLE):
  * loading the bundle costs seconds, so the worker is shared and its activities route to the
  * current test's stubs.
@@ -290,7 +291,11 @@ export async function workflowTestEnv(): Promise<WorkflowTestEnv> {
   const bundlePath = process.env.TEST_WORKFLOW_BUNDLE;
   if (!bundlePath) throw new Error('TEST_WORKFLOW_BUNDLE is unset: run through jest (global setup)');
   const keys = configSchema.parse({}).PAYLOAD_CODEC_KEYS;
-  const env = await timeSkippingEnv({ dataConverter: dataConverter(keys) });
+  const env = await TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path: testServerWrapper } },
+    client: { dataConverter: dataConverter(keys) },
+  });
+  await ensureSearchAttributes(env.connection, env.namespace ?? 'default');
   serverClock = () => env.currentTimeMs();
 
   let current: Stubs | null = null;
