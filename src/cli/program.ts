@@ -20,8 +20,6 @@ import type { CliContext } from './context';
 // The operator commands. Each prints a human-readable summary, or with --json exactly one JSON
 // document on stdout (nothing else), so scripts can pipe it.
 
-export { CliError };
-
 interface JsonFlag {
   json?: boolean;
 }

@@ -361,8 +361,12 @@ export class ModeGateway implements OperatorGateway {
     private readonly scopeOf?: ScopeOfId,
   ) {}
 
+  private byMode(mode: Mode): OperatorGateway {
+    return mode === 'live' ? this.live : this.sandbox;
+  }
+
   private async of(kind: OperatorKind, id: string): Promise<OperatorGateway> {
-    return (await this.modeOf(kind, id)) === 'live' ? this.live : this.sandbox;
+    return this.byMode(await this.modeOf(kind, id));
   }
 
   /**
@@ -375,11 +379,7 @@ export class ModeGateway implements OperatorGateway {
     req: R,
   ): Promise<{ gateway: OperatorGateway; req: R }> {
     if (req.scope) this.scopeOf?.remember?.(id, req.scope);
-    const gateway = req.scope
-      ? modeOfScope(req.scope) === 'live'
-        ? this.live
-        : this.sandbox
-      : await this.of(kind, id);
+    const gateway = req.scope ? this.byMode(modeOfScope(req.scope)) : await this.of(kind, id);
     if (gateway !== this.sandbox || !this.scopeOf) return { gateway, req };
     return { gateway, req: { ...req, sandboxScope: req.scope ?? (await this.scopeOf(kind, id)) } };
   }
