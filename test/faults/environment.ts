@@ -1,9 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection as TemporalConnection } from '@temporalio/client';
+import pino from 'pino';
 import type { Connection } from 'mongoose';
 import { configSchema } from '../../src/config';
 import { dataConverter } from '../../src/temporal/codec';
@@ -41,6 +42,9 @@ export class FaultEnvironment {
   worker!: WorkerProcess;
   workerEnv: NodeJS.ProcessEnv = {};
   temporalAddress = '';
+  temporal!: Client;
+  /** The API's and the worker's logs (info), for a divergence's diagnosis (test/faults/diagnose.ts). */
+  logFiles: string[] = [];
   /** The test's pending timers, cleared before anything stops. */
   readonly timers = new Set<NodeJS.Timeout>();
 
@@ -60,11 +64,15 @@ export class FaultEnvironment {
     });
     this.temporalAddress = `127.0.0.1:${temporalPort}`;
     this.temporalConnection = await TemporalConnection.connect({ address: this.temporalAddress });
-    const temporal = new Client({
+    const temporal = (this.temporal = new Client({
       connection: this.temporalConnection,
       namespace: 'default',
       dataConverter: dataConverter(configSchema.parse({}).PAYLOAD_CODEC_KEYS),
-    });
+    }));
+    mkdirSync(join(this.dir, 'logs'));
+    this.logFiles = ['api.log', 'worker.log'].map((f) => join(this.dir!, 'logs', f));
+    // Synchronous: what diagnose() reads is on disk, and a sweep logging after stop() cannot throw.
+    const apiLog = pino.destination({ dest: this.logFiles[0]!, sync: true });
     const base = process.env.TEST_MONGODB_URL;
     if (!base) throw new Error('TEST_MONGODB_URL is unset: run through jest (global setup)');
     this.mongoUri = `${base}/faults_${randomBytes(4).toString('hex')}`;
@@ -90,7 +98,12 @@ export class FaultEnvironment {
     // gateway -> operatorProxy -> simulator; simulator callbacks -> callbackProxy -> API.
     this.operatorProxy = await startFaultProxy({ target: this.simulator.url });
     config.OPERATOR_BASE_URL = this.operatorProxy.url;
-    const app = await buildApi({ config, mongo: this.mongo, temporal, logger: createLogger('silent') });
+    const app = await buildApi({
+      config,
+      mongo: this.mongo,
+      temporal,
+      logger: createLogger('info', {}, apiLog),
+    });
     this.server = await new Promise<Server>((res) => {
       const s = app.listen(0, '127.0.0.1', () => res(s));
     });
@@ -109,7 +122,7 @@ export class FaultEnvironment {
       OPERATOR_BASE_URL: this.operatorProxy.url,
       WORKER_METRICS_PORT: '0',
     };
-    this.worker = new WorkerProcess(this.workerEnv);
+    this.worker = new WorkerProcess(this.workerEnv, this.logFiles[1]);
     await this.worker.start();
   }
 

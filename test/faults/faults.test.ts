@@ -10,6 +10,7 @@ import { Http } from './http';
 import { settleAtOperator } from './operator-books';
 import { reconcile } from './reconcile';
 import { evaluate } from './evaluate';
+import { diagnose } from './diagnose';
 import { settled } from './settle';
 import { createPayin, createPayout, createRefund } from './create';
 import { createTestMerchant } from '../helpers/merchants';
@@ -311,13 +312,17 @@ const enabled = process.env.FAULT_TRANSACTIONS !== undefined;
           api5xx: api.serverErrors,
           operatorView: report.source,
         };
+        const diagnosis = { mongo, temporal: env.temporal, logFiles: env.logFiles };
         const text = [
           `fault suite: ${JSON.stringify(figures, null, 2)}`,
-          ...report.divergences.map(
-            (d) =>
-              `DIVERGENCE ${d.kind} ${d.reference} ${d.id ?? '(no id)'}: ${d.what}\n` +
-              `  schedule: ${d.schedule}\n  ours: ${JSON.stringify(d.ours)}\n  operator: ${JSON.stringify(d.operator)}`,
-          ),
+          ...(await Promise.all(
+            report.divergences.map(
+              async (d) =>
+                `DIVERGENCE ${d.kind} ${d.reference} ${d.id ?? '(no id)'}: ${d.what}\n` +
+                `  schedule: ${d.schedule}\n  ours: ${JSON.stringify(d.ours)}\n  operator: ${JSON.stringify(d.operator)}\n` +
+                (await diagnose(d, diagnosis)),
+            ),
+          )),
         ].join('\n');
         process.stderr.write(`${text}\n`);
         const out = join(repoRoot, 'bench-results');

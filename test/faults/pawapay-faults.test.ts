@@ -8,6 +8,7 @@ import type { TestStack } from '../helpers/stack';
 import { isFinal, isFlagged } from './books';
 import { createPayin, createPayout, createRefund, type CreationContext } from './create';
 import { FaultEnvironment } from './environment';
+import { diagnose } from './diagnose';
 import { settled } from './settle';
 import { evaluate, type RunState } from './evaluate';
 import { Http } from './http';
@@ -326,11 +327,14 @@ const enabled = process.env.FAULT_TRANSACTIONS !== undefined;
           `pawapay fault suite: ${ITEMS} items (${plans.length} transactions), ${faulted} faulted, ` +
             `${worker.kills} worker kills, ${report.divergences.length} divergences`,
           JSON.stringify(figures, null, 2),
-          ...report.divergences.map(
-            (d) =>
-              `DIVERGENCE ${d.kind} ${d.reference} ${d.id ?? '(no id)'}: ${d.what}\n  schedule: ${d.schedule}\n` +
-              `  ours: ${JSON.stringify(d.ours)}\n  pawaPay: ${JSON.stringify(d.operator)}`,
-          ),
+          ...(await Promise.all(
+            report.divergences.map(
+              async (d) =>
+                `DIVERGENCE ${d.kind} ${d.reference} ${d.id ?? '(no id)'}: ${d.what}\n  schedule: ${d.schedule}\n` +
+                `  ours: ${JSON.stringify(d.ours)}\n  pawaPay: ${JSON.stringify(d.operator)}\n` +
+                (await diagnose(d, { mongo: env.mongo, temporal: env.temporal, logFiles: env.logFiles })),
+            ),
+          )),
         ].join('\n') + '\n',
       );
       const out = join(repoRoot, 'bench-results');

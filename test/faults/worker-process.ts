@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { freePort } from '../../src/infra/local-servers';
 import { repoRoot } from '../../src/infra/tools';
 
@@ -14,7 +15,15 @@ export class WorkerProcess {
   starts = 0;
   kills = 0;
 
-  constructor(private readonly env: NodeJS.ProcessEnv) {}
+  private readonly log: WriteStream | null;
+
+  /** `logFile`: every start's output, appended (test/faults/diagnose.ts reads it). */
+  constructor(
+    private readonly env: NodeJS.ProcessEnv,
+    logFile?: string,
+  ) {
+    this.log = logFile ? createWriteStream(logFile, { flags: 'a' }) : null;
+  }
 
   get running(): boolean {
     const p = this.proc;
@@ -38,6 +47,7 @@ export class WorkerProcess {
       );
       const onData = (chunk: Buffer) => {
         const text = chunk.toString();
+        this.log?.write(chunk);
         this.tail.push(text);
         if (this.tail.length > 200) this.tail.shift();
         if (text.includes('worker running')) {
@@ -70,5 +80,6 @@ export class WorkerProcess {
     const kills = this.kills;
     await this.kill();
     this.kills = kills;
+    await new Promise<void>((r) => (this.log ? this.log.end(r) : r()));
   }
 }
