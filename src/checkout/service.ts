@@ -18,6 +18,7 @@ import { fieldMessages } from '../contract/field-messages';
 import { RETRY_AFTER_SECONDS } from '../persistence/unavailable';
 import type { CheckoutConfirmRequest } from '../contract/schemas/checkout';
 import { isUpdateLimitReached } from '../services/update-limits';
+import { isWorkflowNotReady } from '../temporal/workflow-not-ready';
 import { confirmSessionUpdate, declineSessionUpdate, type PayinState } from '../../workflows/payin/payin-api';
 import { SessionCache } from './session-cache';
 import { refuseClosedPayin, type PayinStateReader } from '../operators/health/guard';
@@ -268,12 +269,15 @@ export class CheckoutService {
       // Too many Updates in flight on this session: this answer was not queued (unlike ANSWER_PENDING),
       // so the page unlocks its form and the customer answers again.
       if (isUpdateLimitReached(err))
-        throw new ApiProblem('SERVICE_UNAVAILABLE', {
-          detail: {
-            en: 'Too many answers are waiting on this payment right now. Try again in a few seconds.',
-            fr: 'Trop de réponses sont en attente sur ce paiement. Réessayez dans quelques secondes.',
-          },
-          headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+        throw notQueued({
+          en: 'Too many answers are waiting on this payment right now. Try again in a few seconds.',
+          fr: 'Trop de réponses sont en attente sur ce paiement. Réessayez dans quelques secondes.',
+        });
+      // Temporal dropped the answer with the workflow task that held it: not queued either.
+      if (isWorkflowNotReady(err))
+        throw notQueued({
+          en: 'This payment could not take your answer just now. Try again in a few seconds.',
+          fr: "Ce paiement n'a pas pu prendre votre réponse. Réessayez dans quelques secondes.",
         });
       throw err;
     } finally {
@@ -281,6 +285,14 @@ export class CheckoutService {
       this.recent.delete(tx.id);
     }
   }
+}
+
+/** An answer the workflow did not take: 503, and the page lets the customer answer again. */
+function notQueued(detail: { en: string; fr: string }): ApiProblem {
+  return new ApiProblem('SERVICE_UNAVAILABLE', {
+    detail,
+    headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+  });
 }
 
 /** The providers the customer may choose: the country's, narrowed to a payment link's operators. */

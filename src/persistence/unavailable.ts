@@ -1,3 +1,5 @@
+import { isWorkflowNotReady } from '../temporal/workflow-not-ready';
+
 // Errors that mean "a dependency cannot be reached right now", not "this request is wrong" or "our
 // code is broken": the API answers them 503 with Retry-After (the client retries), never a 500.
 
@@ -32,6 +34,8 @@ const socketErrors = new Set(['EPIPE', 'ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT'
 const GRPC_UNAVAILABLE = 14;
 
 export function isDependencyUnavailable(err: unknown): boolean {
+  // An Update that Temporal dropped with its failed workflow task: sending it again is the cure.
+  if (isWorkflowNotReady(err)) return true;
   let current: unknown = err;
   // The cause chain: Temporal wraps gRPC errors, our stores may wrap driver errors.
   for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
