@@ -17,6 +17,8 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { freePort, startFerretDB } from '../src/infra/local-servers';
 import { failureConverterPath, decodeHistoryPayloads } from '../src/temporal/codec';
 import { buildActivityDeps } from '../src/main/wiring';
+import type { ActivityDeps } from '../activities';
+import { OperatorRejectedError } from '../src/operators/gateway';
 import { Ledger } from '../src/ledger';
 import { replacementWorker, startStack, type TestStack } from '../test/helpers/stack';
 import { createTestMerchant, fundMerchant } from '../test/helpers/merchants';
@@ -374,43 +376,85 @@ const scenarios: Record<string, Scenario> = {
       ],
     ),
   }),
-  // Last, as it replaces the stack's worker: one whose provider health says `closed` (as the ops
+  // Last, as they replace the stack's worker. This one's provider health says `closed` (as the ops
   // override would), so the payout is held unsent; the merchant cancels it and gets the money back.
   'payout-held-cancelled': async (w) => {
-    const s = w.stack;
-    s.worker.shutdown();
-    await eventually(
-      async () => s.worker.getState(),
-      (state) => state === 'STOPPED' || state === 'FAILED',
-    );
     let checked = 0;
-    const deps = await buildActivityDeps({ mongo: s.mongo, config: s.config });
     const closed = { state: 'closed' as const, since: null, retryAfterSeconds: 60 };
-    const worker = await replacementWorker(s, {
-      ...deps,
-      providerHealth: {
-        stateOf: async () => {
-          checked++;
-          return closed;
+    return withWorker(
+      w,
+      (deps) => ({
+        ...deps,
+        providerHealth: {
+          stateOf: async () => {
+            checked++;
+            return closed;
+          },
         },
+      }),
+      async () => {
+        const id = await payout(w, 'golden-po-held', null, '');
+        await eventually(
+          async () => checked,
+          (n) => n >= 1,
+        );
+        await post(w.api, '/v1/direct/payout/golden-po-held/cancel', {}, 200);
+        await w.stack.env.client.workflow.getHandle(id).result();
+        return { 'payoutWorkflow-held-cancelled': id };
       },
-    });
-    const running = worker.run();
-    try {
-      const id = await payout(w, 'golden-po-held', null, '');
-      await eventually(
-        async () => checked,
-        (n) => n >= 1,
-      );
-      await post(w.api, '/v1/direct/payout/golden-po-held/cancel', {}, 200);
-      await s.env.client.workflow.getHandle(id).result();
-      return { 'payoutWorkflow-held-cancelled': id };
-    } finally {
-      worker.shutdown();
-      await running;
-    }
+    );
   },
+  // Patch `refusal-confirmed-by-status`: the operator refuses the transfer itself (a 4xx); a status
+  // read finds the id unknown to it, then the money comes back. Recorded before the patch too
+  // (`-unconfirmed`: reversed on the refusal alone), the history a running payout may hold.
+  'payout-rejected': async (w) =>
+    withWorker(
+      w,
+      (deps) => ({
+        ...deps,
+        operators: Object.assign(Object.create(deps.operators) as typeof deps.operators, {
+          disburse: async () => {
+            throw new OperatorRejectedError('The operator refused the request (golden history)');
+          },
+        }),
+      }),
+      async () => {
+        const id = await payout(w, 'golden-po-rejected', null, 'reversed');
+        // Its end, while this worker still runs (the stack's own is stopped).
+        await w.stack.env.client.workflow.getHandle(id).result();
+        return { 'payoutWorkflow-rejected-reversed': id };
+      },
+    ),
 };
+
+/**
+ * Runs `fn` with the stack's worker replaced by one on altered activity dependencies (the stack's
+ * own is stopped for good: the scenarios that use this come last).
+ */
+async function withWorker<T>(
+  w: World,
+  alter: (deps: ActivityDeps) => ActivityDeps,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const s = w.stack;
+  if (!['STOPPING', 'DRAINING', 'DRAINED', 'STOPPED', 'FAILED'].includes(s.worker.getState()))
+    s.worker.shutdown();
+  await eventually(
+    async () => s.worker.getState(),
+    (state) => state === 'STOPPED' || state === 'FAILED',
+  );
+  const worker = await replacementWorker(
+    s,
+    alter(await buildActivityDeps({ mongo: s.mongo, config: s.config })),
+  );
+  const running = worker.run();
+  try {
+    return await fn();
+  } finally {
+    worker.shutdown();
+    await running;
+  }
+}
 
 async function main(): Promise<void> {
   // What jest's global setup provides: a FerretDB and this tree's workflow bundle.

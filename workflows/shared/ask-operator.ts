@@ -3,6 +3,7 @@ import type { OperatorStatus } from '../../src/operators/gateway';
 import { operatorFailureCodes } from '../../src/operators/gateway';
 import { pollDelayMs } from './activity-proxies';
 import { activityFailureType } from './activity-failures';
+import { isPatched } from './patches';
 
 // The one rule of every operator call (payins, payouts, refunds), written once:
 //
@@ -88,10 +89,28 @@ export async function askOperator(ask: AskOperator): Promise<AskAnswer> {
       }
       return finalOf(first);
     } catch (err) {
-      if (refusedByOperator(err)) return refusal();
+      if (refusedByOperator(err))
+        return isPatched('refusal-confirmed-by-status') ? confirmRefusal() : refusal();
       log.warn('operator request unanswered; its status decides', { error: errorName(err) });
       return null;
     }
+  };
+
+  /**
+   * A refusal answers one send; another send of the same id (a retry, a replayed workflow task's
+   * local try) may have been taken. Money goes back only if the operator's books agree: it does not
+   * know the id. Holding it, the operator's status is the answer; unreadable, nothing is decided.
+   */
+  const confirmRefusal = async (): Promise<AskAnswer | null> => {
+    const read = await readStatus(ask, state);
+    if (read === null) return null;
+    if (read.outcome === 'unknown') return refusal();
+    log.warn('operator refused a send but holds the request; its status decides');
+    if (!state.acknowledged) {
+      state.acknowledged = true;
+      await ask.onAcknowledged?.(read);
+    }
+    return finalOf(read);
   };
 
   if (!ask.resume) {

@@ -136,6 +136,14 @@ export const patches = {
     deprecateFrom: '2026-12-13', // policyDates(): shipped + 14 + 1 days
     removeFrom: '2026-12-28',
   },
+  'refusal-confirmed-by-status': {
+    change:
+      'A 4xx refusal of a send ends a payin, payout or refund only once a status read finds the id unknown to the operator; a read that finds it is followed instead.',
+    workflows: ['payinWorkflow', 'payoutWorkflow', 'refundWorkflow'],
+    shipped: '2026-11-30',
+    deprecateFrom: '2026-12-24', // policyDates(): shipped + 23 + 1 days
+    removeFrom: '2027-01-17',
+  },
 } as const satisfies PatchTable;
 
 /** The typed doors to `patched()` / `deprecatePatch()` for a table: an id without a row does not compile. */

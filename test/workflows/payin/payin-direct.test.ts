@@ -123,15 +123,32 @@ test('failed: a definitive refusal (PAYER_DECLINED) -> failed, declined, nothing
   expect(closedAt - startedAt).toBeLessThan(hour); // no refund window
 });
 
-test('failed: the operator refuses the request itself (4xx) -> failed OPERATOR_REJECTED, not asked again', async () => {
-  const stubs = stubActivities({ requestCollection: replies(rejected()) });
+test('failed: the operator refuses the request itself (4xx) and does not know it -> failed OPERATOR_REJECTED, not asked again', async () => {
+  const stubs = stubActivities({
+    requestCollection: replies(rejected()),
+    readCollectionStatus: replies(unknown()),
+  });
   const { result } = await run(stubs);
 
   expect(result).toMatchObject({ status: 'failed', failure: { code: 'OPERATOR_REJECTED' } });
   expect(result.confirmationStatus).not.toBe('declined');
   expect(stubs.count('requestCollection')).toBe(1);
-  expect(stubs.count('readCollectionStatus') + stubs.count('partnerCheck')).toBe(0);
+  // One read confirms the refusal: the operator's books do not hold the collection.
+  expect(stubs.count('readCollectionStatus')).toBe(1);
+  expect(stubs.count('partnerCheck')).toBe(0);
   expect(events(stubs)).toEqual(['payin.failed']);
+});
+
+test('success: refused by one send but collected through another -> its status decides, credited once', async () => {
+  const stubs = stubActivities({
+    requestCollection: replies(rejected()),
+    readCollectionStatus: replies(completed()),
+  });
+  const { result } = await run(stubs);
+
+  expect(result).toMatchObject({ status: 'success' });
+  expect(stubs.count('creditMerchantForPayin')).toBe(1);
+  expect(events(stubs)).toEqual(['payin.completed']);
 });
 
 test('expired: pending until PAYIN_EXPIRY, the operator confirms our cancellation -> expired, nothing credited', async () => {

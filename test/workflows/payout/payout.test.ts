@@ -11,6 +11,7 @@ import {
   serverNow,
   stubActivities,
   unavailable,
+  unknown,
   useWorkflowTestEnv,
   type Stubs,
 } from '../helpers/stub-activities';
@@ -95,14 +96,30 @@ test('payout failed -> reversed: the operator refuses the transfer -> failed, cr
   expect(stubs.count('settlePayoutFee')).toBe(0);
 });
 
-test('payout failed -> reversed: the operator refuses the request itself (4xx) -> OPERATOR_REJECTED, reversed once', async () => {
-  const stubs = stubActivities({ requestDisbursement: replies(rejected()) });
+test('payout failed -> reversed: the operator refuses the request itself (4xx) and does not know it -> OPERATOR_REJECTED, reversed once', async () => {
+  const stubs = stubActivities({
+    requestDisbursement: replies(rejected()),
+    readDisbursementStatus: replies(unknown()),
+  });
   const { result } = await run(stubs);
 
   expect(result).toMatchObject({ status: 'reversed', failure: { code: 'OPERATOR_REJECTED' } });
   expect(statuses(stubs)).toEqual(['processing', 'failed', 'reversed']);
   expect(stubs.count('reversePayout')).toBe(1);
-  expect(stubs.count('readDisbursementStatus')).toBe(0);
+  // One read confirms the refusal: the operator's books do not hold the payout.
+  expect(stubs.count('readDisbursementStatus')).toBe(1);
+});
+
+test('payout refused by one send but taken by another -> its status decides: pending, then completed, never reversed', async () => {
+  const stubs = stubActivities({
+    requestDisbursement: replies(rejected()),
+    readDisbursementStatus: replies(pending(), completed()),
+  });
+  const { result } = await run(stubs);
+
+  expect(result).toEqual({ status: 'completed', failure: null });
+  expect(stubs.count('reversePayout')).toBe(0);
+  expect(stubs.count('requestDisbursement')).toBe(1);
 });
 
 test('payout unanswered -> asked -> final answer: no answer before PAYOUT_EXPIRY, cancellation unanswered, flagged once, then paid: never reversed', async () => {

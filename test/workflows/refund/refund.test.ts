@@ -130,14 +130,27 @@ test('refund failed -> reversed: the operator refuses -> failed with its code, t
   expect(events(stubs)).toEqual(['refund.processing', 'refund.failed']);
 });
 
-test('refund failed -> reversed: the operator refuses the request itself (4xx) -> OPERATOR_REJECTED, reversed once', async () => {
-  const stubs = stubActivities({ requestRefund: replies(rejected()) });
+test('refund failed -> reversed: the operator refuses the request itself (4xx) and does not know it -> OPERATOR_REJECTED, reversed once', async () => {
+  const stubs = stubActivities({ requestRefund: replies(rejected()), readRefundStatus: replies(unknown()) });
   const { result } = await run(stubs);
 
   expect(result).toBe('reversed');
   expect(stubs.of('failRefund')[0]!.args[1]).toMatchObject({ code: 'OPERATOR_REJECTED' });
   expect(stubs.count('reverseRefund')).toBe(1);
-  expect(stubs.count('readRefundStatus')).toBe(0);
+  // One read confirms the refusal: the operator's books do not hold the refund.
+  expect(stubs.count('readRefundStatus')).toBe(1);
+});
+
+test('refund refused by one send but taken by another (a replayed local try) -> its status decides: completed, never reversed', async () => {
+  const stubs = stubActivities({
+    requestRefund: replies(rejected()),
+    readRefundStatus: replies(completed()),
+  });
+  const { result } = await run(stubs);
+
+  expect(result).toBe('completed');
+  expect(stubs.count('reverseRefund') + stubs.count('failRefund')).toBe(0);
+  expect(stubs.count('completeRefund')).toBe(1);
 });
 
 test('refund unanswered -> asked -> final answer: ambiguity never reverses; completed after hours of silence', async () => {
