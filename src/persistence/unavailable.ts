@@ -1,3 +1,4 @@
+import { errorChain } from '../infra/error-chain';
 import { isWorkflowNotReady } from '../temporal/workflow-not-ready';
 
 // Errors that mean "a dependency cannot be reached right now", not "this request is wrong" or "our
@@ -36,10 +37,8 @@ const GRPC_UNAVAILABLE = 14;
 export function isDependencyUnavailable(err: unknown): boolean {
   // An Update that Temporal dropped with its failed workflow task: sending it again is the cure.
   if (isWorkflowNotReady(err)) return true;
-  let current: unknown = err;
   // The cause chain: Temporal wraps gRPC errors, our stores may wrap driver errors.
-  for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
-    const e = current as { name?: unknown; message?: unknown; code?: unknown; cause?: unknown };
+  for (const e of errorChain(err)) {
     if (typeof e.name === 'string' && unreachableMongo.has(e.name)) return true;
     // mongoose queues operations while disconnected and fails them after bufferTimeoutMS.
     if (typeof e.message === 'string' && /buffering timed out after/.test(e.message)) return true;
@@ -47,7 +46,6 @@ export function isDependencyUnavailable(err: unknown): boolean {
       return true;
     if (typeof e.code === 'string' && socketErrors.has(e.code)) return true;
     if (e.code === GRPC_UNAVAILABLE && (e.name === 'ServiceError' || 'details' in e)) return true;
-    current = e.cause;
   }
   return false;
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { errorChain } from '../infra/error-chain';
 
 // Temporal bounds the Updates a workflow may have in flight (10 by default on the server): beyond,
 // it answers gRPC RESOURCE_EXHAUSTED, which the client retries with backoff for about 40 seconds
@@ -9,13 +10,8 @@ const GRPC_RESOURCE_EXHAUSTED = 8;
 
 /** Whether an Update call failed because the server holds too many of them (or pushes back). */
 export function isUpdateLimitReached(err: unknown): boolean {
-  let current: unknown = err;
   // Temporal wraps the gRPC error (ServiceError -> cause).
-  for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
-    const e = current as { code?: unknown; cause?: unknown };
-    if (e.code === GRPC_RESOURCE_EXHAUSTED) return true;
-    current = e.cause;
-  }
+  for (const e of errorChain(err)) if (e.code === GRPC_RESOURCE_EXHAUSTED) return true;
   return false;
 }
 

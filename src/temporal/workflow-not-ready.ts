@@ -1,4 +1,5 @@
 import { google } from '@temporalio/proto';
+import { errorChain } from '../infra/error-chain';
 
 // Temporal answers an Update whose workflow task failed while the workflow held it with gRPC
 // FAILED_PRECONDITION and a WorkflowNotReadyFailure detail ("unable to perform workflow execution
@@ -9,12 +10,10 @@ const NOT_READY = 'temporal.api.errordetails.v1.WorkflowNotReadyFailure';
 
 /** Whether `err` (or a cause of it) is Temporal's "workflow not ready": try again shortly. */
 export function isWorkflowNotReady(err: unknown): boolean {
-  let current: unknown = err;
   // The client wraps the gRPC error (ServiceError -> cause).
-  for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
-    const e = current as { metadata?: { get?: (key: string) => unknown[] }; cause?: unknown };
-    const raw =
-      typeof e.metadata?.get === 'function' ? e.metadata.get('grpc-status-details-bin')[0] : undefined;
+  for (const e of errorChain(err)) {
+    const metadata = e.metadata as { get?: (key: string) => unknown[] } | undefined;
+    const raw = typeof metadata?.get === 'function' ? metadata.get('grpc-status-details-bin')[0] : undefined;
     if (raw instanceof Uint8Array) {
       try {
         const details = google.rpc.Status.decode(raw).details ?? [];
@@ -23,7 +22,6 @@ export function isWorkflowNotReady(err: unknown): boolean {
         // Undecodable details say nothing either way.
       }
     }
-    current = e.cause;
   }
   return false;
 }
