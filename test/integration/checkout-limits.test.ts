@@ -4,6 +4,7 @@ import { Client, type WorkflowClientInterceptor } from '@temporalio/client';
 import type { Express } from 'express';
 import { ApiClient, eventually } from '../helpers/http';
 import { useStack } from '../helpers/use-stack';
+import { awayFromWindowEnd } from '../helpers/fixed-windows';
 import { buildApi } from '../../src/main/wiring';
 import { createLogger } from '../../src/infra/logger';
 import type { Config } from '../../src/config';
@@ -58,15 +59,9 @@ describe('checkout page: limits per session and client address, reads without Te
   const badConfirm = { provider: 'MTN', msisdn: 'not a number' };
   const confirmFrom = (client: ApiClient, page: string, address?: string) =>
     client.request('POST', `${page}/confirm`, badConfirm, address ? { 'x-forwarded-for': address } : {});
-  /**
-   * The limits count in windows aligned on the minute (src/persistence/shared-limits.ts): a test that
-   * fills one and expects the next call refused starts at least 40 s before the window ends, or
-   * waits for the next, so a loaded machine's slow calls never straddle two windows.
-   */
-  const freshWindow = async () => {
-    const left = 60_000 - (Date.now() % 60_000);
-    if (left < 40_000) await new Promise((r) => setTimeout(r, left + 50));
-  };
+  // The limits count in windows aligned on the minute: a test that fills one and expects the next
+  // call refused starts away from the window's end.
+  const freshWindow = () => awayFromWindowEnd(60_000);
   /** Sends `n` answers and returns their statuses. */
   async function answers(client: ApiClient, page: string, n: number, address?: (i: number) => string) {
     const statuses: number[] = [];

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DashboardBrowser } from '../helpers/dashboard';
 import { startStack, type TestStack } from '../helpers/stack';
 import { startApiProcesses, stopApiProcesses, type ApiProcess } from '../helpers/api-processes';
+import { awayFromWindowEnd } from '../helpers/fixed-windows';
 
 // The limits that protect hold across API replicas (docs/decisions/api/shared-limit-counters.md),
 // proven here with two real API processes (`src/main/api.ts`, the production entry point) on one
@@ -28,9 +29,8 @@ describe('two API processes share the sign-in limit per client address', () => {
   });
 
   it(`${PER_ADDRESS} failures from one address, then 429, whichever process answers`, async () => {
-    // A fresh minute, so the window does not end in the middle of the tries.
-    const intoMinute = Date.now() % 60_000;
-    if (intoMinute > 40_000) await new Promise((res) => setTimeout(res, 60_000 - intoMinute + 200));
+    // Away from the minute's end, so the window does not end in the middle of the tries.
+    await awayFromWindowEnd(60_000);
     const address = '192.0.2.77';
     const browsers = apis.map((a) => new DashboardBrowser(a.baseUrl, address));
     const answers: string[] = [];

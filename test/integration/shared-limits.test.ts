@@ -8,6 +8,7 @@ import { createLogger } from '../../src/infra/logger';
 import { connectTestMongo } from '../helpers/stack';
 import { useStack } from '../helpers/use-stack';
 import { ApiClient } from '../helpers/http';
+import { awayFromWindowEnd } from '../helpers/fixed-windows';
 import { DashboardBrowser, PASSWORD, signedInMember } from '../helpers/dashboard';
 
 // The limits that protect, counted in the store every API replica shares
@@ -17,12 +18,6 @@ import { DashboardBrowser, PASSWORD, signedInMember } from '../helpers/dashboard
 // them: every limit holds at its configured number, not twice it.
 
 jest.setTimeout(120_000);
-
-/** Waits until at least `needMs` remain in the current fixed window of `windowMs`. */
-async function freshWindow(windowMs: number, needMs: number): Promise<void> {
-  const left = windowMs - (Date.now() % windowMs);
-  if (left < needMs) await new Promise((res) => setTimeout(res, left + 50));
-}
 
 describe('shared limit counters on FerretDB', () => {
   let a: Connection;
@@ -39,7 +34,7 @@ describe('shared limit counters on FerretDB', () => {
   });
 
   it('counts concurrent hits from two processes exactly: each hit gets its own number, none lost', async () => {
-    await freshWindow(60_000, 20_000);
+    await awayFromWindowEnd(60_000);
     const one = SharedLimits.on(a).counter('burst', 60_000, { releases: false });
     const two = SharedLimits.on(b).counter('burst', 60_000, { releases: false });
     const hits = await Promise.all(
@@ -51,7 +46,7 @@ describe('shared limit counters on FerretDB', () => {
   });
 
   it('un-counts released hits, whichever process released them', async () => {
-    await freshWindow(60_000, 20_000);
+    await awayFromWindowEnd(60_000);
     const one = SharedLimits.on(a).counter('released', 60_000);
     const two = SharedLimits.on(b).counter('released', 60_000);
     await Promise.all([one.hit('k'), two.hit('k'), one.hit('k'), two.hit('k')]);
@@ -61,7 +56,7 @@ describe('shared limit counters on FerretDB', () => {
   });
 
   it('costs one insert per hit when one process counts the key, three when two alternate, and stores no key in clear', async () => {
-    await freshWindow(60_000, 20_000);
+    await awayFromWindowEnd(60_000);
     const counter = SharedLimits.on(a, { sweepEveryMs: 3_600_000 }).counter('cost', 60_000, {
       releases: false,
     });
@@ -189,7 +184,7 @@ describe('two API replicas share every limit that protects', () => {
   };
 
   it('sign-in per client address: 6 failures, then 429, across both replicas', async () => {
-    await freshWindow(60_000, 30_000);
+    await awayFromWindowEnd(60_000);
     const next = alternating();
     const answers = await statusesOf(8, (i) =>
       next().signIn(`nobody-${i}-${randomUUID().slice(0, 6)}@example.test`, 'guess'),
@@ -198,7 +193,7 @@ describe('two API replicas share every limit that protects', () => {
   });
 
   it('sign-in per account and client address, and per account from everywhere, across both replicas', async () => {
-    await freshWindow(stack.config.DASHBOARD_LOCKOUT, 60_000);
+    await awayFromWindowEnd(stack.config.DASHBOARD_LOCKOUT);
     const { email } = await signedInMember(stack, merchant.merchantId, 'viewer');
     const here = alternating();
     expect(await statusesOf(5, () => here().signIn(email, 'wrong password'))).toEqual([
@@ -216,7 +211,7 @@ describe('two API replicas share every limit that protects', () => {
   });
 
   it('password-reset mail per client address: 3, then 429, across both replicas', async () => {
-    await freshWindow(60_000, 30_000);
+    await awayFromWindowEnd(60_000);
     const next = alternating();
     const answers = await statusesOf(5, (i) =>
       next().post('/dashboard/api/auth/password-reset', { email: `someone-${i}@example.test` }),
@@ -225,7 +220,7 @@ describe('two API replicas share every limit that protects', () => {
   });
 
   it('invitations per merchant: 3 an hour, then 429, across both replicas', async () => {
-    await freshWindow(3_600_000, 60_000);
+    await awayFromWindowEnd(3_600_000);
     const { browser } = await signedInMember(stack, merchant.merchantId, 'owner');
     const other = new DashboardBrowser(bases[1], browser.address);
     other.cookie = browser.cookie;
@@ -240,7 +235,7 @@ describe('two API replicas share every limit that protects', () => {
   });
 
   it('checkout per client address and per session, across both replicas', async () => {
-    await freshWindow(60_000, 30_000);
+    await awayFromWindowEnd(60_000);
     const next = alternating();
     const answers = await statusesOf(4, () =>
       next().request('POST', '/checkout/ps_unknown/confirm', { provider: 'MTN', msisdn: 'x' }),
@@ -254,7 +249,7 @@ describe('two API replicas share every limit that protects', () => {
   });
 
   it('recipient checks per merchant and mode: 3, then 429, across both replicas', async () => {
-    await freshWindow(60_000, 30_000);
+    await awayFromWindowEnd(60_000);
     const clients = bases.map((b) => new ApiClient(b, merchant.credentials));
     const answers = await statusesOf(5, (i) =>
       clients[i % 2]!.get(`/v1/providers/recipient?msisdn=%2B225050000000${i + 1}&country=CI`),
