@@ -2,11 +2,10 @@
 // its cache, but a fresh CI clone has none and falls back to file size, which started the two
 // slowest files (short files that run a whole stack or `npm run bench`) last: one worker ran them
 // alone for minutes while the other sat idle. Without a cached time, a file's seconds in test/groups/seconds.json are used.
-// The files that start the Temporal CLI come after all others (test/groups/plan.js).
 const Sequencer = require('@jest/test-sequencer').default;
 
 // Seconds per file from a CI run (test/groups/seconds.json); a group entry sums its members'.
-const { expectedSeconds, needsTemporalCli } = require('./test/groups/plan.js');
+const { expectedSeconds } = require('./test/groups/plan.js');
 
 class LongestFirstSequencer extends Sequencer {
   /** Milliseconds: the cached duration, else the table's, else none. */
@@ -19,15 +18,8 @@ class LongestFirstSequencer extends Sequencer {
 
   sort(tests) {
     const size = (t) => t.context.hasteFS.getSize(t.path) ?? 0;
-    const keyed = tests.map((test) => ({
-      test,
-      failed: this.hasFailed(test),
-      late: needsTemporalCli(test.path),
-      ms: this.expected(test),
-    }));
+    const keyed = tests.map((test) => ({ test, failed: this.hasFailed(test), ms: this.expected(test) }));
     keyed.sort((a, b) => {
-      // The files that start the Temporal CLI last: CI builds it while the others run (plan.js).
-      if (a.late !== b.late) return a.late ? 1 : -1;
       // As jest does: last run's failures first, for early feedback.
       if (a.failed !== b.failed) return a.failed ? -1 : 1;
       // Known durations before unknown ones: the unknown are mostly the short files.

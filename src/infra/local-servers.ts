@@ -4,7 +4,7 @@ import { createServer, connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
-import { ferretdbPath, postgresBinDir, temporalCliBuilt, temporalCliPath, temporalServerDir } from './tools';
+import { ferretdbPath, postgresBinDir, temporalCliPath, temporalServerDir } from './tools';
 import { searchAttributes } from '../temporal/search-attributes';
 import { ensureSearchAttributes } from '../temporal/ensure-search-attributes';
 
@@ -177,7 +177,6 @@ export async function startTemporalDevServer(opts: {
   for (const value of opts.dynamicConfig ?? []) args.push('--dynamic-config-value', value);
   for (const [name, type] of Object.entries(searchAttributes))
     args.push('--search-attribute', `${name}=${type}`);
-  await temporalCliBuilt();
   const proc = spawn(temporalCliPath(), args, {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: temporalServerEnv(),

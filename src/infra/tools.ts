@@ -1,5 +1,3 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { appendFileSync, existsSync, readFileSync, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
@@ -59,20 +57,6 @@ export function temporalCliPath(): string {
     'temporal',
     join(toolsCacheDir(), `temporal-cli-${v}`, 'temporal'),
   );
-}
-
-/**
- * Resolves once no provision is building the Temporal CLI: CI builds it in the background beside
- * the tests that do not need it, and its build holds `temporal-cli.lock` in the tool cache
- * (scripts/provision). `flock` waits for the lock without polling; nothing to wait for when the CLI
- * is there, overridden, or no build ever started.
- */
-export async function temporalCliBuilt(): Promise<void> {
-  const v = versions().TEMPORAL_CLI_VERSION;
-  const lock = join(toolsCacheDir(), 'temporal-cli.lock');
-  if (process.env.TEMPORAL_CLI_BIN || onPath('temporal')) return;
-  if (existsSync(join(toolsCacheDir(), `temporal-cli-${v}`, 'temporal')) || !existsSync(lock)) return;
-  await promisify(execFile)('flock', ['--shared', lock, 'true']);
 }
 
 export function ferretdbPath(): string {

@@ -9,4 +9,3 @@ export function entries(project: string): string[];
 export function testMatch(project: string): string[];
 export function expectedSeconds(absPath: string): number | undefined;
 export function testFiles(dir: string): string[];
-export function needsTemporalCli(absPath: string): boolean;

@@ -26,23 +26,6 @@ const ALONE =
   /\bjest\.(setTimeout|mock|doMock|unmock|resetModules|isolateModules|useFakeTimers)\b|process\.env\.[A-Za-z_]+\s*=[^=]|process\.env\[[^\]]+\]\s*=[^=]|jest-group:\s*alone/;
 
 /**
- * A file that starts the Temporal CLI (the dev server) runs alone and after every other file: CI
- * builds the CLI in the background while the rest run (scripts/provision, .ci/run), and the server's
- * start waits for that build. `// jest-needs: temporal-cli` says so by hand for a helper's caller.
- */
-const NEEDS_TEMPORAL_CLI =
-  /\b(startTemporalDevServer|startEmbedded|temporalCliPath)\(|jest-needs:\s*temporal-cli/;
-
-/** Whether the test file at `absPath` starts the Temporal CLI (see NEEDS_TEMPORAL_CLI). */
-function needsTemporalCli(absPath) {
-  try {
-    return NEEDS_TEMPORAL_CLI.test(readFileSync(absPath, 'utf8'));
-  } catch {
-    return false;
-  }
-}
-
-/**
  * Seconds per file in a CI run (2 workers on 2 cores), for the balance and the order; unknown files
  * count 15. The chaos file counts 0: a whole run skips it (npm run test:faults runs it).
  */
@@ -71,8 +54,7 @@ function plan(project) {
   const alone = [];
   const grouped = [];
   for (const file of testFiles(dir)) {
-    const text = readFileSync(join(root, file), 'utf8');
-    (ALONE.test(text) || NEEDS_TEMPORAL_CLI.test(text) ? alone : grouped).push(file);
+    (ALONE.test(readFileSync(join(root, file), 'utf8')) ? alone : grouped).push(file);
   }
   // Longest first into the lightest group, so the groups come out about even.
   const groups = Array.from({ length: count }, () => ({ files: [], total: 0 }));
@@ -112,4 +94,4 @@ function expectedSeconds(absPath) {
   return SECONDS[rel];
 }
 
-module.exports = { PROJECTS, plan, entries, testMatch, expectedSeconds, needsTemporalCli, testFiles, root };
+module.exports = { PROJECTS, plan, entries, testMatch, expectedSeconds, testFiles, root };

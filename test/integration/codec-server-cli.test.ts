@@ -9,15 +9,12 @@ import { dataConverter, EncryptionCodec } from '../../src/temporal/codec';
 import { startCodecServer, type RunningCodecServer } from '../../src/api/codec-server';
 import { freePort, startTemporalDevServer, type LocalServer } from '../../src/infra/local-servers';
 import { temporalCliPath } from '../../src/infra/tools';
-import { waitForTemporalCli } from '../helpers/temporal-cli';
 
 // The `temporal` CLI (the version the project runs) reads sealed histories through the codec
 // server with `--codec-endpoint` and `--codec-auth 'Bearer …'`, as docs/operations.md tells ops;
 // without them, or with a wrong token, it shows no personal data.
 
 const run = promisify(execFile);
-
-waitForTemporalCli();
 
 describe('temporal CLI through the codec server', () => {
   let dir: string;

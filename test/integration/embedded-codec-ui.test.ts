@@ -3,14 +3,11 @@ import { freePort } from '../../src/infra/local-servers';
 import { startEmbedded, type EmbeddedStack } from '../helpers/embedded';
 import { configSchema } from '../../src/config';
 import { EncryptionCodec } from '../../src/temporal/codec';
-import { waitForTemporalCli } from '../helpers/temporal-cli';
 
 // `npm start` (src/main/embedded.ts) as a user runs it, on free ports: its Temporal dev server's UI
 // is given the codec server's URL, and the UI's origin (the browser) decodes with no token, so ops
 // still read histories in clear in development. The external MongoDB of the test run stands in
 // for the embedded FerretDB.
-
-waitForTemporalCli();
 
 describe('npm start: the embedded UI decodes through the codec server', () => {
   let embedded: EmbeddedStack;

@@ -5,13 +5,10 @@ import { freePort } from '../../src/infra/local-servers';
 import { repoRoot } from '../../src/infra/tools';
 import { startEmbedded, type EmbeddedStack } from '../helpers/embedded';
 import { rawRequest } from '../helpers/http';
-import { waitForTemporalCli } from '../helpers/temporal-cli';
 
 // The quick start as a newcomer runs it: `npm start` (src/main/embedded.ts, on free ports, the test
 // run's MongoDB standing in for the embedded FerretDB), then `bash scripts/quickstart.sh` with only
 // the API's URL and MongoDB's. Then every curl line it printed, pasted into bash.
-
-waitForTemporalCli();
 
 describe('scripts/quickstart.sh against npm start', () => {
   let embedded: EmbeddedStack;

@@ -18,14 +18,10 @@ import { ensureReconciliationSchedule } from '../../src/main/reconciliation-sche
 import { RECONCILIATION_SCHEDULE_ID } from '../../src/temporal/workflow-ids';
 import { eventually } from '../helpers/http';
 import { connectTestMongo } from '../helpers/stack';
-import { waitForTemporalCli } from '../helpers/temporal-cli';
 
 // The daily schedule on the real Temporal dev server (the time-skipping test server has no
 // Schedules): created once at worker start whatever the number of starts, moved when
 // RECONCILIATION_TIME changes, and, triggered, a run reconciles yesterday for every operator.
-
-waitForTemporalCli();
-
 describe('reconciliation schedule (Temporal dev server)', () => {
   let server: LocalServer;
   let dataDir: string;

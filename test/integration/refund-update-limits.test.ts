@@ -29,7 +29,6 @@ import { ApiClient, eventually, type ApiResponse } from '../helpers/http';
 import { createTestMerchant, type TestMerchant } from '../helpers/merchants';
 import { connectTestMongo, type TestStack } from '../helpers/stack';
 import { testPayinService } from '../helpers/services';
-import { waitForTemporalCli } from '../helpers/temporal-cli';
 
 // On the real Temporal dev server (the time-skipping test server neither limits in-flight Updates nor
 // runs Schedules), in real time:
@@ -156,9 +155,6 @@ const COUNT = 20;
 
 // What the API logged at error level (a 500's cause), shown when an answer was a 500.
 const apiErrors: string[] = [];
-
-waitForTemporalCli();
-
 describe('refund Updates on the real server', () => {
   let stack: DevStack;
   let ledger: Ledger;

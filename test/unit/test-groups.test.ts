@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROJECTS, entries, needsTemporalCli, plan, root, testFiles } from '../groups/plan.js';
+import { PROJECTS, entries, plan, root, testFiles } from '../groups/plan.js';
 
 // A whole run groups the unit, integration and workflow files (test/groups/plan.js): no file may
 // be dropped or run twice, and what makes a file run alone must keep it alone.
@@ -32,18 +32,6 @@ describe('test groups', () => {
       if (registryWide) expect({ file, alone: alone.has(file) }).toEqual({ file, alone: true });
     }
     expect(alone.has('test/integration/mongo-outage.test.ts')).toBe(true);
-  });
-
-  it('a file that starts the Temporal CLI runs alone and waits for its build first (CI builds it beside jest)', () => {
-    const alone = new Set(projects.flatMap((p) => plan(p).alone));
-    const late = projects
-      .flatMap((p) => testFiles(PROJECTS[p]!.dir))
-      .filter((file) => needsTemporalCli(join(root, file)));
-    expect(late.length).toBeGreaterThan(0);
-    for (const file of late) {
-      expect(alone.has(file) ? file : `${file} grouped`).toBe(file);
-      expect(readFileSync(join(root, file), 'utf8')).toMatch(/^waitForTemporalCli\(\);$/m);
-    }
   });
 
   it('JEST_GROUPS=1 lists the group entries and the lone files; by default every file runs by itself', () => {
