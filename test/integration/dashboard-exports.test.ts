@@ -5,7 +5,7 @@ import { eventually } from '../helpers/http';
 import { signedInMember, type DashboardBrowser } from '../helpers/dashboard';
 import { createTestMerchant } from '../helpers/merchants';
 import { seedHistory } from '../helpers/seed-history';
-import { AuditLog } from '../../src/dashboard/access/audit-log';
+import { AuditLog, type AuditEntry } from '../../src/dashboard/access/audit-log';
 import { merchantOfScope } from '../../src/domain/modes';
 import { auditActionText } from '../../dashboard/src/audit-actions';
 import { createInstance } from 'i18next';
@@ -111,9 +111,8 @@ it('writes each export to the audit log: who took which list, in which format; a
     );
   // Written after the answer: the tests before this one may still be landing theirs (a CSV export's
   // came after this one's first read on a loaded machine), so this waits for its own entry.
-  const isThisExport = (e: { described?: unknown }) =>
-    JSON.stringify(e.described).includes('"format":"xlsx"') &&
-    JSON.stringify(e.described).includes('"list":"refunds"');
+  const isThisExport = (e: AuditEntry) =>
+    e.described?.params.list === 'refunds' && e.described.params.format === 'xlsx';
   expect((await exports()).some(isThisExport)).toBe(false);
   expect((await download(viewer, 'list=refunds&format=xlsx', 'fr')).res.status).toBe(200);
   const entry = (await eventually(exports, (e) => e.some(isThisExport))).find(isThisExport);

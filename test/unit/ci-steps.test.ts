@@ -27,4 +27,34 @@ describe('.ci/run step times', () => {
     expect(stdout).not.toContain('unreachable');
     expect(status).toBe(3);
   });
+
+  // A background step (`background NAME CMD…`, `finish NAME [keep]`): its output is shown when it is
+  // finished, kept with the tests' output on `keep`, and its failure fails the run with its line.
+  const backgroundScript = `
+    set -euo pipefail
+    eval "$(sed -n '/^steps=()/p;/^declare -A bg_pid/p;/^background() {/,/^}/p;/^finish() {/,/^}/p' "$CI_RUN")"
+    logdir=$(mktemp -d)
+    log="$logdir/tests"
+    background kept bash -c 'echo Tests: 2 passed'
+    background failing bash -c 'echo why; exit 4'
+    finish kept keep
+    grep -q '^Tests: 2 passed' "$log" && echo kept-in-log
+    finish failing
+    echo unreachable`;
+
+  it("shows a background step's output at its finish, with its line, and stops on its failure", () => {
+    const { status, stdout, stderr } = spawnSync('bash', ['-c', backgroundScript], {
+      env: { ...process.env, CI_RUN: join(__dirname, '../../.ci/run') },
+      encoding: 'utf8',
+    });
+    const lines = stdout.split('\n');
+    expect(lines.filter((l) => l.startsWith('ci: step '))).toEqual([
+      expect.stringMatching(/^ci: step kept \d+s$/),
+      expect.stringMatching(/^ci: step failing \d+s$/),
+    ]);
+    expect(lines).toEqual(expect.arrayContaining(['Tests: 2 passed', 'kept-in-log', 'why']));
+    expect(stderr).toContain('ci: step failing failed (exit 4)');
+    expect(stdout).not.toContain('unreachable');
+    expect(status).toBe(4);
+  });
 });
