@@ -57,7 +57,9 @@ export class Http {
           (res.status === 409 && res.body.code === 'REQUEST_IN_PROGRESS'));
       if (res && !retry) throw new Error(`${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
       if (Date.now() > until)
-        throw new Error(`${path} not accepted within the budget (last ${res?.status ?? 'no answer'})`);
+        throw new Error(
+          `${path} not accepted within the budget (last ${res ? `${res.status} ${res.body.code ?? ''}` : 'no answer'})`,
+        );
       await sleep(300);
     }
   }

@@ -38,6 +38,11 @@ export class PawapayWorld implements EnvironmentExtra {
       PAWAPAY_BASE_URL: `http://127.0.0.1:${this.providerPort}`,
       PAWAPAY_API_TOKEN: TOKEN,
       PAWAPAY_CALLBACK_PUBLIC_KEY: this.keys.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+      // The plan leaves many requests and reads unanswered on purpose: measured provider states
+      // would close a pair (half unanswered) and refuse its later payins with 503
+      // PROVIDER_UNAVAILABLE for the whole window. That refusal is tested in provider-health.test.ts;
+      // here every planned transaction must reach pawaPay, so no verdict is ever measured.
+      PROVIDER_HEALTH_MIN_ATTEMPTS: String(Number.MAX_SAFE_INTEGER),
     };
   };
 
