@@ -9,12 +9,21 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export class PatientClient {
   /** Every status answered, in order. */
   readonly statuses: number[] = [];
+  /** Set by abort(): every call from then on throws it instead of waiting out the budget. */
+  private aborted: Error | null = null;
 
   constructor(
     readonly api: ApiClient,
     /** When `create` gives up (ms since epoch). */
     private readonly deadline: number,
+    /** What the budget's error adds: why the API may still be answering 503. */
+    private readonly explain: () => Promise<string> = async () => '',
   ) {}
+
+  /** Stops every retry loop with `err`: the run has failed (e.g. the store did not come back). */
+  abort(err: Error): void {
+    this.aborted = err;
+  }
 
   /**
    * POSTs until the API accepts it (same idempotency key): 503 and in-flight answers are retried,
@@ -24,6 +33,7 @@ export class PatientClient {
   async create(path: string, body: unknown): Promise<ApiResponse<any>> {
     const key = randomUUID();
     for (;;) {
+      if (this.aborted) throw this.aborted;
       let res: ApiResponse<any> | null = null;
       try {
         res = await this.api.post(path, body, { 'x-idempotency-key': key });
@@ -35,7 +45,9 @@ export class PatientClient {
       if (res && ![409, 503].includes(res.status))
         throw new Error(`${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
       if (Date.now() > this.deadline)
-        throw new Error(`${path} not accepted within the budget (last ${res?.status})`);
+        throw new Error(
+          `${path} not accepted within the budget (last ${res?.status} ${res?.body?.code ?? ''}): ${await this.explain()}`,
+        );
       await sleep(300);
     }
   }
@@ -43,6 +55,7 @@ export class PatientClient {
   /** GETs until the API answers other than 503 (FerretDB down) or the connection drops. */
   async read(path: string): Promise<ApiResponse<any>> {
     for (let i = 0; ; i++) {
+      if (this.aborted) throw this.aborted;
       try {
         const res = await this.api.get(path);
         this.statuses.push(res.status);

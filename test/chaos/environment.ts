@@ -33,6 +33,8 @@ export class ChaosEnvironment {
   private dir: string | undefined;
   private ferretPort = 0;
   private ferret: LocalServer | undefined;
+  /** FerretDB's failed (re)starts, for storeState(). */
+  private readonly ferretFailures: string[] = [];
   private temporalServer: LocalServer | undefined;
   private temporalConnection: TemporalConnection | undefined;
   private temporal: Client | undefined;
@@ -194,13 +196,40 @@ export class ChaosEnvironment {
     return !this.worker || this.worker.exitCode !== null || this.worker.signalCode !== null;
   }
 
-  /** Kills FerretDB with SIGKILL and starts it again on the same data and port. */
+  /**
+   * Kills FerretDB with SIGKILL and starts it again on the same data and port, as a supervisor
+   * would: a start that fails (too slow on a loaded machine, its port not yet free) is tried again.
+   */
   async restartFerret(): Promise<void> {
     const ferret = this.ferret!;
     ferret.process.kill('SIGKILL');
     await new Promise((r) => ferret.process.once('exit', r));
+    this.ferret = undefined;
     await sleep(1_500);
-    this.ferret = await startFerretDB({ dataDir: join(this.dir!, 'ferretdb'), port: this.ferretPort });
+    for (let attempt = 1; ; attempt++) {
+      try {
+        this.ferret = await startFerretDB({ dataDir: join(this.dir!, 'ferretdb'), port: this.ferretPort });
+        return;
+      } catch (err) {
+        this.ferretFailures.push(`start ${attempt}: ${String(err).slice(0, 600)}`);
+        if (this.tornDown || attempt >= 5) throw err;
+        await sleep(1_000);
+      }
+    }
+  }
+
+  /** Where the store stands, for a test that waited too long on 503s: FerretDB, the driver, the API. */
+  async storeState(): Promise<string> {
+    const proc = this.ferret?.process;
+    const readiness = await fetch(`${this.apiUrl}/health/ready`, { signal: AbortSignal.timeout(5_000) })
+      .then(async (res) => `${res.status} ${await res.text()}`)
+      .catch((err: unknown) => String(err));
+    return JSON.stringify({
+      ferretdb: proc ? { pid: proc.pid, exitCode: proc.exitCode, signal: proc.signalCode } : 'not running',
+      failedStarts: this.ferretFailures,
+      driverReadyState: this.mongo?.readyState,
+      readiness,
+    });
   }
 
   /** What a transaction that never ends waits for: its status, pending activities and last events. */

@@ -55,7 +55,7 @@ const enabled = process.env.CHAOS_TRANSACTIONS !== undefined;
         const { mongo, receiver } = env;
         const merchant = await createTestMerchant({ mongo } as TestStack, 'Chaos merchant');
         const api = new ApiClient(env.apiUrl, merchant.credentials, {}, 30_000);
-        const client = new PatientClient(api, started + BUDGET_MS);
+        const client = new PatientClient(api, started + BUDGET_MS, () => env.storeState());
         const ledger = Ledger.on(mongo);
         const main = await ledger.mainAccount(merchant.merchantId, 'XOF');
         await ledger.transfer({
@@ -85,9 +85,14 @@ const enabled = process.env.CHAOS_TRANSACTIONS !== undefined;
           }
         })();
         let ferretRestarted = false;
+        // A FerretDB that does not come back fails the run at once, not at the end of the budget.
         const restartFerret = async () => {
-          await env.restartFerret();
-          ferretRestarted = true;
+          try {
+            await env.restartFerret();
+            ferretRestarted = true;
+          } catch (err) {
+            client.abort(new Error(`FerretDB did not restart: ${await env.storeState()}`, { cause: err }));
+          }
         };
 
         let createdCount = 0;
