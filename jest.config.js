@@ -17,7 +17,9 @@ const common = {
 module.exports = {
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
-  maxWorkers: process.env.JEST_MAX_WORKERS ?? 2,
+  // One worker more than the two cores CI has: a file waits on its servers and timers about a third
+  // of its time, and a third worker fills that wait (docs/decisions/testing/ci-layout.md).
+  maxWorkers: process.env.JEST_MAX_WORKERS ?? 3,
   // Longest files first even without jest's cache of timings (a fresh CI clone): jest.sequencer.js.
   testSequencer: '<rootDir>/jest.sequencer.js',
   testTimeout: 60_000,

@@ -1,4 +1,4 @@
-// Longest test files first, so the two CI workers finish together. Jest orders by the durations in
+// Longest test files first, so the CI workers finish together. Jest orders by the durations in
 // its cache, but a fresh CI clone has none and falls back to file size, which started the two
 // slowest files (short files that run a whole stack or `npm run bench`) last: one worker ran them
 // alone for minutes while the other sat idle. Without a cached time, a file's seconds in test/groups/seconds.json are used.
